@@ -1,0 +1,38 @@
+# PGXS build for the scheduler extension.
+EXTENSION = scheduler
+EXTVERSION = $(shell sed -n "s/^default_version = '\(.*\)'/\1/p" scheduler.control)
+
+MODULE_big = scheduler
+OBJS = \
+	src/scheduler.o \
+	src/jsonutil.o \
+	src/quantity.o \
+	src/resources.o \
+	src/mirror.o \
+	src/snapshot.o \
+	src/framework.o \
+	src/explain.o \
+	src/schedule.o \
+	src/plugins/node_unschedulable.o \
+	src/plugins/node_name.o \
+	src/plugins/node_resources_fit.o
+
+# Install scripts: sql/scheduler--<version>.sql and upgrade scripts sql/scheduler--<a>--<b>.sql.
+DATA = $(wildcard sql/$(EXTENSION)--*.sql)
+
+# Every sql/*.sql except the install scripts is a regression test.
+REGRESS = $(sort $(filter-out $(EXTENSION)--%,$(patsubst sql/%.sql,%,$(wildcard sql/*.sql))))
+REGRESS_OPTS = --load-extension=$(EXTENSION)
+
+PG_CPPFLAGS = -I$(srcdir)/src
+PG_CFLAGS = -Wall -Wextra -Werror
+SHLIB_LINK = -lcurl
+
+PG_CONFIG ?= /usr/lib/postgresql/15/bin/pg_config
+PGXS := $(shell $(PG_CONFIG) --pgxs)
+include $(PGXS)
+
+# PostgreSQL's headers are not clean under -Wextra (unused parameters in
+# inline functions); read them as system headers so the flags apply to our
+# code only.
+override CPPFLAGS := -isystem $(includedir_server) $(CPPFLAGS)

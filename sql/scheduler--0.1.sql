@@ -1,0 +1,175 @@
+\echo Use "CREATE EXTENSION scheduler" to load this file. \quit
+
+-- Everything lives in schema scheduler, so inventory tables named nodes or
+-- pods elsewhere never clash.  schedule_pending() alone goes in the schema
+-- CREATE EXTENSION targets (public by default), so it works on the default
+-- search_path.
+CREATE SCHEMA scheduler;
+COMMENT ON SCHEMA scheduler IS 'Kubernetes scheduler: mirror tables, attempts and functions';
+
+------------------------------------------------------------------------------
+-- Mirror tables.  Written by scheduler.apply(); one row per object, keyed by
+-- metadata.uid, with typed columns for what scheduling reads and the object
+-- itself.  Resources are normalized: cpu in millicores; memory,
+-- ephemeral-storage and hugepages-* in bytes; pods as a count; extended
+-- resources (nvidia.com/gpu) by name in their own units.
+------------------------------------------------------------------------------
+CREATE TABLE scheduler.nodes (
+    uid              text PRIMARY KEY,
+    name             text NOT NULL UNIQUE,
+    resource_version text,
+    created_at       timestamptz NOT NULL,
+    labels           jsonb NOT NULL DEFAULT '{}',
+    taints           jsonb NOT NULL DEFAULT '[]',
+    unschedulable    boolean NOT NULL DEFAULT false,
+    allocatable      jsonb NOT NULL DEFAULT '{}',
+    images           jsonb NOT NULL DEFAULT '[]',
+    object           jsonb NOT NULL,
+    updated_at       timestamptz NOT NULL DEFAULT now()
+);
+COMMENT ON TABLE scheduler.nodes IS 'Mirror of Kubernetes Nodes, written by scheduler.apply()';
+COMMENT ON COLUMN scheduler.nodes.allocatable IS 'status.allocatable (or capacity), normalized: cpu in millicores, memory/ephemeral-storage/hugepages-* in bytes, pods as a count';
+
+CREATE TABLE scheduler.pods (
+    uid                text PRIMARY KEY,
+    namespace          text NOT NULL,
+    name               text NOT NULL,
+    resource_version   text,
+    created_at         timestamptz NOT NULL,
+    node_name          text,          -- spec.nodeName: bound, as the API server says
+    assumed_node       text,          -- chosen by schedule_pending(), not yet confirmed
+    scheduler_name     text NOT NULL,
+    priority           integer NOT NULL DEFAULT 0,
+    phase              text,
+    deletion_timestamp timestamptz,
+    labels             jsonb NOT NULL DEFAULT '{}',
+    node_selector      jsonb NOT NULL DEFAULT '{}',
+    tolerations        jsonb NOT NULL DEFAULT '[]',
+    affinity           jsonb NOT NULL DEFAULT '{}',
+    requests           jsonb NOT NULL DEFAULT '{}',
+    nonzero_cpu        bigint NOT NULL DEFAULT 0,
+    nonzero_memory     bigint NOT NULL DEFAULT 0,
+    object             jsonb NOT NULL,
+    updated_at         timestamptz NOT NULL DEFAULT now(),
+    UNIQUE (namespace, name)
+);
+COMMENT ON TABLE scheduler.pods IS 'Mirror of Kubernetes Pods, written by scheduler.apply(); assumed_node by schedule_pending()';
+COMMENT ON COLUMN scheduler.pods.requests IS 'effective request as kube-scheduler computes it (containers summed, max with init containers, sidecars added, overhead added), normalized';
+COMMENT ON COLUMN scheduler.pods.nonzero_cpu IS 'effective cpu request in millicores with the 100m default for containers that set none (used for scoring)';
+COMMENT ON COLUMN scheduler.pods.nonzero_memory IS 'effective memory request in bytes with the 200Mi default for containers that set none (used for scoring)';
+
+CREATE INDEX pods_on_node ON scheduler.pods ((coalesce(node_name, assumed_node)));
+CREATE INDEX pods_pending ON scheduler.pods (scheduler_name, priority DESC, created_at)
+    WHERE node_name IS NULL AND assumed_node IS NULL AND deletion_timestamp IS NULL;
+
+------------------------------------------------------------------------------
+-- Scheduling state
+------------------------------------------------------------------------------
+
+-- One row; schedule_pending() updates it first, so calls run one at a time.
+CREATE TABLE scheduler.cycle_lock (
+    id            boolean PRIMARY KEY DEFAULT true CHECK (id),
+    generation    bigint NOT NULL DEFAULT 0,
+    last_cycle_at timestamptz
+);
+INSERT INTO scheduler.cycle_lock DEFAULT VALUES;
+
+-- The latest attempt for each pod.
+CREATE TABLE scheduler.pod_attempts (
+    pod_uid         text PRIMARY KEY,
+    attempts        integer NOT NULL,
+    last_attempt_at timestamptz NOT NULL,
+    result          text NOT NULL CHECK (result IN ('scheduled', 'unschedulable')),
+    node            text,
+    message         text NOT NULL,
+    rejected_by     text[] NOT NULL DEFAULT '{}',
+    diagnosis       jsonb        -- [{"plugin", "code", "reason", "nodes": [...]}]
+);
+COMMENT ON TABLE scheduler.pod_attempts IS 'The latest scheduling attempt of each pod: result, kube-scheduler''s message, and which plugin rejected which node';
+
+-- A deleted pod's attempts go with it.
+CREATE FUNCTION scheduler.forget_deleted_pods() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+    DELETE FROM scheduler.pod_attempts a USING gone g WHERE a.pod_uid = g.uid;
+    RETURN NULL;
+END $$;
+CREATE TRIGGER forget_deleted_pods AFTER DELETE ON scheduler.pods
+    REFERENCING OLD TABLE AS gone
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler.forget_deleted_pods();
+
+------------------------------------------------------------------------------
+-- Functions
+------------------------------------------------------------------------------
+CREATE FUNCTION scheduler.apply(doc jsonb) RETURNS integer
+    AS 'MODULE_PATHNAME', 'scheduler_apply' LANGUAGE C STRICT VOLATILE;
+COMMENT ON FUNCTION scheduler.apply(jsonb) IS 'Apply a Node, a Pod, a List of them (kubectl get -o json), or a watch event; returns how many objects changed';
+
+CREATE FUNCTION scheduler.quantity_milli(quantity text) RETURNS bigint
+    AS 'MODULE_PATHNAME', 'quantity_milli' LANGUAGE C STRICT IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION scheduler.quantity_milli(text) IS 'A Kubernetes quantity times 1000, rounded up (Quantity.MilliValue)';
+
+CREATE FUNCTION scheduler.quantity_value(quantity text) RETURNS bigint
+    AS 'MODULE_PATHNAME', 'quantity_value' LANGUAGE C STRICT IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION scheduler.quantity_value(text) IS 'A Kubernetes quantity rounded up to an integer (Quantity.Value)';
+
+CREATE FUNCTION @extschema@.schedule_pending(max_pods integer DEFAULT NULL)
+    RETURNS TABLE (namespace text, name text, node text, result text, message text)
+    AS 'MODULE_PATHNAME', 'schedule_pending' LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION @extschema@.schedule_pending(integer) IS 'Run scheduling cycles for up to max_pods pending pods; one row per pod attempted';
+
+CREATE FUNCTION scheduler.why(namespace text, name text)
+    RETURNS TABLE (node text, plugin text, reason text)
+LANGUAGE plpgsql STABLE AS $$
+DECLARE
+    pod_uid text;
+BEGIN
+    SELECT p.uid INTO pod_uid FROM scheduler.pods p WHERE p.namespace = $1 AND p.name = $2;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'pod %/% not found', $1, $2
+            USING ERRCODE = 'undefined_object',
+                  HINT = 'Load it with scheduler.apply().';
+    END IF;
+    RETURN QUERY
+        SELECT n.node, d.plugin, d.reason
+        FROM scheduler.pod_attempts a,
+             jsonb_to_recordset(a.diagnosis) AS d(plugin text, reason text, nodes jsonb),
+             jsonb_array_elements_text(d.nodes) AS n(node)
+        WHERE a.pod_uid = pod_uid AND a.result = 'unschedulable'
+        ORDER BY n.node;
+END $$;
+COMMENT ON FUNCTION scheduler.why(text, text) IS 'Why the pod''s latest attempt failed: one row per node, the plugin that rejected it and kube-scheduler''s reason';
+
+------------------------------------------------------------------------------
+-- Views
+------------------------------------------------------------------------------
+
+-- kubectl describe node's "Allocated resources": per node and resource, what
+-- the node offers and what the pods on it (bound or assumed, not terminated)
+-- request.  For "pods", requested is the number of such pods.
+CREATE VIEW scheduler.node_usage AS
+WITH on_node AS (
+    SELECT coalesce(p.node_name, p.assumed_node) AS node, p.requests
+    FROM scheduler.pods p
+    WHERE coalesce(p.node_name, p.assumed_node) IS NOT NULL
+      AND (p.phase IS NULL OR p.phase NOT IN ('Succeeded', 'Failed'))
+), requested AS (
+    SELECT o.node, r.key AS resource, sum(r.value::numeric) AS requested
+    FROM on_node o, jsonb_each_text(o.requests) r
+    WHERE r.key <> 'pods'
+    GROUP BY 1, 2
+    UNION ALL
+    SELECT o.node, 'pods', count(*) FROM on_node o GROUP BY 1
+)
+SELECT n.name AS node,
+       k.resource,
+       coalesce((n.allocatable ->> k.resource)::numeric, 0) AS allocatable,
+       coalesce(r.requested, 0) AS requested
+FROM scheduler.nodes n
+CROSS JOIN LATERAL (
+    SELECT jsonb_object_keys(n.allocatable)
+    UNION
+    SELECT r2.resource FROM requested r2 WHERE r2.node = n.name
+) AS k(resource)
+LEFT JOIN requested r ON r.node = n.name AND r.resource = k.resource;
+COMMENT ON VIEW scheduler.node_usage IS 'Per node and resource: allocatable and requested by the pods on it (cpu in millicores, memory in bytes)';

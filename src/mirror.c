@@ -1,0 +1,556 @@
+/*
+ * mirror.c
+ *	  scheduler.apply(jsonb): Kubernetes objects and watch events into the
+ *	  mirror tables.
+ *
+ * It accepts what `kubectl get -o json` prints (a Node, a Pod, or a List of
+ * them; a NodeList or PodList from the API server, whose items carry no kind,
+ * as well) and watch events {"type": ..., "object": ...}.  Each object becomes
+ * one row keyed by metadata.uid, with typed columns for what scheduling reads
+ * and the object itself as jsonb.  Applying an object identical to the stored
+ * one changes nothing; apply returns how many objects changed.
+ *
+ * What the API server would default is defaulted here too, so hand-written
+ * JSON behaves like objects read from a cluster: node allocatable defaults to
+ * capacity, a container's requests default to its limits, a pod's namespace
+ * to "default", schedulerName to "default-scheduler", priority to 0.  An
+ * object without metadata.uid (hand-written) gets the stable uid
+ * "<kind>:<namespace>/<name>".
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "fmgr.h"
+#include "utils/builtins.h"
+#include "utils/jsonb.h"
+#include "utils/timestamp.h"
+
+#include "jsonutil.h"
+#include "resources.h"
+#include "scheduler.h"
+
+typedef enum ObjectKind
+{
+	KIND_NODE,
+	KIND_POD
+} ObjectKind;
+
+static int	apply_document(JsonbValue *docv);
+static int	apply_object(JsonbValue *obj, const char *kind, bool deleted);
+
+/* ------------------------------------------------------------------------
+ * Error context: every error raised while applying an object says which.
+ * ------------------------------------------------------------------------
+ */
+static void
+apply_error_callback(void *arg)
+{
+	errcontext("applying %s", (const char *) arg);
+}
+
+/* Parse an RFC 3339 timestamp, naming the field when it is not one. */
+static Datum
+parse_time(const char *s, const char *what, const char *path)
+{
+	ErrorContextCallback cb;
+	Datum		d;
+	char	   *where = psprintf("%s: %s", what, path);
+
+	cb.callback = apply_error_callback;
+	cb.arg = where;
+	cb.previous = error_context_stack;
+	error_context_stack = &cb;
+	d = DirectFunctionCall3(timestamptz_in, CStringGetDatum(s),
+							ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1));
+	error_context_stack = cb.previous;
+	return d;
+}
+
+/* ------------------------------------------------------------------------
+ * Prepared statements, kept for the life of the backend.
+ * ------------------------------------------------------------------------
+ */
+static SPIPlanPtr
+prepare(SPIPlanPtr *cache, const char *sql, int nargs, Oid *types)
+{
+	if (*cache == NULL)
+	{
+		SPIPlanPtr	p = SPI_prepare(sql, nargs, types);
+
+		if (p == NULL)
+			elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
+		SPI_keepplan(p);
+		*cache = p;
+	}
+	return *cache;
+}
+
+static int
+exec(SPIPlanPtr plan, Datum *values, const char *nulls)
+{
+	int			rc = SPI_execute_plan(plan, values, nulls, false, 0);
+
+	if (rc < 0)
+		elog(ERROR, "SPI_execute_plan failed: %s", SPI_result_code_string(rc));
+	return (int) SPI_processed;
+}
+
+static Datum
+text_or_null(const char *s, char *null)
+{
+	*null = s ? ' ' : 'n';
+	return s ? CStringGetTextDatum(s) : (Datum) 0;
+}
+
+static Datum
+jsonb_or(JsonbValue *v, const char *dflt)
+{
+	if (v == NULL)
+		return DirectFunctionCall1(jsonb_in, CStringGetDatum(dflt));
+	return JsonbPGetDatum(JToJsonb(v));
+}
+
+/* ------------------------------------------------------------------------
+ * Validation of what the plugins read, so bad input fails here, by name.
+ * ------------------------------------------------------------------------
+ */
+static void
+check_string_map(JsonbValue *v, const char *what, const char *path)
+{
+	JsonbContainer *c = JObject(v, what, path);
+	JsonbIterator *it;
+	JsonbValue	k,
+				val;
+	JsonbIteratorToken tok;
+
+	if (c == NULL)
+		return;
+	it = JsonbIteratorInit(c);
+	while ((tok = JsonbIteratorNext(&it, &k, true)) != WJB_DONE)
+	{
+		if (tok != WJB_KEY)
+			continue;
+		(void) JsonbIteratorNext(&it, &val, true);
+		if (val.type != jbvString)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("%s: %s.%.*s: expected a string, got %s", what, path,
+							k.val.string.len, k.val.string.val, JTypeName(&val))));
+	}
+}
+
+static bool
+valid_effect(const char *e)
+{
+	return strcmp(e, "NoSchedule") == 0 || strcmp(e, "PreferNoSchedule") == 0 ||
+		strcmp(e, "NoExecute") == 0;
+}
+
+static void
+check_taints(JsonbValue *v, const char *what, const char *path)
+{
+	JsonbContainer *arr = JArray(v, what, path);
+
+	if (arr == NULL)
+		return;
+	for (int i = 0; i < (int) JsonContainerSize(arr); i++)
+	{
+		char	   *ipath = psprintf("%s[%d]", path, i);
+		JsonbContainer *t = JObject(getIthJsonbValueFromContainer(arr, i), what, ipath);
+		char	   *key = JGetString(t, "key", what, ipath);
+		char	   *effect = JGetString(t, "effect", what, ipath);
+
+		(void) JGetString(t, "value", what, ipath);
+		if (key == NULL || key[0] == '\0')
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("%s: %s.key: required value", what, ipath)));
+		if (effect == NULL || !valid_effect(effect))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("%s: %s.effect: unsupported value \"%s\": supported values: \"NoSchedule\", \"PreferNoSchedule\", \"NoExecute\"",
+							what, ipath, effect ? effect : "")));
+	}
+}
+
+static void
+check_tolerations(JsonbValue *v, const char *what, const char *path)
+{
+	JsonbContainer *arr = JArray(v, what, path);
+
+	if (arr == NULL)
+		return;
+	for (int i = 0; i < (int) JsonContainerSize(arr); i++)
+	{
+		char	   *ipath = psprintf("%s[%d]", path, i);
+		JsonbContainer *t = JObject(getIthJsonbValueFromContainer(arr, i), what, ipath);
+		char	   *op = JGetString(t, "operator", what, ipath);
+		char	   *effect = JGetString(t, "effect", what, ipath);
+
+		(void) JGetString(t, "key", what, ipath);
+		(void) JGetString(t, "value", what, ipath);
+		if (op && op[0] != '\0' && strcmp(op, "Exists") != 0 && strcmp(op, "Equal") != 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("%s: %s.operator: unsupported value \"%s\": supported values: \"Equal\", \"Exists\"",
+							what, ipath, op)));
+		if (effect && effect[0] != '\0' && !valid_effect(effect))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("%s: %s.effect: unsupported value \"%s\": supported values: \"NoSchedule\", \"PreferNoSchedule\", \"NoExecute\"",
+							what, ipath, effect)));
+	}
+}
+
+/* ------------------------------------------------------------------------
+ * Nodes
+ * ------------------------------------------------------------------------
+ */
+static SPIPlanPtr node_upsert_plan;
+static SPIPlanPtr node_replace_plan;
+static SPIPlanPtr node_delete_plan;
+
+static int
+apply_node(JsonbValue *objv, JsonbContainer *obj, const char *name, const char *uid,
+		   JsonbContainer *meta, const char *what)
+{
+	static Oid	types[] = {TEXTOID, TEXTOID, TEXTOID, TIMESTAMPTZOID, JSONBOID, JSONBOID,
+	BOOLOID, JSONBOID, JSONBOID, JSONBOID};
+	Datum		values[10];
+	char		nulls[10];
+	JsonbContainer *spec = JGetObject(obj, "spec", what, NULL);
+	JsonbContainer *status = JGetObject(obj, "status", what, NULL);
+	JsonbContainer *alloc;
+	const char *alloc_path = "status.allocatable";
+	JsonbValue *labels = JGet(meta, "labels");
+	JsonbValue *taints = JGet(spec, "taints");
+	char	   *created = JGetString(meta, "creationTimestamp", what, "metadata");
+	ResourceVec allocatable;
+
+	memset(nulls, ' ', sizeof(nulls));
+	check_string_map(labels, what, "metadata.labels");
+	check_taints(taints, what, "spec.taints");
+
+	/* SetDefaults_NodeStatus: allocatable defaults to capacity */
+	alloc = JGetObject(status, "allocatable", what, "status");
+	if (alloc == NULL)
+	{
+		alloc = JGetObject(status, "capacity", what, "status");
+		alloc_path = "status.capacity";
+	}
+	memset(&allocatable, 0, sizeof(allocatable));
+	ParseResourceList(alloc, &allocatable, NULL, what, alloc_path);
+	(void) JGetArray(status, "images", what, "status");
+
+	values[0] = CStringGetTextDatum(uid);
+	values[1] = CStringGetTextDatum(name);
+	values[2] = text_or_null(JGetString(meta, "resourceVersion", what, "metadata"), &nulls[2]);
+	if (created)
+		values[3] = parse_time(created, what, "metadata.creationTimestamp");
+	else
+		nulls[3] = 'n';
+	values[4] = jsonb_or(labels, "{}");
+	values[5] = jsonb_or(taints, "[]");
+	values[6] = BoolGetDatum(JBool(JGet(spec, "unschedulable"), what, "spec.unschedulable"));
+	values[7] = JsonbPGetDatum(ResourceVecToJsonb(&allocatable));
+	values[8] = jsonb_or(JGet(status, "images"), "[]");
+	values[9] = JsonbPGetDatum(JToJsonb(objv));
+
+	/* the same name with another uid is an older object: it is gone */
+	exec(prepare(&node_replace_plan,
+				 "DELETE FROM scheduler.nodes WHERE name = $2 AND uid <> $1",
+				 2, types), values, nulls);
+
+	return exec(prepare(&node_upsert_plan,
+						"INSERT INTO scheduler.nodes AS n (uid, name, resource_version, created_at, labels, taints,"
+						" unschedulable, allocatable, images, object)"
+						" VALUES ($1, $2, $3, coalesce($4, now()), $5, $6, $7, $8, $9, $10)"
+						" ON CONFLICT (uid) DO UPDATE SET name = EXCLUDED.name,"
+						" resource_version = EXCLUDED.resource_version,"
+						" created_at = coalesce($4, n.created_at), labels = EXCLUDED.labels,"
+						" taints = EXCLUDED.taints, unschedulable = EXCLUDED.unschedulable,"
+						" allocatable = EXCLUDED.allocatable, images = EXCLUDED.images,"
+						" object = EXCLUDED.object, updated_at = now()"
+						" WHERE n.object IS DISTINCT FROM EXCLUDED.object",
+						10, types), values, nulls);
+}
+
+/* ------------------------------------------------------------------------
+ * Pods
+ * ------------------------------------------------------------------------
+ */
+static SPIPlanPtr pod_upsert_plan;
+static SPIPlanPtr pod_replace_plan;
+static SPIPlanPtr pod_delete_plan;
+
+static int
+apply_pod(JsonbValue *objv, JsonbContainer *obj, const char *ns, const char *name,
+		  const char *uid, JsonbContainer *meta, const char *what)
+{
+	static Oid	types[] = {TEXTOID, TEXTOID, TEXTOID, TEXTOID, TIMESTAMPTZOID, TEXTOID,
+		TEXTOID, INT4OID, TEXTOID, TIMESTAMPTZOID, JSONBOID, JSONBOID, JSONBOID, JSONBOID,
+	JSONBOID, INT8OID, INT8OID, JSONBOID};
+	Datum		values[18];
+	char		nulls[18];
+	JsonbContainer *spec = JGetObject(obj, "spec", what, NULL);
+	JsonbContainer *status = JGetObject(obj, "status", what, NULL);
+	JsonbValue *labels = JGet(meta, "labels");
+	JsonbValue *selector = JGet(spec, "nodeSelector");
+	JsonbValue *tolerations = JGet(spec, "tolerations");
+	JsonbValue *affinity = JGet(spec, "affinity");
+	char	   *created = JGetString(meta, "creationTimestamp", what, "metadata");
+	char	   *deleted = JGetString(meta, "deletionTimestamp", what, "metadata");
+	char	   *sched = JGetString(spec, "schedulerName", what, "spec");
+	ResourceVec req;
+	int64		nz_cpu,
+				nz_mem;
+
+	memset(nulls, ' ', sizeof(nulls));
+	check_string_map(labels, what, "metadata.labels");
+	check_string_map(selector, what, "spec.nodeSelector");
+	check_tolerations(tolerations, what, "spec.tolerations");
+	(void) JObject(affinity, what, "spec.affinity");
+	PodEffectiveRequests(spec, what, &req, &nz_cpu, &nz_mem);
+
+	values[0] = CStringGetTextDatum(uid);
+	values[1] = CStringGetTextDatum(ns);
+	values[2] = CStringGetTextDatum(name);
+	values[3] = text_or_null(JGetString(meta, "resourceVersion", what, "metadata"), &nulls[3]);
+	if (created)
+		values[4] = parse_time(created, what, "metadata.creationTimestamp");
+	else
+		nulls[4] = 'n';
+	values[5] = text_or_null(JGetString(spec, "nodeName", what, "spec"), &nulls[5]);
+	if (nulls[5] == ' ' && TextDatumGetCString(values[5])[0] == '\0')
+		nulls[5] = 'n';
+	values[6] = CStringGetTextDatum(sched && sched[0] ? sched : "default-scheduler");
+	values[7] = Int32GetDatum(JInt32(JGet(spec, "priority"), what, "spec.priority"));
+	values[8] = text_or_null(JGetString(status, "phase", what, "status"), &nulls[8]);
+	if (deleted)
+		values[9] = parse_time(deleted, what, "metadata.deletionTimestamp");
+	else
+		nulls[9] = 'n';
+	values[10] = jsonb_or(labels, "{}");
+	values[11] = jsonb_or(selector, "{}");
+	values[12] = jsonb_or(tolerations, "[]");
+	values[13] = jsonb_or(affinity, "{}");
+	values[14] = JsonbPGetDatum(ResourceVecToJsonb(&req));
+	values[15] = Int64GetDatum(nz_cpu);
+	values[16] = Int64GetDatum(nz_mem);
+	values[17] = JsonbPGetDatum(JToJsonb(objv));
+
+	exec(prepare(&pod_replace_plan,
+				 "DELETE FROM scheduler.pods WHERE namespace = $2 AND name = $3 AND uid <> $1",
+				 3, types), values, nulls);
+
+	return exec(prepare(&pod_upsert_plan,
+						"INSERT INTO scheduler.pods AS p (uid, namespace, name, resource_version, created_at,"
+						" node_name, scheduler_name, priority, phase, deletion_timestamp, labels,"
+						" node_selector, tolerations, affinity, requests, nonzero_cpu, nonzero_memory, object)"
+						" VALUES ($1, $2, $3, $4, coalesce($5, now()), $6, $7, $8, $9, $10, $11, $12, $13,"
+						" $14, $15, $16, $17, $18)"
+						" ON CONFLICT (uid) DO UPDATE SET namespace = EXCLUDED.namespace, name = EXCLUDED.name,"
+						" resource_version = EXCLUDED.resource_version, created_at = coalesce($5, p.created_at),"
+						" node_name = EXCLUDED.node_name,"
+						" assumed_node = CASE WHEN EXCLUDED.node_name IS NULL THEN p.assumed_node END,"
+						" scheduler_name = EXCLUDED.scheduler_name, priority = EXCLUDED.priority,"
+						" phase = EXCLUDED.phase, deletion_timestamp = EXCLUDED.deletion_timestamp,"
+						" labels = EXCLUDED.labels, node_selector = EXCLUDED.node_selector,"
+						" tolerations = EXCLUDED.tolerations, affinity = EXCLUDED.affinity,"
+						" requests = EXCLUDED.requests, nonzero_cpu = EXCLUDED.nonzero_cpu,"
+						" nonzero_memory = EXCLUDED.nonzero_memory, object = EXCLUDED.object,"
+						" updated_at = now()"
+						" WHERE p.object IS DISTINCT FROM EXCLUDED.object",
+						18, types), values, nulls);
+}
+
+/* ------------------------------------------------------------------------
+ * Dispatch
+ * ------------------------------------------------------------------------
+ */
+
+/* Apply (or, with deleted, remove) one Node or Pod. */
+static int
+apply_object(JsonbValue *objv, const char *kind, bool deleted)
+{
+	ObjectKind	k;
+	JsonbContainer *obj;
+	JsonbContainer *meta;
+	char	   *name;
+	char	   *ns = NULL;
+	char	   *uid;
+	const char *what;
+	const char *kname;
+	ErrorContextCallback cb;
+	int			n;
+
+	if (strcmp(kind, "Node") == 0)
+		k = KIND_NODE, kname = "node";
+	else if (strcmp(kind, "Pod") == 0)
+		k = KIND_POD, kname = "pod";
+	else
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("unsupported kind \"%s\"", kind),
+				 errhint("scheduler.apply accepts a Node, a Pod, a List of them, or a watch event.")));
+
+	obj = JObject(objv, kname, "(object)");
+	meta = JGetObject(obj, "metadata", kname, NULL);
+	name = JGetString(meta, "name", kname, "metadata");
+	if (name == NULL || name[0] == '\0')
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s: metadata.name: required value", kname)));
+	if (k == KIND_POD)
+	{
+		ns = JGetString(meta, "namespace", kname, "metadata");
+		if (ns == NULL || ns[0] == '\0')
+			ns = "default";
+		what = psprintf("pod %s/%s", ns, name);
+	}
+	else
+		what = psprintf("node %s", name);
+
+	uid = JGetString(meta, "uid", what, "metadata");
+	if (uid == NULL || uid[0] == '\0')
+		uid = k == KIND_POD ? psprintf("Pod:%s/%s", ns, name) : psprintf("Node:%s", name);
+
+	cb.callback = apply_error_callback;
+	cb.arg = (void *) what;
+	cb.previous = error_context_stack;
+	error_context_stack = &cb;
+
+	if (deleted)
+	{
+		static Oid	types[] = {TEXTOID};
+		Datum		v[1] = {CStringGetTextDatum(uid)};
+
+		if (k == KIND_NODE)
+			n = exec(prepare(&node_delete_plan, "DELETE FROM scheduler.nodes WHERE uid = $1", 1, types), v, NULL);
+		else
+			n = exec(prepare(&pod_delete_plan, "DELETE FROM scheduler.pods WHERE uid = $1", 1, types), v, NULL);
+	}
+	else if (k == KIND_NODE)
+		n = apply_node(objv, obj, name, uid, meta, what);
+	else
+		n = apply_pod(objv, obj, ns, name, uid, meta, what);
+
+	error_context_stack = cb.previous;
+	return n;
+}
+
+static int
+apply_event(const char *type, JsonbValue *objv)
+{
+	JsonbContainer *obj = JObject(objv, "watch event", "object");
+	char	   *kind;
+
+	if (strcmp(type, "BOOKMARK") == 0)
+		return 0;
+	if (strcmp(type, "ERROR") == 0)
+	{
+		char	   *msg = JGetString(obj, "message", "watch ERROR event", "object");
+		char	   *reason = JGetString(obj, "reason", "watch ERROR event", "object");
+		JsonbValue *code = JGet(obj, "code");
+
+		ereport(ERROR,
+				(errcode(ERRCODE_EXTERNAL_ROUTINE_EXCEPTION),
+				 errmsg("watch ERROR event: %s", msg ? msg : "(no message)"),
+				 errdetail("reason: %s, code: %s", reason ? reason : "(none)",
+						   code ? JScalarText(code) : "(none)")));
+	}
+	kind = JGetString(obj, "kind", "watch event", "object");
+	if (kind == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("watch event: object.kind: required value")));
+	if (strcmp(type, "ADDED") == 0 || strcmp(type, "MODIFIED") == 0)
+		return apply_object(objv, kind, false);
+	if (strcmp(type, "DELETED") == 0)
+		return apply_object(objv, kind, true);
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("watch event: type: unsupported value \"%s\"", type),
+			 errhint("Supported types are ADDED, MODIFIED, DELETED, BOOKMARK and ERROR.")));
+	return 0;					/* keep compiler quiet */
+}
+
+static int
+apply_document(JsonbValue *docv)
+{
+	JsonbContainer *doc = docv->val.binary.data;
+	char	   *kind = JGetString(doc, "kind", "document", NULL);
+	size_t		klen;
+
+	if (kind == NULL)
+	{
+		char	   *type = JGetString(doc, "type", "watch event", NULL);
+		JsonbValue *obj = JGet(doc, "object");
+
+		if (type && obj)
+			return apply_event(type, obj);
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("document has neither \"kind\" nor \"type\" and \"object\""),
+				 errhint("scheduler.apply accepts a Node, a Pod, a List of them, or a watch event.")));
+	}
+
+	klen = strlen(kind);
+	if (klen >= 4 && strcmp(kind + klen - 4, "List") == 0)
+	{
+		JsonbContainer *items = JGetArray(doc, "items", kind, NULL);
+		char	   *item_kind = klen > 4 ? pnstrdup(kind, klen - 4) : NULL;
+		int			n = 0;
+
+		if (items == NULL)
+			return 0;
+		for (int i = 0; i < (int) JsonContainerSize(items); i++)
+		{
+			char	   *path = psprintf("items[%d]", i);
+			JsonbValue *item = getIthJsonbValueFromContainer(items, i);
+			char	   *ik = JGetString(JObject(item, kind, path), "kind", kind, path);
+
+			if (ik == NULL)
+				ik = item_kind;
+			if (ik == NULL)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("%s: %s.kind: required value", kind, path)));
+			n += apply_object(item, ik, false);
+		}
+		return n;
+	}
+
+	return apply_object(docv, kind, false);
+}
+
+PG_FUNCTION_INFO_V1(scheduler_apply);
+/*
+ * scheduler.apply(doc jsonb) RETURNS integer
+ *		Apply a Node, a Pod, a List of them, or a watch event.
+ */
+Datum
+scheduler_apply(PG_FUNCTION_ARGS)
+{
+	Jsonb	   *doc = PG_GETARG_JSONB_P(0);
+	JsonbValue	docv;
+	int			n;
+
+	if (!JB_ROOT_IS_OBJECT(doc))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("scheduler.apply expects a JSON object, got %s",
+						JB_ROOT_IS_ARRAY(doc) && !JB_ROOT_IS_SCALAR(doc) ? "an array" : "a scalar"),
+				 errhint("scheduler.apply accepts a Node, a Pod, a List of them, or a watch event.")));
+
+	docv.type = jbvBinary;
+	docv.val.binary.data = &doc->root;
+	docv.val.binary.len = VARSIZE(doc) - VARHDRSZ;
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	n = apply_document(&docv);
+	SPI_finish();
+	PG_RETURN_INT32(n);
+}

@@ -1,0 +1,30 @@
+/*
+ * node_unschedulable.c
+ *	  NodeUnschedulable: a cordoned node (spec.unschedulable) takes only pods
+ *	  that tolerate the node.kubernetes.io/unschedulable:NoSchedule taint.
+ *
+ * kube-scheduler: pkg/scheduler/framework/plugins/nodeunschedulable.
+ */
+#include "postgres.h"
+
+#include "scheduler.h"
+
+#define ErrReasonUnschedulable "node(s) were unschedulable"
+
+static void
+filter(const PodInfo *pod, const NodeInfo *node, Status *st)
+{
+	static const Taint unschedulable = {"node.kubernetes.io/unschedulable", "", "NoSchedule"};
+
+	if (!node->unschedulable)
+		return;
+	if (TolerationsTolerateTaint(pod->tolerations, pod->ntolerations, &unschedulable))
+		return;
+	st->code = CODE_UNSCHEDULABLE_AND_UNRESOLVABLE;
+	st->reasons = list_make1(ErrReasonUnschedulable);
+}
+
+const Plugin NodeUnschedulablePlugin = {
+	.name = "NodeUnschedulable",
+	.filter = filter,
+};

@@ -1,0 +1,395 @@
+/*
+ * resources.c
+ *	  Resource vectors, Kubernetes ResourceLists, and a pod's effective request.
+ *
+ * A pod's effective request is kube-scheduler's (component-helpers
+ * resource.PodRequests, which the scheduler's NodeInfo and NodeResourcesFit
+ * use):
+ *
+ *	 - the sum of its containers' requests;
+ *	 - then, per resource, the max with each init container's need, where a
+ *	   restartable init container (restartPolicy: Always, a sidecar) is added
+ *	   to the sum and keeps running, so every later init container needs its
+ *	   own request plus the sidecars started before it;
+ *	 - plus spec.overhead.
+ *
+ * For scoring the same is computed with the non-zero defaults (100m cpu,
+ * 200Mi memory) for each container that sets no cpu or memory request at all
+ * (an explicit "0" stays 0).
+ *
+ * Requests are read as the API server stores them: a container that sets a
+ * limit but no request for a resource requests its limit (SetDefaults_Pod).
+ */
+#include "postgres.h"
+
+#include "utils/builtins.h"
+#include "utils/jsonb.h"
+#include "utils/numeric.h"
+
+#include "jsonutil.h"
+#include "quantity.h"
+#include "resources.h"
+#include "scheduler.h"
+
+#define PRESENT_CPU			0x01
+#define PRESENT_MEMORY		0x02
+#define PRESENT_EPHEMERAL	0x04
+#define PRESENT_PODS		0x08
+
+/*
+ * ResourceIsScalar
+ *		kube-scheduler's IsScalarResourceName: extended resources
+ *		(example.com/foo), prefixed native ones (kubernetes.io/...), hugepages-*
+ *		and attachable-volumes-*.  Other names are not scheduled on.
+ */
+bool
+ResourceIsScalar(const char *name)
+{
+	return strncmp(name, "hugepages-", 10) == 0 ||
+		strncmp(name, "attachable-volumes-", 19) == 0 ||
+		strchr(name, '/') != NULL;
+}
+
+/* The slot for a resource; with create, add it (and mark it present). */
+int64 *
+ResourceSlot(ResourceVec *v, const char *name, bool create)
+{
+	if (strcmp(name, "cpu") == 0)
+	{
+		v->present |= create ? PRESENT_CPU : 0;
+		return &v->cpu;
+	}
+	if (strcmp(name, "memory") == 0)
+	{
+		v->present |= create ? PRESENT_MEMORY : 0;
+		return &v->memory;
+	}
+	if (strcmp(name, "ephemeral-storage") == 0)
+	{
+		v->present |= create ? PRESENT_EPHEMERAL : 0;
+		return &v->ephemeral;
+	}
+	if (strcmp(name, "pods") == 0)
+	{
+		v->present |= create ? PRESENT_PODS : 0;
+		return &v->pods;
+	}
+	for (int i = 0; i < v->nscalar; i++)
+		if (strcmp(v->scalar[i].name, name) == 0)
+			return &v->scalar[i].value;
+	if (!create)
+		return NULL;
+	if (v->nscalar == v->scalar_cap)
+	{
+		v->scalar_cap = v->scalar_cap ? v->scalar_cap * 2 : 4;
+		v->scalar = v->scalar ? repalloc(v->scalar, sizeof(ScalarResource) * v->scalar_cap)
+			: palloc(sizeof(ScalarResource) * v->scalar_cap);
+	}
+	v->scalar[v->nscalar].name = pstrdup(name);
+	v->scalar[v->nscalar].value = 0;
+	return &v->scalar[v->nscalar++].value;
+}
+
+int64
+ResourceGet(const ResourceVec *v, const char *name)
+{
+	int64	   *slot = ResourceSlot((ResourceVec *) v, name, false);
+
+	return slot ? *slot : 0;
+}
+
+void
+ResourceAdd(ResourceVec *dst, const ResourceVec *src)
+{
+	dst->cpu += src->cpu;
+	dst->memory += src->memory;
+	dst->ephemeral += src->ephemeral;
+	dst->pods += src->pods;
+	dst->present |= src->present;
+	for (int i = 0; i < src->nscalar; i++)
+		*ResourceSlot(dst, src->scalar[i].name, true) += src->scalar[i].value;
+}
+
+/* Per resource present in src: dst = max(dst, src) (maxResourceList). */
+void
+ResourceMax(ResourceVec *dst, const ResourceVec *src)
+{
+	dst->cpu = Max(dst->cpu, src->cpu);
+	dst->memory = Max(dst->memory, src->memory);
+	dst->ephemeral = Max(dst->ephemeral, src->ephemeral);
+	dst->pods = Max(dst->pods, src->pods);
+	dst->present |= src->present;
+	for (int i = 0; i < src->nscalar; i++)
+	{
+		int64	   *slot = ResourceSlot(dst, src->scalar[i].name, true);
+
+		*slot = Max(*slot, src->scalar[i].value);
+	}
+}
+
+static void
+ResourceCopy(ResourceVec *dst, const ResourceVec *src)
+{
+	memset(dst, 0, sizeof(*dst));
+	ResourceAdd(dst, src);
+}
+
+/* A normalized map {"cpu": 4000, "memory": 1024, ...} into a vector. */
+void
+ResourceVecFromNormalized(ResourceVec *v, Jsonb *jb)
+{
+	JsonbIterator *it;
+	JsonbValue	k,
+				val;
+	JsonbIteratorToken tok;
+
+	memset(v, 0, sizeof(*v));
+	if (jb == NULL || !JB_ROOT_IS_OBJECT(jb))
+		return;
+	it = JsonbIteratorInit(&jb->root);
+	while ((tok = JsonbIteratorNext(&it, &k, true)) != WJB_DONE)
+	{
+		char	   *name;
+
+		if (tok != WJB_KEY)
+			continue;
+		name = pnstrdup(k.val.string.val, k.val.string.len);
+		tok = JsonbIteratorNext(&it, &val, true);
+		if (tok == WJB_VALUE && val.type == jbvNumeric)
+			*ResourceSlot(v, name, true) = DatumGetInt64(DirectFunctionCall1(numeric_int8, NumericGetDatum(val.val.numeric)));
+	}
+}
+
+static void
+push_resource(JsonbParseState **st, const char *name, int64 value)
+{
+	JsonbValue	k,
+				v;
+
+	k.type = jbvString;
+	k.val.string.val = (char *) name;
+	k.val.string.len = strlen(name);
+	pushJsonbValue(st, WJB_KEY, &k);
+	v.type = jbvNumeric;
+	v.val.numeric = int64_to_numeric(value);
+	pushJsonbValue(st, WJB_VALUE, &v);
+}
+
+/* The vector as a normalized map; only resources that were set appear. */
+Jsonb *
+ResourceVecToJsonb(const ResourceVec *v)
+{
+	JsonbParseState *st = NULL;
+	JsonbValue *res;
+
+	pushJsonbValue(&st, WJB_BEGIN_OBJECT, NULL);
+	if (v->present & PRESENT_CPU)
+		push_resource(&st, "cpu", v->cpu);
+	if (v->present & PRESENT_MEMORY)
+		push_resource(&st, "memory", v->memory);
+	if (v->present & PRESENT_EPHEMERAL)
+		push_resource(&st, "ephemeral-storage", v->ephemeral);
+	if (v->present & PRESENT_PODS)
+		push_resource(&st, "pods", v->pods);
+	for (int i = 0; i < v->nscalar; i++)
+		push_resource(&st, v->scalar[i].name, v->scalar[i].value);
+	res = pushJsonbValue(&st, WJB_END_OBJECT, NULL);
+	return JsonbValueToJsonb(res);
+}
+
+/*
+ * ParseResourceList
+ *		Add a Kubernetes ResourceList ({"cpu": "100m", ...}) into *v.
+ *		Quantities may be JSON strings or numbers, as Quantity's UnmarshalJSON
+ *		allows.  cpu is read in millicores, everything else in whole units.
+ *		Negative values are refused, as the API server's validation does.
+ *		skip, if not NULL, names resources already set, which are left alone.
+ */
+void
+ParseResourceList(JsonbContainer *rl, ResourceVec *v, const ResourceVec *skip,
+				  const char *what, const char *path)
+{
+	JsonbIterator *it;
+	JsonbValue	k,
+				val;
+	JsonbIteratorToken tok;
+
+	if (rl == NULL)
+		return;
+	it = JsonbIteratorInit(rl);
+	while ((tok = JsonbIteratorNext(&it, &k, true)) != WJB_DONE)
+	{
+		char	   *name;
+		char	   *field;
+		char	   *text;
+		int64		amount;
+		QuantityResult r;
+
+		if (tok != WJB_KEY)
+			continue;
+		name = pnstrdup(k.val.string.val, k.val.string.len);
+		(void) JsonbIteratorNext(&it, &val, true);
+		field = psprintf("%s.%s", path, name);
+		if (val.type != jbvString && val.type != jbvNumeric)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("%s: %s: expected a quantity, got %s", what, field, JTypeName(&val))));
+		if (skip && ResourceHas(skip, name))
+			continue;
+		text = JScalarText(&val);
+		r = QuantityParse(text, strlen(text),
+						  strcmp(name, "cpu") == 0 ? QUANTITY_SCALE_MILLI : QUANTITY_SCALE_UNIT,
+						  &amount);
+		if (r != QUANTITY_OK)
+			QuantityReportError(r, text, psprintf("%s: %s", what, field));
+		if (amount < 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("%s: %s: must be greater than or equal to 0, got \"%s\"", what, field, text)));
+		*ResourceSlot(v, name, true) += amount;
+	}
+}
+
+bool
+ResourceHas(const ResourceVec *v, const char *name)
+{
+	if (strcmp(name, "cpu") == 0)
+		return (v->present & PRESENT_CPU) != 0;
+	if (strcmp(name, "memory") == 0)
+		return (v->present & PRESENT_MEMORY) != 0;
+	if (strcmp(name, "ephemeral-storage") == 0)
+		return (v->present & PRESENT_EPHEMERAL) != 0;
+	if (strcmp(name, "pods") == 0)
+		return (v->present & PRESENT_PODS) != 0;
+	return ResourceSlot((ResourceVec *) v, name, false) != NULL;
+}
+
+/*
+ * A container's requests, as the API server stores them: its requests,
+ * plus its limits for resources it sets no request for.
+ */
+static void
+ContainerRequests(JsonbContainer *ctr, ResourceVec *req, const char *what, const char *path)
+{
+	JsonbContainer *resources = JGetObject(ctr, "resources", what, path);
+	char	   *rpath = psprintf("%s.resources", path);
+
+	memset(req, 0, sizeof(*req));
+	if (resources == NULL)
+		return;
+	ParseResourceList(JGetObject(resources, "requests", what, rpath), req, NULL,
+					  what, psprintf("%s.requests", rpath));
+	ParseResourceList(JGetObject(resources, "limits", what, rpath), req, req,
+					  what, psprintf("%s.limits", rpath));
+}
+
+/* The non-zero variant of a container's request (applyNonMissing) */
+static void
+NonZeroRequests(ResourceVec *nz, const ResourceVec *req)
+{
+	ResourceCopy(nz, req);
+	if (!(req->present & PRESENT_CPU))
+		*ResourceSlot(nz, "cpu", true) = DEFAULT_MILLI_CPU_REQUEST;
+	if (!(req->present & PRESENT_MEMORY))
+		*ResourceSlot(nz, "memory", true) = DEFAULT_MEMORY_REQUEST;
+}
+
+/*
+ * PodEffectiveRequests
+ *		Compute a pod's effective request (*req) and its non-zero cpu and
+ *		memory for scoring, from its spec.
+ */
+void
+PodEffectiveRequests(JsonbContainer *spec, const char *what,
+					 ResourceVec *req, int64 *nonzero_cpu, int64 *nonzero_memory)
+{
+	ResourceVec nz;
+	ResourceVec init_req,
+				init_nz;
+	ResourceVec side_req,
+				side_nz;
+	JsonbContainer *containers;
+	JsonbContainer *inits;
+
+	memset(req, 0, sizeof(*req));
+	memset(&nz, 0, sizeof(nz));
+	memset(&init_req, 0, sizeof(init_req));
+	memset(&init_nz, 0, sizeof(init_nz));
+	memset(&side_req, 0, sizeof(side_req));
+	memset(&side_nz, 0, sizeof(side_nz));
+
+	containers = JGetArray(spec, "containers", what, "spec");
+	if (containers)
+	{
+		int			n = JsonContainerSize(containers);
+
+		for (int i = 0; i < n; i++)
+		{
+			char	   *path = psprintf("spec.containers[%d]", i);
+			JsonbValue *c = getIthJsonbValueFromContainer(containers, i);
+			ResourceVec creq,
+						cnz;
+
+			ContainerRequests(JObject(c, what, path), &creq, what, path);
+			NonZeroRequests(&cnz, &creq);
+			ResourceAdd(req, &creq);
+			ResourceAdd(&nz, &cnz);
+		}
+	}
+
+	inits = JGetArray(spec, "initContainers", what, "spec");
+	if (inits)
+	{
+		int			n = JsonContainerSize(inits);
+
+		for (int i = 0; i < n; i++)
+		{
+			char	   *path = psprintf("spec.initContainers[%d]", i);
+			JsonbValue *c = getIthJsonbValueFromContainer(inits, i);
+			JsonbContainer *ctr = JObject(c, what, path);
+			char	   *policy = JGetString(ctr, "restartPolicy", what, path);
+			ResourceVec creq,
+						cnz;
+
+			ContainerRequests(ctr, &creq, what, path);
+			NonZeroRequests(&cnz, &creq);
+			if (policy && strcmp(policy, "Always") == 0)
+			{
+				/* a sidecar: runs beside everything started after it */
+				ResourceAdd(req, &creq);
+				ResourceAdd(&nz, &cnz);
+				ResourceAdd(&side_req, &creq);
+				ResourceAdd(&side_nz, &cnz);
+				ResourceMax(&init_req, &side_req);
+				ResourceMax(&init_nz, &side_nz);
+			}
+			else
+			{
+				if (policy)
+					ereport(ERROR,
+							(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+							 errmsg("%s: %s.restartPolicy: unsupported value \"%s\": supported values: \"Always\"",
+									what, path, policy)));
+				ResourceAdd(&creq, &side_req);
+				ResourceAdd(&cnz, &side_nz);
+				ResourceMax(&init_req, &creq);
+				ResourceMax(&init_nz, &cnz);
+			}
+		}
+	}
+	ResourceMax(req, &init_req);
+	ResourceMax(&nz, &init_nz);
+
+	{
+		JsonbContainer *overhead = JGetObject(spec, "overhead", what, "spec");
+		ResourceVec oh;
+
+		memset(&oh, 0, sizeof(oh));
+		ParseResourceList(overhead, &oh, NULL, what, "spec.overhead");
+		ResourceAdd(req, &oh);
+		ResourceAdd(&nz, &oh);
+	}
+
+	*nonzero_cpu = nz.cpu;
+	*nonzero_memory = nz.memory;
+}

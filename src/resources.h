@@ -1,0 +1,48 @@
+/*
+ * resources.h
+ *	  Resource vectors: kube-scheduler's framework.Resource.
+ *
+ * cpu is in millicores; memory, ephemeral-storage and hugepages-* in bytes;
+ * pods is a count; any other resource keeps its name and integer value.
+ */
+#ifndef SCHEDULER_RESOURCES_H
+#define SCHEDULER_RESOURCES_H
+
+#include "utils/jsonb.h"
+
+typedef struct ScalarResource
+{
+	const char *name;
+	int64		value;
+} ScalarResource;
+
+typedef struct ResourceVec
+{
+	int64		cpu;
+	int64		memory;
+	int64		ephemeral;
+	int64		pods;
+	int			present;		/* which of the four above were set */
+	int			nscalar;
+	int			scalar_cap;
+	ScalarResource *scalar;		/* every other resource, by name */
+} ResourceVec;
+
+/* Non-zero defaults kube-scheduler uses when scoring (schedutil). */
+#define DEFAULT_MILLI_CPU_REQUEST	100
+#define DEFAULT_MEMORY_REQUEST		(200 * 1024 * 1024)
+
+extern bool ResourceIsScalar(const char *name);
+extern int64 *ResourceSlot(ResourceVec *v, const char *name, bool create);
+extern bool ResourceHas(const ResourceVec *v, const char *name);
+extern int64 ResourceGet(const ResourceVec *v, const char *name);
+extern void ResourceAdd(ResourceVec *dst, const ResourceVec *src);
+extern void ResourceMax(ResourceVec *dst, const ResourceVec *src);
+extern void ResourceVecFromNormalized(ResourceVec *v, Jsonb *jb);
+extern Jsonb *ResourceVecToJsonb(const ResourceVec *v);
+extern void ParseResourceList(JsonbContainer *rl, ResourceVec *v, const ResourceVec *skip,
+							  const char *what, const char *path);
+extern void PodEffectiveRequests(JsonbContainer *spec, const char *what, ResourceVec *req,
+								 int64 *nonzero_cpu, int64 *nonzero_memory);
+
+#endif
