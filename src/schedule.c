@@ -161,7 +161,7 @@ schedule_pending(PG_FUNCTION_ARGS)
 							  " AND scheduler_name = $1"
 							  " ORDER BY priority DESC, created_at, namespace, name"
 							  " LIMIT $2",
-							  2, qtypes, qargs, qnulls, true, 0) != SPI_OK_SELECT)
+							  2, qtypes, qargs, qnulls, false, 0) != SPI_OK_SELECT)
 		elog(ERROR, "could not read pending pods");
 	npods = (int) SPI_processed;
 	attempts = palloc0(sizeof(Attempt) * Max(npods, 1));

@@ -169,7 +169,7 @@ SnapshotLoad(MemoryContext parent)
 	snap->cxt = cxt;
 
 	if (SPI_execute("SELECT name, unschedulable, taints, allocatable FROM scheduler.nodes ORDER BY name",
-					true, 0) != SPI_OK_SELECT)
+					false, 0) != SPI_OK_SELECT)
 		elog(ERROR, "could not read scheduler.nodes");
 	tt = SPI_tuptable;
 	snap->nnodes = (int) SPI_processed;
@@ -207,7 +207,7 @@ SnapshotLoad(MemoryContext parent)
 					" FROM scheduler.pods"
 					" WHERE coalesce(node_name, assumed_node) IS NOT NULL"
 					" AND (phase IS NULL OR phase NOT IN ('Succeeded', 'Failed'))",
-					true, 0) != SPI_OK_SELECT)
+					false, 0) != SPI_OK_SELECT)
 		elog(ERROR, "could not read scheduler.pods");
 	tt = SPI_tuptable;
 	for (uint64 i = 0; i < SPI_processed; i++)
