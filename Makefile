@@ -22,7 +22,7 @@ DATA = $(wildcard sql/$(EXTENSION)--*.sql)
 
 # Every sql/*.sql except the install scripts is a regression test.
 REGRESS = $(sort $(filter-out $(EXTENSION)--%,$(patsubst sql/%.sql,%,$(wildcard sql/*.sql))))
-REGRESS_OPTS = --load-extension=$(EXTENSION)
+REGRESS_OPTS = --load-extension=$(EXTENSION) --temp-instance=./tmp_regress
 
 PG_CPPFLAGS = -I$(srcdir)/src
 PG_CFLAGS = -Wall -Wextra -Werror

@@ -122,9 +122,9 @@ CREATE FUNCTION scheduler.why(namespace text, name text)
     RETURNS TABLE (node text, plugin text, reason text)
 LANGUAGE plpgsql STABLE AS $$
 DECLARE
-    pod_uid text;
+    target text;
 BEGIN
-    SELECT p.uid INTO pod_uid FROM scheduler.pods p WHERE p.namespace = $1 AND p.name = $2;
+    SELECT p.uid INTO target FROM scheduler.pods p WHERE p.namespace = $1 AND p.name = $2;
     IF NOT FOUND THEN
         RAISE EXCEPTION 'pod %/% not found', $1, $2
             USING ERRCODE = 'undefined_object',
@@ -135,7 +135,7 @@ BEGIN
         FROM scheduler.pod_attempts a,
              jsonb_to_recordset(a.diagnosis) AS d(plugin text, reason text, nodes jsonb),
              jsonb_array_elements_text(d.nodes) AS n(node)
-        WHERE a.pod_uid = pod_uid AND a.result = 'unschedulable'
+        WHERE a.pod_uid = target AND a.result = 'unschedulable'
         ORDER BY n.node;
 END $$;
 COMMENT ON FUNCTION scheduler.why(text, text) IS 'Why the pod''s latest attempt failed: one row per node, the plugin that rejected it and kube-scheduler''s reason';

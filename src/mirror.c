@@ -37,7 +37,7 @@ typedef enum ObjectKind
 } ObjectKind;
 
 static int	apply_document(JsonbValue *docv);
-static int	apply_object(JsonbValue *obj, const char *kind, bool deleted);
+static int	apply_object(JsonbValue *obj, const char *kind, bool deleted, const char *where);
 
 /* ------------------------------------------------------------------------
  * Error context: every error raised while applying an object says which.
@@ -49,21 +49,32 @@ apply_error_callback(void *arg)
 	errcontext("applying %s", (const char *) arg);
 }
 
-/* Parse an RFC 3339 timestamp, naming the field when it is not one. */
+/* Parse an RFC 3339 timestamp; the error names the field when it is not one. */
 static Datum
 parse_time(const char *s, const char *what, const char *path)
 {
-	ErrorContextCallback cb;
-	Datum		d;
-	char	   *where = psprintf("%s: %s", what, path);
+	MemoryContext cxt = CurrentMemoryContext;
+	Datum		d = (Datum) 0;
 
-	cb.callback = apply_error_callback;
-	cb.arg = where;
-	cb.previous = error_context_stack;
-	error_context_stack = &cb;
-	d = DirectFunctionCall3(timestamptz_in, CStringGetDatum(s),
-							ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1));
-	error_context_stack = cb.previous;
+	PG_TRY();
+	{
+		d = DirectFunctionCall3(timestamptz_in, CStringGetDatum(s),
+								ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1));
+	}
+	PG_CATCH();
+	{
+		/* timestamptz_in holds no resources: rethrow with the field named */
+		ErrorData  *edata;
+
+		MemoryContextSwitchTo(cxt);
+		edata = CopyErrorData();
+		FlushErrorState();
+		ereport(ERROR,
+				(errcode(edata->sqlerrcode),
+				 errmsg("%s: %s: invalid timestamp \"%s\"", what, path, s),
+				 errdetail("%s", edata->message)));
+	}
+	PG_END_TRY();
 	return d;
 }
 
@@ -372,7 +383,7 @@ apply_pod(JsonbValue *objv, JsonbContainer *obj, const char *ns, const char *nam
 
 /* Apply (or, with deleted, remove) one Node or Pod. */
 static int
-apply_object(JsonbValue *objv, const char *kind, bool deleted)
+apply_object(JsonbValue *objv, const char *kind, bool deleted, const char *where)
 {
 	ObjectKind	k;
 	JsonbContainer *obj;
@@ -392,7 +403,7 @@ apply_object(JsonbValue *objv, const char *kind, bool deleted)
 	else
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("unsupported kind \"%s\"", kind),
+				 errmsg("%s%sunsupported kind \"%s\"", where ? where : "", where ? ": " : "", kind),
 				 errhint("scheduler.apply accepts a Node, a Pod, a List of them, or a watch event.")));
 
 	obj = JObject(objv, kname, "(object)");
@@ -466,9 +477,9 @@ apply_event(const char *type, JsonbValue *objv)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("watch event: object.kind: required value")));
 	if (strcmp(type, "ADDED") == 0 || strcmp(type, "MODIFIED") == 0)
-		return apply_object(objv, kind, false);
+		return apply_object(objv, kind, false, "watch event: object");
 	if (strcmp(type, "DELETED") == 0)
-		return apply_object(objv, kind, true);
+		return apply_object(objv, kind, true, "watch event: object");
 	ereport(ERROR,
 			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 			 errmsg("watch event: type: unsupported value \"%s\"", type),
@@ -517,12 +528,12 @@ apply_document(JsonbValue *docv)
 				ereport(ERROR,
 						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 						 errmsg("%s: %s.kind: required value", kind, path)));
-			n += apply_object(item, ik, false);
+			n += apply_object(item, ik, false, psprintf("%s: %s", kind, path));
 		}
 		return n;
 	}
 
-	return apply_object(docv, kind, false);
+	return apply_object(docv, kind, false, NULL);
 }
 
 PG_FUNCTION_INFO_V1(scheduler_apply);

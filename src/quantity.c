@@ -144,11 +144,11 @@ interpret_suffix(const char *s, int len, int *base, int64 *exponent)
 			return false;
 		for (; i < len; i++)
 		{
-			if (!is_digit(s[i]))
+			/* strconv.ParseInt fails on overflow, so the suffix is invalid */
+			if (!is_digit(s[i]) ||
+				pg_mul_s64_overflow(v, 10, &v) ||
+				pg_add_s64_overflow(v, s[i] - '0', &v))
 				return false;
-			/* saturate: anything this large is out of range or rounds to 1 */
-			if (v < PG_INT64_MAX / 100)
-				v = v * 10 + (s[i] - '0');
 		}
 		*base = 10;
 		*exponent = neg ? -v : v;
@@ -234,7 +234,13 @@ QuantityParse(const char *str, int len, int scale, int64 *result)
 	ndig = pq.ndigits_int + pq.ndigits_frac;
 	exp10 = scale - pq.ndigits_frac;
 	if (pq.base == 10)
-		exp10 += pq.exponent;
+	{
+		/*
+		 * Clamp: past 2^40 the answer no longer changes (a text has fewer
+		 * than 2^30 digits), and the sums below cannot overflow.
+		 */
+		exp10 += Max(Min(pq.exponent, INT64CONST(1) << 40), -(INT64CONST(1) << 40));
+	}
 	else
 		bin = (int) pq.exponent;
 

@@ -1,0 +1,303 @@
+-- A pod's effective request (scheduler.pods.requests) and its non-zero cpu and
+-- memory for scoring (nonzero_cpu, nonzero_memory), checked against cases
+-- ported from Kubernetes' own tests of this arithmetic.  Sources (kubernetes/kubernetes,
+-- at the commits the index had stored; not necessarily the newest):
+--
+--   [ch]  staging/src/k8s.io/component-helpers/resource/helpers_test.go
+--         @ 0085214e563468088672cf8c50849884198a18cc
+--         (TestPodRequestsAndLimits, TestPodRequestsAndLimitsWithoutOverhead,
+--          TestPodResourceRequests, TestPodLevelResourceRequests,
+--          TestAggregateContainerRequestsAndLimits)
+--   [old] pkg/api/v1/resource/helpers_test.go
+--         @ 07a94070e51e7e71c4539f987a4b671f9dd6ae07
+--         (the older home of the same tests: its TestPodResourceRequests has the
+--          restartable-init cases as "sidecar (enabled)", "multiple sidecars",
+--          "multiple sidecars and non-sidecars", "sidecar, init and regular",
+--          with the same numbers; they are not repeated here)
+--   [ni]  pkg/scheduler/framework/types_test.go
+--         @ 00fdf757a8e89fb0c7ccad10419ef33a1fa1b1ab
+--         (TestPodInfoCalculateResources; TestNodeInfoAddPod, whose expected
+--          NodeInfo pins each pod's cachedResource: Resource and Non0CPU/Non0Mem)
+--   [ra]  pkg/scheduler/framework/plugins/noderesources/resource_allocation_test.go
+--         @ 0132f9167943dc1362a3f7aeb4bfb6beba5bd329
+--         (TestResourceAllocationScorerCalculateRequests: non-zero cpu/memory only)
+--   [nz]  pkg/scheduler/util/pod_resources_test.go
+--         @ a0d8ee7954d1fed4d0c70f18356e588e3147f4d6
+--         (TestGetNonZeroRequest on one container's requests)
+--   [fit] pkg/scheduler/framework/plugins/noderesources/fit_test.go
+--         @ 24fbb13eafec665e6f4b64961930774babd8b6d1
+--         (TestEnoughRequests: InsufficientResource.Requested pins the pod's
+--          request for the insufficient resources only)
+--   [def] pkg/apis/core/v1/defaults_test.go
+--         @ b0d609f08083d7a8aa3426540d6d5f9090944906
+--         (TestSetDefaultRequestsPod: a limit without a request becomes the request)
+--
+-- Units: cpu in millicores ("1" -> 1000, "100m" -> 100, MilliCPU: 3 -> 3),
+-- memory, hugepages-* and ephemeral-storage in bytes ("1Gi" -> 1073741824,
+-- "5" -> 5), other resources as counts.  The non-zero defaults are 100 (100m)
+-- and 209715200 (200Mi).
+--
+-- In the final query, compare says how requests is checked:
+--   '='   the Go test pins the whole request (every resource the pod names);
+--   '@>'  the Go test pins only some resources (fit_test's Requested values),
+--         so the expected map must be contained in the computed one;
+--   NULL  the Go test asserts no plain request (the scorer and util tests
+--         assert only the non-zero cpu/memory).
+-- expected_nonzero_* are NULL where the Go test asserts no non-zero value.
+--
+-- Left out: cases about in-place resize (status resources, allocatedResources,
+-- resize conditions), pod-level resources (spec.resources), DRA node-allocatable
+-- claims, limits, ExcludeOverhead (this extension always adds spec.overhead),
+-- SkipPodLevelResources/NonMissingContainerRequests options with values other
+-- than the scheduler's, the SidecarContainers-disabled cases, and the
+-- limits-only cases of TestPodRequestsAndLimits ("just-limit-no-overhead") and
+-- TestAggregateContainerRequestsAndLimits ("one container with limits"): those
+-- call PodRequests on a pod the API server never defaulted and expect {},
+-- whereas this extension reads pods as stored, with requests defaulted from
+-- limits (covered by TestSetDefaultRequestsPod below).
+TRUNCATE scheduler.nodes, scheduler.pods, scheduler.pod_attempts;
+
+---------------------------------------------------------------------------
+-- [ch] component-helpers resource.PodRequests
+---------------------------------------------------------------------------
+
+-- TestPodRequestsAndLimits: "just-overhead"
+-- (getPod puts the same resources on container "foo" and init container "init-foo")
+SELECT scheduler.apply('{"kind":"Pod","apiVersion":"v1","metadata":{"name":"ch-just-overhead","namespace":"rq"},"spec":{"containers":[{"name":"foo","resources":{"requests":{},"limits":{}}}],"initContainers":[{"name":"init-foo","resources":{"requests":{},"limits":{}}}],"overhead":{"cpu":"5","memory":"5"}}}');
+
+-- TestPodRequestsAndLimits: "req-and-overhead"
+SELECT scheduler.apply('{"kind":"Pod","apiVersion":"v1","metadata":{"name":"ch-req-and-overhead","namespace":"rq"},"spec":{"containers":[{"name":"foo","resources":{"requests":{"cpu":"1","memory":"10"}}}],"initContainers":[{"name":"init-foo","resources":{"requests":{"cpu":"1","memory":"10"}}}],"overhead":{"cpu":"5","memory":"5"}}}');
+
+-- TestPodRequestsAndLimits: "all-req-lim-and-overhead"
+SELECT scheduler.apply('{"kind":"Pod","apiVersion":"v1","metadata":{"name":"ch-all-req-lim-and-overhead","namespace":"rq"},"spec":{"containers":[{"name":"foo","resources":{"requests":{"cpu":"1","memory":"10"},"limits":{"cpu":"2","memory":"12"}}}],"initContainers":[{"name":"init-foo","resources":{"requests":{"cpu":"1","memory":"10"},"limits":{"cpu":"2","memory":"12"}}}],"overhead":{"cpu":"5","memory":"5"}}}');
+
+-- TestPodRequestsAndLimits: "req-some-lim-and-overhead"
+SELECT scheduler.apply('{"kind":"Pod","apiVersion":"v1","metadata":{"name":"ch-req-some-lim-and-overhead","namespace":"rq"},"spec":{"containers":[{"name":"foo","resources":{"requests":{"cpu":"1","memory":"10"},"limits":{"cpu":"2"}}}],"initContainers":[{"name":"init-foo","resources":{"requests":{"cpu":"1","memory":"10"},"limits":{"cpu":"2"}}}],"overhead":{"cpu":"5","memory":"5"}}}');
+
+-- TestPodRequestsAndLimitsWithoutOverhead: "two container no overhead - should just be sum of containers"
+SELECT scheduler.apply('{"kind":"Pod","apiVersion":"v1","metadata":{"name":"ch-two-containers-no-overhead","namespace":"rq"},"spec":{"containers":[{"name":"foobar","resources":{"requests":{"cpu":"1","memory":"5"},"limits":{"cpu":"2","memory":"10"}}},{"name":"foobar2","resources":{"requests":{"cpu":"4","memory":"12"},"limits":{"cpu":"8","memory":"24"}}}]}}');
+
+-- TestPodResourceRequests: "nil options, larger init container"
+SELECT scheduler.apply('{"kind":"Pod","apiVersion":"v1","metadata":{"name":"ch-larger-init-container","namespace":"rq"},"spec":{"containers":[{"name":"c1","resources":{"requests":{"cpu":"1"}}}],"initContainers":[{"name":"i1","resources":{"requests":{"cpu":"4"}}}]}}');
+
+-- TestPodResourceRequests: "nil options, larger containers"
+SELECT scheduler.apply('{"kind":"Pod","apiVersion":"v1","metadata":{"name":"ch-larger-containers","namespace":"rq"},"spec":{"containers":[{"name":"c1","resources":{"requests":{"cpu":"2"}}},{"name":"c2","resources":{"requests":{"cpu":"3"}}}],"initContainers":[{"name":"i1","resources":{"requests":{"cpu":"2"}}}]}}');
+
+-- TestPodResourceRequests: "pod overhead included"
+SELECT scheduler.apply('{"kind":"Pod","apiVersion":"v1","metadata":{"name":"ch-pod-overhead-included","namespace":"rq"},"spec":{"containers":[{"name":"c1","resources":{"requests":{"cpu":"2"}}},{"name":"c2","resources":{"requests":{"cpu":"3"}}}],"initContainers":[{"name":"i1","resources":{"requests":{"cpu":"2"},"limits":{"cpu":"2"}}}],"overhead":{"cpu":"1","memory":"1Gi"}}}');
+
+-- TestPodResourceRequests: "restartable init container"
+-- ([old] "sidecar (enabled)")
+SELECT scheduler.apply('{"kind":"Pod","apiVersion":"v1","metadata":{"name":"ch-restartable-init","namespace":"rq"},"spec":{"containers":[{"name":"container-1","resources":{"requests":{"cpu":"1"}}}],"initContainers":[{"name":"restartable-init-1","restartPolicy":"Always","resources":{"requests":{"cpu":"1"}}}]}}');
+
+-- TestPodResourceRequests: "multiple restartable init containers"
+-- ([old] "multiple sidecars"; max(5, restartable init containers(3+2+1) + regular(1)) = 7)
+SELECT scheduler.apply('{"kind":"Pod","apiVersion":"v1","metadata":{"name":"ch-multiple-restartable-init","namespace":"rq"},"spec":{"containers":[{"name":"container-1","resources":{"requests":{"cpu":"1"}}}],"initContainers":[{"name":"init-1","resources":{"requests":{"cpu":"5"}}},{"name":"restartable-init-1","restartPolicy":"Always","resources":{"requests":{"cpu":"1"}}},{"name":"restartable-init-2","restartPolicy":"Always","resources":{"requests":{"cpu":"2"}}},{"name":"restartable-init-3","restartPolicy":"Always","resources":{"requests":{"cpu":"3"}}}]}}');
+
+-- TestPodResourceRequests: "multiple restartable and regular init containers"
+-- ([old] "multiple sidecars and non-sidecars"; init-2 needs 5 + the restartable
+-- init containers started before it (1+2) = 8; the one after it does not count)
+SELECT scheduler.apply('{"kind":"Pod","apiVersion":"v1","metadata":{"name":"ch-restartable-and-regular-init","namespace":"rq"},"spec":{"containers":[{"name":"container-1","resources":{"requests":{"cpu":"1"}}}],"initContainers":[{"name":"init-1","resources":{"requests":{"cpu":"5"}}},{"name":"restartable-init-1","restartPolicy":"Always","resources":{"requests":{"cpu":"1"}}},{"name":"restartable-init-2","restartPolicy":"Always","resources":{"requests":{"cpu":"2"}}},{"name":"init-2","resources":{"requests":{"cpu":"5"}}},{"name":"restartable-init-3","restartPolicy":"Always","resources":{"requests":{"cpu":"3"}}}]}}');
+
+-- TestPodResourceRequests: "restartable-init, init and regular"
+-- ([old] "sidecar, init and regular")
+SELECT scheduler.apply('{"kind":"Pod","apiVersion":"v1","metadata":{"name":"ch-restartable-init-init-regular","namespace":"rq"},"spec":{"containers":[{"name":"container-1","resources":{"requests":{"cpu":"100"}}}],"initContainers":[{"name":"restartable-init-1","restartPolicy":"Always","resources":{"requests":{"cpu":"10"}}},{"name":"init-1","resources":{"requests":{"cpu":"200"}}}]}}');
+
+-- TestPodLevelResourceRequests: "container-level resources and init container set with SkipPodLevelResources false"
+-- (the Go pod has an empty, non-nil spec.resources; no pod-level values are set)
+SELECT scheduler.apply('{"kind":"Pod","apiVersion":"v1","metadata":{"name":"ch-plr-init-container","namespace":"rq"},"spec":{"containers":[{"name":"c1","resources":{"requests":{"memory":"3Mi","cpu":"2m"}}}],"initContainers":[{"name":"i1","resources":{"requests":{"memory":"5Mi","cpu":"4m"}}}]}}');
+
+-- TestPodLevelResourceRequests: "container-level resources and sidecar container set with SkipPodLevelResources false"
+SELECT scheduler.apply('{"kind":"Pod","apiVersion":"v1","metadata":{"name":"ch-plr-sidecar","namespace":"rq"},"spec":{"containers":[{"name":"c1","resources":{"requests":{"memory":"3Mi","cpu":"2m"}}}],"initContainers":[{"name":"i1","restartPolicy":"Always","resources":{"requests":{"memory":"5Mi","cpu":"4m"}}}]}}');
+
+-- TestPodLevelResourceRequests: "container-level resources, init and sidecar container set with SkipPodLevelResources false"
+SELECT scheduler.apply('{"kind":"Pod","apiVersion":"v1","metadata":{"name":"ch-plr-init-and-sidecar","namespace":"rq"},"spec":{"containers":[{"name":"c1","resources":{"requests":{"memory":"3Mi","cpu":"2m"}}}],"initContainers":[{"name":"i1","restartPolicy":"Always","resources":{"requests":{"memory":"5Mi","cpu":"4m"}}},{"name":"i2","resources":{"requests":{"memory":"6Mi","cpu":"8m"}}}]}}');
+
+-- TestAggregateContainerRequestsAndLimits: "regular and init containers with requests"
+SELECT scheduler.apply('{"kind":"Pod","apiVersion":"v1","metadata":{"name":"ch-agg-regular-and-init","namespace":"rq"},"spec":{"containers":[{"name":"c1","resources":{"requests":{"cpu":"9"}}}],"initContainers":[{"name":"i1","resources":{"requests":{"cpu":"9"}}}]}}');
+
+-- TestAggregateContainerRequestsAndLimits: "regular, init and sidecar containers with requests"
+SELECT scheduler.apply('{"kind":"Pod","apiVersion":"v1","metadata":{"name":"ch-agg-regular-init-sidecar","namespace":"rq"},"spec":{"containers":[{"name":"c1","resources":{"requests":{"cpu":"9"}}}],"initContainers":[{"name":"i1","restartPolicy":"Always","resources":{"requests":{"cpu":"8"}}},{"name":"i2","resources":{"requests":{"cpu":"6"}}}]}}');
+
+---------------------------------------------------------------------------
+-- [ni] scheduler PodInfo.CalculateResource (Resource, Non0CPU, Non0Mem)
+---------------------------------------------------------------------------
+
+-- TestPodInfoCalculateResources: "requestless container"
+SELECT scheduler.apply('{"kind":"Pod","apiVersion":"v1","metadata":{"name":"ni-requestless-container","namespace":"rq"},"spec":{"containers":[{"name":"c1"}]}}');
+
+-- TestPodInfoCalculateResources: "1X container with requests"
+SELECT scheduler.apply('{"kind":"Pod","apiVersion":"v1","metadata":{"name":"ni-1x-container","namespace":"rq"},"spec":{"containers":[{"name":"c1","resources":{"requests":{"cpu":"500m","memory":"500Mi"}}}]}}');
+
+-- TestPodInfoCalculateResources: "2X container with requests"
+SELECT scheduler.apply('{"kind":"Pod","apiVersion":"v1","metadata":{"name":"ni-2x-container","namespace":"rq"},"spec":{"containers":[{"name":"c1","resources":{"requests":{"cpu":"500m","memory":"500Mi"}}},{"name":"c2","resources":{"requests":{"cpu":"700m","memory":"800Mi"}}}]}}');
+
+-- TestNodeInfoAddPod: "test-1" (the pod's expected cachedResource)
+SELECT scheduler.apply('{"kind":"Pod","apiVersion":"v1","metadata":{"name":"ni-addpod-test-1","namespace":"rq"},"spec":{"containers":[{"name":"c1","resources":{"requests":{"cpu":"100m","memory":"500"}}}],"overhead":{"cpu":"500m"}}}');
+
+-- TestNodeInfoAddPod: "test-2" (the pod's expected cachedResource)
+SELECT scheduler.apply('{"kind":"Pod","apiVersion":"v1","metadata":{"name":"ni-addpod-test-2","namespace":"rq"},"spec":{"containers":[{"name":"c1","resources":{"requests":{"cpu":"200m"}}}],"overhead":{"cpu":"500m","memory":"500"}}}');
+
+-- TestNodeInfoAddPod: "test-3" (the pod's expected cachedResource)
+SELECT scheduler.apply('{"kind":"Pod","apiVersion":"v1","metadata":{"name":"ni-addpod-test-3","namespace":"rq"},"spec":{"containers":[{"name":"c1","resources":{"requests":{"cpu":"200m"}}}],"initContainers":[{"name":"i1","resources":{"requests":{"cpu":"500m","memory":"200Mi"}}}],"overhead":{"cpu":"500m","memory":"500"}}}');
+
+---------------------------------------------------------------------------
+-- [ra] NodeResources scorer calculatePodResourceRequest (non-zero only)
+---------------------------------------------------------------------------
+
+-- TestResourceAllocationScorerCalculateRequests: "overhead only"
+SELECT scheduler.apply('{"kind":"Pod","apiVersion":"v1","metadata":{"name":"ra-overhead-only","namespace":"rq"},"spec":{"containers":[],"overhead":{"cpu":"1","memory":"1Mi"}}}');
+
+-- TestResourceAllocationScorerCalculateRequests: "2x requestless container"
+SELECT scheduler.apply('{"kind":"Pod","apiVersion":"v1","metadata":{"name":"ra-2x-requestless","namespace":"rq"},"spec":{"containers":[{"name":"c1"},{"name":"c2"}]}}');
+
+-- TestResourceAllocationScorerCalculateRequests: "request container + requestless container"
+SELECT scheduler.apply('{"kind":"Pod","apiVersion":"v1","metadata":{"name":"ra-request-plus-requestless","namespace":"rq"},"spec":{"containers":[{"name":"c1","resources":{"requests":{"cpu":"1","memory":"1Mi"}}},{"name":"c2"}]}}');
+
+-- TestResourceAllocationScorerCalculateRequests: "container + requestless container + overhead"
+SELECT scheduler.apply('{"kind":"Pod","apiVersion":"v1","metadata":{"name":"ra-requestless-plus-overhead","namespace":"rq"},"spec":{"containers":[{"name":"c1","resources":{"requests":{"cpu":"1","memory":"1Mi"}}},{"name":"c2"}],"overhead":{"cpu":"1","memory":"1Mi"}}}');
+
+-- TestResourceAllocationScorerCalculateRequests: "init container + container + requestless container + overhead"
+SELECT scheduler.apply('{"kind":"Pod","apiVersion":"v1","metadata":{"name":"ra-init-plus-overhead","namespace":"rq"},"spec":{"containers":[{"name":"c1","resources":{"requests":{"cpu":"1","memory":"1Mi"}}},{"name":"c2"}],"initContainers":[{"name":"i1","resources":{"requests":{"cpu":"3"}}}],"overhead":{"cpu":"1","memory":"1Mi"}}}');
+
+-- TestResourceAllocationScorerCalculateRequests: "requestless init container + small init container + small container "
+SELECT scheduler.apply('{"kind":"Pod","apiVersion":"v1","metadata":{"name":"ra-requestless-init-small","namespace":"rq"},"spec":{"containers":[{"name":"c1","resources":{"requests":{"cpu":"3m","memory":"3"}}}],"initContainers":[{"name":"i1"},{"name":"i2","resources":{"requests":{"cpu":"1m","memory":"1"}}}]}}');
+
+-- TestResourceAllocationScorerCalculateRequests: "requestless init container + small init container + small container + requestless container "
+SELECT scheduler.apply('{"kind":"Pod","apiVersion":"v1","metadata":{"name":"ra-requestless-init-small-requestless","namespace":"rq"},"spec":{"containers":[{"name":"c1","resources":{"requests":{"cpu":"3m","memory":"3"}}},{"name":"c2"}],"initContainers":[{"name":"i1"},{"name":"i2","resources":{"requests":{"cpu":"1m","memory":"1"}}}]}}');
+
+---------------------------------------------------------------------------
+-- [nz] scheduler util GetNonzeroRequests (one container's requests)
+---------------------------------------------------------------------------
+
+-- TestGetNonZeroRequest: "only_cpu_exist"
+SELECT scheduler.apply('{"kind":"Pod","apiVersion":"v1","metadata":{"name":"nz-only-cpu","namespace":"rq"},"spec":{"containers":[{"name":"c1","resources":{"requests":{"cpu":"200m"}}}]}}');
+
+-- TestGetNonZeroRequest: "only_memory_exist"
+SELECT scheduler.apply('{"kind":"Pod","apiVersion":"v1","metadata":{"name":"nz-only-memory","namespace":"rq"},"spec":{"containers":[{"name":"c1","resources":{"requests":{"memory":"400Mi"}}}]}}');
+
+-- TestGetNonZeroRequest: "cpu_memory_exist"
+SELECT scheduler.apply('{"kind":"Pod","apiVersion":"v1","metadata":{"name":"nz-cpu-memory","namespace":"rq"},"spec":{"containers":[{"name":"c1","resources":{"requests":{"cpu":"200m","memory":"400Mi"}}}]}}');
+
+---------------------------------------------------------------------------
+-- [fit] NodeResourcesFit TestEnoughRequests (Requested of each insufficient resource)
+-- newResourcePod(framework.Resource{MilliCPU: m, Memory: b, ...}) makes one
+-- container per Resource requesting cpu "<m>m", memory "<b>" and its scalar
+-- resources; it also sets pods and ephemeral-storage to "0", left out here
+-- ("pods" is not a container resource) as no case below asserts them.
+---------------------------------------------------------------------------
+
+-- TestEnoughRequests: "too many resources fails due to init container cpu"
+SELECT scheduler.apply('{"kind":"Pod","apiVersion":"v1","metadata":{"name":"fit-init-cpu","namespace":"rq"},"spec":{"containers":[{"name":"c1","resources":{"requests":{"cpu":"1m","memory":"1"}}}],"initContainers":[{"name":"i1","resources":{"requests":{"cpu":"3m","memory":"1"}}}]}}');
+
+-- TestEnoughRequests: "too many resources fails due to highest init container cpu"
+SELECT scheduler.apply('{"kind":"Pod","apiVersion":"v1","metadata":{"name":"fit-highest-init-cpu","namespace":"rq"},"spec":{"containers":[{"name":"c1","resources":{"requests":{"cpu":"1m","memory":"1"}}}],"initContainers":[{"name":"i1","resources":{"requests":{"cpu":"3m","memory":"1"}}},{"name":"i2","resources":{"requests":{"cpu":"2m","memory":"1"}}}]}}');
+
+-- TestEnoughRequests: "too many resources fails due to init container memory"
+SELECT scheduler.apply('{"kind":"Pod","apiVersion":"v1","metadata":{"name":"fit-init-memory","namespace":"rq"},"spec":{"containers":[{"name":"c1","resources":{"requests":{"cpu":"1m","memory":"1"}}}],"initContainers":[{"name":"i1","resources":{"requests":{"cpu":"1m","memory":"3"}}}]}}');
+
+-- TestEnoughRequests: "too many resources fails due to highest init container memory"
+SELECT scheduler.apply('{"kind":"Pod","apiVersion":"v1","metadata":{"name":"fit-highest-init-memory","namespace":"rq"},"spec":{"containers":[{"name":"c1","resources":{"requests":{"cpu":"1m","memory":"1"}}}],"initContainers":[{"name":"i1","resources":{"requests":{"cpu":"1m","memory":"3"}}},{"name":"i2","resources":{"requests":{"cpu":"1m","memory":"2"}}}]}}');
+
+-- TestEnoughRequests: "extended resource allocatable enforced for multiple containers"
+SELECT scheduler.apply('{"kind":"Pod","apiVersion":"v1","metadata":{"name":"fit-ext-multi-containers","namespace":"rq"},"spec":{"containers":[{"name":"c1","resources":{"requests":{"cpu":"1m","memory":"1","example.com/aaa":"3"}}},{"name":"c2","resources":{"requests":{"cpu":"1m","memory":"1","example.com/aaa":"3"}}}]}}');
+
+-- TestEnoughRequests: "extended resource allocatable enforced for multiple init containers"
+-- (newResourcePod(framework.Resource{}) is one container with explicit zero requests)
+SELECT scheduler.apply('{"kind":"Pod","apiVersion":"v1","metadata":{"name":"fit-ext-multi-init","namespace":"rq"},"spec":{"containers":[{"name":"c1","resources":{"requests":{"cpu":"0","memory":"0"}}}],"initContainers":[{"name":"i1","resources":{"requests":{"cpu":"1m","memory":"1","example.com/aaa":"6"}}},{"name":"i2","resources":{"requests":{"cpu":"1m","memory":"1","example.com/aaa":"3"}}}]}}');
+
+-- TestEnoughRequests: "kubernetes.io resource capacity enforced for init container"
+SELECT scheduler.apply('{"kind":"Pod","apiVersion":"v1","metadata":{"name":"fit-kubeio-init","namespace":"rq"},"spec":{"containers":[{"name":"c1","resources":{"requests":{"cpu":"0","memory":"0"}}}],"initContainers":[{"name":"i1","resources":{"requests":{"cpu":"1m","memory":"1","subdomain.kubernetes.io/something":"10"}}}]}}');
+
+-- TestEnoughRequests: "hugepages resource allocatable enforced for multiple containers"
+SELECT scheduler.apply('{"kind":"Pod","apiVersion":"v1","metadata":{"name":"fit-hugepages-multi","namespace":"rq"},"spec":{"containers":[{"name":"c1","resources":{"requests":{"cpu":"1m","memory":"1","hugepages-2Mi":"3"}}},{"name":"c2","resources":{"requests":{"cpu":"1m","memory":"1","hugepages-2Mi":"3"}}}]}}');
+
+-- TestEnoughRequests: "requests + overhead does not fit for memory"
+SELECT scheduler.apply('{"kind":"Pod","apiVersion":"v1","metadata":{"name":"fit-overhead-memory","namespace":"rq"},"spec":{"containers":[{"name":"c1","resources":{"requests":{"cpu":"1m","memory":"1"}}}],"overhead":{"cpu":"1m","memory":"15"}}}');
+
+---------------------------------------------------------------------------
+-- [def] API server defaulting of requests from limits
+---------------------------------------------------------------------------
+
+-- TestSetDefaultRequestsPod: "verify we default if limits are specified (and that request=0 is preserved)"
+-- The Go test pins each container's defaulted requests (cpu "100m" from the
+-- limit, memory "0" kept); the pod has one container and one identical init
+-- container, so its request is that same list.
+SELECT scheduler.apply('{"kind":"Pod","apiVersion":"v1","metadata":{"name":"def-limits-only","namespace":"rq"},"spec":{"containers":[{"name":"c1","resources":{"requests":{"memory":"0"},"limits":{"cpu":"100m","memory":"1Gi"}}}],"initContainers":[{"name":"i1","resources":{"requests":{"memory":"0"},"limits":{"cpu":"100m","memory":"1Gi"}}}]}}');
+
+---------------------------------------------------------------------------
+-- Results next to the Go tests' expectations.
+---------------------------------------------------------------------------
+SELECT e.name,
+       p.name IS NOT NULL AS found,
+       e.compare,
+       p.requests,
+       e.requests AS expected_requests,
+       CASE e.compare
+            WHEN '=' THEN p.requests = e.requests
+            WHEN '@>' THEN p.requests @> e.requests
+       END AS requests_ok,
+       p.nonzero_cpu,
+       e.nonzero_cpu AS expected_nonzero_cpu,
+       p.nonzero_memory,
+       e.nonzero_memory AS expected_nonzero_memory,
+       (e.nonzero_cpu IS NULL OR p.nonzero_cpu = e.nonzero_cpu)
+         AND (e.nonzero_memory IS NULL OR p.nonzero_memory = e.nonzero_memory) AS nonzero_ok
+FROM (VALUES
+    -- [ch] TestPodRequestsAndLimits
+    ('ch-just-overhead'::text,              '='::text, '{"cpu": 5000, "memory": 5}'::jsonb,          NULL::bigint, NULL::bigint),
+    ('ch-req-and-overhead',                 '=',  '{"cpu": 6000, "memory": 15}',                     NULL, NULL),
+    ('ch-all-req-lim-and-overhead',         '=',  '{"cpu": 6000, "memory": 15}',                     NULL, NULL),
+    ('ch-req-some-lim-and-overhead',        '=',  '{"cpu": 6000, "memory": 15}',                     NULL, NULL),
+    -- [ch] TestPodRequestsAndLimitsWithoutOverhead
+    ('ch-two-containers-no-overhead',       '=',  '{"cpu": 5000, "memory": 17}',                     NULL, NULL),
+    -- [ch] TestPodResourceRequests
+    ('ch-larger-init-container',            '=',  '{"cpu": 4000}',                                   NULL, NULL),
+    ('ch-larger-containers',                '=',  '{"cpu": 5000}',                                   NULL, NULL),
+    ('ch-pod-overhead-included',            '=',  '{"cpu": 6000, "memory": 1073741824}',             NULL, NULL),
+    ('ch-restartable-init',                 '=',  '{"cpu": 2000}',                                   NULL, NULL),
+    ('ch-multiple-restartable-init',        '=',  '{"cpu": 7000}',                                   NULL, NULL),
+    ('ch-restartable-and-regular-init',     '=',  '{"cpu": 8000}',                                   NULL, NULL),
+    ('ch-restartable-init-init-regular',    '=',  '{"cpu": 210000}',                                 NULL, NULL),
+    -- [ch] TestPodLevelResourceRequests (5Mi, 8Mi, 11Mi)
+    ('ch-plr-init-container',               '=',  '{"cpu": 4, "memory": 5242880}',                   NULL, NULL),
+    ('ch-plr-sidecar',                      '=',  '{"cpu": 6, "memory": 8388608}',                   NULL, NULL),
+    ('ch-plr-init-and-sidecar',             '=',  '{"cpu": 12, "memory": 11534336}',                 NULL, NULL),
+    -- [ch] TestAggregateContainerRequestsAndLimits
+    ('ch-agg-regular-and-init',             '=',  '{"cpu": 9000}',                                   NULL, NULL),
+    ('ch-agg-regular-init-sidecar',         '=',  '{"cpu": 17000}',                                  NULL, NULL),
+    -- [ni] TestPodInfoCalculateResources (500Mi = 524288000, 500Mi + 800Mi = 1363148800)
+    ('ni-requestless-container',            '=',  '{}',                                              100,  209715200),
+    ('ni-1x-container',                     '=',  '{"cpu": 500, "memory": 524288000}',               500,  524288000),
+    ('ni-2x-container',                     '=',  '{"cpu": 1200, "memory": 1363148800}',             1200, 1363148800),
+    -- [ni] TestNodeInfoAddPod cachedResource (DefaultMemoryRequest + 500 = 209715700)
+    ('ni-addpod-test-1',                    '=',  '{"cpu": 600, "memory": 500}',                     600,  500),
+    ('ni-addpod-test-2',                    '=',  '{"cpu": 700, "memory": 500}',                     700,  209715700),
+    ('ni-addpod-test-3',                    '=',  '{"cpu": 1000, "memory": 209715700}',              1000, 209715700),
+    -- [ra] TestResourceAllocationScorerCalculateRequests (oneMi = 1048576)
+    ('ra-overhead-only',                    NULL, NULL,                                              1000, 1048576),
+    ('ra-2x-requestless',                   NULL, NULL,                                              200,  419430400),
+    ('ra-request-plus-requestless',         NULL, NULL,                                              1100, 210763776),
+    ('ra-requestless-plus-overhead',        NULL, NULL,                                              2100, 211812352),
+    ('ra-init-plus-overhead',               NULL, NULL,                                              4000, 211812352),
+    ('ra-requestless-init-small',           NULL, NULL,                                              100,  209715200),
+    ('ra-requestless-init-small-requestless', NULL, NULL,                                            103,  209715203),
+    -- [nz] TestGetNonZeroRequest (400Mi = 419430400)
+    ('nz-only-cpu',                         NULL, NULL,                                              200,  209715200),
+    ('nz-only-memory',                      NULL, NULL,                                              100,  419430400),
+    ('nz-cpu-memory',                       NULL, NULL,                                              200,  419430400),
+    -- [fit] TestEnoughRequests: only the insufficient resources are pinned
+    ('fit-init-cpu',                        '@>', '{"cpu": 3}',                                      NULL, NULL),
+    ('fit-highest-init-cpu',                '@>', '{"cpu": 3}',                                      NULL, NULL),
+    ('fit-init-memory',                     '@>', '{"memory": 3}',                                   NULL, NULL),
+    ('fit-highest-init-memory',             '@>', '{"memory": 3}',                                   NULL, NULL),
+    ('fit-ext-multi-containers',            '@>', '{"example.com/aaa": 6}',                          NULL, NULL),
+    ('fit-ext-multi-init',                  '@>', '{"example.com/aaa": 6}',                          NULL, NULL),
+    ('fit-kubeio-init',                     '@>', '{"subdomain.kubernetes.io/something": 10}',       NULL, NULL),
+    ('fit-hugepages-multi',                 '@>', '{"hugepages-2Mi": 6}',                            NULL, NULL),
+    ('fit-overhead-memory',                 '@>', '{"memory": 16}',                                  NULL, NULL),
+    -- [def] TestSetDefaultRequestsPod
+    ('def-limits-only',                     '=',  '{"cpu": 100, "memory": 0}',                       NULL, NULL)
+  ) AS e(name, compare, requests, nonzero_cpu, nonzero_memory)
+  LEFT JOIN scheduler.pods p ON p.namespace = 'rq' AND p.name = e.name
+ORDER BY e.name;
