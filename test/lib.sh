@@ -2,7 +2,7 @@
 # PostgreSQL refuses to run as root: as root, servers and clients run as the
 # postgres user, in a folder that user owns.
 PGBIN=/usr/lib/postgresql/15/bin
-PGXS_DIR=$(dirname "$(dirname "$($PGBIN/pg_config --pgxs)")")
+PGXS_DIR=$(cd "$(dirname "$($PGBIN/pg_config --pgxs)")/../.." && pwd)
 
 as_pg() {
 	if [ "$(id -u)" = 0 ]; then

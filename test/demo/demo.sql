@@ -1,0 +1,46 @@
+-- The demo: load a sample cluster as Kubernetes JSON, schedule, explain.
+\pset footer off
+\set QUIET on
+CREATE EXTENSION scheduler;
+
+\echo
+\echo '== 1. Load the cluster: SELECT scheduler.apply(<kubectl-style List of Nodes and Pods>)'
+SELECT scheduler.apply(:'cluster') AS objects_applied;
+
+\echo '== Nodes (scheduler.nodes)'
+SELECT name, CASE WHEN unschedulable THEN 'cordoned' ELSE '' END AS state,
+       (allocatable->>'cpu')::bigint AS cpu_millicores,
+       pg_size_pretty((allocatable->>'memory')::bigint) AS memory,
+       coalesce(allocatable->>'nvidia.com/gpu', '') AS gpus,
+       (SELECT count(*) FROM scheduler.pods p WHERE p.node_name = n.name AND p.phase = 'Running') AS running_pods
+FROM scheduler.nodes n ORDER BY name;
+
+\echo '== 2. Schedule: SELECT * FROM schedule_pending()'
+\echo '   (pending pods of schedulerName default-scheduler, highest priority first, then oldest)'
+SELECT namespace || '/' || name AS pod, coalesce(node, '-') AS node, result, message
+FROM schedule_pending();
+
+\echo '== 3. Node usage afterwards (scheduler.node_usage; cpu in millicores)'
+SELECT node,
+       max(requested) FILTER (WHERE resource = 'cpu') || ' / ' || max(allocatable) FILTER (WHERE resource = 'cpu') AS cpu,
+       pg_size_pretty(max(requested) FILTER (WHERE resource = 'memory')) || ' / ' ||
+           pg_size_pretty(max(allocatable) FILTER (WHERE resource = 'memory')) AS memory,
+       coalesce(max(requested) FILTER (WHERE resource = 'nvidia.com/gpu') || ' / ' ||
+           max(allocatable) FILTER (WHERE resource = 'nvidia.com/gpu'), '') AS gpus,
+       max(requested) FILTER (WHERE resource = 'pods') || ' / ' || max(allocatable) FILTER (WHERE resource = 'pods') AS pods
+FROM scheduler.node_usage GROUP BY node ORDER BY node;
+
+\echo '== 4. Why are these pods still pending? (kube-scheduler''s FailedScheduling message)'
+SELECT p.namespace || '/' || p.name AS pod, a.message
+FROM scheduler.pods p JOIN scheduler.pod_attempts a ON a.pod_uid = p.uid
+WHERE a.result = 'unschedulable' ORDER BY 1;
+
+\echo '== ... and node by node: SELECT * FROM scheduler.why(namespace, name)'
+SELECT p.namespace || '/' || p.name AS pod, w.node, w.plugin, w.reason
+FROM scheduler.pods p JOIN scheduler.pod_attempts a ON a.pod_uid = p.uid,
+     LATERAL scheduler.why(p.namespace, p.name) w
+WHERE a.result = 'unschedulable' ORDER BY 1, 2;
+
+\echo '== Pods left for another scheduler (spec.schedulerName)'
+SELECT namespace || '/' || name AS pod, scheduler_name FROM scheduler.pods
+WHERE scheduler_name <> 'default-scheduler' ORDER BY 1;
