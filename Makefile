@@ -26,7 +26,6 @@ REGRESS_OPTS = --load-extension=$(EXTENSION) --temp-instance=./tmp_regress
 
 PG_CPPFLAGS = -I$(srcdir)/src
 PG_CFLAGS = -Wall -Wextra -Werror
-SHLIB_LINK = -lcurl
 
 PG_CONFIG ?= /usr/lib/postgresql/15/bin/pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
