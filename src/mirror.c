@@ -151,11 +151,19 @@ check_string_map(JsonbValue *v, const char *what, const char *path)
 	}
 }
 
-static bool
-valid_effect(const char *e)
+/* A taint or toleration effect; empty is allowed only where optional. */
+static void
+check_effect(const char *effect, bool required, const char *what, const char *path)
 {
-	return strcmp(e, "NoSchedule") == 0 || strcmp(e, "PreferNoSchedule") == 0 ||
-		strcmp(e, "NoExecute") == 0;
+	if (!required && (effect == NULL || effect[0] == '\0'))
+		return;
+	if (effect == NULL || (strcmp(effect, "NoSchedule") != 0 &&
+						   strcmp(effect, "PreferNoSchedule") != 0 &&
+						   strcmp(effect, "NoExecute") != 0))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s: %s.effect: unsupported value \"%s\": supported values: \"NoSchedule\", \"PreferNoSchedule\", \"NoExecute\"",
+						what, path, effect ? effect : "")));
 }
 
 static void
@@ -177,11 +185,7 @@ check_taints(JsonbValue *v, const char *what, const char *path)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("%s: %s.key: required value", what, ipath)));
-		if (effect == NULL || !valid_effect(effect))
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("%s: %s.effect: unsupported value \"%s\": supported values: \"NoSchedule\", \"PreferNoSchedule\", \"NoExecute\"",
-							what, ipath, effect ? effect : "")));
+		check_effect(effect, true, what, ipath);
 	}
 }
 
@@ -206,11 +210,7 @@ check_tolerations(JsonbValue *v, const char *what, const char *path)
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("%s: %s.operator: unsupported value \"%s\": supported values: \"Equal\", \"Exists\"",
 							what, ipath, op)));
-		if (effect && effect[0] != '\0' && !valid_effect(effect))
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("%s: %s.effect: unsupported value \"%s\": supported values: \"NoSchedule\", \"PreferNoSchedule\", \"NoExecute\"",
-							what, ipath, effect)));
+		check_effect(effect, false, what, ipath);
 	}
 }
 

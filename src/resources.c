@@ -31,10 +31,28 @@
 #include "resources.h"
 #include "scheduler.h"
 
-#define PRESENT_CPU			0x01
-#define PRESENT_MEMORY		0x02
-#define PRESENT_EPHEMERAL	0x04
-#define PRESENT_PODS		0x08
+/* The four resources with a field of their own, and their presence bits */
+static const struct
+{
+	const char *name;
+	size_t		offset;
+	int			present;
+}			fixed_resources[] = {
+	{"cpu", offsetof(ResourceVec, cpu), 0x01},
+	{"memory", offsetof(ResourceVec, memory), 0x02},
+	{"ephemeral-storage", offsetof(ResourceVec, ephemeral), 0x04},
+	{"pods", offsetof(ResourceVec, pods), 0x08},
+};
+
+/* Index into fixed_resources, or -1 for any other resource */
+static int
+fixed_index(const char *name)
+{
+	for (int i = 0; i < (int) lengthof(fixed_resources); i++)
+		if (strcmp(fixed_resources[i].name, name) == 0)
+			return i;
+	return -1;
+}
 
 /*
  * ResourceIsScalar
@@ -54,25 +72,13 @@ ResourceIsScalar(const char *name)
 int64 *
 ResourceSlot(ResourceVec *v, const char *name, bool create)
 {
-	if (strcmp(name, "cpu") == 0)
+	int			f = fixed_index(name);
+
+	if (f >= 0)
 	{
-		v->present |= create ? PRESENT_CPU : 0;
-		return &v->cpu;
-	}
-	if (strcmp(name, "memory") == 0)
-	{
-		v->present |= create ? PRESENT_MEMORY : 0;
-		return &v->memory;
-	}
-	if (strcmp(name, "ephemeral-storage") == 0)
-	{
-		v->present |= create ? PRESENT_EPHEMERAL : 0;
-		return &v->ephemeral;
-	}
-	if (strcmp(name, "pods") == 0)
-	{
-		v->present |= create ? PRESENT_PODS : 0;
-		return &v->pods;
+		if (create)
+			v->present |= fixed_resources[f].present;
+		return (int64 *) ((char *) v + fixed_resources[f].offset);
 	}
 	for (int i = 0; i < v->nscalar; i++)
 		if (strcmp(v->scalar[i].name, name) == 0)
@@ -183,14 +189,10 @@ ResourceVecToJsonb(const ResourceVec *v)
 	JsonbValue *res;
 
 	pushJsonbValue(&st, WJB_BEGIN_OBJECT, NULL);
-	if (v->present & PRESENT_CPU)
-		push_resource(&st, "cpu", v->cpu);
-	if (v->present & PRESENT_MEMORY)
-		push_resource(&st, "memory", v->memory);
-	if (v->present & PRESENT_EPHEMERAL)
-		push_resource(&st, "ephemeral-storage", v->ephemeral);
-	if (v->present & PRESENT_PODS)
-		push_resource(&st, "pods", v->pods);
+	for (int f = 0; f < (int) lengthof(fixed_resources); f++)
+		if (v->present & fixed_resources[f].present)
+			push_resource(&st, fixed_resources[f].name,
+						  *(const int64 *) ((const char *) v + fixed_resources[f].offset));
 	for (int i = 0; i < v->nscalar; i++)
 		push_resource(&st, v->scalar[i].name, v->scalar[i].value);
 	res = pushJsonbValue(&st, WJB_END_OBJECT, NULL);
@@ -253,14 +255,10 @@ ParseResourceList(JsonbContainer *rl, ResourceVec *v, const ResourceVec *skip,
 bool
 ResourceHas(const ResourceVec *v, const char *name)
 {
-	if (strcmp(name, "cpu") == 0)
-		return (v->present & PRESENT_CPU) != 0;
-	if (strcmp(name, "memory") == 0)
-		return (v->present & PRESENT_MEMORY) != 0;
-	if (strcmp(name, "ephemeral-storage") == 0)
-		return (v->present & PRESENT_EPHEMERAL) != 0;
-	if (strcmp(name, "pods") == 0)
-		return (v->present & PRESENT_PODS) != 0;
+	int			f = fixed_index(name);
+
+	if (f >= 0)
+		return (v->present & fixed_resources[f].present) != 0;
 	return ResourceSlot((ResourceVec *) v, name, false) != NULL;
 }
 
@@ -288,9 +286,9 @@ static void
 NonZeroRequests(ResourceVec *nz, const ResourceVec *req)
 {
 	ResourceCopy(nz, req);
-	if (!(req->present & PRESENT_CPU))
+	if (!ResourceHas(req, "cpu"))
 		*ResourceSlot(nz, "cpu", true) = DEFAULT_MILLI_CPU_REQUEST;
-	if (!(req->present & PRESENT_MEMORY))
+	if (!ResourceHas(req, "memory"))
 		*ResourceSlot(nz, "memory", true) = DEFAULT_MEMORY_REQUEST;
 }
 
