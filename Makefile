@@ -13,9 +13,16 @@ OBJS = \
 	src/framework.o \
 	src/explain.o \
 	src/schedule.o \
+	src/profile.o \
+	src/tolerations.o \
 	src/plugins/node_unschedulable.o \
 	src/plugins/node_name.o \
-	src/plugins/node_resources_fit.o
+	src/plugins/taint_toleration.o \
+	src/plugins/node_affinity.o \
+	src/plugins/node_ports.o \
+	src/plugins/node_resources_fit.o \
+	src/plugins/balanced_allocation.o \
+	src/plugins/image_locality.o
 
 # Install scripts: sql/scheduler--<version>.sql and upgrade scripts sql/scheduler--<a>--<b>.sql.
 DATA = $(wildcard sql/$(EXTENSION)--*.sql)

@@ -101,7 +101,11 @@ SELECT name, node, result FROM schedule_pending();
 --   x: cpu (1000-500-100)*100/1000 = 40, memory (10240-1100)*100/10240 = 89, (40+89)/2 = 64
 --   y: cpu (2000-1000-100)*100/2000 = 45, memory (10240-1124)*100/10240 = 89, (45+89)/2 = 67
 -- so y wins; counting the best-effort pods as zero would give x 94 and pick x.
+-- (LeastAllocated alone: the default profile's BalancedAllocation, which
+-- counts requests as they are, would prefer x; framework.sql shows that.)
 SELECT pg_temp.reset();
+UPDATE scheduler.profile_plugins SET enabled = (plugin = 'NodeResourcesFit')
+WHERE scheduler_name = 'default-scheduler';
 SELECT pg_temp.node('x', '1', '10Gi');
 SELECT pg_temp.node('y', '2', '10Gi');
 SELECT pg_temp.pod('besteffort-' || i, NULL, NULL, i, 0, '{"nodeName": "x"}') FROM generate_series(1, 5) i;
@@ -111,6 +115,7 @@ SELECT name, node FROM schedule_pending();
 -- node_usage shows requests as they are: the best-effort pods request nothing
 SELECT node, resource, requested FROM scheduler.node_usage
 WHERE resource IN ('cpu', 'memory', 'pods') ORDER BY 1, 2;
+UPDATE scheduler.profile_plugins SET enabled = true WHERE scheduler_name = 'default-scheduler';
 
 ------------------------------------------------------------------------------
 -- NodeResourcesFit reasons, in kube-scheduler's order: Too many pods, cpu,

@@ -43,12 +43,15 @@ CREATE TABLE scheduler.pods (
     phase              text,
     deletion_timestamp timestamptz,
     labels             jsonb NOT NULL DEFAULT '{}',
-    node_selector      jsonb NOT NULL DEFAULT '{}',
+    node_selector      jsonb,          -- NULL when the pod has none
     tolerations        jsonb NOT NULL DEFAULT '[]',
     affinity           jsonb NOT NULL DEFAULT '{}',
     requests           jsonb NOT NULL DEFAULT '{}',
     nonzero_cpu        bigint NOT NULL DEFAULT 0,
     nonzero_memory     bigint NOT NULL DEFAULT 0,
+    host_ports         jsonb NOT NULL DEFAULT '[]',  -- [{"hostIP", "protocol", "hostPort"}]
+    images             jsonb NOT NULL DEFAULT '[]',  -- container images, init containers first
+    has_sidecar        boolean NOT NULL DEFAULT false,
     object             jsonb NOT NULL,
     updated_at         timestamptz NOT NULL DEFAULT now(),
     UNIQUE (namespace, name)
@@ -70,7 +73,8 @@ CREATE INDEX pods_pending ON scheduler.pods (scheduler_name, priority DESC, crea
 CREATE TABLE scheduler.cycle_lock (
     id            boolean PRIMARY KEY DEFAULT true CHECK (id),
     generation    bigint NOT NULL DEFAULT 0,
-    last_cycle_at timestamptz
+    last_cycle_at timestamptz,
+    next_start_node_index integer NOT NULL DEFAULT 0  -- where the next node search starts
 );
 INSERT INTO scheduler.cycle_lock DEFAULT VALUES;
 
@@ -98,9 +102,114 @@ CREATE TRIGGER forget_deleted_pods AFTER DELETE ON scheduler.pods
     REFERENCING OLD TABLE AS gone
     FOR EACH STATEMENT EXECUTE FUNCTION scheduler.forget_deleted_pods();
 
+-- Every change to nodes and pods, for the snapshot cache in each backend
+-- (snapshot.c): a cache re-reads the objects changed by transactions it may
+-- not have seen, those with xid at or above the xmin of its last refresh.
+CREATE TABLE scheduler.changes (
+    xid  xid8 NOT NULL DEFAULT pg_current_xact_id(),
+    kind "char" NOT NULL CHECK (kind IN ('n', 'p', 't')),  -- node, pod, truncate
+    uid  text NOT NULL,
+    name text NOT NULL
+);
+CREATE INDEX changes_xid ON scheduler.changes (xid);
+-- Changes below this xid have been pruned; a cache older than it rebuilds.
+CREATE TABLE scheduler.changes_horizon (
+    id      boolean PRIMARY KEY DEFAULT true CHECK (id),
+    horizon xid8 NOT NULL DEFAULT '0'
+);
+INSERT INTO scheduler.changes_horizon DEFAULT VALUES;
+
+CREATE FUNCTION scheduler.log_node_changes() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF TG_OP IN ('INSERT', 'UPDATE') THEN
+        INSERT INTO scheduler.changes (kind, uid, name) SELECT 'n', uid, name FROM new_rows;
+    END IF;
+    IF TG_OP IN ('DELETE', 'UPDATE') THEN
+        INSERT INTO scheduler.changes (kind, uid, name) SELECT 'n', uid, name FROM old_rows;
+    END IF;
+    RETURN NULL;
+END $$;
+CREATE FUNCTION scheduler.log_pod_changes() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF TG_OP IN ('INSERT', 'UPDATE') THEN
+        INSERT INTO scheduler.changes (kind, uid, name) SELECT 'p', uid, namespace || '/' || name FROM new_rows;
+    END IF;
+    IF TG_OP = 'DELETE' THEN
+        INSERT INTO scheduler.changes (kind, uid, name) SELECT 'p', uid, namespace || '/' || name FROM old_rows;
+    END IF;
+    RETURN NULL;
+END $$;
+CREATE TRIGGER log_insert AFTER INSERT ON scheduler.nodes REFERENCING NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler.log_node_changes();
+CREATE TRIGGER log_update AFTER UPDATE ON scheduler.nodes REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler.log_node_changes();
+CREATE TRIGGER log_delete AFTER DELETE ON scheduler.nodes REFERENCING OLD TABLE AS old_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler.log_node_changes();
+CREATE TRIGGER log_insert AFTER INSERT ON scheduler.pods REFERENCING NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler.log_pod_changes();
+CREATE TRIGGER log_update AFTER UPDATE ON scheduler.pods REFERENCING NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler.log_pod_changes();
+CREATE TRIGGER log_delete AFTER DELETE ON scheduler.pods REFERENCING OLD TABLE AS old_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler.log_pod_changes();
+-- TRUNCATE cannot be logged row by row: it makes every cache rebuild.
+CREATE FUNCTION scheduler.log_truncate() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    INSERT INTO scheduler.changes (kind, uid, name) VALUES ('t', '', '');
+    RETURN NULL;
+END $$;
+CREATE TRIGGER log_truncate AFTER TRUNCATE ON scheduler.nodes
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler.log_truncate();
+CREATE TRIGGER log_truncate AFTER TRUNCATE ON scheduler.pods
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler.log_truncate();
+
+------------------------------------------------------------------------------
+-- Profiles: which plugins a schedulerName runs, in which order, with which
+-- weights and args (kube-scheduler's KubeSchedulerProfile).  A change takes
+-- effect on the next cycle.  A schedulerName without rows runs the default
+-- profile, the rows of 'default-scheduler' as installed.
+------------------------------------------------------------------------------
+CREATE TABLE scheduler.profiles (
+    scheduler_name text PRIMARY KEY,
+    percentage_of_nodes_to_score integer CHECK (percentage_of_nodes_to_score BETWEEN 0 AND 100)
+);
+COMMENT ON COLUMN scheduler.profiles.percentage_of_nodes_to_score IS 'NULL: the GUC scheduler.percentage_of_nodes_to_score';
+
+CREATE TABLE scheduler.profile_plugins (
+    scheduler_name text NOT NULL REFERENCES scheduler.profiles ON UPDATE CASCADE ON DELETE CASCADE,
+    plugin         text NOT NULL,
+    position       integer NOT NULL,
+    enabled        boolean NOT NULL DEFAULT true,
+    weight         integer CHECK (weight >= 0),  -- score weight; NULL: the plugin's default
+    args           jsonb NOT NULL DEFAULT '{}',
+    PRIMARY KEY (scheduler_name, plugin)
+);
+COMMENT ON TABLE scheduler.profile_plugins IS 'Plugins of each profile in order, with score weight and plugin args (kube-scheduler pluginConfig field names)';
+
+INSERT INTO scheduler.profiles VALUES ('default-scheduler', NULL);
+INSERT INTO scheduler.profile_plugins (scheduler_name, plugin, position, weight) VALUES
+    ('default-scheduler', 'NodeUnschedulable', 1, NULL),
+    ('default-scheduler', 'NodeName', 2, NULL),
+    ('default-scheduler', 'TaintToleration', 3, 3),
+    ('default-scheduler', 'NodeAffinity', 4, 2),
+    ('default-scheduler', 'NodePorts', 5, NULL),
+    ('default-scheduler', 'NodeResourcesFit', 6, 1),
+    ('default-scheduler', 'NodeResourcesBalancedAllocation', 7, 1),
+    ('default-scheduler', 'ImageLocality', 8, 1);
+
 ------------------------------------------------------------------------------
 -- Functions
 ------------------------------------------------------------------------------
+CREATE FUNCTION scheduler.check_plugin(plugin text, args jsonb) RETURNS void
+    AS 'MODULE_PATHNAME', 'scheduler_check_plugin' LANGUAGE C STRICT STABLE;
+COMMENT ON FUNCTION scheduler.check_plugin(text, jsonb) IS 'Error unless plugin is known and args are valid for it (kube-scheduler''s args validation)';
+CREATE FUNCTION scheduler.check_profile_plugin() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM scheduler.check_plugin(NEW.plugin, NEW.args);
+    RETURN NEW;
+END $$;
+CREATE TRIGGER check_plugin BEFORE INSERT OR UPDATE ON scheduler.profile_plugins
+    FOR EACH ROW EXECUTE FUNCTION scheduler.check_profile_plugin();
+
 CREATE FUNCTION scheduler.apply(doc jsonb) RETURNS integer
     AS 'MODULE_PATHNAME', 'scheduler_apply' LANGUAGE C STRICT VOLATILE;
 COMMENT ON FUNCTION scheduler.apply(jsonb) IS 'Apply a Node, a Pod, a List of them (kubectl get -o json), or a watch event; returns how many objects changed';
@@ -117,6 +226,20 @@ CREATE FUNCTION @extschema@.schedule_pending(max_pods integer DEFAULT NULL)
     RETURNS TABLE (namespace text, name text, node text, result text, message text)
     AS 'MODULE_PATHNAME', 'schedule_pending' LANGUAGE C VOLATILE;
 COMMENT ON FUNCTION @extschema@.schedule_pending(integer) IS 'Run scheduling cycles for up to max_pods pending pods; one row per pod attempted';
+
+CREATE FUNCTION scheduler.filter(namespace text, name text)
+    RETURNS TABLE (node text, plugin text, code text, reason text)
+    AS 'MODULE_PATHNAME', 'scheduler_filter' LANGUAGE C STRICT VOLATILE;
+COMMENT ON FUNCTION scheduler.filter(text, text) IS 'PreFilter (node NULL) and Filter verdicts of every plugin of the pod''s profile on every node, on the current snapshot';
+
+CREATE FUNCTION scheduler.score(namespace text, name text, feasible_only boolean DEFAULT true)
+    RETURNS TABLE (node text, plugin text, raw bigint, normalized bigint, weighted bigint)
+    AS 'MODULE_PATHNAME', 'scheduler_score' LANGUAGE C STRICT VOLATILE;
+COMMENT ON FUNCTION scheduler.score(text, text, boolean) IS 'Score, normalized score and weighted score of every scoring plugin on every feasible node (or every node)';
+
+CREATE FUNCTION scheduler.num_feasible_nodes_to_find(percentage integer, nodes integer) RETURNS integer
+    AS 'MODULE_PATHNAME', 'num_feasible_nodes_to_find' LANGUAGE C STRICT IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION scheduler.num_feasible_nodes_to_find(integer, integer) IS 'How many feasible nodes a cycle looks for before scoring (kube-scheduler numFeasibleNodesToFind; 0 = adaptive)';
 
 CREATE FUNCTION scheduler.why(namespace text, name text)
     RETURNS TABLE (node text, plugin text, reason text)

@@ -1,10 +1,15 @@
 /*
  * explain.c
- *	  Why a pod is unschedulable: kube-scheduler's FailedScheduling message
- *	  and the per-node diagnosis that scheduler.why() reads.
+ *	  Why a pod is (un)schedulable: kube-scheduler's FailedScheduling message,
+ *	  the per-node diagnosis that scheduler.why() reads, and each stage in SQL:
+ *	  scheduler.filter() and scheduler.score().
  */
 #include "postgres.h"
 
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "fmgr.h"
+#include "funcapi.h"
 #include "lib/stringinfo.h"
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
@@ -24,12 +29,38 @@ cmp_text(const void *a, const void *b)
 	return strcmp(((const ReasonCount *) a)->text, ((const ReasonCount *) b)->text);
 }
 
+static void
+count_reason(ReasonCount **counts, int *n, int *cap, const char *r, int by)
+{
+	int			j;
+
+	for (j = 0; j < *n; j++)
+		if (strcmp((*counts)[j].reason, r) == 0)
+			break;
+	if (j == *n)
+	{
+		if (*n == *cap)
+			*counts = repalloc(*counts, sizeof(ReasonCount) * (*cap *= 2));
+		(*counts)[j].reason = r;
+		(*counts)[j].count = 0;
+		(*n)++;
+	}
+	(*counts)[j].count += by;
+}
+
+static char *
+absent_reason(const CycleResult *res)
+{
+	return psprintf("node(s) didn't satisfy plugin(s) %s", AbsentPluginsText(res));
+}
+
 /*
  * FitErrorMessage
- *		FitError.Error(): "0/N nodes are available: " and, for each reason any
- *		node gave, "<count> <reason>", sorted as strings (Go's sort.Strings,
- *		so "10 X" sorts before "2 Y"), joined with ", ", then ".".
- *		With no nodes at all kube-scheduler reports ErrNoNodesAvailable.
+ *		FitError.Error(): "0/N nodes are available: ", then a PreFilter's
+ *		message alone if one rejected the pod, else for each reason any node
+ *		gave "<count> <reason>", sorted as strings (Go's sort.Strings, so
+ *		"10 X" sorts before "2 Y"), joined with ", "; then ".".  With no nodes
+ *		at all kube-scheduler reports ErrNoNodesAvailable.
  */
 char *
 FitErrorMessage(const CycleResult *res)
@@ -42,35 +73,28 @@ FitErrorMessage(const CycleResult *res)
 	if (res->nnodes == 0)
 		return pstrdup("no nodes available to schedule pods");
 
+	initStringInfo(&buf);
+	appendStringInfo(&buf, "0/%d nodes are available", res->nnodes);
+	if (res->prefilter_plugin >= 0)
+	{
+		appendStringInfo(&buf, ": %s.", StatusMessage(&res->prefilter_status));
+		return buf.data;
+	}
+
 	counts = palloc(sizeof(ReasonCount) * cap);
-	for (int i = 0; i < res->nnodes; i++)
+	for (int i = 0; i < res->nverdicts; i++)
 	{
 		ListCell   *lc;
 
-		foreach(lc, res->statuses[i].reasons)
-		{
-			const char *r = lfirst(lc);
-			int			j;
-
-			for (j = 0; j < ncounts; j++)
-				if (strcmp(counts[j].reason, r) == 0)
-					break;
-			if (j == ncounts)
-			{
-				if (ncounts == cap)
-					counts = repalloc(counts, sizeof(ReasonCount) * (cap *= 2));
-				counts[ncounts].reason = r;
-				counts[ncounts++].count = 0;
-			}
-			counts[j].count++;
-		}
+		foreach(lc, res->verdicts[i].status.reasons)
+			count_reason(&counts, &ncounts, &cap, lfirst(lc), 1);
 	}
+	if (res->nabsent > 0)
+		count_reason(&counts, &ncounts, &cap, absent_reason(res), res->nabsent);
 	for (int j = 0; j < ncounts; j++)
 		counts[j].text = psprintf("%d %s", counts[j].count, counts[j].reason);
 	qsort(counts, ncounts, sizeof(ReasonCount), cmp_text);
 
-	initStringInfo(&buf);
-	appendStringInfo(&buf, "0/%d nodes are available", res->nnodes);
 	for (int j = 0; j < ncounts; j++)
 		appendStringInfo(&buf, "%s%s", j == 0 ? ": " : ", ", counts[j].text);
 	appendStringInfoChar(&buf, '.');
@@ -78,24 +102,57 @@ FitErrorMessage(const CycleResult *res)
 }
 
 static void
-push_kv(JsonbParseState **st, const char *k, const char *v)
+push_string(JsonbParseState **st, JsonbIteratorToken tok, const char *s)
 {
-	JsonbValue	key,
-				val;
+	JsonbValue	v;
 
-	key.type = jbvString;
-	key.val.string.val = (char *) k;
-	key.val.string.len = strlen(k);
-	pushJsonbValue(st, WJB_KEY, &key);
-	val.type = jbvString;
-	val.val.string.val = (char *) v;
-	val.val.string.len = strlen(v);
-	pushJsonbValue(st, WJB_VALUE, &val);
+	v.type = jbvString;
+	v.val.string.val = (char *) s;
+	v.val.string.len = strlen(s);
+	pushJsonbValue(st, tok, &v);
+}
+
+static void
+push_group(JsonbParseState **st, const char *plugin, StatusCode code, const char *reason, List *nodes)
+{
+	ListCell   *lc;
+
+	pushJsonbValue(st, WJB_BEGIN_OBJECT, NULL);
+	push_string(st, WJB_KEY, "plugin");
+	push_string(st, WJB_VALUE, plugin);
+	push_string(st, WJB_KEY, "code");
+	push_string(st, WJB_VALUE, StatusCodeName(code));
+	push_string(st, WJB_KEY, "reason");
+	push_string(st, WJB_VALUE, reason);
+	push_string(st, WJB_KEY, "nodes");
+	pushJsonbValue(st, WJB_BEGIN_ARRAY, NULL);
+	foreach(lc, nodes)
+		push_string(st, WJB_ELEM, lfirst(lc));
+	pushJsonbValue(st, WJB_END_ARRAY, NULL);
+	pushJsonbValue(st, WJB_END_OBJECT, NULL);
+}
+
+/* Nodes of the snapshot not among the verdicts: left out by a PreFilterResult */
+static List *
+absent_nodes(const CycleResult *res)
+{
+	List	   *out = NIL;
+
+	for (int i = 0; i < res->snap->nnodes; i++)
+	{
+		bool		seen = false;
+
+		for (int k = 0; k < res->nverdicts && !seen; k++)
+			seen = (res->verdicts[k].node == res->snap->nodes[i]);
+		if (!seen)
+			out = lappend(out, res->snap->nodes[i]->name);
+	}
+	return out;
 }
 
 /*
  * DiagnosisToJsonb
- *		The rejections, grouped by plugin and message:
+ *		Every node's rejection, grouped by plugin and message:
  *		[{"plugin": ..., "code": ..., "reason": ..., "nodes": [...]}, ...]
  */
 Jsonb *
@@ -103,97 +160,318 @@ DiagnosisToJsonb(const CycleResult *res)
 {
 	JsonbParseState *st = NULL;
 	JsonbValue *out;
-	char	  **msgs = palloc0(sizeof(char *) * Max(res->nnodes, 1));
-	bool	   *done = palloc0(sizeof(bool) * Max(res->nnodes, 1));
-
-	for (int i = 0; i < res->nnodes; i++)
-		if (res->rejected_by[i])
-			msgs[i] = StatusMessage(&res->statuses[i]);
+	int			n = res->nverdicts;
+	char	  **msgs = palloc0(sizeof(char *) * Max(n, 1));
+	bool	   *done = palloc0(sizeof(bool) * Max(n, 1));
 
 	pushJsonbValue(&st, WJB_BEGIN_ARRAY, NULL);
-	for (int i = 0; i < res->nnodes; i++)
+	if (res->prefilter_plugin >= 0 && res->snap)
 	{
-		if (res->rejected_by[i] == NULL || done[i])
-			continue;
-		pushJsonbValue(&st, WJB_BEGIN_OBJECT, NULL);
-		push_kv(&st, "plugin", res->rejected_by[i]->name);
-		push_kv(&st, "code", StatusCodeName(res->statuses[i].code));
-		push_kv(&st, "reason", msgs[i]);
-		{
-			JsonbValue	key;
+		List	   *all = NIL;
 
-			key.type = jbvString;
-			key.val.string.val = "nodes";
-			key.val.string.len = 5;
-			pushJsonbValue(&st, WJB_KEY, &key);
-		}
-		pushJsonbValue(&st, WJB_BEGIN_ARRAY, NULL);
-		for (int j = i; j < res->nnodes; j++)
+		for (int i = 0; i < res->snap->nnodes; i++)
+			all = lappend(all, res->snap->nodes[i]->name);
+		push_group(&st, res->profile->plugins[res->prefilter_plugin].plugin->name,
+				   res->prefilter_status.code, StatusMessage(&res->prefilter_status), all);
+	}
+	for (int i = 0; i < n; i++)
+		msgs[i] = StatusMessage(&res->verdicts[i].status);
+	for (int i = 0; i < n; i++)
+	{
+		const NodeVerdict *v = &res->verdicts[i];
+		List	   *nodes = NIL;
+
+		if (done[i])
+			continue;
+		for (int j = i; j < n; j++)
 		{
-			if (res->rejected_by[j] != res->rejected_by[i] || done[j] ||
-				res->statuses[j].code != res->statuses[i].code ||
+			const NodeVerdict *w = &res->verdicts[j];
+
+			if (done[j] || w->rejected_by != v->rejected_by || w->status.code != v->status.code ||
 				strcmp(msgs[j], msgs[i]) != 0)
 				continue;
-			{
-				JsonbValue	v;
-
-				v.type = jbvString;
-				v.val.string.val = (char *) res->nodes[j].name;
-				v.val.string.len = strlen(res->nodes[j].name);
-				pushJsonbValue(&st, WJB_ELEM, &v);
-			}
+			nodes = lappend(nodes, w->node->name);
 			done[j] = true;
 		}
-		pushJsonbValue(&st, WJB_END_ARRAY, NULL);
-		pushJsonbValue(&st, WJB_END_OBJECT, NULL);
+		push_group(&st, res->profile->plugins[v->rejected_by].plugin->name, v->status.code, msgs[i], nodes);
+	}
+	if (res->nabsent > 0 && res->snap)
+	{
+		char	   *names = AbsentPluginsText(res);
+
+		/* "[A B]" -> "A B" as the plugin column */
+		push_group(&st, pnstrdup(names + 1, strlen(names) - 2), CODE_UNSCHEDULABLE_AND_UNRESOLVABLE,
+				   absent_reason(res), absent_nodes(res));
 	}
 	out = pushJsonbValue(&st, WJB_END_ARRAY, NULL);
 	return JsonbValueToJsonb(out);
 }
 
-/* The names of the plugins that rejected the pod on some node, sorted, as a jsonb array. */
+/* The plugins that rejected the pod somewhere, sorted, as a jsonb array. */
 Jsonb *
 RejectingPlugins(const CycleResult *res)
 {
-	const char *names[16];
-	int			n = 0;
+	List	   *names = NIL;
 	JsonbParseState *st = NULL;
 	JsonbValue *out;
+	ListCell   *lc;
 
-	for (int i = 0; i < res->nnodes; i++)
-	{
-		const char *name;
-		int			j;
+	if (res->prefilter_plugin >= 0)
+		names = list_append_unique_ptr(names, (void *) res->profile->plugins[res->prefilter_plugin].plugin->name);
+	for (int i = 0; i < res->nverdicts; i++)
+		names = list_append_unique_ptr(names, (void *) res->profile->plugins[res->verdicts[i].rejected_by].plugin->name);
+	if (res->nabsent > 0)
+		foreach(lc, res->absent_plugins)
+			names = list_append_unique_ptr(names, lfirst(lc));
 
-		if (res->rejected_by[i] == NULL)
-			continue;
-		name = res->rejected_by[i]->name;
-		for (j = 0; j < n; j++)
-			if (strcmp(names[j], name) == 0)
-				break;
-		if (j == n && n < (int) lengthof(names))
-		{
-			/* insertion sort */
-			int			k = n++;
-
-			while (k > 0 && strcmp(names[k - 1], name) > 0)
-			{
-				names[k] = names[k - 1];
-				k--;
-			}
-			names[k] = name;
-		}
-	}
 	pushJsonbValue(&st, WJB_BEGIN_ARRAY, NULL);
-	for (int j = 0; j < n; j++)
 	{
-		JsonbValue	v;
+		/* sorted: insertion into a small array */
+		int			n = list_length(names);
+		const char **arr = palloc(sizeof(char *) * Max(n, 1));
+		int			k = 0;
 
-		v.type = jbvString;
-		v.val.string.val = (char *) names[j];
-		v.val.string.len = strlen(names[j]);
-		pushJsonbValue(&st, WJB_ELEM, &v);
+		foreach(lc, names)
+		{
+			int			j = k++;
+
+			while (j > 0 && strcmp(arr[j - 1], lfirst(lc)) > 0)
+			{
+				arr[j] = arr[j - 1];
+				j--;
+			}
+			arr[j] = lfirst(lc);
+		}
+		for (int j = 0; j < k; j++)
+			push_string(&st, WJB_ELEM, arr[j]);
 	}
 	out = pushJsonbValue(&st, WJB_END_ARRAY, NULL);
 	return JsonbValueToJsonb(out);
+}
+
+/* ------------------------------------------------------------------------
+ * scheduler.filter() and scheduler.score(): every stage for one pod, on the
+ * current snapshot, with the profile of the pod's schedulerName.
+ * ------------------------------------------------------------------------
+ */
+typedef struct Explained
+{
+	ClusterSnapshot *snap;
+	Profile    *profile;
+	PodInfo		pod;
+	CycleCtx   *ctx;
+	CycleResult res;
+	bool		prefilter_ok;
+	List	   *names;
+	bool		restricted;
+} Explained;
+
+static void
+explain_setup(FunctionCallInfo fcinfo, Explained *e)
+{
+	char	   *ns = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	char	   *name = text_to_cstring(PG_GETARG_TEXT_PP(1));
+	Oid			types[2] = {TEXTOID, TEXTOID};
+	Datum		args[2] = {PG_GETARG_DATUM(0), PG_GETARG_DATUM(1)};
+	char	   *sched;
+
+	if (SPI_execute_with_args(psprintf("SELECT %s, scheduler_name FROM scheduler.pods"
+									   " WHERE namespace = $1 AND name = $2", PodInfoColumns),
+							  2, types, args, NULL, false, 0) != SPI_OK_SELECT)
+		elog(ERROR, "could not read scheduler.pods");
+	if (SPI_processed == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("pod %s/%s not found", ns, name),
+				 errhint("Load it with scheduler.apply().")));
+	PodInfoFromTuple(&e->pod, SPI_tuptable->vals[0], SPI_tuptable->tupdesc);
+	sched = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, SPI_tuptable->tupdesc->natts);
+	SPI_freetuptable(SPI_tuptable);
+
+	e->snap = SnapshotGet();
+	e->profile = ProfileLoad(sched);
+	e->ctx = NewCycleCtx(e->snap, e->profile);
+	memset(&e->res, 0, sizeof(e->res));
+	e->res.nnodes = e->snap->nnodes;
+	e->res.snap = e->snap;
+	e->res.profile = e->profile;
+	e->prefilter_ok = RunPreFilters(e->ctx, &e->pod, &e->res, &e->names, &e->restricted);
+}
+
+static char *
+names_text(List *names)
+{
+	StringInfoData buf;
+	ListCell   *lc;
+
+	initStringInfo(&buf);
+	foreach(lc, names)
+		appendStringInfo(&buf, "%s%s", foreach_current_index(lc) ? " " : "", (char *) lfirst(lc));
+	return buf.data;
+}
+
+PG_FUNCTION_INFO_V1(scheduler_filter);
+/*
+ * scheduler.filter(namespace, name)
+ *		RETURNS TABLE (node text, plugin text, code text, reason text)
+ *
+ * One row per plugin with a PreFilter (node NULL): its code, and its reason;
+ * a PreFilterResult reads "restricts nodes to [a b]".  Then one row per node
+ * and Filter plugin, every plugin on every node (not only up to the first
+ * rejection), skipping plugins whose PreFilter said Skip.
+ */
+Datum
+scheduler_filter(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	Explained	e;
+	const Profile *prof;
+
+	InitMaterializedSRF(fcinfo, 0);
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	explain_setup(fcinfo, &e);
+	prof = e.profile;
+
+	for (int i = 0; i < prof->nplugins; i++)
+	{
+		const Plugin *pl = prof->plugins[i].plugin;
+		Datum		v[4];
+		bool		nulls[4] = {true, false, false, false};
+		const char *code;
+		char	   *reason;
+
+		if (pl->prefilter == NULL)
+			continue;
+		if (e.res.prefilter_plugin == i)
+		{
+			code = StatusCodeName(e.res.prefilter_status.code);
+			reason = StatusMessage(&e.res.prefilter_status);
+		}
+		else if (e.ctx->skip_filter[i] && pl->filter != NULL)
+		{
+			code = "Skip";
+			reason = "";
+		}
+		else if (e.res.prefilter_plugin >= 0 && i > e.res.prefilter_plugin)
+			continue;			/* not reached */
+		else
+		{
+			code = "Success";
+			reason = "";
+			if (e.ctx->calls[i].restricts_nodes)
+				reason = psprintf("restricts nodes to [%s]", names_text(e.ctx->calls[i].node_names));
+		}
+		v[1] = CStringGetTextDatum(pl->name);
+		v[2] = CStringGetTextDatum(code);
+		v[3] = CStringGetTextDatum(reason);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, nulls);
+	}
+
+	for (int k = 0; k < e.snap->nnodes; k++)
+	{
+		NodeInfo   *node = e.snap->nodes[k];
+
+		for (int i = 0; i < prof->nplugins; i++)
+		{
+			const Plugin *pl = prof->plugins[i].plugin;
+			Status		st = {CODE_SUCCESS, NIL};
+			Datum		v[4];
+			bool		nulls[4] = {false, false, false, false};
+
+			if (e.ctx->skip_filter[i] || pl->filter == NULL || e.res.prefilter_plugin == i)
+				continue;
+			pl->filter(&e.ctx->calls[i], &e.pod, node, &st);
+			v[0] = CStringGetTextDatum(node->name);
+			v[1] = CStringGetTextDatum(pl->name);
+			v[2] = CStringGetTextDatum(StatusCodeName(st.code));
+			v[3] = CStringGetTextDatum(StatusMessage(&st));
+			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, nulls);
+		}
+	}
+	SPI_finish();
+	return (Datum) 0;
+}
+
+PG_FUNCTION_INFO_V1(scheduler_score);
+/*
+ * scheduler.score(namespace, name, feasible_only boolean DEFAULT true)
+ *		RETURNS TABLE (node text, plugin text, raw bigint, normalized bigint, weighted bigint)
+ *
+ * Every scoring plugin on every feasible node (all nodes, no sampling; every
+ * node when feasible_only is false).  A plugin whose PreScore said Skip
+ * gives one row with node and scores NULL.
+ */
+Datum
+scheduler_score(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	bool		feasible_only = PG_GETARG_BOOL(2);
+	Explained	e;
+	const Profile *prof;
+	NodeInfo  **cand;
+	int			ncand;
+	int			nabsent;
+	NodeInfo  **nodes;
+	int			n = 0;
+	int64	  **raw;
+	int64	  **norm;
+	int64	   *totals;
+
+	InitMaterializedSRF(fcinfo, 0);
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	explain_setup(fcinfo, &e);
+	prof = e.profile;
+	if (feasible_only && !e.prefilter_ok)
+	{
+		SPI_finish();
+		return (Datum) 0;
+	}
+
+	cand = feasible_only ? CandidateNodes(e.snap, e.names, e.restricted, &ncand, &nabsent) : e.snap->nodes;
+	if (!feasible_only)
+		ncand = e.snap->nnodes;
+	nodes = palloc(sizeof(NodeInfo *) * Max(ncand, 1));
+	for (int k = 0; k < ncand; k++)
+	{
+		Status		st = {CODE_SUCCESS, NIL};
+
+		if (!feasible_only || RunFilters(e.ctx, &e.pod, cand[k], &st) < 0)
+			nodes[n++] = cand[k];
+	}
+	raw = palloc0(sizeof(int64 *) * Max(prof->nplugins, 1));
+	norm = palloc0(sizeof(int64 *) * Max(prof->nplugins, 1));
+	totals = palloc0(sizeof(int64) * Max(n, 1));
+	RunScores(e.ctx, &e.pod, nodes, n, raw, norm, totals);
+
+	for (int i = 0; i < prof->nplugins; i++)
+	{
+		const Plugin *pl = prof->plugins[i].plugin;
+
+		if (pl->score == NULL || prof->plugins[i].weight == 0)
+			continue;
+		if (raw[i] == NULL)
+		{
+			Datum		v[5] = {0, CStringGetTextDatum(pl->name), 0, 0, 0};
+			bool		nulls[5] = {true, false, true, true, true};
+
+			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, nulls);
+			continue;
+		}
+		for (int k = 0; k < n; k++)
+		{
+			Datum		v[5];
+			bool		nulls[5] = {false, false, false, false, false};
+
+			v[0] = CStringGetTextDatum(nodes[k]->name);
+			v[1] = CStringGetTextDatum(pl->name);
+			v[2] = Int64GetDatum(raw[i][k]);
+			v[3] = Int64GetDatum(norm[i][k]);
+			v[4] = Int64GetDatum(norm[i][k] * prof->plugins[i].weight);
+			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, nulls);
+		}
+	}
+	SPI_finish();
+	return (Datum) 0;
 }

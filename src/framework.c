@@ -1,30 +1,34 @@
 /*
  * framework.c
- *	  One scheduling cycle for one pod over a snapshot: Filter each node with
- *	  the profile's plugins in order, Score the feasible ones, pick the best.
+ *	  One scheduling cycle for one pod over a snapshot, with kube-scheduler's
+ *	  extension points: PreFilter, Filter, PostFilter (none yet), PreScore,
+ *	  Score, NormalizeScore, weights, and selecting the host.
  *
- * As kube-scheduler's framework does, a node's filtering stops at the first
- * plugin that does not return Success, and that plugin's status (with all
- * its reasons) is what the node reports.  Scores are summed with plugin
- * weights; equal top scores are broken at random, each tied node equally
- * likely (selectHost's reservoir sampling).
+ * As in kube-scheduler (schedule_one.go, runtime/framework.go):
+ *	 - PreFilter may Skip a plugin's Filter for this pod, reject the pod on
+ *	   every node, or restrict the nodes to a set of names (the intersection
+ *	   over plugins); nodes left out report "node(s) didn't satisfy
+ *	   plugin(s) [...]".
+ *	 - Filter runs the plugins in profile order and stops at the first that
+ *	   does not return Success; that status is the node's.
+ *	 - The search for feasible nodes starts where the previous one stopped
+ *	   and goes round the node list, stopping once numFeasibleNodesToFind
+ *	   feasible nodes are found (percentageOfNodesToScore).
+ *	 - One feasible node is chosen without scoring.  Otherwise PreScore may
+ *	   Skip a plugin's Score; scores are normalized, checked to be in
+ *	   [0, 100], weighted and summed; equal top totals are broken at random,
+ *	   each tied node equally likely (reservoir sampling, as selectHost).
  */
 #include "postgres.h"
 
 #include "common/pg_prng.h"
+#include "fmgr.h"
 
 #include "scheduler.h"
 
-/* kube-scheduler's default profile order, as far as the plugins exist */
-static const Plugin *const filter_plugins[] = {
-	&NodeUnschedulablePlugin,
-	&NodeNamePlugin,
-	&NodeResourcesFitPlugin,
-};
-
-static const Plugin *const score_plugins[] = {
-	&NodeResourcesFitPlugin,
-};
+#define MAX_NODE_SCORE 100
+#define MIN_FEASIBLE_NODES_TO_FIND 100
+#define MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND 5
 
 const char *
 StatusCodeName(StatusCode code)
@@ -45,6 +49,14 @@ StatusCodeName(StatusCode code)
 	return "Unknown";
 }
 
+void
+StatusSet(Status *st, StatusCode code, const char *reason)
+{
+	st->code = code;
+	if (reason)
+		st->reasons = lappend(st->reasons, (void *) reason);
+}
+
 /* Status.Message(): the reasons joined with ", " */
 char *
 StatusMessage(const Status *st)
@@ -62,54 +74,430 @@ StatusMessage(const Status *st)
 	return buf.data;
 }
 
-void
-RunSchedulingCycle(ClusterSnapshot *snap, const PodInfo *pod, CycleResult *res)
+/*
+ * numFeasibleNodesToFind: every node below 100 nodes; else the percentage
+ * (0 = adaptive: 50 - nodes/125, at least 5) of the nodes, at least 100.
+ */
+int
+NumFeasibleNodesToFind(int percentage, int num_all_nodes)
 {
-	int64		best = -1;
-	int			ties = 0;
+	int64		n;
+
+	if (num_all_nodes < MIN_FEASIBLE_NODES_TO_FIND)
+		return num_all_nodes;
+	if (percentage == 0)
+	{
+		percentage = 50 - num_all_nodes / 125;
+		if (percentage < MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND)
+			percentage = MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND;
+	}
+	n = (int64) num_all_nodes * percentage / 100;
+	if (n < MIN_FEASIBLE_NODES_TO_FIND)
+		return MIN_FEASIBLE_NODES_TO_FIND;
+	return (int) n;
+}
+
+/* helper.DefaultNormalizeScore */
+void
+DefaultNormalizeScore(int64 max_priority, bool reverse, int64 *scores, int n)
+{
+	int64		max = 0;
+
+	for (int i = 0; i < n; i++)
+		if (scores[i] > max)
+			max = scores[i];
+	if (max == 0)
+	{
+		if (reverse)
+			for (int i = 0; i < n; i++)
+				scores[i] = max_priority;
+		return;
+	}
+	for (int i = 0; i < n; i++)
+	{
+		int64		s = max_priority * scores[i] / max;
+
+		scores[i] = reverse ? max_priority - s : s;
+	}
+}
+
+/* ------------------------------------------------------------------------
+ * The stages, shared by the cycle and by scheduler.filter()/score()
+ * ------------------------------------------------------------------------
+ */
+
+/*
+ * RunPreFilters
+ *		Fill ctx->calls and ctx->skip_filter; on a rejection set
+ *		res->prefilter_plugin/status and return false.  *names is the
+ *		intersection of the plugins' node names, or NIL (all nodes).
+ */
+bool
+RunPreFilters(CycleCtx *ctx, const PodInfo *pod, CycleResult *res, List **names, bool *restricted)
+{
+	const Profile *prof = ctx->profile;
+	int			unschedulable = -1;
+	Status		unschedulable_st = {CODE_SUCCESS, NIL};
+
+	*names = NIL;
+	*restricted = false;
+	res->prefilter_plugin = -1;
+	for (int i = 0; i < prof->nplugins; i++)
+	{
+		const Plugin *pl = prof->plugins[i].plugin;
+		Status		st = {CODE_SUCCESS, NIL};
+		List	   *these = NIL;
+
+		ctx->calls[i].args = prof->plugins[i].args;
+		ctx->calls[i].state = NULL;
+		ctx->calls[i].snap = ctx->snap;
+		ctx->calls[i].restricts_nodes = false;
+		ctx->calls[i].node_names = NIL;
+		ctx->skip_filter[i] = (pl->filter == NULL);
+		if (pl->prefilter == NULL)
+			continue;
+		pl->prefilter(&ctx->calls[i], pod, &st, &these);
+		if (st.code == CODE_SKIP)
+		{
+			ctx->skip_filter[i] = true;
+			continue;
+		}
+		if (st.code == CODE_ERROR)
+		{
+			res->prefilter_plugin = i;
+			res->prefilter_status.code = CODE_ERROR;
+			res->prefilter_status.reasons =
+				list_make1(psprintf("running PreFilter plugin \"%s\": %s", pl->name, StatusMessage(&st)));
+			return false;
+		}
+		if (st.code == CODE_UNSCHEDULABLE_AND_UNRESOLVABLE)
+		{
+			res->prefilter_plugin = i;
+			res->prefilter_status = st;
+			return false;
+		}
+		if (st.code == CODE_UNSCHEDULABLE)
+		{
+			/* the remaining PreFilters still run; this is reported after */
+			if (unschedulable < 0)
+			{
+				unschedulable = i;
+				unschedulable_st = st;
+			}
+			continue;
+		}
+		if (these != NIL || ctx->calls[i].restricts_nodes)
+		{
+			ctx->calls[i].restricts_nodes = true;
+			ctx->calls[i].node_names = these;
+			res->absent_plugins = lappend(res->absent_plugins, (void *) pl->name);
+			if (!*restricted)
+				*names = these;
+			else
+			{
+				List	   *keep = NIL;
+				ListCell   *a;
+
+				foreach(a, *names)
+				{
+					ListCell   *b;
+
+					foreach(b, these)
+						if (strcmp(lfirst(a), lfirst(b)) == 0)
+						{
+							keep = lappend(keep, lfirst(a));
+							break;
+						}
+				}
+				*names = keep;
+			}
+			*restricted = true;
+			if (*names == NIL)
+			{
+				/* PreFilterResult.Merge came out empty */
+				res->prefilter_plugin = i;
+				res->prefilter_status.code = CODE_UNSCHEDULABLE_AND_UNRESOLVABLE;
+				res->prefilter_status.reasons = list_make1(list_length(res->absent_plugins) == 1 ?
+														   psprintf("node(s) didn't satisfy plugin %s", pl->name) :
+														   psprintf("node(s) didn't satisfy plugin(s) %s simultaneously",
+																	AbsentPluginsText(res)));
+				return false;
+			}
+		}
+	}
+	if (unschedulable >= 0)
+	{
+		res->prefilter_plugin = unschedulable;
+		res->prefilter_status = unschedulable_st;
+		return false;
+	}
+	return true;
+}
+
+static int
+cmp_cstring(const ListCell *a, const ListCell *b)
+{
+	return strcmp(lfirst(a), lfirst(b));
+}
+
+/* "[A B]": the plugins that restricted the nodes, sorted, as Go prints a slice */
+char *
+AbsentPluginsText(const CycleResult *res)
+{
+	List	   *sorted = list_copy(res->absent_plugins);
+	StringInfoData buf;
+	ListCell   *lc;
+
+	list_sort(sorted, cmp_cstring);
+	initStringInfo(&buf);
+	appendStringInfoChar(&buf, '[');
+	foreach(lc, sorted)
+		appendStringInfo(&buf, "%s%s", foreach_current_index(lc) ? " " : "", (char *) lfirst(lc));
+	appendStringInfoChar(&buf, ']');
+	return buf.data;
+}
+
+/* Filter one node, stopping at the first plugin that does not pass it. */
+int
+RunFilters(CycleCtx *ctx, const PodInfo *pod, const NodeInfo *node, Status *st)
+{
+	const Profile *prof = ctx->profile;
+
+	for (int i = 0; i < prof->nplugins; i++)
+	{
+		if (ctx->skip_filter[i])
+			continue;
+		st->code = CODE_SUCCESS;
+		st->reasons = NIL;
+		prof->plugins[i].plugin->filter(&ctx->calls[i], pod, node, st);
+		if (st->code != CODE_SUCCESS)
+		{
+			if (st->code == CODE_ERROR)
+				st->reasons = list_make1(psprintf("running \"%s\" filter plugin: %s",
+												  prof->plugins[i].plugin->name, StatusMessage(st)));
+			return i;
+		}
+	}
+	return -1;
+}
+
+/*
+ * RunScores
+ *		PreScore, Score and NormalizeScore of every scoring plugin over the
+ *		feasible nodes.  raw[p][k] and norm[p][k] per plugin p and node k
+ *		(NULL rows for plugins that did not score); totals[k] the weighted sum.
+ *		An Error is raised as an ERROR naming the plugin.
+ */
+void
+RunScores(CycleCtx *ctx, const PodInfo *pod, NodeInfo **nodes, int n,
+		  int64 **raw, int64 **norm, int64 *totals)
+{
+	const Profile *prof = ctx->profile;
+
+	memset(totals, 0, sizeof(int64) * Max(n, 1));
+	for (int i = 0; i < prof->nplugins; i++)
+	{
+		const Plugin *pl = prof->plugins[i].plugin;
+		int			weight = prof->plugins[i].weight;
+		Status		st = {CODE_SUCCESS, NIL};
+		int64	   *scores;
+
+		raw[i] = norm[i] = NULL;
+		if (pl->score == NULL || weight == 0)
+			continue;
+		if (pl->prescore)
+		{
+			pl->prescore(&ctx->calls[i], pod, nodes, n, &st);
+			if (st.code == CODE_SKIP)
+				continue;
+			if (st.code != CODE_SUCCESS)
+				ereport(ERROR,
+						(errcode(ERRCODE_EXTERNAL_ROUTINE_EXCEPTION),
+						 errmsg("running PreScore plugin \"%s\": %s", pl->name, StatusMessage(&st))));
+		}
+		raw[i] = palloc(sizeof(int64) * Max(n, 1));
+		for (int k = 0; k < n; k++)
+		{
+			st.code = CODE_SUCCESS;
+			st.reasons = NIL;
+			raw[i][k] = pl->score(&ctx->calls[i], pod, nodes[k], &st);
+			if (st.code != CODE_SUCCESS)
+				ereport(ERROR,
+						(errcode(ERRCODE_EXTERNAL_ROUTINE_EXCEPTION),
+						 errmsg("running Score plugin \"%s\" on node %s: %s",
+								pl->name, nodes[k]->name, StatusMessage(&st))));
+		}
+		scores = palloc(sizeof(int64) * Max(n, 1));
+		memcpy(scores, raw[i], sizeof(int64) * n);
+		if (pl->normalize)
+		{
+			st.code = CODE_SUCCESS;
+			pl->normalize(&ctx->calls[i], pod, scores, n, &st);
+		}
+		for (int k = 0; k < n; k++)
+		{
+			if (scores[k] < 0 || scores[k] > MAX_NODE_SCORE)
+				ereport(ERROR,
+						(errcode(ERRCODE_EXTERNAL_ROUTINE_EXCEPTION),
+						 errmsg("plugin \"%s\" returns an invalid score %lld, it should in the range of [0, 100] after normalizing",
+								pl->name, (long long) scores[k])));
+			totals[k] += scores[k] * weight;
+		}
+		norm[i] = scores;
+	}
+}
+
+CycleCtx *
+NewCycleCtx(ClusterSnapshot *snap, const Profile *profile)
+{
+	CycleCtx   *ctx = palloc0(sizeof(CycleCtx));
+
+	ctx->snap = snap;
+	ctx->profile = profile;
+	ctx->calls = palloc0(sizeof(PluginCall) * Max(profile->nplugins, 1));
+	ctx->skip_filter = palloc0(sizeof(bool) * Max(profile->nplugins, 1));
+	return ctx;
+}
+
+/*
+ * The nodes a pod is filtered against: all of them in NodeTree order, or
+ * those a PreFilterResult names (in snapshot order); *nabsent counts the
+ * nodes left out.
+ */
+NodeInfo **
+CandidateNodes(ClusterSnapshot *snap, List *names, bool restricted, int *n, int *nabsent)
+{
+	NodeInfo  **out;
+
+	*nabsent = 0;
+	if (!restricted)
+	{
+		*n = snap->nnodes;
+		return snap->nodes;
+	}
+	out = palloc(sizeof(NodeInfo *) * Max(list_length(names), 1));
+	*n = 0;
+	for (int i = 0; i < snap->nnodes; i++)
+	{
+		ListCell   *lc;
+
+		foreach(lc, names)
+			if (strcmp(lfirst(lc), snap->nodes[i]->name) == 0)
+			{
+				out[(*n)++] = snap->nodes[i];
+				break;
+			}
+	}
+	*nabsent = snap->nnodes - *n;
+	return out;
+}
+
+/*
+ * RunSchedulingCycle
+ *		Decide where pod goes.  *next_start is where the node search starts;
+ *		it is advanced past the nodes this cycle examined.
+ */
+void
+RunSchedulingCycle(ClusterSnapshot *snap, const Profile *profile, const PodInfo *pod,
+				   int *next_start, CycleResult *res)
+{
+	CycleCtx   *ctx = NewCycleCtx(snap, profile);
+	List	   *names;
+	bool		restricted;
+	NodeInfo  **cand;
+	int			ncand;
+	int			to_find;
+	NodeInfo  **feasible;
+	int			nfeasible = 0;
+	int			start;
+	int			examined = 0;
+	int			percentage;
 
 	memset(res, 0, sizeof(*res));
 	res->nnodes = snap->nnodes;
-	res->nodes = snap->nodes;
-	res->rejected_by = palloc0(sizeof(Plugin *) * Max(snap->nnodes, 1));
-	res->statuses = palloc0(sizeof(Status) * Max(snap->nnodes, 1));
+	res->snap = snap;
+	res->profile = profile;
+	res->best_score = -1;
 
-	for (int i = 0; i < snap->nnodes; i++)
+	if (!RunPreFilters(ctx, pod, res, &names, &restricted))
+		return;
+	cand = CandidateNodes(snap, names, restricted, &ncand, &res->nabsent);
+	if (ncand == 0)
+		return;
+
+	percentage = profile->percentage_of_nodes_to_score >= 0 ?
+		profile->percentage_of_nodes_to_score : scheduler_percentage_of_nodes_to_score;
+	to_find = NumFeasibleNodesToFind(percentage, ncand);
+	feasible = palloc(sizeof(NodeInfo *) * Max(to_find, 1));
+	res->verdicts = palloc0(sizeof(NodeVerdict) * ncand);
+	start = (*next_start) % ncand;
+
+	for (int i = 0; i < ncand && nfeasible < to_find; i++)
 	{
-		NodeInfo   *node = &snap->nodes[i];
-		int64		total = 0;
-		bool		feasible = true;
+		NodeInfo   *node = cand[(start + i) % ncand];
+		Status		st = {CODE_SUCCESS, NIL};
+		int			rejected = RunFilters(ctx, pod, node, &st);
 
-		for (size_t p = 0; p < lengthof(filter_plugins); p++)
+		examined++;
+		if (rejected < 0)
+			feasible[nfeasible++] = node;
+		else
 		{
-			Status	   *st = &res->statuses[i];
+			NodeVerdict *v = &res->verdicts[res->nverdicts++];
 
-			filter_plugins[p]->filter(pod, node, st);
-			if (st->code != CODE_SUCCESS)
-			{
-				res->rejected_by[i] = filter_plugins[p];
-				feasible = false;
-				break;
-			}
-		}
-		if (!feasible)
-			continue;
-
-		for (size_t p = 0; p < lengthof(score_plugins); p++)
-			total += score_plugins[p]->score(pod, node) * score_plugins[p]->weight;
-
-		if (total > best)
-		{
-			best = total;
-			ties = 1;
-			res->chosen = node;
-		}
-		else if (total == best)
-		{
-			ties++;
-			if (pg_prng_uint64_range(&pg_global_prng_state, 0, ties - 1) == 0)
-				res->chosen = node;
+			v->node = node;
+			v->rejected_by = rejected;
+			v->status = st;
 		}
 	}
-	res->best_score = best;
+	*next_start = (*next_start + examined) % snap->nnodes;
+
+	if (nfeasible == 0)
+		return;
+	if (nfeasible == 1)
+	{
+		res->chosen = feasible[0];
+		return;
+	}
+
+	{
+		int64	  **raw = palloc(sizeof(int64 *) * Max(profile->nplugins, 1));
+		int64	  **norm = palloc(sizeof(int64 *) * Max(profile->nplugins, 1));
+		int64	   *totals = palloc(sizeof(int64) * nfeasible);
+		int64		best = -1;
+		int			ties = 0;
+
+		RunScores(ctx, pod, feasible, nfeasible, raw, norm, totals);
+		for (int k = 0; k < nfeasible; k++)
+		{
+			if (totals[k] > best)
+			{
+				best = totals[k];
+				ties = 1;
+				res->chosen = feasible[k];
+			}
+			else if (totals[k] == best)
+			{
+				ties++;
+				if (pg_prng_uint64_range(&scheduler_prng, 0, ties - 1) == 0)
+					res->chosen = feasible[k];
+			}
+		}
+		res->best_score = best;
+	}
+}
+
+PG_FUNCTION_INFO_V1(num_feasible_nodes_to_find);
+/* scheduler.num_feasible_nodes_to_find(percentage, nodes) */
+Datum
+num_feasible_nodes_to_find(PG_FUNCTION_ARGS)
+{
+	int32		pct = PG_GETARG_INT32(0);
+	int32		n = PG_GETARG_INT32(1);
+
+	if (pct < 0 || pct > 100 || n < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("percentage must be 0..100 and nodes at least 0")));
+	PG_RETURN_INT32(NumFeasibleNodesToFind(pct, n));
 }

@@ -24,6 +24,7 @@
 #include "fmgr.h"
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
+#include "utils/numeric.h"
 #include "utils/timestamp.h"
 
 #include "jsonutil.h"
@@ -205,13 +206,97 @@ check_tolerations(JsonbValue *v, const char *what, const char *path)
 
 		(void) JGetString(t, "key", what, ipath);
 		(void) JGetString(t, "value", what, ipath);
-		if (op && op[0] != '\0' && strcmp(op, "Exists") != 0 && strcmp(op, "Equal") != 0)
+		if (op && op[0] != '\0' && strcmp(op, "Exists") != 0 && strcmp(op, "Equal") != 0 &&
+			strcmp(op, "Gt") != 0 && strcmp(op, "Lt") != 0)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("%s: %s.operator: unsupported value \"%s\": supported values: \"Equal\", \"Exists\"",
+					 errmsg("%s: %s.operator: unsupported value \"%s\": supported values: \"Equal\", \"Exists\", \"Gt\", \"Lt\"",
 							what, ipath, op)));
 		check_effect(effect, false, what, ipath);
 	}
+}
+
+/* ------------------------------------------------------------------------
+ * What the plugins read of a pod's containers: host ports (NodePorts: of
+ * containers and restartable init containers, hostPort > 0, hostIP default
+ * "0.0.0.0", protocol default "TCP"), images (ImageLocality: init containers
+ * then containers), and whether it has a sidecar (restartPolicy Always).
+ * ------------------------------------------------------------------------
+ */
+static void
+container_facts(JsonbContainer *spec, const char *what, Jsonb **ports_out, Jsonb **images_out,
+				bool *has_sidecar)
+{
+	static const char *const lists[] = {"initContainers", "containers"};
+	JsonbParseState *ps = NULL;
+	JsonbParseState *is = NULL;
+	JsonbValue	v;
+
+	*has_sidecar = false;
+	pushJsonbValue(&ps, WJB_BEGIN_ARRAY, NULL);
+	pushJsonbValue(&is, WJB_BEGIN_ARRAY, NULL);
+	for (int l = 0; l < 2; l++)
+	{
+		JsonbContainer *arr = JGetArray(spec, lists[l], what, "spec");
+
+		for (int i = 0; arr && i < (int) JsonContainerSize(arr); i++)
+		{
+			char	   *path = psprintf("spec.%s[%d]", lists[l], i);
+			JsonbContainer *c = JObject(getIthJsonbValueFromContainer(arr, i), what, path);
+			char	   *image = JGetString(c, "image", what, path);
+			char	   *policy = JGetString(c, "restartPolicy", what, path);
+			bool		sidecar = (l == 0 && policy && strcmp(policy, "Always") == 0);
+			JsonbContainer *ports = JGetArray(c, "ports", what, path);
+
+			if (image)
+			{
+				v.type = jbvString;
+				v.val.string.val = image;
+				v.val.string.len = strlen(image);
+				pushJsonbValue(&is, WJB_ELEM, &v);
+			}
+			*has_sidecar |= sidecar;
+			if (l == 0 && !sidecar)
+				continue;		/* ports of plain init containers are not held */
+			for (int k = 0; ports && k < (int) JsonContainerSize(ports); k++)
+			{
+				char	   *ppath = psprintf("%s.ports[%d]", path, k);
+				JsonbContainer *p = JObject(getIthJsonbValueFromContainer(ports, k), what, ppath);
+				int32		host_port = JInt32(JGet(p, "hostPort"), what, psprintf("%s.hostPort", ppath));
+				char	   *ip = JGetString(p, "hostIP", what, ppath);
+				char	   *proto = JGetString(p, "protocol", what, ppath);
+
+				(void) JInt32(JGet(p, "containerPort"), what, psprintf("%s.containerPort", ppath));
+				if (host_port <= 0)
+					continue;
+				pushJsonbValue(&ps, WJB_BEGIN_OBJECT, NULL);
+				v.type = jbvString;
+				v.val.string.val = "hostIP";
+				v.val.string.len = 6;
+				pushJsonbValue(&ps, WJB_KEY, &v);
+				ip = (ip && ip[0]) ? ip : "0.0.0.0";
+				v.val.string.val = ip;
+				v.val.string.len = strlen(ip);
+				pushJsonbValue(&ps, WJB_VALUE, &v);
+				v.val.string.val = "protocol";
+				v.val.string.len = 8;
+				pushJsonbValue(&ps, WJB_KEY, &v);
+				proto = (proto && proto[0]) ? proto : "TCP";
+				v.val.string.val = proto;
+				v.val.string.len = strlen(proto);
+				pushJsonbValue(&ps, WJB_VALUE, &v);
+				v.val.string.val = "hostPort";
+				v.val.string.len = 8;
+				pushJsonbValue(&ps, WJB_KEY, &v);
+				v.type = jbvNumeric;
+				v.val.numeric = int64_to_numeric(host_port);
+				pushJsonbValue(&ps, WJB_VALUE, &v);
+				pushJsonbValue(&ps, WJB_END_OBJECT, NULL);
+			}
+		}
+	}
+	*ports_out = JsonbValueToJsonb(pushJsonbValue(&ps, WJB_END_ARRAY, NULL));
+	*images_out = JsonbValueToJsonb(pushJsonbValue(&is, WJB_END_ARRAY, NULL));
 }
 
 /* ------------------------------------------------------------------------
@@ -301,9 +386,12 @@ apply_pod(JsonbValue *objv, JsonbContainer *obj, const char *ns, const char *nam
 {
 	static Oid	types[] = {TEXTOID, TEXTOID, TEXTOID, TEXTOID, TIMESTAMPTZOID, TEXTOID,
 		TEXTOID, INT4OID, TEXTOID, TIMESTAMPTZOID, JSONBOID, JSONBOID, JSONBOID, JSONBOID,
-	JSONBOID, INT8OID, INT8OID, JSONBOID};
-	Datum		values[18];
-	char		nulls[18];
+	JSONBOID, INT8OID, INT8OID, JSONBOID, JSONBOID, JSONBOID, BOOLOID};
+	Datum		values[21];
+	char		nulls[21];
+	Jsonb	   *host_ports;
+	Jsonb	   *images;
+	bool		has_sidecar;
 	JsonbContainer *spec = JGetObject(obj, "spec", what, NULL);
 	JsonbContainer *status = JGetObject(obj, "status", what, NULL);
 	JsonbValue *labels = JGet(meta, "labels");
@@ -323,6 +411,7 @@ apply_pod(JsonbValue *objv, JsonbContainer *obj, const char *ns, const char *nam
 	check_tolerations(tolerations, what, "spec.tolerations");
 	(void) JObject(affinity, what, "spec.affinity");
 	PodEffectiveRequests(spec, what, &req, &nz_cpu, &nz_mem);
+	container_facts(spec, what, &host_ports, &images, &has_sidecar);
 
 	values[0] = CStringGetTextDatum(uid);
 	values[1] = CStringGetTextDatum(ns);
@@ -343,13 +432,20 @@ apply_pod(JsonbValue *objv, JsonbContainer *obj, const char *ns, const char *nam
 	else
 		nulls[9] = 'n';
 	values[10] = jsonb_or(labels, "{}");
-	values[11] = jsonb_or(selector, "{}");
+	/* absent and empty differ for NodeAffinity's PreFilter */
+	if (selector)
+		values[11] = JsonbPGetDatum(JToJsonb(selector));
+	else
+		nulls[11] = 'n';
 	values[12] = jsonb_or(tolerations, "[]");
 	values[13] = jsonb_or(affinity, "{}");
 	values[14] = JsonbPGetDatum(ResourceVecToJsonb(&req));
 	values[15] = Int64GetDatum(nz_cpu);
 	values[16] = Int64GetDatum(nz_mem);
 	values[17] = JsonbPGetDatum(JToJsonb(objv));
+	values[18] = JsonbPGetDatum(host_ports);
+	values[19] = JsonbPGetDatum(images);
+	values[20] = BoolGetDatum(has_sidecar);
 
 	exec(prepare(&pod_replace_plan,
 				 "DELETE FROM scheduler.pods WHERE namespace = $2 AND name = $3 AND uid <> $1",
@@ -358,9 +454,10 @@ apply_pod(JsonbValue *objv, JsonbContainer *obj, const char *ns, const char *nam
 	return exec(prepare(&pod_upsert_plan,
 						"INSERT INTO scheduler.pods AS p (uid, namespace, name, resource_version, created_at,"
 						" node_name, scheduler_name, priority, phase, deletion_timestamp, labels,"
-						" node_selector, tolerations, affinity, requests, nonzero_cpu, nonzero_memory, object)"
+						" node_selector, tolerations, affinity, requests, nonzero_cpu, nonzero_memory, object,"
+						" host_ports, images, has_sidecar)"
 						" VALUES ($1, $2, $3, $4, coalesce($5, now()), $6, $7, $8, $9, $10, $11, $12, $13,"
-						" $14, $15, $16, $17, $18)"
+						" $14, $15, $16, $17, $18, $19, $20, $21)"
 						" ON CONFLICT (uid) DO UPDATE SET namespace = EXCLUDED.namespace, name = EXCLUDED.name,"
 						" resource_version = EXCLUDED.resource_version, created_at = coalesce($5, p.created_at),"
 						" node_name = EXCLUDED.node_name,"
@@ -371,9 +468,10 @@ apply_pod(JsonbValue *objv, JsonbContainer *obj, const char *ns, const char *nam
 						" tolerations = EXCLUDED.tolerations, affinity = EXCLUDED.affinity,"
 						" requests = EXCLUDED.requests, nonzero_cpu = EXCLUDED.nonzero_cpu,"
 						" nonzero_memory = EXCLUDED.nonzero_memory, object = EXCLUDED.object,"
-						" updated_at = now()"
+						" host_ports = EXCLUDED.host_ports, images = EXCLUDED.images,"
+						" has_sidecar = EXCLUDED.has_sidecar, updated_at = now()"
 						" WHERE p.object IS DISTINCT FROM EXCLUDED.object",
-						18, types), values, nulls);
+						21, types), values, nulls);
 }
 
 /* ------------------------------------------------------------------------

@@ -55,6 +55,18 @@ fixed_index(const char *name)
 }
 
 /*
+ * v1helper's resource name classes.  A prefixed native resource has
+ * "kubernetes.io/" anywhere in its name; an extended resource has a '/',
+ * is not prefixed native and does not start with "requests.".
+ */
+bool
+ResourceIsExtended(const char *name)
+{
+	return strchr(name, '/') != NULL && strstr(name, "kubernetes.io/") == NULL &&
+		strncmp(name, "requests.", 9) != 0;
+}
+
+/*
  * ResourceIsScalar
  *		kube-scheduler's IsScalarResourceName: extended resources
  *		(example.com/foo), prefixed native ones (kubernetes.io/...), hugepages-*
@@ -63,9 +75,10 @@ fixed_index(const char *name)
 bool
 ResourceIsScalar(const char *name)
 {
-	return strncmp(name, "hugepages-", 10) == 0 ||
-		strncmp(name, "attachable-volumes-", 19) == 0 ||
-		strchr(name, '/') != NULL;
+	return ResourceIsExtended(name) ||
+		strncmp(name, "hugepages-", 10) == 0 ||
+		strstr(name, "kubernetes.io/") != NULL ||
+		strncmp(name, "attachable-volumes-", 19) == 0;
 }
 
 /* The slot for a resource; with create, add it (and mark it present). */
@@ -114,6 +127,17 @@ ResourceAdd(ResourceVec *dst, const ResourceVec *src)
 	dst->present |= src->present;
 	for (int i = 0; i < src->nscalar; i++)
 		*ResourceSlot(dst, src->scalar[i].name, true) += src->scalar[i].value;
+}
+
+void
+ResourceSub(ResourceVec *dst, const ResourceVec *src)
+{
+	dst->cpu -= src->cpu;
+	dst->memory -= src->memory;
+	dst->ephemeral -= src->ephemeral;
+	dst->pods -= src->pods;
+	for (int i = 0; i < src->nscalar; i++)
+		*ResourceSlot(dst, src->scalar[i].name, true) -= src->scalar[i].value;
 }
 
 /* Per resource present in src: dst = max(dst, src) (maxResourceList). */

@@ -33,10 +33,12 @@ typedef struct ResourceVec
 #define DEFAULT_MEMORY_REQUEST		(200 * 1024 * 1024)
 
 extern bool ResourceIsScalar(const char *name);
+extern bool ResourceIsExtended(const char *name);
 extern int64 *ResourceSlot(ResourceVec *v, const char *name, bool create);
 extern bool ResourceHas(const ResourceVec *v, const char *name);
 extern int64 ResourceGet(const ResourceVec *v, const char *name);
 extern void ResourceAdd(ResourceVec *dst, const ResourceVec *src);
+extern void ResourceSub(ResourceVec *dst, const ResourceVec *src);
 extern void ResourceMax(ResourceVec *dst, const ResourceVec *src);
 extern void ResourceVecFromNormalized(ResourceVec *v, Jsonb *jb);
 extern Jsonb *ResourceVecToJsonb(const ResourceVec *v);

@@ -9,11 +9,14 @@
  *		under REPEATABLE READ or SERIALIZABLE fails with a serialization error
  *		rather than read stale data), so two sessions never place against the
  *		same free room;
- *	 2. reads the snapshot (snapshot.c) and the pending pods: unassigned, not
- *		being deleted, not terminated, with spec.schedulerName equal to
- *		scheduler.scheduler_name, highest priority first, then oldest;
- *	 3. runs one cycle per pod (framework.c), reserving each choice on the
- *		snapshot so later pods see it (the assume cache);
+ *	 2. refreshes the snapshot (snapshot.c), loads the profile of
+ *		scheduler.scheduler_name (profile.c), and reads the pending pods:
+ *		unassigned, not being deleted, not terminated, with that
+ *		spec.schedulerName, highest priority first, then oldest;
+ *	 3. runs one cycle per pod (framework.c), starting each node search where
+ *		the last one stopped (kept in scheduler.cycle_lock across calls), and
+ *		reserving each choice on the snapshot so later pods see it (the
+ *		assume cache);
  *	 4. writes the choices (pods.assumed_node) and every attempt
  *		(scheduler.pod_attempts) in two batched statements.
  */
@@ -122,7 +125,11 @@ schedule_pending(PG_FUNCTION_ARGS)
 	int64		max_pods = PG_ARGISNULL(0) ? -1 : PG_GETARG_INT32(0);
 	MemoryContext work;
 	MemoryContext old;
-	ClusterSnapshot   *snap;
+	MemoryContext cycle_cxt;
+	MemoryContext oldcxt;
+	ClusterSnapshot *snap;
+	Profile    *profile;
+	int			next_start = 0;
 	Attempt    *attempts;
 	int			npods;
 	Datum		qargs[2];
@@ -140,27 +147,33 @@ schedule_pending(PG_FUNCTION_ARGS)
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	old = MemoryContextSwitchTo(work);
+	cycle_cxt = AllocSetContextCreate(work, "scheduling cycle", ALLOCSET_DEFAULT_SIZES);
 
 	/* 1. one scheduler at a time */
-	if (SPI_execute("UPDATE scheduler.cycle_lock SET generation = generation + 1, last_cycle_at = now()",
-					false, 0) != SPI_OK_UPDATE || SPI_processed != 1)
+	if (SPI_execute("UPDATE scheduler.cycle_lock SET generation = generation + 1, last_cycle_at = now()"
+					" RETURNING next_start_node_index",
+					false, 0) != SPI_OK_UPDATE_RETURNING || SPI_processed != 1)
 		elog(ERROR, "scheduler.cycle_lock must have exactly one row");
+	{
+		bool		isnull;
 
-	/* 2. snapshot and pending pods */
-	snap = SnapshotLoad(work);
+		next_start = DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+	}
+
+	/* 2. snapshot, profile and pending pods */
+	snap = SnapshotGet();
+	profile = ProfileLoad(scheduler_scheduler_name);
 
 	qargs[0] = CStringGetTextDatum(scheduler_scheduler_name);
 	qargs[1] = Int64GetDatum(max_pods);
 	qnulls[1] = max_pods < 0 ? 'n' : ' ';
-	if (SPI_execute_with_args("SELECT uid, namespace, name, node_name, priority, requests,"
-							  " nonzero_cpu, nonzero_memory, tolerations"
-							  " FROM scheduler.pods"
-							  " WHERE node_name IS NULL AND assumed_node IS NULL"
-							  " AND deletion_timestamp IS NULL"
-							  " AND (phase IS NULL OR phase NOT IN ('Succeeded', 'Failed'))"
-							  " AND scheduler_name = $1"
-							  " ORDER BY priority DESC, created_at, namespace, name"
-							  " LIMIT $2",
+	if (SPI_execute_with_args(psprintf("SELECT %s FROM scheduler.pods"
+									   " WHERE node_name IS NULL AND assumed_node IS NULL"
+									   " AND deletion_timestamp IS NULL"
+									   " AND (phase IS NULL OR phase NOT IN ('Succeeded', 'Failed'))"
+									   " AND scheduler_name = $1"
+									   " ORDER BY priority DESC, created_at, namespace, name"
+									   " LIMIT $2", PodInfoColumns),
 							  2, qtypes, qargs, qnulls, false, 0) != SPI_OK_SELECT)
 		elog(ERROR, "could not read pending pods");
 	npods = (int) SPI_processed;
@@ -178,10 +191,13 @@ schedule_pending(PG_FUNCTION_ARGS)
 		bool		nulls[5] = {false, false, false, false, false};
 
 		CHECK_FOR_INTERRUPTS();
-		RunSchedulingCycle(snap, &a->pod, &res);
+		MemoryContextReset(cycle_cxt);
+		oldcxt = MemoryContextSwitchTo(cycle_cxt);
+		RunSchedulingCycle(snap, profile, &a->pod, &next_start, &res);
+		MemoryContextSwitchTo(oldcxt);
 		if (res.chosen)
 		{
-			SnapshotReserve(snap, res.chosen, &a->pod);
+			SnapshotAssume(snap, &a->pod, res.chosen);
 			a->node = res.chosen->name;
 			a->message = psprintf("Successfully assigned %s/%s to %s",
 								  a->pod.namespace, a->pod.name, a->node);
@@ -206,6 +222,15 @@ schedule_pending(PG_FUNCTION_ARGS)
 
 	/* 4. write back, batched */
 	write_results(attempts, npods);
+	{
+		Oid			t = INT4OID;
+		Datum		v = Int32GetDatum(next_start);
+
+		if (SPI_execute_with_args("UPDATE scheduler.cycle_lock SET next_start_node_index = $1",
+								  1, &t, &v, NULL, false, 0) != SPI_OK_UPDATE)
+			elog(ERROR, "could not update scheduler.cycle_lock");
+	}
+	SnapshotPrune();
 
 	MemoryContextSwitchTo(old);
 	SPI_finish();

@@ -4,7 +4,10 @@
  */
 #include "postgres.h"
 
+#include <limits.h>
+
 #include "fmgr.h"
+#include "utils/builtins.h"
 #include "utils/guc.h"
 
 #include "scheduler.h"
@@ -12,8 +15,87 @@
 PG_MODULE_MAGIC;
 
 char	   *scheduler_scheduler_name = NULL;
+int			scheduler_percentage_of_nodes_to_score = 0;
+static int	scheduler_random_seed = -1;
+static char *scheduler_feature_gates = NULL;
+pg_prng_state scheduler_prng;
+FeatureGates scheduler_features;
 
 void		_PG_init(void);
+
+/* The tie-break's random source: seeded from this GUC, or at random. */
+static void
+assign_random_seed(int newval, void *extra pg_attribute_unused())
+{
+	if (newval >= 0)
+		pg_prng_seed(&scheduler_prng, (uint64) newval);
+	else
+		pg_prng_seed(&scheduler_prng, pg_prng_uint64(&pg_global_prng_state));
+}
+
+/*
+ * scheduler.feature_gates: "Name=true,Name=false", as kube-scheduler's
+ * --feature-gates.  Defaults are the newest release's.
+ */
+static bool
+parse_gates(const char *value, FeatureGates *out)
+{
+	char	   *copy = pstrdup(value);
+	char	   *save = NULL;
+
+	out->SidecarContainers = true;
+	out->TaintTolerationComparisonOperators = false;
+	for (char *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save))
+	{
+		char	   *eq;
+		bool		on;
+		bool	   *gate;
+
+		while (*item == ' ')
+			item++;
+		if (*item == '\0')
+			continue;
+		eq = strchr(item, '=');
+		if (eq == NULL || !parse_bool(eq + 1, &on))
+		{
+			GUC_check_errdetail("Expected Name=true or Name=false, got \"%s\".", item);
+			return false;
+		}
+		*eq = '\0';
+		if (strcmp(item, "SidecarContainers") == 0)
+			gate = &out->SidecarContainers;
+		else if (strcmp(item, "TaintTolerationComparisonOperators") == 0)
+			gate = &out->TaintTolerationComparisonOperators;
+		else
+		{
+			GUC_check_errdetail("Unknown feature gate \"%s\"; known: SidecarContainers, TaintTolerationComparisonOperators.", item);
+			return false;
+		}
+		*gate = on;
+	}
+	return true;
+}
+
+static bool
+check_feature_gates(char **newval, void **extra, GucSource source pg_attribute_unused())
+{
+	FeatureGates gates;
+
+	if (!parse_gates(*newval ? *newval : "", &gates))
+		return false;
+	*extra = malloc(sizeof(FeatureGates));
+	if (*extra == NULL)
+		return false;
+	memcpy(*extra, &gates, sizeof(gates));
+	return true;
+}
+
+static void
+assign_feature_gates(const char *newval pg_attribute_unused(), void *extra)
+{
+	if (extra)
+		memcpy(&scheduler_features, extra, sizeof(FeatureGates));
+}
 
 void
 _PG_init(void)
@@ -23,8 +105,25 @@ _PG_init(void)
 							   NULL,
 							   &scheduler_scheduler_name,
 							   "default-scheduler",
-							   PGC_USERSET,
-							   0,
-							   NULL, NULL, NULL);
+							   PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("scheduler.percentage_of_nodes_to_score",
+							"Percentage of nodes to find feasible before scoring (0: adaptive, as kube-scheduler).",
+							"0 means max(5, 50 - nodes/125) percent; at least 100 nodes are always searched.",
+							&scheduler_percentage_of_nodes_to_score,
+							0, 0, 100,
+							PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("scheduler.random_seed",
+							"Seed of the random choice between equally scored nodes (-1: unseeded).",
+							NULL,
+							&scheduler_random_seed,
+							-1, -1, INT_MAX,
+							PGC_USERSET, 0, NULL, assign_random_seed, NULL);
+	DefineCustomStringVariable("scheduler.feature_gates",
+							   "kube-scheduler feature gates, as Name=true,Name=false.",
+							   NULL,
+							   &scheduler_feature_gates,
+							   "",
+							   PGC_USERSET, GUC_LIST_INPUT, check_feature_gates, assign_feature_gates, NULL);
 	MarkGUCPrefixReserved("scheduler");
+	assign_random_seed(scheduler_random_seed, NULL);
 }

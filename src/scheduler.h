@@ -1,7 +1,7 @@
 /*
  * scheduler.h
- *	  Types shared by the stages of the scheduler: resource vectors, the
- *	  snapshot a cycle reads, plugin statuses and the plugin interface.
+ *	  Types shared by the stages of the scheduler: the snapshot a cycle reads,
+ *	  plugin statuses, the plugin interface and profiles.
  *
  * Data flows mirror (mirror.c) -> tables -> snapshot (snapshot.c) ->
  * cycle (framework.c, plugins/) -> results written back (schedule.c).
@@ -13,48 +13,91 @@
 
 #include "access/htup.h"
 #include "access/tupdesc.h"
+#include "common/pg_prng.h"
 #include "nodes/pg_list.h"
-#include "utils/hsearch.h"
 #include "utils/array.h"
+#include "utils/hsearch.h"
 #include "utils/jsonb.h"
-
-/* GUCs (scheduler.c) */
-extern char *scheduler_scheduler_name;
 
 #include "resources.h"
 
+/* GUCs (scheduler.c) */
+extern char *scheduler_scheduler_name;
+extern int	scheduler_percentage_of_nodes_to_score;
+extern pg_prng_state scheduler_prng;
+
+/* Feature gates (scheduler.feature_gates), as kube-scheduler's */
+typedef struct FeatureGates
+{
+	bool		SidecarContainers;
+	bool		TaintTolerationComparisonOperators;
+} FeatureGates;
+extern FeatureGates scheduler_features;
+
 /* ------------------------------------------------------------------------
- * ClusterSnapshot: nodes and what the pods on them use.
+ * Objects as the cycle sees them
  * ------------------------------------------------------------------------
  */
 typedef struct Taint
 {
 	char	   *key;
-	char	   *value;
+	char	   *value;			/* "" when unset */
 	char	   *effect;
 } Taint;
 
 typedef struct Toleration
 {
-	char	   *key;			/* NULL = empty key (matches all, with Exists) */
-	char	   *operator;		/* "Equal" (default) or "Exists" */
-	char	   *value;
+	char	   *key;			/* NULL = empty key */
+	char	   *operator;		/* NULL = "Equal" */
+	char	   *value;			/* "" when unset */
 	char	   *effect;			/* NULL = all effects */
 } Toleration;
+
+typedef struct HostPort
+{
+	char	   *ip;				/* "0.0.0.0" when unset */
+	char	   *protocol;		/* "TCP" when unset */
+	int32		port;
+} HostPort;
+
+typedef struct NodeImage
+{
+	char	   *name;			/* normalized (ImageLocality) */
+	int64		size;
+} NodeImage;
+
+/* A pod bound or assumed to a node, as the snapshot keeps it */
+typedef struct PodRef
+{
+	char		uid[64];		/* hash key; longer uids are refused */
+	char	   *node;			/* NULL when not on a node */
+	ResourceVec requests;
+	int64		nonzero_cpu;
+	int64		nonzero_memory;
+	int			nports;
+	HostPort   *ports;
+} PodRef;
 
 typedef struct NodeInfo
 {
 	char	   *name;
+	bool		exists;			/* false: only pods name it so far */
 	bool		unschedulable;
+	Jsonb	   *labels;
 	int			ntaints;
 	Taint	   *taints;
+	int			nimages;
+	NodeImage  *images;
 	ResourceVec allocatable;
 	ResourceVec requested;		/* sum of the requests of its pods */
 	int64		nonzero_cpu;	/* same, with non-zero defaults, for scoring */
 	int64		nonzero_memory;
 	int			npods;
+	List	   *port_pods;		/* PodRefs on this node that use host ports */
+	MemoryContext cxt;			/* node-owned data (labels, taints, images) */
 } NodeInfo;
 
+/* The pod being scheduled */
 typedef struct PodInfo
 {
 	char	   *uid;
@@ -67,27 +110,43 @@ typedef struct PodInfo
 	int64		nonzero_memory;
 	int			ntolerations;
 	Toleration *tolerations;
+	Jsonb	   *labels;
+	Jsonb	   *node_selector;
+	Jsonb	   *affinity;
+	int			nports;
+	HostPort   *ports;
+	int			nimages;
+	char	  **images;			/* container images, init containers first */
+	bool		has_sidecar;	/* a restartable init container */
 } PodInfo;
 
 typedef struct ClusterSnapshot
 {
-	MemoryContext cxt;
-	int			nnodes;
-	NodeInfo   *nodes;			/* sorted by name */
-	HTAB	   *by_name;		/* node name -> index */
+	int			nnodes;			/* nodes that exist, in NodeTree order */
+	NodeInfo  **nodes;
+	HTAB	   *by_name;		/* node name -> NodeInfo (incl. placeholders) */
+	HTAB	   *pods;			/* uid -> PodRef */
+	HTAB	   *image_nodes;	/* normalized image name -> nodes having it */
 } ClusterSnapshot;
 
 /* snapshot.c */
-extern ClusterSnapshot *SnapshotLoad(MemoryContext parent);
+extern ClusterSnapshot *SnapshotGet(void);
 extern NodeInfo *SnapshotFindNode(ClusterSnapshot *snap, const char *name);
-extern void SnapshotReserve(ClusterSnapshot *snap, NodeInfo *node, const PodInfo *pod);
+extern void SnapshotAssume(ClusterSnapshot *snap, const PodInfo *pod, NodeInfo *node);
+extern int	SnapshotImageNodes(ClusterSnapshot *snap, const char *image);
+extern void SnapshotPrune(void);
 extern void PodInfoFromTuple(PodInfo *pod, HeapTuple tup, TupleDesc desc);
+extern const char *PodInfoColumns;
 extern Toleration *TolerationsFromJsonb(Jsonb *jb, int *n);
-extern bool TolerationToleratesTaint(const Toleration *tol, const Taint *taint);
-extern bool TolerationsTolerateTaint(const Toleration *tols, int ntols, const Taint *taint);
+extern HostPort *HostPortsFromJsonb(Jsonb *jb, int *n);
+extern char *NormalizedImageName(const char *name);
+
+/* tolerations.c */
+extern bool ToleratesTaint(const Toleration *tol, const Taint *taint, char **err);
+extern bool TolerationsTolerateTaint(const Toleration *tols, int ntols, const Taint *taint, char **err);
 
 /* ------------------------------------------------------------------------
- * Plugins and the cycle (framework.c).
+ * Statuses
  * ------------------------------------------------------------------------
  */
 typedef enum StatusCode
@@ -108,34 +167,134 @@ typedef struct Status
 	List	   *reasons;		/* of char * */
 } Status;
 
+extern void StatusSet(Status *st, StatusCode code, const char *reason);
+extern char *StatusMessage(const Status *st);
+
+/* ------------------------------------------------------------------------
+ * Plugins
+ *
+ * A plugin implements the extension points it needs; NULL means it has
+ * none there.  args is what parse_args returned for the profile; state is
+ * the plugin's own per-pod data, set by PreFilter or PreScore.
+ * ------------------------------------------------------------------------
+ */
+typedef struct PluginCall
+{
+	const void *args;
+	void	   *state;			/* PreFilter's or PreScore's */
+	ClusterSnapshot *snap;
+	bool		restricts_nodes;	/* PreFilter: *node_names is the set, even if empty */
+	List	   *node_names;		/* PreFilter's node names, when it restricts */
+} PluginCall;
+
 typedef struct Plugin
 {
 	const char *name;
-	/* Filter: fill *st (code SUCCESS and no reasons when the node passes) */
-	void		(*filter) (const PodInfo *pod, const NodeInfo *node, Status *st);
-	/* Score: raw score in [0, 100] for plugins without NormalizeScore */
-	int64		(*score) (const PodInfo *pod, const NodeInfo *node);
-	int			weight;
+	int			default_weight; /* in kube-scheduler's default profile; 0 = not a scorer */
+
+	/* validate and parse plugin args (jsonb object); ERROR naming the field */
+	void	   *(*parse_args) (Jsonb *args);
+
+	/*
+	 * PreFilter: Success, Skip (Filter not run for this pod), or a rejection
+	 * for every node.  May restrict the nodes to *node_names (a List of
+	 * char *), as PreFilterResult does.
+	 */
+	void		(*prefilter) (PluginCall *call, const PodInfo *pod, Status *st, List **node_names);
+	void		(*filter) (PluginCall *call, const PodInfo *pod, const NodeInfo *node, Status *st);
+	/* PreScore over the feasible nodes: Success or Skip (Score not run) */
+	void		(*prescore) (PluginCall *call, const PodInfo *pod, NodeInfo **nodes, int n, Status *st);
+	int64		(*score) (PluginCall *call, const PodInfo *pod, const NodeInfo *node, Status *st);
+	void		(*normalize) (PluginCall *call, const PodInfo *pod, int64 *scores, int n, Status *st);
 } Plugin;
 
 extern const Plugin NodeUnschedulablePlugin;
 extern const Plugin NodeNamePlugin;
+extern const Plugin TaintTolerationPlugin;
+extern const Plugin NodeAffinityPlugin;
+extern const Plugin NodePortsPlugin;
 extern const Plugin NodeResourcesFitPlugin;
+extern const Plugin NodeResourcesBalancedAllocationPlugin;
+extern const Plugin ImageLocalityPlugin;
 
-/* The result of one scheduling cycle for one pod. */
+extern const Plugin *FindPlugin(const char *name);
+
+/* node_resources_fit.c: resource_allocation.go, shared with BalancedAllocation */
+extern bool ResourceAllocatableRequested(const PodInfo *pod, const NodeInfo *node, const char *name,
+										 bool nonzero, int64 *alloc, int64 *requested);
+
+/* helper/normalize_score.go: DefaultNormalizeScore */
+extern void DefaultNormalizeScore(int64 max_priority, bool reverse, int64 *scores, int n);
+
+/* ------------------------------------------------------------------------
+ * Profiles (profile.c)
+ * ------------------------------------------------------------------------
+ */
+typedef struct ProfilePlugin
+{
+	const Plugin *plugin;
+	void	   *args;
+	int			weight;			/* score weight, 0 when it does not score */
+} ProfilePlugin;
+
+typedef struct Profile
+{
+	char	   *scheduler_name;
+	int			nplugins;
+	ProfilePlugin *plugins;		/* in profile order */
+	int			percentage_of_nodes_to_score;	/* -1: use the GUC */
+} Profile;
+
+extern Profile *ProfileLoad(const char *scheduler_name);
+
+/* ------------------------------------------------------------------------
+ * The cycle (framework.c)
+ * ------------------------------------------------------------------------
+ */
+typedef struct NodeVerdict
+{
+	NodeInfo   *node;
+	int			rejected_by;	/* index into profile plugins, -1 = feasible */
+	Status		status;
+} NodeVerdict;
+
 typedef struct CycleResult
 {
 	NodeInfo   *chosen;			/* NULL when unschedulable */
 	int			nnodes;			/* nodes in the snapshot */
-	NodeInfo   *nodes;			/* the snapshot's nodes */
-	/* per node (snapshot order): which plugin rejected it, and its status */
-	const Plugin **rejected_by;
-	Status	   *statuses;
+	ClusterSnapshot *snap;
+	const Profile *profile;
+	/* PreFilter rejection: every node gets this status */
+	int			prefilter_plugin;	/* -1 when none */
+	Status		prefilter_status;
+	/* nodes left out by a PreFilterResult */
+	List	   *absent_plugins; /* plugin names restricting the nodes */
+	int			nabsent;
+	/* the nodes that were filtered, in evaluation order */
+	int			nverdicts;
+	NodeVerdict *verdicts;
 	int64		best_score;
 } CycleResult;
 
-extern void RunSchedulingCycle(ClusterSnapshot *snap, const PodInfo *pod, CycleResult *res);
-extern char *StatusMessage(const Status *st);
+/* Per-pod state of one cycle: each plugin's call data */
+typedef struct CycleCtx
+{
+	ClusterSnapshot *snap;
+	const Profile *profile;
+	PluginCall *calls;			/* per profile plugin */
+	bool	   *skip_filter;	/* per profile plugin */
+} CycleCtx;
+
+extern CycleCtx *NewCycleCtx(ClusterSnapshot *snap, const Profile *profile);
+extern bool RunPreFilters(CycleCtx *ctx, const PodInfo *pod, CycleResult *res, List **names, bool *restricted);
+extern int	RunFilters(CycleCtx *ctx, const PodInfo *pod, const NodeInfo *node, Status *st);
+extern void RunScores(CycleCtx *ctx, const PodInfo *pod, NodeInfo **nodes, int n,
+					  int64 **raw, int64 **norm, int64 *totals);
+extern NodeInfo **CandidateNodes(ClusterSnapshot *snap, List *names, bool restricted, int *n, int *nabsent);
+extern void RunSchedulingCycle(ClusterSnapshot *snap, const Profile *profile, const PodInfo *pod,
+							   int *next_start, CycleResult *res);
+extern int	NumFeasibleNodesToFind(int percentage, int num_all_nodes);
+extern char *AbsentPluginsText(const CycleResult *res);
 
 /* explain.c */
 extern char *FitErrorMessage(const CycleResult *res);

@@ -1,17 +1,32 @@
 /*
  * snapshot.c
  *	  The in-memory view of nodes, and of what the pods on them use, that a
- *	  scheduling cycle reads.
+ *	  scheduling cycle reads: built once per backend, then kept current.
  *
- * A snapshot is read from the mirror tables once per schedule_pending() call;
- * the cycle then reserves on it in memory, so no decision re-reads a node.
  * A pod counts against a node when the API server has bound it there
- * (spec.nodeName) or when this scheduler has chosen that node for it
+ * (spec.nodeName) or this scheduler has chosen that node for it
  * (assumed_node, kube-scheduler's assume cache), unless it has terminated
  * (phase Succeeded or Failed).  Terminating pods still count.
+ *
+ * Keeping it current.  Triggers log every changed node and pod in
+ * scheduler.changes with the writing transaction's xid.  At each refresh we
+ * take x = the xmin of a fresh snapshot: every transaction below x has ended,
+ * so re-reading the objects named by changes with xid >= (the previous x)
+ * brings the cache up to date with everything committed before x; changes of
+ * transactions still running will still be at or above x next time.
+ * Re-reading an object is idempotent, so reading a change twice is harmless.
+ * The cache is rebuilt from scratch when it has never been built, when the
+ * extension was re-created, when changes it needs were pruned, after a
+ * TRUNCATE, when more changed than a rebuild costs, or after a (sub)
+ * transaction abort, which may have undone assumptions made in the cache.
+ *
+ * Nodes are kept in kube-scheduler's NodeTree order: zones (region and zone
+ * labels) in turn, one node from each, so a sampled search spreads over zones.
  */
 #include "postgres.h"
 
+#include "access/xact.h"
+#include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
@@ -20,21 +35,49 @@
 #include "jsonutil.h"
 #include "scheduler.h"
 
-#define NODE_NAME_KEYSIZE 256
+#define NODE_NAME_KEYSIZE	256
+#define IMAGE_KEYSIZE		512
 
-typedef struct NodeIndexEntry
+typedef struct NodeEntry
 {
 	char		name[NODE_NAME_KEYSIZE];
-	int			index;
-} NodeIndexEntry;
+	NodeInfo   *node;
+	char	   *uid;
+} NodeEntry;
 
+/* Node image names are kept verbatim, as kube-scheduler's ImageStates are. */
+typedef struct ImageEntry
+{
+	char		name[IMAGE_KEYSIZE];
+	int			nodes;
+} ImageEntry;
+
+static MemoryContext cache_cxt = NULL;
+static ClusterSnapshot *cache = NULL;
+static bool cache_valid = false;
+static uint64 cache_xmin = 0;
+static Oid	cache_relid = InvalidOid;
+static bool callbacks_registered = false;
+static bool order_dirty = false;
+
+/*
+ * Objects re-read since the last rebuild.  Small pieces of a replaced pod
+ * (scalar resource names, host port strings) are not freed one by one;
+ * rebuilding once churn outgrows the cache bounds what they hold.
+ */
+static int64 churn = 0;
+
+/* ------------------------------------------------------------------------
+ * Parsing rows
+ * ------------------------------------------------------------------------
+ */
 static Jsonb *
 get_jsonb(HeapTuple tup, TupleDesc desc, int col)
 {
 	bool		isnull;
 	Datum		d = SPI_getbinval(tup, desc, col, &isnull);
 
-	return isnull ? NULL : DatumGetJsonbP(d);
+	return isnull ? NULL : DatumGetJsonbPCopy(d);
 }
 
 static int64
@@ -56,21 +99,31 @@ jstr(JsonbContainer *c, const char *key)
 	return pnstrdup(v->val.string.val, v->val.string.len);
 }
 
+static JsonbContainer *
+array_elem(Jsonb *jb, int i)
+{
+	JsonbValue *v = getIthJsonbValueFromContainer(&jb->root, i);
+
+	return (v && v->type == jbvBinary) ? v->val.binary.data : NULL;
+}
+
+static int
+array_len(Jsonb *jb)
+{
+	if (jb == NULL || !JB_ROOT_IS_ARRAY(jb) || JB_ROOT_IS_SCALAR(jb))
+		return 0;
+	return JB_ROOT_COUNT(jb);
+}
+
 static Taint *
 TaintsFromJsonb(Jsonb *jb, int *n)
 {
-	Taint	   *taints;
-	int			count;
+	int			count = array_len(jb);
+	Taint	   *taints = palloc0(sizeof(Taint) * Max(count, 1));
 
-	*n = 0;
-	if (jb == NULL || !JB_ROOT_IS_ARRAY(jb) || JB_ROOT_IS_SCALAR(jb))
-		return NULL;
-	count = JB_ROOT_COUNT(jb);
-	taints = palloc0(sizeof(Taint) * Max(count, 1));
 	for (int i = 0; i < count; i++)
 	{
-		JsonbValue *v = getIthJsonbValueFromContainer(&jb->root, i);
-		JsonbContainer *c = v->val.binary.data;
+		JsonbContainer *c = array_elem(jb, i);
 		char	   *value = jstr(c, "value");
 
 		taints[i].key = jstr(c, "key");
@@ -84,18 +137,12 @@ TaintsFromJsonb(Jsonb *jb, int *n)
 Toleration *
 TolerationsFromJsonb(Jsonb *jb, int *n)
 {
-	Toleration *tols;
-	int			count;
+	int			count = array_len(jb);
+	Toleration *tols = palloc0(sizeof(Toleration) * Max(count, 1));
 
-	*n = 0;
-	if (jb == NULL || !JB_ROOT_IS_ARRAY(jb) || JB_ROOT_IS_SCALAR(jb))
-		return NULL;
-	count = JB_ROOT_COUNT(jb);
-	tols = palloc0(sizeof(Toleration) * Max(count, 1));
 	for (int i = 0; i < count; i++)
 	{
-		JsonbValue *v = getIthJsonbValueFromContainer(&jb->root, i);
-		JsonbContainer *c = v->val.binary.data;
+		JsonbContainer *c = array_elem(jb, i);
 		char	   *value = jstr(c, "value");
 
 		tols[i].key = jstr(c, "key");
@@ -107,39 +154,52 @@ TolerationsFromJsonb(Jsonb *jb, int *n)
 	return tols;
 }
 
-/* v1helper Toleration.ToleratesTaint */
-bool
-TolerationToleratesTaint(const Toleration *tol, const Taint *taint)
+/* [{"hostIP", "protocol", "hostPort"}] as the mirror stores them */
+HostPort *
+HostPortsFromJsonb(Jsonb *jb, int *n)
 {
-	if (tol->effect && (taint->effect == NULL || strcmp(tol->effect, taint->effect) != 0))
-		return false;
-	if (tol->key && (taint->key == NULL || strcmp(tol->key, taint->key) != 0))
-		return false;
-	if (tol->operator == NULL || strcmp(tol->operator, "Equal") == 0)
-		return strcmp(tol->value, taint->value) == 0;
-	if (strcmp(tol->operator, "Exists") == 0)
-		return true;
-	return false;
-}
+	int			count = array_len(jb);
+	HostPort   *ports = count ? palloc0(sizeof(HostPort) * count) : NULL;
 
-bool
-TolerationsTolerateTaint(const Toleration *tols, int ntols, const Taint *taint)
-{
-	for (int i = 0; i < ntols; i++)
-		if (TolerationToleratesTaint(&tols[i], taint))
-			return true;
-	return false;
+	for (int i = 0; i < count; i++)
+	{
+		JsonbContainer *c = array_elem(jb, i);
+		JsonbValue *p = JGet(c, "hostPort");
+
+		ports[i].ip = jstr(c, "hostIP");
+		ports[i].protocol = jstr(c, "protocol");
+		ports[i].port = p && p->type == jbvNumeric ?
+			DatumGetInt32(DirectFunctionCall1(numeric_int4, NumericGetDatum(p->val.numeric))) : 0;
+	}
+	*n = count;
+	return ports;
 }
 
 /*
- * PodInfoFromTuple
- *		A pending pod from a row of (uid, namespace, name, node_name, priority,
- *		requests, nonzero_cpu, nonzero_memory, tolerations).
+ * ImageLocality's normalizedImageName: an image without a tag gets ":latest".
+ * A tag is a ':' after the last '/'.
  */
+char *
+NormalizedImageName(const char *name)
+{
+	const char *colon = strrchr(name, ':');
+	const char *slash = strrchr(name, '/');
+
+	if (colon == NULL || (slash != NULL && colon < slash))
+		return psprintf("%s:latest", name);
+	return pstrdup(name);
+}
+
+const char *PodInfoColumns =
+"uid, namespace, name, node_name, priority, requests, nonzero_cpu, nonzero_memory,"
+" tolerations, labels, node_selector, affinity, host_ports, images, has_sidecar";
+
+/* A pod to schedule, from a row of PodInfoColumns. */
 void
 PodInfoFromTuple(PodInfo *pod, HeapTuple tup, TupleDesc desc)
 {
 	bool		isnull;
+	Jsonb	   *images;
 
 	memset(pod, 0, sizeof(*pod));
 	pod->uid = SPI_getvalue(tup, desc, 1);
@@ -151,106 +211,616 @@ PodInfoFromTuple(PodInfo *pod, HeapTuple tup, TupleDesc desc)
 	pod->nonzero_cpu = get_int64(tup, desc, 7);
 	pod->nonzero_memory = get_int64(tup, desc, 8);
 	pod->tolerations = TolerationsFromJsonb(get_jsonb(tup, desc, 9), &pod->ntolerations);
+	pod->labels = get_jsonb(tup, desc, 10);
+	pod->node_selector = get_jsonb(tup, desc, 11);
+	pod->affinity = get_jsonb(tup, desc, 12);
+	pod->ports = HostPortsFromJsonb(get_jsonb(tup, desc, 13), &pod->nports);
+	images = get_jsonb(tup, desc, 14);
+	pod->nimages = array_len(images);
+	pod->images = palloc0(sizeof(char *) * Max(pod->nimages, 1));
+	for (int i = 0; i < pod->nimages; i++)
+	{
+		JsonbValue *v = getIthJsonbValueFromContainer(&images->root, i);
+
+		pod->images[i] = v->type == jbvString ? pnstrdup(v->val.string.val, v->val.string.len) : "";
+	}
+	pod->has_sidecar = DatumGetBool(SPI_getbinval(tup, desc, 15, &isnull));
 }
 
-/*
- * SnapshotLoad
- *		Read every node and the use of the pods on it.  Call inside SPI.
+/* ------------------------------------------------------------------------
+ * The cache
+ * ------------------------------------------------------------------------
  */
-ClusterSnapshot *
-SnapshotLoad(MemoryContext parent)
+static void
+invalidate_callback(XactEvent event, void *arg pg_attribute_unused())
 {
-	MemoryContext cxt = AllocSetContextCreate(parent, "scheduler snapshot", ALLOCSET_DEFAULT_SIZES);
-	MemoryContext old = MemoryContextSwitchTo(cxt);
-	ClusterSnapshot   *snap = palloc0(sizeof(ClusterSnapshot));
+	if (event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT)
+		cache_valid = false;
+}
+
+static void
+invalidate_sub_callback(SubXactEvent event, SubTransactionId my pg_attribute_unused(), SubTransactionId parent pg_attribute_unused(), void *arg pg_attribute_unused())
+{
+	if (event == SUBXACT_EVENT_ABORT_SUB)
+		cache_valid = false;
+}
+
+static NodeInfo *
+node_slot(const char *name, bool create)
+{
+	NodeEntry  *e;
+	bool		found;
+
+	if (strlen(name) >= NODE_NAME_KEYSIZE)
+	{
+		if (!create)
+			return NULL;
+		ereport(ERROR,
+				(errcode(ERRCODE_NAME_TOO_LONG),
+				 errmsg("node name \"%s\" is longer than %d characters", name, NODE_NAME_KEYSIZE - 1)));
+	}
+	e = hash_search(cache->by_name, name, create ? HASH_ENTER : HASH_FIND, &found);
+	if (e == NULL)
+		return NULL;
+	if (!found)
+	{
+		NodeInfo   *n = MemoryContextAllocZero(cache_cxt, sizeof(NodeInfo));
+
+		n->name = MemoryContextStrdup(cache_cxt, name);
+		n->cxt = AllocSetContextCreate(cache_cxt, "scheduler node", ALLOCSET_SMALL_SIZES);
+		e->node = n;
+		e->uid = NULL;
+	}
+	return e->node;
+}
+
+NodeInfo *
+SnapshotFindNode(ClusterSnapshot *snap pg_attribute_unused(), const char *name)
+{
+	NodeInfo   *n;
+
+	if (name == NULL)
+		return NULL;
+	n = node_slot(name, false);
+	return (n && n->exists) ? n : NULL;
+}
+
+static void
+image_count(const char *image, int delta)
+{
+	ImageEntry *e;
+	bool		found;
+
+	if (strlen(image) >= IMAGE_KEYSIZE)
+		return;					/* no registry allows such names; never matched */
+	e = hash_search(cache->image_nodes, image, HASH_ENTER, &found);
+	if (!found)
+		e->nodes = 0;
+	e->nodes += delta;
+}
+
+int
+SnapshotImageNodes(ClusterSnapshot *snap, const char *image)
+{
+	ImageEntry *e;
+
+	if (strlen(image) >= IMAGE_KEYSIZE)
+		return 0;
+	e = hash_search(snap->image_nodes, image, HASH_FIND, NULL);
+	return e ? e->nodes : 0;
+}
+
+/* Forget a node's own data (not the pods on it). */
+static void
+node_clear(NodeInfo *n)
+{
+	for (int i = 0; i < n->nimages; i++)
+		image_count(n->images[i].name, -1);
+	MemoryContextReset(n->cxt);
+	n->exists = false;
+	n->labels = NULL;
+	n->ntaints = 0;
+	n->taints = NULL;
+	n->nimages = 0;
+	n->images = NULL;
+	memset(&n->allocatable, 0, sizeof(ResourceVec));
+	n->unschedulable = false;
+}
+
+/* (Re)load a node from a row of (uid, name, unschedulable, labels, taints, allocatable, images) */
+static void
+node_load(HeapTuple tup, TupleDesc desc)
+{
+	char	   *name = SPI_getvalue(tup, desc, 2);
+	NodeInfo   *n = node_slot(name, true);
+	NodeEntry  *e = hash_search(cache->by_name, name, HASH_FIND, NULL);
+	MemoryContext old;
+	bool		isnull;
+	Jsonb	   *images;
+
+	churn++;
+	if (n->exists)
+		node_clear(n);
+	else
+		order_dirty = true;
+
+	old = MemoryContextSwitchTo(n->cxt);
+	e->uid = SPI_getvalue(tup, desc, 1);
+	n->exists = true;
+	n->unschedulable = DatumGetBool(SPI_getbinval(tup, desc, 3, &isnull));
+	n->labels = get_jsonb(tup, desc, 4);
+	n->taints = TaintsFromJsonb(get_jsonb(tup, desc, 5), &n->ntaints);
+	ResourceVecFromNormalized(&n->allocatable, get_jsonb(tup, desc, 6));
+	images = get_jsonb(tup, desc, 7);
+	n->nimages = array_len(images);
+	n->images = palloc0(sizeof(NodeImage) * Max(n->nimages, 1));
+	{
+		int			k = 0;
+
+		/* each name of each image counts once for the node */
+		for (int i = 0; i < n->nimages; i++)
+		{
+			JsonbContainer *img = array_elem(images, i);
+			JsonbValue *names = JGet(img, "names");
+			JsonbValue *size = JGet(img, "sizeBytes");
+			int64		bytes = 0;
+
+			if (size && size->type == jbvNumeric)
+				bytes = DatumGetInt64(DirectFunctionCall1(numeric_int8, NumericGetDatum(size->val.numeric)));
+			if (names == NULL || names->type != jbvBinary)
+				continue;
+			for (int j = 0; j < (int) JsonContainerSize(names->val.binary.data); j++)
+			{
+				JsonbValue *nm = getIthJsonbValueFromContainer(names->val.binary.data, j);
+
+				if (nm->type != jbvString)
+					continue;
+				if (k == n->nimages)
+					n->images = repalloc(n->images, sizeof(NodeImage) * (k * 2 + 1));
+				n->images[k].name = pnstrdup(nm->val.string.val, nm->val.string.len);
+				n->images[k].size = bytes;
+				k++;
+			}
+		}
+		n->nimages = k;
+	}
+	MemoryContextSwitchTo(old);
+	for (int i = 0; i < n->nimages; i++)
+		image_count(n->images[i].name, 1);
+	order_dirty = true;			/* labels may have moved it to another zone */
+}
+
+static void
+node_remove(const char *name, const char *uid)
+{
+	NodeEntry  *e;
+
+	if (strlen(name) >= NODE_NAME_KEYSIZE)
+		return;
+	e = hash_search(cache->by_name, name, HASH_FIND, NULL);
+	if (e == NULL || !e->node->exists)
+		return;
+	if (e->uid && strcmp(e->uid, uid) != 0)
+		return;					/* a newer node of that name replaced it */
+	node_clear(e->node);
+	e->uid = NULL;
+	order_dirty = true;
+}
+
+/* Add (sign 1) or remove (sign -1) a pod's use of its node. */
+static void
+pod_account(PodRef *p, int sign)
+{
+	NodeInfo   *n;
+	MemoryContext old;
+
+	if (p->node == NULL)
+		return;
+	n = node_slot(p->node, true);
+	/* aggregates may add scalar resource slots: they live in the cache */
+	old = MemoryContextSwitchTo(cache_cxt);
+	if (sign > 0)
+	{
+		ResourceAdd(&n->requested, &p->requests);
+		n->nonzero_cpu += p->nonzero_cpu;
+		n->nonzero_memory += p->nonzero_memory;
+		n->npods++;
+		if (p->nports > 0)
+			n->port_pods = lappend(n->port_pods, p);
+	}
+	else
+	{
+		ResourceSub(&n->requested, &p->requests);
+		n->nonzero_cpu -= p->nonzero_cpu;
+		n->nonzero_memory -= p->nonzero_memory;
+		n->npods--;
+		if (p->nports > 0)
+			n->port_pods = list_delete_ptr(n->port_pods, p);
+	}
+	MemoryContextSwitchTo(old);
+}
+
+static void
+pod_forget(const char *uid)
+{
+	PodRef	   *p;
+
+	if (strlen(uid) >= sizeof(p->uid))
+		return;
+	p = hash_search(cache->pods, uid, HASH_FIND, NULL);
+	if (p == NULL)
+		return;
+	pod_account(p, -1);
+	if (p->node)
+		pfree(p->node);
+	if (p->requests.scalar)
+		pfree(p->requests.scalar);
+	if (p->ports)
+		pfree(p->ports);
+	hash_search(cache->pods, uid, HASH_REMOVE, NULL);
+}
+
+static PodRef *
+pod_enter(const char *uid)
+{
+	PodRef	   *p;
+	bool		found;
+
+	if (strlen(uid) >= sizeof(p->uid))
+		ereport(ERROR,
+				(errcode(ERRCODE_NAME_TOO_LONG),
+				 errmsg("pod uid \"%s\" is longer than %d characters", uid, (int) sizeof(p->uid) - 1)));
+	p = hash_search(cache->pods, uid, HASH_ENTER, &found);
+	Assert(!found);
+	memset(((char *) p) + sizeof(p->uid), 0, sizeof(PodRef) - sizeof(p->uid));
+	return p;
+}
+
+/* (Re)load a pod from a row of (uid, node, requests, nonzero_cpu, nonzero_memory, host_ports, counts) */
+static void
+pod_load(HeapTuple tup, TupleDesc desc)
+{
+	char	   *uid = SPI_getvalue(tup, desc, 1);
+	char	   *node = SPI_getvalue(tup, desc, 2);
+	bool		isnull;
+	bool		counts = DatumGetBool(SPI_getbinval(tup, desc, 7, &isnull));
+	Jsonb	   *requests = get_jsonb(tup, desc, 3);
+	Jsonb	   *ports = get_jsonb(tup, desc, 6);
+	PodRef	   *p;
+	MemoryContext old;
+
+	churn++;
+	pod_forget(uid);
+	if (node == NULL || !counts)
+		return;
+	p = pod_enter(uid);
+	old = MemoryContextSwitchTo(cache_cxt);
+	p->node = pstrdup(node);
+	ResourceVecFromNormalized(&p->requests, requests);
+	p->nonzero_cpu = get_int64(tup, desc, 4);
+	p->nonzero_memory = get_int64(tup, desc, 5);
+	p->ports = HostPortsFromJsonb(ports, &p->nports);
+	MemoryContextSwitchTo(old);
+	pod_account(p, 1);
+}
+
+#define NODE_COLUMNS "uid, name, unschedulable, labels, taints, allocatable, images"
+#define POD_COLUMNS "uid, coalesce(node_name, assumed_node), requests, nonzero_cpu, nonzero_memory," \
+	" host_ports, (phase IS NULL OR phase NOT IN ('Succeeded', 'Failed'))"
+
+/* kube-scheduler's zone key (GetZoneKey): the beta labels win over the GA ones */
+static char *
+zone_key(NodeInfo *n)
+{
+	char	   *region = NULL;
+	char	   *zone = NULL;
+
+	if (n->labels)
+	{
+		zone = jstr(&n->labels->root, "failure-domain.beta.kubernetes.io/zone");
+		if (zone == NULL)
+			zone = jstr(&n->labels->root, "topology.kubernetes.io/zone");
+		region = jstr(&n->labels->root, "failure-domain.beta.kubernetes.io/region");
+		if (region == NULL)
+			region = jstr(&n->labels->root, "topology.kubernetes.io/region");
+	}
+	if (region == NULL && zone == NULL)
+		return "";
+	return psprintf("%s:\\x00:%s", region ? region : "", zone ? zone : "");
+}
+
+static int
+cmp_node_name(const void *a, const void *b)
+{
+	return strcmp((*(NodeInfo *const *) a)->name, (*(NodeInfo *const *) b)->name);
+}
+
+typedef struct ZoneList
+{
+	char	   *key;
+	int			n;
+	int			next;
+	NodeInfo  **nodes;
+} ZoneList;
+
+/* Lay the existing nodes out in NodeTree order: zones in turn. */
+static void
+order_nodes(void)
+{
+	HASH_SEQ_STATUS seq;
+	NodeEntry  *e;
+	NodeInfo  **all;
+	int			n = 0;
+	ZoneList   *zones;
+	int			nzones = 0;
+	int			out = 0;
+
+	/* temporaries in the caller's (SPI) context; the result in the cache */
+	all = palloc(sizeof(NodeInfo *) * Max(hash_get_num_entries(cache->by_name), 1));
+	hash_seq_init(&seq, cache->by_name);
+	while ((e = hash_seq_search(&seq)) != NULL)
+		if (e->node->exists)
+			all[n++] = e->node;
+	qsort(all, n, sizeof(NodeInfo *), cmp_node_name);
+
+	zones = palloc0(sizeof(ZoneList) * Max(n, 1));
+	for (int i = 0; i < n; i++)
+	{
+		char	   *key = zone_key(all[i]);
+		int			z;
+
+		for (z = 0; z < nzones; z++)
+			if (strcmp(zones[z].key, key) == 0)
+				break;
+		if (z == nzones)
+		{
+			zones[z].key = key;
+			zones[z].nodes = palloc(sizeof(NodeInfo *) * n);
+			nzones++;
+		}
+		zones[z].nodes[zones[z].n++] = all[i];
+	}
+	if (cache->nodes)
+		pfree(cache->nodes);
+	cache->nodes = MemoryContextAlloc(cache_cxt, sizeof(NodeInfo *) * Max(n, 1));
+	while (out < n)
+		for (int z = 0; z < nzones; z++)
+			if (zones[z].next < zones[z].n)
+				cache->nodes[out++] = zones[z].nodes[zones[z].next++];
+	cache->nnodes = n;
+	order_dirty = false;
+}
+
+static void
+rebuild(void)
+{
 	HASHCTL		hctl;
+	MemoryContext old;
 	SPITupleTable *tt;
 
-	snap->cxt = cxt;
-
-	if (SPI_execute("SELECT name, unschedulable, taints, allocatable FROM scheduler.nodes ORDER BY name",
-					false, 0) != SPI_OK_SELECT)
-		elog(ERROR, "could not read scheduler.nodes");
-	tt = SPI_tuptable;
-	snap->nnodes = (int) SPI_processed;
-	snap->nodes = palloc0(sizeof(NodeInfo) * Max(snap->nnodes, 1));
+	if (cache_cxt)
+		MemoryContextDelete(cache_cxt);
+	churn = 0;
+	cache_cxt = AllocSetContextCreate(TopMemoryContext, "scheduler snapshot cache", ALLOCSET_DEFAULT_SIZES);
+	old = MemoryContextSwitchTo(cache_cxt);
+	cache = palloc0(sizeof(ClusterSnapshot));
 
 	memset(&hctl, 0, sizeof(hctl));
 	hctl.keysize = NODE_NAME_KEYSIZE;
-	hctl.entrysize = sizeof(NodeIndexEntry);
-	hctl.hcxt = cxt;
-	snap->by_name = hash_create("scheduler snapshot nodes", Max(snap->nnodes, 16), &hctl,
-								HASH_ELEM | HASH_STRINGS | HASH_CONTEXT);
+	hctl.entrysize = sizeof(NodeEntry);
+	hctl.hcxt = cache_cxt;
+	cache->by_name = hash_create("scheduler nodes", 1024, &hctl, HASH_ELEM | HASH_STRINGS | HASH_CONTEXT);
+	hctl.keysize = sizeof(((PodRef *) 0)->uid);
+	hctl.entrysize = sizeof(PodRef);
+	cache->pods = hash_create("scheduler pods", 4096, &hctl, HASH_ELEM | HASH_STRINGS | HASH_CONTEXT);
+	hctl.keysize = IMAGE_KEYSIZE;
+	hctl.entrysize = sizeof(ImageEntry);
+	cache->image_nodes = hash_create("scheduler images", 256, &hctl, HASH_ELEM | HASH_STRINGS | HASH_CONTEXT);
+	MemoryContextSwitchTo(old);
 
-	for (int i = 0; i < snap->nnodes; i++)
-	{
-		HeapTuple	tup = tt->vals[i];
-		NodeInfo   *node = &snap->nodes[i];
-		bool		isnull;
-		NodeIndexEntry *e;
-		bool		found;
-
-		node->name = SPI_getvalue(tup, tt->tupdesc, 1);
-		node->unschedulable = DatumGetBool(SPI_getbinval(tup, tt->tupdesc, 2, &isnull));
-		node->taints = TaintsFromJsonb(get_jsonb(tup, tt->tupdesc, 3), &node->ntaints);
-		ResourceVecFromNormalized(&node->allocatable, get_jsonb(tup, tt->tupdesc, 4));
-		if (strlen(node->name) >= NODE_NAME_KEYSIZE)
-			ereport(ERROR,
-					(errcode(ERRCODE_NAME_TOO_LONG),
-					 errmsg("node name \"%s\" is longer than %d characters", node->name, NODE_NAME_KEYSIZE - 1)));
-		e = hash_search(snap->by_name, node->name, HASH_ENTER, &found);
-		e->index = i;
-	}
+	if (SPI_execute("SELECT " NODE_COLUMNS " FROM scheduler.nodes", false, 0) != SPI_OK_SELECT)
+		elog(ERROR, "could not read scheduler.nodes");
+	tt = SPI_tuptable;
+	for (uint64 i = 0; i < SPI_processed; i++)
+		node_load(tt->vals[i], tt->tupdesc);
 	SPI_freetuptable(tt);
 
-	if (SPI_execute("SELECT coalesce(node_name, assumed_node), requests, nonzero_cpu, nonzero_memory"
-					" FROM scheduler.pods"
+	if (SPI_execute("SELECT " POD_COLUMNS " FROM scheduler.pods"
 					" WHERE coalesce(node_name, assumed_node) IS NOT NULL"
 					" AND (phase IS NULL OR phase NOT IN ('Succeeded', 'Failed'))",
 					false, 0) != SPI_OK_SELECT)
 		elog(ERROR, "could not read scheduler.pods");
 	tt = SPI_tuptable;
 	for (uint64 i = 0; i < SPI_processed; i++)
-	{
-		HeapTuple	tup = tt->vals[i];
-		char	   *nodename = SPI_getvalue(tup, tt->tupdesc, 1);
-		NodeInfo   *node = SnapshotFindNode(snap, nodename);
-		PodInfo		pod;
+		pod_load(tt->vals[i], tt->tupdesc);
+	SPI_freetuptable(tt);
+	order_nodes();
+}
 
-		if (node == NULL)
-			continue;			/* bound to a node we do not have */
-		memset(&pod, 0, sizeof(pod));
-		ResourceVecFromNormalized(&pod.requests, get_jsonb(tup, tt->tupdesc, 2));
-		pod.nonzero_cpu = get_int64(tup, tt->tupdesc, 3);
-		pod.nonzero_memory = get_int64(tup, tt->tupdesc, 4);
-		SnapshotReserve(snap, node, &pod);
+static Datum
+text_array(List *items)
+{
+	Datum	   *d = palloc(sizeof(Datum) * Max(list_length(items), 1));
+	int			i = 0;
+	ListCell   *lc;
+
+	foreach(lc, items)
+		d[i++] = CStringGetTextDatum((char *) lfirst(lc));
+	return PointerGetDatum(construct_array(d, i, TEXTOID, -1, false, TYPALIGN_INT));
+}
+
+/* Apply the changes logged since the last refresh; false if a rebuild is needed. */
+static bool
+apply_changes(void)
+{
+	Datum		arg;
+	Oid			argtype = TEXTOID;
+	SPITupleTable *tt;
+	List	   *node_uids = NIL;
+	List	   *node_gone = NIL;	/* pairs: name, uid */
+	List	   *pod_uids = NIL;
+	uint64		nchanges;
+	char		xmin_text[32];
+
+	snprintf(xmin_text, sizeof(xmin_text), UINT64_FORMAT, cache_xmin);
+	arg = CStringGetTextDatum(xmin_text);
+	if (SPI_execute_with_args("SELECT DISTINCT kind, uid, name FROM scheduler.changes WHERE xid >= $1::xid8",
+							  1, &argtype, &arg, NULL, false, 0) != SPI_OK_SELECT)
+		elog(ERROR, "could not read scheduler.changes");
+	tt = SPI_tuptable;
+	nchanges = SPI_processed;
+	/* past a quarter of what we hold, reading everything is cheaper */
+	if (nchanges > 1000 && nchanges > (uint64) (hash_get_num_entries(cache->pods) + cache->nnodes) / 4)
+		return false;
+	for (uint64 i = 0; i < nchanges; i++)
+	{
+		char	   *kind = SPI_getvalue(tt->vals[i], tt->tupdesc, 1);
+		char	   *uid = SPI_getvalue(tt->vals[i], tt->tupdesc, 2);
+
+		if (kind[0] == 't')
+			return false;
+		if (kind[0] == 'n')
+		{
+			node_uids = lappend(node_uids, uid);
+			node_gone = lappend(node_gone, SPI_getvalue(tt->vals[i], tt->tupdesc, 3));
+			node_gone = lappend(node_gone, uid);
+		}
+		else
+			pod_uids = lappend(pod_uids, uid);
 	}
 	SPI_freetuptable(tt);
 
-	MemoryContextSwitchTo(old);
-	return snap;
+	if (node_uids != NIL)
+	{
+		ListCell   *lc;
+
+		/* drop every changed node, then load those that still exist */
+		for (lc = list_head(node_gone); lc != NULL; lc = lnext(node_gone, lnext(node_gone, lc)))
+			node_remove(lfirst(lc), lfirst(lnext(node_gone, lc)));
+		arg = text_array(node_uids);
+		argtype = TEXTARRAYOID;
+		if (SPI_execute_with_args("SELECT " NODE_COLUMNS " FROM scheduler.nodes WHERE uid = ANY($1)",
+								  1, &argtype, &arg, NULL, false, 0) != SPI_OK_SELECT)
+			elog(ERROR, "could not read scheduler.nodes");
+		tt = SPI_tuptable;
+		for (uint64 i = 0; i < SPI_processed; i++)
+			node_load(tt->vals[i], tt->tupdesc);
+		SPI_freetuptable(tt);
+	}
+	if (pod_uids != NIL)
+	{
+		ListCell   *lc;
+
+		foreach(lc, pod_uids)
+			pod_forget(lfirst(lc));
+		arg = text_array(pod_uids);
+		argtype = TEXTARRAYOID;
+		if (SPI_execute_with_args("SELECT " POD_COLUMNS " FROM scheduler.pods WHERE uid = ANY($1)",
+								  1, &argtype, &arg, NULL, false, 0) != SPI_OK_SELECT)
+			elog(ERROR, "could not read scheduler.pods");
+		tt = SPI_tuptable;
+		for (uint64 i = 0; i < SPI_processed; i++)
+			pod_load(tt->vals[i], tt->tupdesc);
+		SPI_freetuptable(tt);
+	}
+	if (order_dirty)
+		order_nodes();
+	return true;
 }
 
-NodeInfo *
-SnapshotFindNode(ClusterSnapshot *snap, const char *name)
+/*
+ * SnapshotGet
+ *		The current snapshot, refreshed.  Call inside SPI, in the transaction
+ *		that will use it.
+ */
+ClusterSnapshot *
+SnapshotGet(void)
 {
-	NodeIndexEntry *e;
+	uint64		xmin;
+	uint64		horizon;
+	Oid			relid;
+	bool		isnull;
+	HeapTuple	tup;
+	TupleDesc	desc;
 
-	if (name == NULL || strlen(name) >= NODE_NAME_KEYSIZE)
-		return NULL;
-	e = hash_search(snap->by_name, name, HASH_FIND, NULL);
-	return e ? &snap->nodes[e->index] : NULL;
+	if (!callbacks_registered)
+	{
+		RegisterXactCallback(invalidate_callback, NULL);
+		RegisterSubXactCallback(invalidate_sub_callback, NULL);
+		callbacks_registered = true;
+	}
+
+	if (SPI_execute("SELECT pg_snapshot_xmin(pg_current_snapshot())::text::numeric::int8,"
+					" horizon::text::numeric::int8, 'scheduler.nodes'::regclass::oid"
+					" FROM scheduler.changes_horizon", false, 0) != SPI_OK_SELECT || SPI_processed != 1)
+		elog(ERROR, "could not read scheduler.changes_horizon");
+	tup = SPI_tuptable->vals[0];
+	desc = SPI_tuptable->tupdesc;
+	xmin = (uint64) DatumGetInt64(SPI_getbinval(tup, desc, 1, &isnull));
+	horizon = (uint64) DatumGetInt64(SPI_getbinval(tup, desc, 2, &isnull));
+	relid = DatumGetObjectId(SPI_getbinval(tup, desc, 3, &isnull));
+	SPI_freetuptable(SPI_tuptable);
+
+	if (!cache_valid || cache == NULL || relid != cache_relid || cache_xmin < horizon ||
+		churn > 2 * (hash_get_num_entries(cache->pods) + cache->nnodes) + 10000 ||
+		!apply_changes())
+		rebuild();
+	cache_valid = true;
+	cache_relid = relid;
+	cache_xmin = xmin;
+	return cache;
 }
 
-/* Count a pod against a node (kube-scheduler's NodeInfo.AddPod). */
+/*
+ * SnapshotAssume
+ *		Count pod against node from now on (Reserve), in this backend's cache;
+ *		the caller records it in the table in the same transaction.
+ */
 void
-SnapshotReserve(ClusterSnapshot *snap, NodeInfo *node, const PodInfo *pod)
+SnapshotAssume(ClusterSnapshot *snap pg_attribute_unused(), const PodInfo *pod, NodeInfo *node)
 {
-	MemoryContext old = MemoryContextSwitchTo(snap->cxt);
+	PodRef	   *p;
+	MemoryContext old;
 
-	ResourceAdd(&node->requested, &pod->requests);
-	node->nonzero_cpu += pod->nonzero_cpu;
-	node->nonzero_memory += pod->nonzero_memory;
-	node->npods++;
+	pod_forget(pod->uid);
+	p = pod_enter(pod->uid);
+	old = MemoryContextSwitchTo(cache_cxt);
+	p->node = pstrdup(node->name);
+	memset(&p->requests, 0, sizeof(ResourceVec));
+	ResourceAdd(&p->requests, &pod->requests);
+	p->nonzero_cpu = pod->nonzero_cpu;
+	p->nonzero_memory = pod->nonzero_memory;
+	if (pod->nports > 0)
+	{
+		p->ports = palloc(sizeof(HostPort) * pod->nports);
+		for (int i = 0; i < pod->nports; i++)
+		{
+			p->ports[i].ip = pod->ports[i].ip ? pstrdup(pod->ports[i].ip) : NULL;
+			p->ports[i].protocol = pod->ports[i].protocol ? pstrdup(pod->ports[i].protocol) : NULL;
+			p->ports[i].port = pod->ports[i].port;
+		}
+		p->nports = pod->nports;
+	}
 	MemoryContextSwitchTo(old);
+	pod_account(p, 1);
+}
+
+/*
+ * SnapshotPrune: drop changes every cache has had the chance to read; a
+ * cache older than the new horizon rebuilds.  Called by schedule_pending().
+ */
+void
+SnapshotPrune(void)
+{
+	char		xmin_text[32];
+	Datum		arg;
+	Oid			argtype = TEXTOID;
+
+	snprintf(xmin_text, sizeof(xmin_text), UINT64_FORMAT, cache_xmin);
+	arg = CStringGetTextDatum(xmin_text);
+	if (SPI_execute_with_args("WITH pruned AS (DELETE FROM scheduler.changes WHERE xid < $1::xid8 RETURNING 1)"
+							  " UPDATE scheduler.changes_horizon SET horizon = greatest(horizon, $1::xid8)"
+							  " WHERE EXISTS (SELECT 1 FROM pruned)",
+							  1, &argtype, &arg, NULL, false, 0) < 0)
+		elog(ERROR, "could not prune scheduler.changes");
 }

@@ -11,13 +11,12 @@
 #define ErrReason "node(s) didn't match the requested node name"
 
 static void
-filter(const PodInfo *pod, const NodeInfo *node, Status *st)
+filter(PluginCall *call pg_attribute_unused(), const PodInfo *pod, const NodeInfo *node, Status *st)
 {
 	if (pod->node_name == NULL || pod->node_name[0] == '\0' ||
 		strcmp(pod->node_name, node->name) == 0)
 		return;
-	st->code = CODE_UNSCHEDULABLE_AND_UNRESOLVABLE;
-	st->reasons = list_make1(ErrReason);
+	StatusSet(st, CODE_UNSCHEDULABLE_AND_UNRESOLVABLE, ErrReason);
 }
 
 const Plugin NodeNamePlugin = {

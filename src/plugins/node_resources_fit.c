@@ -1,39 +1,263 @@
 /*
  * node_resources_fit.c
  *	  NodeResourcesFit: does the node have room for the pod's requests, and
- *	  the LeastAllocated score.
+ *	  the scoring strategies LeastAllocated, MostAllocated and
+ *	  RequestedToCapacityRatio.
  *
  * kube-scheduler: pkg/scheduler/framework/plugins/noderesources (fit.go,
- * least_allocated.go, resource_allocation.go).
+ * least_allocated.go, most_allocated.go, requested_to_capacity_ratio.go,
+ * resource_allocation.go), args validation as validation_pluginargs.go.
  *
  * Filter: one reason per resource that does not fit, in kube-scheduler's
- * order: pods, cpu, memory, ephemeral-storage, then scalar resources (ours
- * in the order the pod lists them; kube-scheduler's follow Go map order).
- * A pod that requests no cpu, memory, ephemeral-storage or scalar resource is
- * checked for the pod count only.
+ * order: Too many pods, cpu, memory, ephemeral-storage, then scalar
+ * resources (in the order the pod's request lists them; kube-scheduler's
+ * follow Go map order).  Extended resources named in ignoredResources, or
+ * whose group (before the '/') is in ignoredResourceGroups, are not checked.
+ * A pod that requests no cpu, memory, ephemeral-storage or scalar resource
+ * is checked for the pod count only.  The code is Unschedulable.
  *
- * Score (LeastAllocated, cpu and memory with weight 1): per resource
- * (allocatable - requested) * 100 / allocatable, 0 when over, where requested
- * counts the node's pods and this pod with the non-zero defaults (100m cpu,
- * 200Mi memory); a resource the node does not have is skipped; the node's
- * score is the weighted mean, in integer arithmetic.
+ * Score: per configured resource, allocatable and requested (cpu and
+ * memory with the non-zero defaults, for the node's pods and this one;
+ * others as requested); a resource the node does not have, or a scalar the
+ * pod does not request, is left out; the strategy's per-resource scores are
+ * averaged with the resource weights, in integer arithmetic (RTCR rounds).
  */
 #include "postgres.h"
 
+#include <math.h>
+
+#include "utils/builtins.h"
+
+#include "jsonutil.h"
 #include "scheduler.h"
 
 #define MAX_NODE_SCORE 100
+#define MAX_CUSTOM_PRIORITY_SCORE 10
+#define MAX_UTILIZATION 100
+
+typedef enum
+{
+	LEAST_ALLOCATED, MOST_ALLOCATED, REQUESTED_TO_CAPACITY_RATIO
+} Strategy;
+
+typedef struct ShapePoint
+{
+	int64		utilization;
+	int64		score;			/* already times 10 */
+} ShapePoint;
+
+typedef struct FitArgs
+{
+	int			nignored;
+	char	  **ignored;
+	int			ngroups;
+	char	  **groups;
+	Strategy	strategy;
+	int			nresources;
+	char	  **names;
+	int64	   *weights;
+	int			nshape;
+	ShapePoint *shape;
+} FitArgs;
+
+/* ------------------------------------------------------------------------
+ * Args, validated as ValidateNodeResourcesFitArgs; errors read like
+ * Kubernetes field errors: "<path>: Invalid value: <v>: <detail>".
+ * ------------------------------------------------------------------------
+ */
+static void
+field_error(const char *type, const char *path, const char *value, const char *detail)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("NodeResourcesFit args: %s: %s%s%s%s%s", path, type,
+					value ? ": " : "", value ? value : "", detail ? ": " : "", detail ? detail : "")));
+}
+
+static int64
+jint(JsonbValue *v, const char *path)
+{
+	if (v == NULL)
+		return 0;
+	if (v->type != jbvNumeric)
+		field_error("Invalid value", path, JScalarText(v), "must be an integer");
+	return DatumGetInt64(DirectFunctionCall1(numeric_int8, NumericGetDatum(v->val.numeric)));
+}
+
+static char **
+string_list(JsonbValue *v, const char *path, int *n)
+{
+	JsonbContainer *arr;
+	char	  **out;
+
+	*n = 0;
+	if (v == NULL)
+		return NULL;
+	if (v->type != jbvBinary || !JsonContainerIsArray(v->val.binary.data))
+		field_error("Invalid value", path, NULL, "must be a list of strings");
+	arr = v->val.binary.data;
+	out = palloc(sizeof(char *) * Max(JsonContainerSize(arr), 1));
+	for (int i = 0; i < (int) JsonContainerSize(arr); i++)
+	{
+		JsonbValue *e = getIthJsonbValueFromContainer(arr, i);
+
+		if (e->type != jbvString)
+			field_error("Invalid value", psprintf("%s[%d]", path, i), JScalarText(e), "must be a string");
+		out[(*n)++] = pnstrdup(e->val.string.val, e->val.string.len);
+	}
+	return out;
+}
+
+static void *
+parse_args(Jsonb *args)
+{
+	FitArgs    *a = palloc0(sizeof(FitArgs));
+	JsonbValue *ss = JGet(&args->root, "scoringStrategy");
+
+	a->ignored = string_list(JGet(&args->root, "ignoredResources"), "ignoredResources", &a->nignored);
+	a->groups = string_list(JGet(&args->root, "ignoredResourceGroups"), "ignoredResourceGroups", &a->ngroups);
+	for (int i = 0; i < a->ngroups; i++)
+		if (strchr(a->groups[i], '/'))
+			field_error("Invalid value", psprintf("ignoredResourceGroups[%d]", i),
+						psprintf("\"%s\"", a->groups[i]), "resource group name can't contain '/'");
+
+	if (ss == NULL)
+	{
+		/* no strategy: kube-scheduler's default, LeastAllocated on cpu and memory */
+		a->strategy = LEAST_ALLOCATED;
+		a->nresources = 2;
+		a->names = palloc(sizeof(char *) * 2);
+		a->weights = palloc(sizeof(int64) * 2);
+		a->names[0] = "cpu";
+		a->names[1] = "memory";
+		a->weights[0] = a->weights[1] = 1;
+		return a;
+	}
+	if (ss->type != jbvBinary || !JsonContainerIsObject(ss->val.binary.data))
+		field_error("Invalid value", "scoringStrategy", NULL, "must be an object");
+	{
+		JsonbContainer *c = ss->val.binary.data;
+		char	   *type = JGetString(c, "type", "NodeResourcesFit args", "scoringStrategy");
+		JsonbValue *res = JGet(c, "resources");
+
+		if (type == NULL || strcmp(type, "LeastAllocated") == 0)
+			a->strategy = LEAST_ALLOCATED;
+		else if (strcmp(type, "MostAllocated") == 0)
+			a->strategy = MOST_ALLOCATED;
+		else if (strcmp(type, "RequestedToCapacityRatio") == 0)
+			a->strategy = REQUESTED_TO_CAPACITY_RATIO;
+		else
+			field_error("Unsupported value", "scoringStrategy.type", psprintf("\"%s\"", type),
+						"supported values: \"LeastAllocated\", \"MostAllocated\", \"RequestedToCapacityRatio\"");
+
+		if (res && (res->type != jbvBinary || !JsonContainerIsArray(res->val.binary.data)))
+			field_error("Invalid value", "scoringStrategy.resources", NULL, "must be a list");
+		if (res)
+		{
+			int			n = JsonContainerSize(res->val.binary.data);
+
+			a->names = palloc(sizeof(char *) * Max(n, 1));
+			a->weights = palloc(sizeof(int64) * Max(n, 1));
+			for (int i = 0; i < n; i++)
+			{
+				JsonbValue *r = getIthJsonbValueFromContainer(res->val.binary.data, i);
+				char	   *path = psprintf("scoringStrategy.resources[%d]", i);
+				char	   *name;
+				int64		w;
+
+				if (r->type != jbvBinary)
+					field_error("Invalid value", path, NULL, "must be an object");
+				name = JGetString(r->val.binary.data, "name", "NodeResourcesFit args", path);
+				w = jint(JGet(r->val.binary.data, "weight"), psprintf("%s.weight", path));
+				if (w <= 0 || w > 100)
+					field_error("Invalid value", psprintf("%s.weight", path), psprintf("%lld", (long long) w),
+								psprintf("resource weight of %s not in valid range (0, 100]", name ? name : ""));
+				a->names[a->nresources] = name ? name : "";
+				a->weights[a->nresources++] = w;
+			}
+		}
+
+		if (a->strategy == REQUESTED_TO_CAPACITY_RATIO)
+		{
+			JsonbValue *rtcr = JGet(c, "requestedToCapacityRatio");
+			JsonbValue *shape = (rtcr && rtcr->type == jbvBinary) ? JGet(rtcr->val.binary.data, "shape") : NULL;
+			const char *spath = "scoringStrategy.requestedToCapacityRatio.shape";
+			int			n;
+
+			if (shape == NULL || shape->type != jbvBinary || JsonContainerSize(shape->val.binary.data) == 0)
+				field_error("Required value", spath, NULL, "at least one point must be specified");
+			n = JsonContainerSize(shape->val.binary.data);
+			a->shape = palloc(sizeof(ShapePoint) * n);
+			for (int i = 0; i < n; i++)
+			{
+				JsonbValue *p = getIthJsonbValueFromContainer(shape->val.binary.data, i);
+				char	   *path = psprintf("%s[%d]", spath, i);
+
+				if (p->type != jbvBinary)
+					field_error("Invalid value", path, NULL, "must be an object");
+				a->shape[i].utilization = jint(JGet(p->val.binary.data, "utilization"), psprintf("%s.utilization", path));
+				a->shape[i].score = jint(JGet(p->val.binary.data, "score"), psprintf("%s.score", path));
+			}
+			a->nshape = n;
+			for (int i = 1; i < n; i++)
+				if (a->shape[i - 1].utilization >= a->shape[i].utilization)
+					field_error("Invalid value", psprintf("%s[%d].utilization", spath, i),
+								psprintf("%lld", (long long) a->shape[i].utilization),
+								"values must be sorted in increasing order");
+			for (int i = 0; i < n; i++)
+			{
+				if (a->shape[i].utilization < 0 || a->shape[i].utilization > MAX_UTILIZATION)
+					field_error("Invalid value", psprintf("%s[%d].utilization", spath, i),
+								psprintf("%lld", (long long) a->shape[i].utilization), "not in valid range [0, 100]");
+				if (a->shape[i].score < 0 || a->shape[i].score > MAX_CUSTOM_PRIORITY_SCORE)
+					field_error("Invalid value", psprintf("%s[%d].score", spath, i),
+								psprintf("%lld", (long long) a->shape[i].score), "not in valid range [0, 10]");
+				a->shape[i].score *= MAX_NODE_SCORE / MAX_CUSTOM_PRIORITY_SCORE;
+			}
+		}
+	}
+	return a;
+}
+
+/* ------------------------------------------------------------------------
+ * PreFilter and Filter
+ * ------------------------------------------------------------------------
+ */
+static void
+prefilter(PluginCall *call pg_attribute_unused(), const PodInfo *pod, Status *st, List **node_names pg_attribute_unused())
+{
+	if (pod->has_sidecar && !scheduler_features.SidecarContainers)
+		StatusSet(st, CODE_UNSCHEDULABLE_AND_UNRESOLVABLE,
+				  "Pod has a restartable init container and the SidecarContainers feature is disabled");
+}
+
+static bool
+ignored(const FitArgs *a, const char *name)
+{
+	const char *slash;
+
+	if (a == NULL || !ResourceIsExtended(name))
+		return false;
+	for (int i = 0; i < a->nignored; i++)
+		if (strcmp(a->ignored[i], name) == 0)
+			return true;
+	slash = strchr(name, '/');
+	for (int i = 0; i < a->ngroups; i++)
+		if ((size_t) (slash - name) == strlen(a->groups[i]) && strncmp(a->groups[i], name, slash - name) == 0)
+			return true;
+	return false;
+}
 
 static void
 insufficient(Status *st, const char *reason)
 {
-	st->code = CODE_UNSCHEDULABLE;
-	st->reasons = lappend(st->reasons, (void *) reason);
+	StatusSet(st, CODE_UNSCHEDULABLE, reason);
 }
 
 static void
-filter(const PodInfo *pod, const NodeInfo *node, Status *st)
+filter(PluginCall *call, const PodInfo *pod, const NodeInfo *node, Status *st)
 {
+	const FitArgs *a = call->args;
 	const ResourceVec *req = &pod->requests;
 	const ResourceVec *alloc = &node->allocatable;
 	const ResourceVec *used = &node->requested;
@@ -58,43 +282,125 @@ filter(const PodInfo *pod, const NodeInfo *node, Status *st)
 	{
 		const ScalarResource *r = &req->scalar[i];
 
-		if (r->value == 0 || !ResourceIsScalar(r->name))
+		if (r->value == 0 || !ResourceIsScalar(r->name) || ignored(a, r->name))
 			continue;
 		if (r->value > ResourceGet(alloc, r->name) - ResourceGet(used, r->name))
 			insufficient(st, psprintf("Insufficient %s", r->name));
 	}
 }
 
-static int64
-least_requested(int64 requested, int64 capacity)
+/* ------------------------------------------------------------------------
+ * Score
+ * ------------------------------------------------------------------------
+ */
+
+/*
+ * resource_allocation.go's allocatable and requested for one resource;
+ * false when the resource is left out of the score.  nonzero: cpu and
+ * memory with the non-zero defaults (NodeResourcesFit), else as requested
+ * (BalancedAllocation).
+ */
+bool
+ResourceAllocatableRequested(const PodInfo *pod, const NodeInfo *node, const char *name, bool nonzero,
+							 int64 *alloc, int64 *requested)
 {
-	if (capacity == 0 || requested > capacity)
-		return 0;
-	return (capacity - requested) * MAX_NODE_SCORE / capacity;
+	int64		pod_req;
+
+	if (strcmp(name, "cpu") == 0)
+	{
+		pod_req = nonzero ? pod->nonzero_cpu : pod->requests.cpu;
+		*alloc = node->allocatable.cpu;
+		*requested = (nonzero ? node->nonzero_cpu : node->requested.cpu) + pod_req;
+	}
+	else if (strcmp(name, "memory") == 0)
+	{
+		pod_req = nonzero ? pod->nonzero_memory : pod->requests.memory;
+		*alloc = node->allocatable.memory;
+		*requested = (nonzero ? node->nonzero_memory : node->requested.memory) + pod_req;
+	}
+	else if (strcmp(name, "ephemeral-storage") == 0)
+	{
+		*alloc = node->allocatable.ephemeral;
+		*requested = node->requested.ephemeral + pod->requests.ephemeral;
+	}
+	else
+	{
+		pod_req = ResourceGet(&pod->requests, name);
+		if (!ResourceIsScalar(name) || pod_req == 0 || !ResourceHas(&node->allocatable, name))
+			return false;
+		*alloc = ResourceGet(&node->allocatable, name);
+		*requested = ResourceGet(&node->requested, name) + pod_req;
+	}
+	return *alloc != 0;
 }
 
 static int64
-score(const PodInfo *pod, const NodeInfo *node)
+shape_score(const FitArgs *a, int64 utilization)
 {
+	for (int k = 0; k < a->nshape; k++)
+	{
+		if (utilization <= a->shape[k].utilization)
+		{
+			if (k == 0)
+				return a->shape[0].score;
+			return a->shape[k - 1].score +
+				(a->shape[k].score - a->shape[k - 1].score) *
+				(utilization - a->shape[k - 1].utilization) /
+				(a->shape[k].utilization - a->shape[k - 1].utilization);
+		}
+	}
+	return a->shape[a->nshape - 1].score;
+}
+
+static int64
+score(PluginCall *call, const PodInfo *pod, const NodeInfo *node, Status *st)
+{
+	const FitArgs *a = call->args;
 	int64		sum = 0;
 	int64		weights = 0;
 
-	if (node->allocatable.cpu > 0)
+	if (a->nresources == 0)
 	{
-		sum += least_requested(node->nonzero_cpu + pod->nonzero_cpu, node->allocatable.cpu);
-		weights += 1;
+		StatusSet(st, CODE_ERROR, "resources not found");
+		return 0;
 	}
-	if (node->allocatable.memory > 0)
+	for (int i = 0; i < a->nresources; i++)
 	{
-		sum += least_requested(node->nonzero_memory + pod->nonzero_memory, node->allocatable.memory);
-		weights += 1;
+		int64		alloc,
+					req,
+					s;
+
+		if (!ResourceAllocatableRequested(pod, node, a->names[i], true, &alloc, &req))
+			continue;
+		switch (a->strategy)
+		{
+			case LEAST_ALLOCATED:
+				s = req > alloc ? 0 : (alloc - req) * MAX_NODE_SCORE / alloc;
+				break;
+			case MOST_ALLOCATED:
+				s = Min(req, alloc) * MAX_NODE_SCORE / alloc;
+				break;
+			default:
+				s = shape_score(a, req > alloc ? MAX_UTILIZATION : req * MAX_UTILIZATION / alloc);
+				if (s <= 0)
+					continue;	/* only resources that score count */
+				break;
+		}
+		sum += s * a->weights[i];
+		weights += a->weights[i];
 	}
-	return weights ? sum / weights : 0;
+	if (weights == 0)
+		return 0;
+	if (a->strategy == REQUESTED_TO_CAPACITY_RATIO)
+		return (int64) round((double) sum / (double) weights);
+	return sum / weights;
 }
 
 const Plugin NodeResourcesFitPlugin = {
 	.name = "NodeResourcesFit",
+	.default_weight = 1,
+	.parse_args = parse_args,
+	.prefilter = prefilter,
 	.filter = filter,
 	.score = score,
-	.weight = 1,
 };

@@ -12,16 +12,16 @@
 #define ErrReasonUnschedulable "node(s) were unschedulable"
 
 static void
-filter(const PodInfo *pod, const NodeInfo *node, Status *st)
+filter(PluginCall *call pg_attribute_unused(), const PodInfo *pod, const NodeInfo *node, Status *st)
 {
 	static const Taint unschedulable = {"node.kubernetes.io/unschedulable", "", "NoSchedule"};
+	char	   *err;
 
 	if (!node->unschedulable)
 		return;
-	if (TolerationsTolerateTaint(pod->tolerations, pod->ntolerations, &unschedulable))
+	if (TolerationsTolerateTaint(pod->tolerations, pod->ntolerations, &unschedulable, &err))
 		return;
-	st->code = CODE_UNSCHEDULABLE_AND_UNRESOLVABLE;
-	st->reasons = list_make1(ErrReasonUnschedulable);
+	StatusSet(st, CODE_UNSCHEDULABLE_AND_UNRESOLVABLE, ErrReasonUnschedulable);
 }
 
 const Plugin NodeUnschedulablePlugin = {

@@ -1,0 +1,698 @@
+/*
+ * node_affinity.c
+ *	  NodeAffinity: spec.nodeSelector and required node affinity filter
+ *	  nodes; preferred node affinity scores them.  The plugin arg
+ *	  addedAffinity adds terms to every pod.
+ *
+ * kube-scheduler: pkg/scheduler/framework/plugins/nodeaffinity, matching as
+ * component-helpers nodeaffinity and apimachinery labels.Requirement:
+ *	 - terms are ORed; a term's matchExpressions and matchFields are ANDed;
+ *	   a term with neither matches nothing, and so does an empty term list;
+ *	 - a term that does not parse (bad key, bad value, wrong number of values,
+ *	   unknown operator) matches nothing; the other terms still count;
+ *	 - In, NotIn (a missing label is "not in"), Exists, DoesNotExist, Gt and
+ *	   Lt (both sides integers, as strconv.ParseInt reads them);
+ *	 - matchFields: In or NotIn with one value, on metadata.name only.
+ * PreFilter restricts the nodes to the names every term's matchFields
+ * metadata.name In requirements allow (union over terms, intersection within
+ * one), when every term has one; "pod affinity terms conflict" when none can.
+ */
+#include "postgres.h"
+
+#include <errno.h>
+
+#include "utils/builtins.h"
+
+#include "jsonutil.h"
+#include "scheduler.h"
+
+#define ErrReasonPod "node(s) didn't match Pod's node affinity/selector"
+#define ErrReasonEnforced "node(s) didn't match scheduler-enforced node affinity"
+#define ErrReasonConflict "pod affinity terms conflict"
+
+typedef enum
+{
+	OP_IN, OP_NOT_IN, OP_EXISTS, OP_DOES_NOT_EXIST, OP_GT, OP_LT
+} Op;
+
+typedef struct Requirement
+{
+	char	   *key;
+	Op			op;
+	int			nvalues;
+	char	  **values;
+	int64		number;			/* Gt, Lt */
+} Requirement;
+
+typedef struct Term
+{
+	bool		valid;			/* parsed, and not empty */
+	int			nexprs;
+	Requirement *exprs;
+	int			nfields;
+	Requirement *fields;		/* metadata.name In/NotIn, one value */
+	int64		weight;			/* preferred terms */
+} Term;
+
+typedef struct Selector
+{
+	int			nterms;
+	Term	   *terms;
+} Selector;
+
+/* ------------------------------------------------------------------------
+ * Validation, as apimachinery's: qualified names and label values
+ * ------------------------------------------------------------------------
+ */
+static bool
+is_alnum(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+
+/* [A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?, at most max chars; empty if allow_empty */
+static bool
+valid_name_part(const char *s, int len, int max, bool allow_empty)
+{
+	if (len == 0)
+		return allow_empty;
+	if (len > max || !is_alnum(s[0]) || !is_alnum(s[len - 1]))
+		return false;
+	for (int i = 1; i < len - 1; i++)
+		if (!is_alnum(s[i]) && s[i] != '-' && s[i] != '_' && s[i] != '.')
+			return false;
+	return true;
+}
+
+/* DNS-1123 subdomain: lowercase, [a-z0-9]([-a-z0-9]*[a-z0-9])? parts joined by '.', <= 253 */
+static bool
+valid_dns_subdomain(const char *s, int len)
+{
+	if (len == 0 || len > 253)
+		return false;
+	for (int i = 0; i < len; i++)
+	{
+		char		c = s[i];
+		bool		alnum = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+
+		if (!alnum && c != '-' && c != '.')
+			return false;
+		if ((i == 0 || i == len - 1) && !alnum)
+			return false;
+		if (c == '.' && (s[i - 1] == '.' || s[i - 1] == '-' || s[i + 1] == '-'))
+			return false;
+	}
+	return true;
+}
+
+static bool
+valid_qualified_name(const char *s)
+{
+	const char *slash = strchr(s, '/');
+
+	if (slash == NULL)
+		return valid_name_part(s, strlen(s), 63, false);
+	if (strchr(slash + 1, '/') != NULL)
+		return false;
+	return valid_dns_subdomain(s, slash - s) && valid_name_part(slash + 1, strlen(slash + 1), 63, false);
+}
+
+static bool
+valid_label_value(const char *s)
+{
+	return valid_name_part(s, strlen(s), 63, true);
+}
+
+/* strconv.ParseInt(s, 10, 64): optional sign, digits, no overflow */
+static bool
+parse_int(const char *s, int64 *out)
+{
+	const char *p = s;
+	char	   *end;
+
+	if (*p == '+' || *p == '-')
+		p++;
+	if (*p == '\0')
+		return false;
+	for (; *p; p++)
+		if (*p < '0' || *p > '9')
+			return false;
+	errno = 0;
+	*out = strtoll(s, &end, 10);
+	return errno != ERANGE;
+}
+
+/* ------------------------------------------------------------------------
+ * Parsing selectors from jsonb
+ * ------------------------------------------------------------------------
+ */
+
+/* Parse one requirement; false (with *why) when it does not parse. */
+static bool
+parse_requirement(JsonbContainer *c, bool field, Requirement *r, char **why)
+{
+	JsonbValue *key = JGet(c, "key");
+	JsonbValue *op = JGet(c, "operator");
+	JsonbValue *vals = JGet(c, "values");
+	char	   *ops;
+	int			n = 0;
+
+	*why = NULL;
+	if (key == NULL || key->type != jbvString || op == NULL || op->type != jbvString)
+	{
+		*why = "key and operator are required";
+		return false;
+	}
+	r->key = pnstrdup(key->val.string.val, key->val.string.len);
+	ops = pnstrdup(op->val.string.val, op->val.string.len);
+	if (vals && vals->type == jbvBinary && JsonContainerIsArray(vals->val.binary.data))
+		n = JsonContainerSize(vals->val.binary.data);
+	else if (vals)
+	{
+		*why = "values must be an array";
+		return false;
+	}
+	r->nvalues = n;
+	r->values = palloc(sizeof(char *) * Max(n, 1));
+	for (int i = 0; i < n; i++)
+	{
+		JsonbValue *v = getIthJsonbValueFromContainer(vals->val.binary.data, i);
+
+		if (v->type != jbvString)
+		{
+			*why = "values must be strings";
+			return false;
+		}
+		r->values[i] = pnstrdup(v->val.string.val, v->val.string.len);
+	}
+
+	if (field)
+	{
+		if (strcmp(ops, "In") == 0)
+			r->op = OP_IN;
+		else if (strcmp(ops, "NotIn") == 0)
+			r->op = OP_NOT_IN;
+		else
+		{
+			*why = psprintf("\"%s\" is not a valid field selector operator", ops);
+			return false;
+		}
+		if (n != 1)
+		{
+			*why = "must have one element";
+			return false;
+		}
+		return true;
+	}
+
+	if (!valid_qualified_name(r->key))
+	{
+		*why = psprintf("invalid label key \"%s\"", r->key);
+		return false;
+	}
+	for (int i = 0; i < n; i++)
+		if (!valid_label_value(r->values[i]))
+		{
+			*why = psprintf("invalid label value: \"%s\"", r->values[i]);
+			return false;
+		}
+	if (strcmp(ops, "In") == 0 || strcmp(ops, "NotIn") == 0)
+	{
+		r->op = ops[0] == 'I' ? OP_IN : OP_NOT_IN;
+		if (n == 0)
+		{
+			*why = "for 'in', 'notin' operators, values set can't be empty";
+			return false;
+		}
+	}
+	else if (strcmp(ops, "Exists") == 0 || strcmp(ops, "DoesNotExist") == 0)
+	{
+		r->op = ops[0] == 'E' ? OP_EXISTS : OP_DOES_NOT_EXIST;
+		if (n != 0)
+		{
+			*why = "values set must be empty for exists and does not exist";
+			return false;
+		}
+	}
+	else if (strcmp(ops, "Gt") == 0 || strcmp(ops, "Lt") == 0)
+	{
+		r->op = ops[0] == 'G' ? OP_GT : OP_LT;
+		if (n != 1 || !parse_int(r->values[0], &r->number))
+		{
+			*why = "for 'Gt', 'Lt' operators, exactly one integer value is required";
+			return false;
+		}
+	}
+	else
+	{
+		*why = psprintf("\"%s\" is not a valid label selector operator", ops);
+		return false;
+	}
+	return true;
+}
+
+/* Parse a NodeSelectorTerm; a term that does not parse is kept as invalid. */
+static void
+parse_term(JsonbContainer *c, Term *t, char **why)
+{
+	static const char *const parts[] = {"matchExpressions", "matchFields"};
+
+	memset(t, 0, sizeof(*t));
+	*why = NULL;
+	for (int f = 0; f < 2; f++)
+	{
+		JsonbValue *arr = JGet(c, parts[f]);
+		int			n;
+		Requirement *reqs;
+
+		if (arr == NULL)
+			continue;
+		if (arr->type != jbvBinary || !JsonContainerIsArray(arr->val.binary.data))
+		{
+			*why = psprintf("%s must be an array", parts[f]);
+			return;
+		}
+		n = JsonContainerSize(arr->val.binary.data);
+		reqs = palloc0(sizeof(Requirement) * Max(n, 1));
+		for (int i = 0; i < n; i++)
+		{
+			JsonbValue *e = getIthJsonbValueFromContainer(arr->val.binary.data, i);
+			char	   *w;
+
+			if (e->type != jbvBinary || !parse_requirement(e->val.binary.data, f == 1, &reqs[i], &w))
+			{
+				*why = psprintf("%s[%d]: %s", parts[f], i, e->type == jbvBinary ? w : "must be an object");
+				return;
+			}
+		}
+		if (f == 0)
+			t->nexprs = n, t->exprs = reqs;
+		else
+			t->nfields = n, t->fields = reqs;
+	}
+	t->valid = (t->nexprs + t->nfields) > 0;
+}
+
+/*
+ * A NodeSelector ({"nodeSelectorTerms": [...]}); with strict, a term that
+ * does not parse is an ERROR naming path, else it just never matches.
+ */
+static Selector *
+parse_selector(JsonbValue *v, bool strict, const char *path)
+{
+	Selector   *s = palloc0(sizeof(Selector));
+	JsonbValue *terms;
+	int			n;
+
+	if (v == NULL || v->type != jbvBinary)
+		return s;
+	terms = JGet(v->val.binary.data, "nodeSelectorTerms");
+	if (terms == NULL || terms->type != jbvBinary || !JsonContainerIsArray(terms->val.binary.data))
+		return s;
+	n = JsonContainerSize(terms->val.binary.data);
+	s->terms = palloc0(sizeof(Term) * Max(n, 1));
+	s->nterms = n;
+	for (int i = 0; i < n; i++)
+	{
+		JsonbValue *e = getIthJsonbValueFromContainer(terms->val.binary.data, i);
+		char	   *why = "must be an object";
+
+		if (e->type == jbvBinary)
+			parse_term(e->val.binary.data, &s->terms[i], &why);
+		if (strict && why)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("NodeAffinity args: parsing %s.nodeSelectorTerms[%d]: %s", path, i, why)));
+	}
+	return s;
+}
+
+/* Preferred terms [{"weight", "preference"}]; errors as parse_selector. */
+static Selector *
+parse_preferred(JsonbValue *v, bool *error, const char *path)
+{
+	Selector   *s = palloc0(sizeof(Selector));
+	int			n;
+
+	*error = false;
+	if (v == NULL || v->type != jbvBinary || !JsonContainerIsArray(v->val.binary.data))
+		return s;
+	n = JsonContainerSize(v->val.binary.data);
+	s->terms = palloc0(sizeof(Term) * Max(n, 1));
+	for (int i = 0; i < n; i++)
+	{
+		JsonbValue *e = getIthJsonbValueFromContainer(v->val.binary.data, i);
+		JsonbValue *w;
+		JsonbValue *pref;
+		Term		t;
+		char	   *why = NULL;
+
+		if (e->type != jbvBinary)
+		{
+			*error = true;
+			continue;
+		}
+		w = JGet(e->val.binary.data, "weight");
+		pref = JGet(e->val.binary.data, "preference");
+		if (pref && pref->type == jbvBinary)
+			parse_term(pref->val.binary.data, &t, &why);
+		else
+			memset(&t, 0, sizeof(t));
+		if (why)
+		{
+			if (path)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("NodeAffinity args: parsing %s[%d]: %s", path, i, why)));
+			*error = true;
+			continue;
+		}
+		t.weight = (w && w->type == jbvNumeric) ?
+			DatumGetInt64(DirectFunctionCall1(numeric_int8, NumericGetDatum(w->val.numeric))) : 0;
+		if (t.weight == 0 || !t.valid)
+			continue;			/* dropped */
+		s->terms[s->nterms++] = t;
+	}
+	return s;
+}
+
+/* ------------------------------------------------------------------------
+ * Matching
+ * ------------------------------------------------------------------------
+ */
+static char *
+label(const NodeInfo *node, const char *key)
+{
+	JsonbValue *v;
+
+	if (node->labels == NULL)
+		return NULL;
+	v = getKeyJsonValueFromContainer(&node->labels->root, key, strlen(key), NULL);
+	if (v == NULL || v->type != jbvString)
+		return NULL;
+	return pnstrdup(v->val.string.val, v->val.string.len);
+}
+
+static bool
+requirement_matches(const Requirement *r, const NodeInfo *node)
+{
+	char	   *v = label(node, r->key);
+	int64		num;
+
+	switch (r->op)
+	{
+		case OP_IN:
+		case OP_NOT_IN:
+			{
+				bool		in = false;
+
+				for (int i = 0; v && i < r->nvalues && !in; i++)
+					in = (strcmp(v, r->values[i]) == 0);
+				return r->op == OP_IN ? in : !in;
+			}
+		case OP_EXISTS:
+			return v != NULL;
+		case OP_DOES_NOT_EXIST:
+			return v == NULL;
+		case OP_GT:
+		case OP_LT:
+			if (v == NULL || !parse_int(v, &num))
+				return false;
+			return r->op == OP_GT ? num > r->number : num < r->number;
+	}
+	return false;
+}
+
+static bool
+term_matches(const Term *t, const NodeInfo *node)
+{
+	if (!t->valid)
+		return false;
+	for (int i = 0; i < t->nexprs; i++)
+		if (!requirement_matches(&t->exprs[i], node))
+			return false;
+	/* fields: metadata.name only; a node without a name skips them */
+	if (node->name[0] != '\0')
+		for (int i = 0; i < t->nfields; i++)
+		{
+			const Requirement *f = &t->fields[i];
+			const char *value = strcmp(f->key, "metadata.name") == 0 ? node->name : "";
+			bool		eq = strcmp(value, f->values[0]) == 0;
+
+			if (f->op == OP_IN ? !eq : eq)
+				return false;
+		}
+	return true;
+}
+
+static bool
+selector_matches(const Selector *s, const NodeInfo *node)
+{
+	for (int i = 0; i < s->nterms; i++)
+		if (term_matches(&s->terms[i], node))
+			return true;
+	return false;
+}
+
+/* spec.nodeSelector: every key present with an equal value */
+static bool
+node_selector_matches(Jsonb *sel, const NodeInfo *node)
+{
+	JsonbIterator *it;
+	JsonbValue	k,
+				v;
+	JsonbIteratorToken tok;
+
+	if (sel == NULL || !JB_ROOT_IS_OBJECT(sel))
+		return true;
+	it = JsonbIteratorInit(&sel->root);
+	while ((tok = JsonbIteratorNext(&it, &k, true)) != WJB_DONE)
+	{
+		char	   *key;
+		char	   *have;
+
+		if (tok != WJB_KEY)
+			continue;
+		key = pnstrdup(k.val.string.val, k.val.string.len);
+		(void) JsonbIteratorNext(&it, &v, true);
+		have = label(node, key);
+		if (have == NULL || v.type != jbvString ||
+			(int) strlen(have) != v.val.string.len || memcmp(have, v.val.string.val, v.val.string.len) != 0)
+			return false;
+	}
+	return true;
+}
+
+/* ------------------------------------------------------------------------
+ * The plugin
+ * ------------------------------------------------------------------------
+ */
+typedef struct Args
+{
+	Selector   *added_required; /* NULL when none */
+	Selector   *added_preferred;
+} Args;
+
+typedef struct State
+{
+	Selector   *required;		/* NULL when the pod has none */
+	Selector   *preferred;
+} State;
+
+static void *
+parse_args(Jsonb *args)
+{
+	Args	   *a = palloc0(sizeof(Args));
+	JsonbValue *added = JGet(&args->root, "addedAffinity");
+	bool		err;
+
+	if (added == NULL)
+		return a;
+	if (added->type != jbvBinary || !JsonContainerIsObject(added->val.binary.data))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("NodeAffinity args: addedAffinity: must be an object")));
+	{
+		JsonbValue *req = JGet(added->val.binary.data, "requiredDuringSchedulingIgnoredDuringExecution");
+
+		if (req)
+			a->added_required = parse_selector(req, true, "addedAffinity.requiredDuringSchedulingIgnoredDuringExecution");
+	}
+	a->added_preferred = parse_preferred(JGet(added->val.binary.data, "preferredDuringSchedulingIgnoredDuringExecution"),
+										 &err, "addedAffinity.preferredDuringSchedulingIgnoredDuringExecution");
+	return a;
+}
+
+static JsonbValue *
+node_affinity_part(const PodInfo *pod, const char *part)
+{
+	JsonbValue *na;
+
+	if (pod->affinity == NULL || !JB_ROOT_IS_OBJECT(pod->affinity))
+		return NULL;
+	na = JGet(&pod->affinity->root, "nodeAffinity");
+	if (na == NULL || na->type != jbvBinary)
+		return NULL;
+	return JGet(na->val.binary.data, part);
+}
+
+static State *
+pod_state(PluginCall *call, const PodInfo *pod)
+{
+	State	   *s = call->state;
+
+	if (s == NULL)
+	{
+		JsonbValue *req = node_affinity_part(pod, "requiredDuringSchedulingIgnoredDuringExecution");
+
+		s = palloc0(sizeof(State));
+		s->required = req ? parse_selector(req, false, NULL) : NULL;
+		call->state = s;
+	}
+	return s;
+}
+
+static void
+prefilter(PluginCall *call, const PodInfo *pod, Status *st, List **node_names)
+{
+	const Args *a = call->args;
+	State	   *s;
+	List	   *names = NIL;
+	bool		restrict_all = true;
+
+	if (node_affinity_part(pod, "requiredDuringSchedulingIgnoredDuringExecution") == NULL &&
+		(a == NULL || a->added_required == NULL) && pod->node_selector == NULL)
+	{
+		st->code = CODE_SKIP;
+		return;
+	}
+	s = pod_state(call, pod);
+	if (s->required == NULL || s->required->nterms == 0)
+		return;
+
+	for (int i = 0; i < s->required->nterms && restrict_all; i++)
+	{
+		const Term *t = &s->required->terms[i];
+		List	   *these = NIL;
+		bool		any = false;
+
+		for (int f = 0; f < t->nfields; f++)
+		{
+			const Requirement *r = &t->fields[f];
+			List	   *vals = NIL;
+
+			if (strcmp(r->key, "metadata.name") != 0 || r->op != OP_IN)
+				continue;
+			for (int v = 0; v < r->nvalues; v++)
+				vals = list_append_unique_ptr(vals, r->values[v]);
+			if (!any)
+				these = vals;
+			else
+			{
+				List	   *keep = NIL;
+				ListCell   *x;
+
+				foreach(x, these)
+					for (int v = 0; v < r->nvalues; v++)
+						if (strcmp(lfirst(x), r->values[v]) == 0)
+						{
+							keep = lappend(keep, lfirst(x));
+							break;
+						}
+				these = keep;
+			}
+			any = true;
+		}
+		if (!any)
+		{
+			restrict_all = false;	/* this term allows any node name */
+			break;
+		}
+		{
+			ListCell   *x;
+
+			foreach(x, these)
+			{
+				bool		dup = false;
+				ListCell   *y;
+
+				foreach(y, names)
+					dup |= (strcmp(lfirst(x), lfirst(y)) == 0);
+				if (!dup)
+					names = lappend(names, lfirst(x));
+			}
+		}
+	}
+	if (!restrict_all)
+		return;
+	if (names == NIL)
+	{
+		StatusSet(st, CODE_UNSCHEDULABLE_AND_UNRESOLVABLE, ErrReasonConflict);
+		return;
+	}
+	*node_names = names;
+	call->restricts_nodes = true;
+}
+
+static void
+filter(PluginCall *call, const PodInfo *pod, const NodeInfo *node, Status *st)
+{
+	const Args *a = call->args;
+	State	   *s = pod_state(call, pod);
+
+	if (a && a->added_required && !selector_matches(a->added_required, node))
+	{
+		StatusSet(st, CODE_UNSCHEDULABLE_AND_UNRESOLVABLE, ErrReasonEnforced);
+		return;
+	}
+	if (!node_selector_matches(pod->node_selector, node) ||
+		(s->required && !selector_matches(s->required, node)))
+		StatusSet(st, CODE_UNSCHEDULABLE_AND_UNRESOLVABLE, ErrReasonPod);
+}
+
+static void
+prescore(PluginCall *call, const PodInfo *pod, NodeInfo **nodes pg_attribute_unused(), int n pg_attribute_unused(), Status *st)
+{
+	State	   *s = pod_state(call, pod);
+	bool		err;
+
+	s->preferred = parse_preferred(node_affinity_part(pod, "preferredDuringSchedulingIgnoredDuringExecution"),
+								   &err, NULL);
+	if (err)
+		StatusSet(st, CODE_ERROR, "parsing preferredDuringSchedulingIgnoredDuringExecution: invalid term");
+}
+
+static int64
+score(PluginCall *call, const PodInfo *pod, const NodeInfo *node, Status *st pg_attribute_unused())
+{
+	const Args *a = call->args;
+	State	   *s = pod_state(call, pod);
+	int64		total = 0;
+
+	if (a && a->added_preferred)
+		for (int i = 0; i < a->added_preferred->nterms; i++)
+			if (term_matches(&a->added_preferred->terms[i], node))
+				total += a->added_preferred->terms[i].weight;
+	if (s->preferred)
+		for (int i = 0; i < s->preferred->nterms; i++)
+			if (term_matches(&s->preferred->terms[i], node))
+				total += s->preferred->terms[i].weight;
+	return total;
+}
+
+static void
+normalize(PluginCall *call pg_attribute_unused(), const PodInfo *pod pg_attribute_unused(), int64 *scores, int n, Status *st pg_attribute_unused())
+{
+	DefaultNormalizeScore(100, false, scores, n);
+}
+
+const Plugin NodeAffinityPlugin = {
+	.name = "NodeAffinity",
+	.default_weight = 2,
+	.parse_args = parse_args,
+	.prefilter = prefilter,
+	.filter = filter,
+	.prescore = prescore,
+	.score = score,
+	.normalize = normalize,
+};

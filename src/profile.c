@@ -1,0 +1,144 @@
+/*
+ * profile.c
+ *	  The plugin registry and scheduling profiles (scheduler.profiles,
+ *	  scheduler.profile_plugins): which plugins a schedulerName runs, in which
+ *	  order, with which weights and args.
+ *
+ * A schedulerName without a profile runs the rows of 'default-scheduler',
+ * kube-scheduler's default profile as installed.  Args are validated by the
+ * plugin when a row is written (scheduler.check_plugin) and again when the
+ * profile is loaded, so a bad profile is an ERROR naming the field.
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "fmgr.h"
+#include "utils/builtins.h"
+#include "utils/jsonb.h"
+
+#include "scheduler.h"
+
+static const Plugin *const registry[] = {
+	&NodeUnschedulablePlugin,
+	&NodeNamePlugin,
+	&TaintTolerationPlugin,
+	&NodeAffinityPlugin,
+	&NodePortsPlugin,
+	&NodeResourcesFitPlugin,
+	&NodeResourcesBalancedAllocationPlugin,
+	&ImageLocalityPlugin,
+};
+
+const Plugin *
+FindPlugin(const char *name)
+{
+	for (size_t i = 0; i < lengthof(registry); i++)
+		if (strcmp(registry[i]->name, name) == 0)
+			return registry[i];
+	return NULL;
+}
+
+static const Plugin *
+plugin_or_error(const char *name)
+{
+	const Plugin *pl = FindPlugin(name);
+
+	if (pl == NULL)
+	{
+		StringInfoData known;
+
+		initStringInfo(&known);
+		for (size_t i = 0; i < lengthof(registry); i++)
+			appendStringInfo(&known, "%s%s", i ? ", " : "", registry[i]->name);
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("unknown plugin \"%s\"", name),
+				 errhint("Known plugins: %s.", known.data)));
+	}
+	return pl;
+}
+
+static void *
+parse_args(const Plugin *pl, Jsonb *args)
+{
+	if (!JB_ROOT_IS_OBJECT(args))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("plugin %s: args must be a JSON object", pl->name)));
+	if (pl->parse_args)
+		return pl->parse_args(args);
+	if (JB_ROOT_COUNT(args) != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("plugin %s takes no args", pl->name)));
+	return NULL;
+}
+
+/*
+ * ProfileLoad
+ *		The profile for scheduler_name.  Call inside SPI.
+ */
+Profile *
+ProfileLoad(const char *scheduler_name)
+{
+	Profile    *prof = palloc0(sizeof(Profile));
+	Oid			argtype = TEXTOID;
+	Datum		arg = CStringGetTextDatum(scheduler_name);
+	SPITupleTable *tt;
+
+	if (SPI_execute_with_args(
+							  "WITH chosen AS ("
+							  "  SELECT coalesce((SELECT scheduler_name FROM scheduler.profiles WHERE scheduler_name = $1),"
+							  "                  'default-scheduler') AS name)"
+							  " SELECT pp.plugin, pp.weight, pp.args, p.percentage_of_nodes_to_score"
+							  " FROM chosen c JOIN scheduler.profiles p ON p.scheduler_name = c.name"
+							  " LEFT JOIN scheduler.profile_plugins pp ON pp.scheduler_name = c.name AND pp.enabled"
+							  " ORDER BY pp.position",
+							  1, &argtype, &arg, NULL, false, 0) != SPI_OK_SELECT)
+		elog(ERROR, "could not read scheduler.profiles");
+	tt = SPI_tuptable;
+	if (SPI_processed == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("no profile for schedulerName \"%s\" and no \"default-scheduler\" profile", scheduler_name),
+				 errhint("Insert a row into scheduler.profiles and its plugins into scheduler.profile_plugins.")));
+
+	prof->scheduler_name = pstrdup(scheduler_name);
+	prof->plugins = palloc0(sizeof(ProfilePlugin) * SPI_processed);
+	prof->percentage_of_nodes_to_score = -1;
+	for (uint64 i = 0; i < SPI_processed; i++)
+	{
+		HeapTuple	tup = tt->vals[i];
+		bool		isnull;
+		char	   *name = SPI_getvalue(tup, tt->tupdesc, 1);
+		Datum		pct = SPI_getbinval(tup, tt->tupdesc, 4, &isnull);
+		ProfilePlugin *pp;
+		Datum		w;
+
+		if (!isnull)
+			prof->percentage_of_nodes_to_score = DatumGetInt32(pct);
+		if (name == NULL)
+			continue;			/* a profile with no plugins enabled */
+		pp = &prof->plugins[prof->nplugins++];
+		pp->plugin = plugin_or_error(name);
+		pp->args = parse_args(pp->plugin, DatumGetJsonbP(SPI_getbinval(tup, tt->tupdesc, 3, &isnull)));
+		w = SPI_getbinval(tup, tt->tupdesc, 2, &isnull);
+		pp->weight = isnull ? pp->plugin->default_weight : DatumGetInt32(w);
+		if (pp->plugin->score == NULL)
+			pp->weight = 0;
+	}
+	SPI_freetuptable(tt);
+	return prof;
+}
+
+PG_FUNCTION_INFO_V1(scheduler_check_plugin);
+/* scheduler.check_plugin(plugin text, args jsonb): ERROR unless valid */
+Datum
+scheduler_check_plugin(PG_FUNCTION_ARGS)
+{
+	char	   *name = text_to_cstring(PG_GETARG_TEXT_PP(0));
+
+	(void) parse_args(plugin_or_error(name), PG_GETARG_JSONB_P(1));
+	PG_RETURN_VOID();
+}
