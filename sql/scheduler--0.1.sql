@@ -241,6 +241,31 @@ CREATE FUNCTION scheduler.num_feasible_nodes_to_find(percentage integer, nodes i
     AS 'MODULE_PATHNAME', 'num_feasible_nodes_to_find' LANGUAGE C STRICT IMMUTABLE PARALLEL SAFE;
 COMMENT ON FUNCTION scheduler.num_feasible_nodes_to_find(integer, integer) IS 'How many feasible nodes a cycle looks for before scoring (kube-scheduler numFeasibleNodesToFind; 0 = adaptive)';
 
+CREATE FUNCTION scheduler.snapshot()
+    RETURNS TABLE (node text, "position" integer, unschedulable boolean, allocatable jsonb,
+                   requested jsonb, nonzero_cpu bigint, nonzero_memory bigint, pods integer)
+    AS 'MODULE_PATHNAME', 'scheduler_snapshot' LANGUAGE C STRICT VOLATILE;
+COMMENT ON FUNCTION scheduler.snapshot() IS 'The nodes as the scheduler sees them (this backend''s cache, refreshed): search order, allocatable, requested, non-zero requests, pod count';
+
+-- The same, computed from the tables from scratch: for checking the cache.
+CREATE VIEW scheduler.snapshot_from_tables AS
+SELECT n.name AS node, n.unschedulable, n.allocatable,
+       coalesce((SELECT jsonb_object_agg(key, total) FROM (
+            SELECT r.key, sum(r.value::numeric) AS total
+            FROM scheduler.pods p, jsonb_each_text(p.requests) r
+            WHERE coalesce(p.node_name, p.assumed_node) = n.name
+              AND (p.phase IS NULL OR p.phase NOT IN ('Succeeded', 'Failed'))
+            GROUP BY r.key) t), '{}') AS requested,
+       coalesce(u.nonzero_cpu, 0) AS nonzero_cpu, coalesce(u.nonzero_memory, 0) AS nonzero_memory,
+       coalesce(u.pods, 0)::integer AS pods
+FROM scheduler.nodes n
+LEFT JOIN (SELECT coalesce(node_name, assumed_node) AS node, sum(nonzero_cpu) AS nonzero_cpu,
+                  sum(nonzero_memory) AS nonzero_memory, count(*) AS pods
+           FROM scheduler.pods
+           WHERE coalesce(node_name, assumed_node) IS NOT NULL
+             AND (phase IS NULL OR phase NOT IN ('Succeeded', 'Failed'))
+           GROUP BY 1) u ON u.node = n.name;
+
 CREATE FUNCTION scheduler.why(namespace text, name text)
     RETURNS TABLE (node text, plugin text, reason text)
 LANGUAGE plpgsql STABLE AS $$

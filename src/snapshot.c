@@ -26,6 +26,7 @@
 #include "postgres.h"
 
 #include "access/xact.h"
+#include "funcapi.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "utils/builtins.h"
@@ -823,4 +824,44 @@ SnapshotPrune(void)
 							  " WHERE EXISTS (SELECT 1 FROM pruned)",
 							  1, &argtype, &arg, NULL, false, 0) < 0)
 		elog(ERROR, "could not prune scheduler.changes");
+}
+
+PG_FUNCTION_INFO_V1(scheduler_snapshot);
+/*
+ * scheduler.snapshot()
+ *		RETURNS TABLE (node text, position integer, unschedulable boolean,
+ *					   allocatable jsonb, requested jsonb, nonzero_cpu bigint,
+ *					   nonzero_memory bigint, pods integer)
+ *
+ * What this backend's cache holds, refreshed as a cycle would refresh it:
+ * one row per node in search (NodeTree) order.
+ */
+Datum
+scheduler_snapshot(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	ClusterSnapshot *snap;
+
+	InitMaterializedSRF(fcinfo, 0);
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	snap = SnapshotGet();
+	for (int i = 0; i < snap->nnodes; i++)
+	{
+		NodeInfo   *n = snap->nodes[i];
+		Datum		v[8];
+		bool		nulls[8] = {false, false, false, false, false, false, false, false};
+
+		v[0] = CStringGetTextDatum(n->name);
+		v[1] = Int32GetDatum(i + 1);
+		v[2] = BoolGetDatum(n->unschedulable);
+		v[3] = JsonbPGetDatum(ResourceVecToJsonb(&n->allocatable));
+		v[4] = JsonbPGetDatum(ResourceVecToJsonb(&n->requested));
+		v[5] = Int64GetDatum(n->nonzero_cpu);
+		v[6] = Int64GetDatum(n->nonzero_memory);
+		v[7] = Int32GetDatum(n->npods);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, nulls);
+	}
+	SPI_finish();
+	return (Datum) 0;
 }
