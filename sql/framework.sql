@@ -85,6 +85,18 @@ INSERT INTO scheduler.profile_plugins (scheduler_name, plugin, position, args) V
     ('most-allocated', 'NodeName', 3, '{"x": 1}');
 \set VERBOSITY default
 DELETE FROM scheduler.profiles WHERE scheduler_name = 'most-allocated';
+-- A plugin that fails (Score Error: a strategy with no resources, "resources
+-- not found") fails that pod's cycle only, as in kube-scheduler: the call
+-- goes on and reports the error as the pod's message.
+INSERT INTO scheduler.profiles VALUES ('broken', NULL);
+INSERT INTO scheduler.profile_plugins (scheduler_name, plugin, position, args) VALUES
+    ('broken', 'NodeResourcesFit', 1, '{"scoringStrategy": {"type": "LeastAllocated", "resources": []}}');
+SELECT pg_temp.pod('victim-' || i, '100m', '100Mi', 9 + i, '{"schedulerName": "broken"}') FROM generate_series(1, 2) i;
+SET scheduler.scheduler_name = 'broken';
+SELECT name, node, result, message FROM schedule_pending();
+RESET scheduler.scheduler_name;
+SELECT * FROM scheduler.score('default', 'victim-1');
+DELETE FROM scheduler.profiles WHERE scheduler_name = 'broken';
 
 ------------------------------------------------------------------------------
 -- Every filter's reason string, through a whole cycle (FitError message and

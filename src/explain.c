@@ -70,6 +70,8 @@ FitErrorMessage(const CycleResult *res)
 	int			cap = 16;
 	StringInfoData buf;
 
+	if (res->error)
+		return pstrdup(res->error);
 	if (res->nnodes == 0)
 		return pstrdup("no nodes available to schedule pods");
 
@@ -443,7 +445,14 @@ scheduler_score(PG_FUNCTION_ARGS)
 	raw = palloc0(sizeof(int64 *) * Max(prof->nplugins, 1));
 	norm = palloc0(sizeof(int64 *) * Max(prof->nplugins, 1));
 	totals = palloc0(sizeof(int64) * Max(n, 1));
-	RunScores(e.ctx, &e.pod, nodes, n, raw, norm, totals);
+	{
+		char	   *err;
+
+		if (!RunScores(e.ctx, &e.pod, nodes, n, raw, norm, totals, &err))
+			ereport(ERROR,
+					(errcode(ERRCODE_EXTERNAL_ROUTINE_EXCEPTION),
+					 errmsg("%s", err)));
+	}
 
 	for (int i = 0; i < prof->nplugins; i++)
 	{

@@ -286,14 +286,17 @@ RunFilters(CycleCtx *ctx, const PodInfo *pod, const NodeInfo *node, Status *st)
  *		PreScore, Score and NormalizeScore of every scoring plugin over the
  *		feasible nodes.  raw[p][k] and norm[p][k] per plugin p and node k
  *		(NULL rows for plugins that did not score); totals[k] the weighted sum.
- *		An Error is raised as an ERROR naming the plugin.
+ *		On a plugin error returns false with the error in *err (the cycle
+ *		fails for this pod only, as in kube-scheduler).
  */
-void
+bool
 RunScores(CycleCtx *ctx, const PodInfo *pod, NodeInfo **nodes, int n,
-		  int64 **raw, int64 **norm, int64 *totals)
+		  int64 **raw, int64 **norm, int64 *totals, char **err)
 {
 	const Profile *prof = ctx->profile;
+	int			scorers = 0;
 
+	*err = NULL;
 	memset(totals, 0, sizeof(int64) * Max(n, 1));
 	for (int i = 0; i < prof->nplugins; i++)
 	{
@@ -305,15 +308,17 @@ RunScores(CycleCtx *ctx, const PodInfo *pod, NodeInfo **nodes, int n,
 		raw[i] = norm[i] = NULL;
 		if (pl->score == NULL || weight == 0)
 			continue;
+		scorers++;
 		if (pl->prescore)
 		{
 			pl->prescore(&ctx->calls[i], pod, nodes, n, &st);
 			if (st.code == CODE_SKIP)
 				continue;
 			if (st.code != CODE_SUCCESS)
-				ereport(ERROR,
-						(errcode(ERRCODE_EXTERNAL_ROUTINE_EXCEPTION),
-						 errmsg("running PreScore plugin \"%s\": %s", pl->name, StatusMessage(&st))));
+			{
+				*err = psprintf("running PreScore plugin \"%s\": %s", pl->name, StatusMessage(&st));
+				return false;
+			}
 		}
 		raw[i] = palloc(sizeof(int64) * Max(n, 1));
 		for (int k = 0; k < n; k++)
@@ -322,10 +327,10 @@ RunScores(CycleCtx *ctx, const PodInfo *pod, NodeInfo **nodes, int n,
 			st.reasons = NIL;
 			raw[i][k] = pl->score(&ctx->calls[i], pod, nodes[k], &st);
 			if (st.code != CODE_SUCCESS)
-				ereport(ERROR,
-						(errcode(ERRCODE_EXTERNAL_ROUTINE_EXCEPTION),
-						 errmsg("running Score plugin \"%s\" on node %s: %s",
-								pl->name, nodes[k]->name, StatusMessage(&st))));
+			{
+				*err = psprintf("running Score plugin \"%s\": %s", pl->name, StatusMessage(&st));
+				return false;
+			}
 		}
 		scores = palloc(sizeof(int64) * Max(n, 1));
 		memcpy(scores, raw[i], sizeof(int64) * n);
@@ -337,14 +342,20 @@ RunScores(CycleCtx *ctx, const PodInfo *pod, NodeInfo **nodes, int n,
 		for (int k = 0; k < n; k++)
 		{
 			if (scores[k] < 0 || scores[k] > MAX_NODE_SCORE)
-				ereport(ERROR,
-						(errcode(ERRCODE_EXTERNAL_ROUTINE_EXCEPTION),
-						 errmsg("plugin \"%s\" returns an invalid score %lld, it should in the range of [0, 100] after normalizing",
-								pl->name, (long long) scores[k])));
+			{
+				*err = psprintf("plugin \"%s\" returns an invalid score %lld, it should in the range of [0, 100] after normalizing",
+								pl->name, (long long) scores[k]);
+				return false;
+			}
 			totals[k] += scores[k] * weight;
 		}
 		norm[i] = scores;
 	}
+	/* no scoring plugin: every node scores 1, as kube-scheduler does */
+	if (scorers == 0)
+		for (int k = 0; k < n; k++)
+			totals[k] = 1;
+	return true;
 }
 
 CycleCtx *
@@ -467,7 +478,13 @@ RunSchedulingCycle(ClusterSnapshot *snap, const Profile *profile, const PodInfo 
 		int64		best = -1;
 		int			ties = 0;
 
-		RunScores(ctx, pod, feasible, nfeasible, raw, norm, totals);
+		char	   *err;
+
+		if (!RunScores(ctx, pod, feasible, nfeasible, raw, norm, totals, &err))
+		{
+			res->error = err;
+			return;
+		}
 		for (int k = 0; k < nfeasible; k++)
 		{
 			if (totals[k] > best)

@@ -274,6 +274,7 @@ typedef struct CycleResult
 	int			nverdicts;
 	NodeVerdict *verdicts;
 	int64		best_score;
+	char	   *error;			/* a plugin failed: the cycle failed for this pod */
 } CycleResult;
 
 /* Per-pod state of one cycle: each plugin's call data */
@@ -288,8 +289,8 @@ typedef struct CycleCtx
 extern CycleCtx *NewCycleCtx(ClusterSnapshot *snap, const Profile *profile);
 extern bool RunPreFilters(CycleCtx *ctx, const PodInfo *pod, CycleResult *res, List **names, bool *restricted);
 extern int	RunFilters(CycleCtx *ctx, const PodInfo *pod, const NodeInfo *node, Status *st);
-extern void RunScores(CycleCtx *ctx, const PodInfo *pod, NodeInfo **nodes, int n,
-					  int64 **raw, int64 **norm, int64 *totals);
+extern bool RunScores(CycleCtx *ctx, const PodInfo *pod, NodeInfo **nodes, int n,
+					  int64 **raw, int64 **norm, int64 *totals, char **err);
 extern NodeInfo **CandidateNodes(ClusterSnapshot *snap, List *names, bool restricted, int *n, int *nabsent);
 extern void RunSchedulingCycle(ClusterSnapshot *snap, const Profile *profile, const PodInfo *pod,
 							   int *next_start, CycleResult *res);
