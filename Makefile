@@ -42,3 +42,6 @@ include $(PGXS)
 # inline functions); read them as system headers so the flags apply to our
 # code only.
 override CPPFLAGS := -isystem $(includedir_server) $(CPPFLAGS)
+
+# Every object depends on the headers (PGXS tracks no header dependencies).
+$(OBJS): $(wildcard src/*.h)

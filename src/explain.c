@@ -100,6 +100,9 @@ FitErrorMessage(const CycleResult *res)
 	for (int j = 0; j < ncounts; j++)
 		appendStringInfo(&buf, "%s%s", j == 0 ? ": " : ", ", counts[j].text);
 	appendStringInfoChar(&buf, '.');
+	/* Diagnosis.PostFilterMsg follows, with no period of its own */
+	if (res->postfilter_msg)
+		appendStringInfo(&buf, " %s", res->postfilter_msg);
 	return buf.data;
 }
 

@@ -14,6 +14,9 @@
  *	 - The search for feasible nodes starts where the previous one stopped
  *	   and goes round the node list, stopping once numFeasibleNodesToFind
  *	   feasible nodes are found (percentageOfNodesToScore).
+ *	 - When no node passes, the PostFilter plugins run in order (DefaultPreemption
+ *	   in kube-scheduler): the first Success or UnschedulableAndUnresolvable
+ *	   ends them; a nominated node and the plugins' message are kept.
  *	 - One feasible node is chosen without scoring.  Otherwise PreScore may
  *	   Skip a plugin's Score; scores are normalized, checked to be in
  *	   [0, 100], weighted and summed; equal top totals are broken at random,
@@ -358,6 +361,39 @@ RunScores(CycleCtx *ctx, const PodInfo *pod, NodeInfo **nodes, int n,
 	return true;
 }
 
+/*
+ * RunPostFilters (RunPostFilterPlugins): in order; Success or
+ * UnschedulableAndUnresolvable ends the run; otherwise the rejecting
+ * plugins' reasons are collected into one message.
+ */
+void
+RunPostFilters(CycleCtx *ctx, const PodInfo *pod, CycleResult *res)
+{
+	const Profile *prof = ctx->profile;
+	Status		all = {CODE_UNSCHEDULABLE, NIL};
+
+	for (int i = 0; i < prof->nplugins; i++)
+	{
+		const Plugin *pl = prof->plugins[i].plugin;
+		Status		st = {CODE_SUCCESS, NIL};
+		char	   *nominated = NULL;
+
+		if (pl->postfilter == NULL)
+			continue;
+		pl->postfilter(&ctx->calls[i], pod, res, &st, &nominated);
+		if (st.code == CODE_SUCCESS || st.code == CODE_UNSCHEDULABLE_AND_UNRESOLVABLE)
+		{
+			res->nominated = nominated;
+			if (st.reasons != NIL)
+				res->postfilter_msg = StatusMessage(&st);
+			return;
+		}
+		all.reasons = list_concat(all.reasons, st.reasons);
+	}
+	if (all.reasons != NIL)
+		res->postfilter_msg = StatusMessage(&all);
+}
+
 CycleCtx *
 NewCycleCtx(ClusterSnapshot *snap, const Profile *profile)
 {
@@ -464,7 +500,10 @@ RunSchedulingCycle(ClusterSnapshot *snap, const Profile *profile, const PodInfo 
 	*next_start = (*next_start + examined) % snap->nnodes;
 
 	if (nfeasible == 0)
+	{
+		RunPostFilters(ctx, pod, res);
 		return;
+	}
 	if (nfeasible == 1)
 	{
 		res->chosen = feasible[0];

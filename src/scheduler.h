@@ -178,6 +178,8 @@ extern char *StatusMessage(const Status *st);
  * the plugin's own per-pod data, set by PreFilter or PreScore.
  * ------------------------------------------------------------------------
  */
+struct CycleResult;				/* below: PostFilter reads it */
+
 typedef struct PluginCall
 {
 	const void *args;
@@ -206,6 +208,13 @@ typedef struct Plugin
 	void		(*prescore) (PluginCall *call, const PodInfo *pod, NodeInfo **nodes, int n, Status *st);
 	int64		(*score) (PluginCall *call, const PodInfo *pod, const NodeInfo *node, Status *st);
 	void		(*normalize) (PluginCall *call, const PodInfo *pod, int64 *scores, int n, Status *st);
+
+	/*
+	 * PostFilter, run when no node passed: may make room (preemption) and
+	 * nominate a node in *nominated.  Its message joins the FitError.
+	 */
+	void		(*postfilter) (PluginCall *call, const PodInfo *pod, const struct CycleResult *res,
+							   Status *st, char **nominated);
 } Plugin;
 
 extern const Plugin NodeUnschedulablePlugin;
@@ -275,6 +284,8 @@ typedef struct CycleResult
 	NodeVerdict *verdicts;
 	int64		best_score;
 	char	   *error;			/* a plugin failed: the cycle failed for this pod */
+	char	   *postfilter_msg; /* PostFilter's status message, if any */
+	char	   *nominated;		/* node a PostFilter nominated */
 } CycleResult;
 
 /* Per-pod state of one cycle: each plugin's call data */
@@ -289,6 +300,7 @@ typedef struct CycleCtx
 extern CycleCtx *NewCycleCtx(ClusterSnapshot *snap, const Profile *profile);
 extern bool RunPreFilters(CycleCtx *ctx, const PodInfo *pod, CycleResult *res, List **names, bool *restricted);
 extern int	RunFilters(CycleCtx *ctx, const PodInfo *pod, const NodeInfo *node, Status *st);
+extern void RunPostFilters(CycleCtx *ctx, const PodInfo *pod, CycleResult *res);
 extern bool RunScores(CycleCtx *ctx, const PodInfo *pod, NodeInfo **nodes, int n,
 					  int64 **raw, int64 **norm, int64 *totals, char **err);
 extern NodeInfo **CandidateNodes(ClusterSnapshot *snap, List *names, bool restricted, int *n, int *nabsent);
