@@ -14,6 +14,7 @@
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
 
+#include "jsonutil.h"
 #include "scheduler.h"
 
 typedef struct ReasonCount
@@ -107,32 +108,21 @@ FitErrorMessage(const CycleResult *res)
 }
 
 static void
-push_string(JsonbParseState **st, JsonbIteratorToken tok, const char *s)
-{
-	JsonbValue	v;
-
-	v.type = jbvString;
-	v.val.string.val = (char *) s;
-	v.val.string.len = strlen(s);
-	pushJsonbValue(st, tok, &v);
-}
-
-static void
 push_group(JsonbParseState **st, const char *plugin, StatusCode code, const char *reason, List *nodes)
 {
 	ListCell   *lc;
 
 	pushJsonbValue(st, WJB_BEGIN_OBJECT, NULL);
-	push_string(st, WJB_KEY, "plugin");
-	push_string(st, WJB_VALUE, plugin);
-	push_string(st, WJB_KEY, "code");
-	push_string(st, WJB_VALUE, StatusCodeName(code));
-	push_string(st, WJB_KEY, "reason");
-	push_string(st, WJB_VALUE, reason);
-	push_string(st, WJB_KEY, "nodes");
+	JPushString(st, WJB_KEY, "plugin");
+	JPushString(st, WJB_VALUE, plugin);
+	JPushString(st, WJB_KEY, "code");
+	JPushString(st, WJB_VALUE, StatusCodeName(code));
+	JPushString(st, WJB_KEY, "reason");
+	JPushString(st, WJB_VALUE, reason);
+	JPushString(st, WJB_KEY, "nodes");
 	pushJsonbValue(st, WJB_BEGIN_ARRAY, NULL);
 	foreach(lc, nodes)
-		push_string(st, WJB_ELEM, lfirst(lc));
+		JPushString(st, WJB_ELEM, lfirst(lc));
 	pushJsonbValue(st, WJB_END_ARRAY, NULL);
 	pushJsonbValue(st, WJB_END_OBJECT, NULL);
 }
@@ -248,7 +238,7 @@ RejectingPlugins(const CycleResult *res)
 			arr[j] = lfirst(lc);
 		}
 		for (int j = 0; j < k; j++)
-			push_string(&st, WJB_ELEM, arr[j]);
+			JPushString(&st, WJB_ELEM, arr[j]);
 	}
 	out = pushJsonbValue(&st, WJB_END_ARRAY, NULL);
 	return JsonbValueToJsonb(out);

@@ -161,3 +161,15 @@ JScalarText(JsonbValue *v)
 			return pstrdup(JTypeName(v));
 	}
 }
+
+/* Push a string as a key, value or array element. */
+void
+JPushString(JsonbParseState **st, JsonbIteratorToken tok, const char *s)
+{
+	JsonbValue	v;
+
+	v.type = jbvString;
+	v.val.string.val = (char *) s;
+	v.val.string.len = strlen(s);
+	pushJsonbValue(st, tok, &v);
+}

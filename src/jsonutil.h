@@ -20,6 +20,7 @@ extern JsonbContainer *JGetArray(JsonbContainer *c, const char *key, const char 
 extern Jsonb *JToJsonb(JsonbValue *v);
 extern char *JScalarText(JsonbValue *v);
 extern const char *JTypeName(JsonbValue *v);
+extern void JPushString(JsonbParseState **st, JsonbIteratorToken tok, const char *s);
 
 #define JPATH(parent, key) ((parent) ? psprintf("%s.%s", (parent), (key)) : (key))
 

@@ -249,12 +249,7 @@ container_facts(JsonbContainer *spec, const char *what, Jsonb **ports_out, Jsonb
 			JsonbContainer *ports = JGetArray(c, "ports", what, path);
 
 			if (image)
-			{
-				v.type = jbvString;
-				v.val.string.val = image;
-				v.val.string.len = strlen(image);
-				pushJsonbValue(&is, WJB_ELEM, &v);
-			}
+				JPushString(&is, WJB_ELEM, image);
 			*has_sidecar |= sidecar;
 			if (l == 0 && !sidecar)
 				continue;		/* ports of plain init containers are not held */
@@ -270,24 +265,11 @@ container_facts(JsonbContainer *spec, const char *what, Jsonb **ports_out, Jsonb
 				if (host_port <= 0)
 					continue;
 				pushJsonbValue(&ps, WJB_BEGIN_OBJECT, NULL);
-				v.type = jbvString;
-				v.val.string.val = "hostIP";
-				v.val.string.len = 6;
-				pushJsonbValue(&ps, WJB_KEY, &v);
-				ip = (ip && ip[0]) ? ip : "0.0.0.0";
-				v.val.string.val = ip;
-				v.val.string.len = strlen(ip);
-				pushJsonbValue(&ps, WJB_VALUE, &v);
-				v.val.string.val = "protocol";
-				v.val.string.len = 8;
-				pushJsonbValue(&ps, WJB_KEY, &v);
-				proto = (proto && proto[0]) ? proto : "TCP";
-				v.val.string.val = proto;
-				v.val.string.len = strlen(proto);
-				pushJsonbValue(&ps, WJB_VALUE, &v);
-				v.val.string.val = "hostPort";
-				v.val.string.len = 8;
-				pushJsonbValue(&ps, WJB_KEY, &v);
+				JPushString(&ps, WJB_KEY, "hostIP");
+				JPushString(&ps, WJB_VALUE, (ip && ip[0]) ? ip : "0.0.0.0");
+				JPushString(&ps, WJB_KEY, "protocol");
+				JPushString(&ps, WJB_VALUE, (proto && proto[0]) ? proto : "TCP");
+				JPushString(&ps, WJB_KEY, "hostPort");
 				v.type = jbvNumeric;
 				v.val.numeric = int64_to_numeric(host_port);
 				pushJsonbValue(&ps, WJB_VALUE, &v);

@@ -650,6 +650,22 @@ text_array(List *items)
 	return PointerGetDatum(construct_array(d, i, TEXTOID, -1, false, TYPALIGN_INT));
 }
 
+/* Load the rows sql ($1 = the uids) returns, with load. */
+static void
+reload(const char *sql, List *uids, void (*load) (HeapTuple, TupleDesc))
+{
+	Datum		arg = text_array(uids);
+	Oid			argtype = TEXTARRAYOID;
+	SPITupleTable *tt;
+
+	if (SPI_execute_with_args(sql, 1, &argtype, &arg, NULL, false, 0) != SPI_OK_SELECT)
+		elog(ERROR, "could not reload changed objects");
+	tt = SPI_tuptable;
+	for (uint64 i = 0; i < SPI_processed; i++)
+		load(tt->vals[i], tt->tupdesc);
+	SPI_freetuptable(tt);
+}
+
 /* Apply the changes logged since the last refresh; false if a rebuild is needed. */
 static bool
 apply_changes(void)
@@ -698,15 +714,7 @@ apply_changes(void)
 		/* drop every changed node, then load those that still exist */
 		for (lc = list_head(node_gone); lc != NULL; lc = lnext(node_gone, lnext(node_gone, lc)))
 			node_remove(lfirst(lc), lfirst(lnext(node_gone, lc)));
-		arg = text_array(node_uids);
-		argtype = TEXTARRAYOID;
-		if (SPI_execute_with_args("SELECT " NODE_COLUMNS " FROM scheduler.nodes WHERE uid = ANY($1)",
-								  1, &argtype, &arg, NULL, false, 0) != SPI_OK_SELECT)
-			elog(ERROR, "could not read scheduler.nodes");
-		tt = SPI_tuptable;
-		for (uint64 i = 0; i < SPI_processed; i++)
-			node_load(tt->vals[i], tt->tupdesc);
-		SPI_freetuptable(tt);
+		reload("SELECT " NODE_COLUMNS " FROM scheduler.nodes WHERE uid = ANY($1)", node_uids, node_load);
 	}
 	if (pod_uids != NIL)
 	{
@@ -714,15 +722,7 @@ apply_changes(void)
 
 		foreach(lc, pod_uids)
 			pod_forget(lfirst(lc));
-		arg = text_array(pod_uids);
-		argtype = TEXTARRAYOID;
-		if (SPI_execute_with_args("SELECT " POD_COLUMNS " FROM scheduler.pods WHERE uid = ANY($1)",
-								  1, &argtype, &arg, NULL, false, 0) != SPI_OK_SELECT)
-			elog(ERROR, "could not read scheduler.pods");
-		tt = SPI_tuptable;
-		for (uint64 i = 0; i < SPI_processed; i++)
-			pod_load(tt->vals[i], tt->tupdesc);
-		SPI_freetuptable(tt);
+		reload("SELECT " POD_COLUMNS " FROM scheduler.pods WHERE uid = ANY($1)", pod_uids, pod_load);
 	}
 	if (order_dirty)
 		order_nodes();
