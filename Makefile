@@ -14,6 +14,8 @@ OBJS = \
 	src/explain.o \
 	src/schedule.o \
 	src/profile.o \
+	src/queue.o \
+	src/worker.o \
 	src/tolerations.o \
 	src/plugins/node_unschedulable.o \
 	src/plugins/node_name.o \

@@ -2,6 +2,9 @@
 -- whole cycle, percentageOfNodesToScore sampling and where the search starts,
 -- and the seeded tie-break.  Each block names the kube-scheduler behaviour.
 \set SHOW_CONTEXT never
+-- retries after an event come at once (the queue's backoff is queue.sql's subject)
+SET scheduler.pod_initial_backoff = 0;
+SET scheduler.pod_max_backoff = 0;
 TRUNCATE scheduler.nodes, scheduler.pods, scheduler.pod_attempts;
 
 CREATE FUNCTION pg_temp.node(name text, cpu text, memory text, labels jsonb DEFAULT '{}',

@@ -2,6 +2,9 @@
 -- NodeName and NodeResourcesFit (LeastAllocated), scheduler.why() and
 -- scheduler.node_usage.  Each block names the kube-scheduler behaviour it pins.
 \set SHOW_CONTEXT never
+-- retries after an event come at once (the queue's backoff is queue.sql's subject)
+SET scheduler.pod_initial_backoff = 0;
+SET scheduler.pod_max_backoff = 0;
 TRUNCATE scheduler.nodes, scheduler.pods, scheduler.pod_attempts;
 
 CREATE FUNCTION pg_temp.node(name text, cpu text, memory text, pods int DEFAULT 110,
@@ -40,7 +43,8 @@ SELECT pg_temp.pod('old-low', '1', '100Mi', 1, 0);
 SELECT pg_temp.pod('new-high', '1', '100Mi', 2, 100);
 SELECT pg_temp.pod('newer-high', '1', '100Mi', 3, 100);
 SELECT * FROM schedule_pending();
--- a later call retries the rest, and counts the attempt
+-- a later call does not try them again: nothing changed, so they wait in the
+-- unschedulable queue for an event that could help (queue.sql)
 SELECT * FROM schedule_pending();
 SELECT p.name, a.attempts, a.result, a.rejected_by FROM scheduler.pod_attempts a
 JOIN scheduler.pods p ON p.uid = a.pod_uid ORDER BY p.name;
@@ -74,7 +78,8 @@ SELECT pg_temp.node('b', '2', '8Gi');
 SELECT pg_temp.pod('p' || i, '1', '1Gi', i) FROM generate_series(1, 5) i;
 SELECT node, result, count(*) FROM schedule_pending() GROUP BY 1, 2 ORDER BY 1, 2;
 SELECT node, requested FROM scheduler.node_usage WHERE resource = 'cpu' ORDER BY 1;
--- max_pods bounds the pods attempted; NULL means all; negative is an error
+-- max_pods bounds the pods attempted; NULL means all (here q2 and q3: p5
+-- waits as unschedulable); negative is an error
 SELECT pg_temp.pod('q' || i, '10m', '1Mi', 100 + i) FROM generate_series(1, 3) i;
 SELECT count(*) FROM schedule_pending(1);
 SELECT count(*) FROM schedule_pending(0);
@@ -169,10 +174,13 @@ SELECT pg_temp.node('tight-2', '1', '8Gi');
 SELECT pg_temp.pod('big', '2', '2Gi', 1);
 SELECT message FROM schedule_pending();
 SELECT plugin, reason, count(*) FROM scheduler.why('default', 'big') GROUP BY 1, 2 ORDER BY 1, 2;
--- with no nodes at all: kube-scheduler's ErrNoNodesAvailable
+-- with no nodes at all: kube-scheduler's ErrNoNodesAvailable (for a new pod;
+-- 'big' stays unschedulable, since no plugin that rejected it registers
+-- node deletion)
 TRUNCATE scheduler.nodes;
-SELECT message FROM schedule_pending();
-SELECT * FROM scheduler.why('default', 'big');
+SELECT pg_temp.pod('lonely', '100m', '100Mi', 2);
+SELECT name, message FROM schedule_pending();
+SELECT * FROM scheduler.why('default', 'lonely');
 
 ------------------------------------------------------------------------------
 -- Room that frees up is used by the next call: a pod deleted (watch event),

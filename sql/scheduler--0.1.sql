@@ -52,6 +52,7 @@ CREATE TABLE scheduler.pods (
     host_ports         jsonb NOT NULL DEFAULT '[]',  -- [{"hostIP", "protocol", "hostPort"}]
     images             jsonb NOT NULL DEFAULT '[]',  -- container images, init containers first
     has_sidecar        boolean NOT NULL DEFAULT false,
+    scheduling_gates   text[] NOT NULL DEFAULT '{}', -- spec.schedulingGates names
     object             jsonb NOT NULL,
     updated_at         timestamptz NOT NULL DEFAULT now(),
     UNIQUE (namespace, name)
@@ -163,6 +164,178 @@ CREATE TRIGGER log_truncate AFTER TRUNCATE ON scheduler.pods
     FOR EACH STATEMENT EXECUTE FUNCTION scheduler.log_truncate();
 
 ------------------------------------------------------------------------------
+-- The scheduling queue (kube-scheduler's activeQ, backoffQ, unschedulablePods
+-- and gated pods), one row per pending pod, kept by triggers on pods:
+--   active         ready to be tried, by priority, then enqueued_at;
+--   backoff        tried and failed; tried again after backoff_until;
+--   unschedulable  rejected; moves back only when a QueueingHint says an
+--                  event could help it, or after scheduler.unschedulable_timeout;
+--   gated          spec.schedulingGates not empty: never tried until cleared.
+------------------------------------------------------------------------------
+CREATE TABLE scheduler.queue (
+    pod_uid             text PRIMARY KEY,
+    state               text NOT NULL CHECK (state IN ('active', 'backoff', 'unschedulable', 'gated')),
+    enqueued_at         timestamptz NOT NULL,   -- QueueSort's timestamp
+    first_enqueued_at   timestamptz NOT NULL DEFAULT clock_timestamp(),
+    attempts            integer NOT NULL DEFAULT 0,
+    backoff_until       timestamptz,
+    unschedulable_since timestamptz,
+    rejected_by         text[] NOT NULL DEFAULT '{}',  -- kube-scheduler's UnschedulablePlugins
+    moved_at            timestamptz,            -- last moved back by an event
+    moved_by            text                    -- which event and plugin
+);
+CREATE INDEX queue_state ON scheduler.queue (state, backoff_until);
+COMMENT ON TABLE scheduler.queue IS 'The scheduling queue: one row per pending pod, with its state (active, backoff, unschedulable, gated), attempts, backoff and the plugins that rejected it';
+
+-- A pod is pending while unassigned, not being deleted and not terminated.
+CREATE FUNCTION scheduler.maintain_queue() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF TG_OP = 'DELETE' THEN
+        DELETE FROM scheduler.queue q USING old_rows o WHERE q.pod_uid = o.uid;
+        RETURN NULL;
+    END IF;
+    -- gone from pending: bound, assumed, deleting or finished
+    DELETE FROM scheduler.queue q USING new_rows n
+    WHERE q.pod_uid = n.uid
+      AND NOT (n.node_name IS NULL AND n.assumed_node IS NULL AND n.deletion_timestamp IS NULL
+               AND (n.phase IS NULL OR n.phase NOT IN ('Succeeded', 'Failed')));
+    -- new pending pods, gates set or cleared
+    INSERT INTO scheduler.queue AS q (pod_uid, state, enqueued_at)
+    SELECT n.uid, CASE WHEN cardinality(n.scheduling_gates) > 0 THEN 'gated' ELSE 'active' END, n.created_at
+    FROM new_rows n
+    WHERE n.node_name IS NULL AND n.assumed_node IS NULL AND n.deletion_timestamp IS NULL
+      AND (n.phase IS NULL OR n.phase NOT IN ('Succeeded', 'Failed'))
+    ON CONFLICT (pod_uid) DO UPDATE SET
+        state = CASE WHEN EXCLUDED.state = 'gated' THEN 'gated'
+                     WHEN q.state = 'gated' THEN 'active'
+                     ELSE q.state END,
+        enqueued_at = CASE WHEN q.state = 'gated' AND EXCLUDED.state = 'active'
+                           THEN clock_timestamp() ELSE q.enqueued_at END
+    WHERE (EXCLUDED.state = 'gated') <> (q.state = 'gated');
+    IF TG_OP = 'UPDATE' THEN
+        -- an unschedulable pod whose spec changed is worth another try
+        -- (kube-scheduler's queue Update of an unschedulable pod)
+        UPDATE scheduler.queue q
+        SET state = CASE WHEN q.backoff_until > clock_timestamp() THEN 'backoff' ELSE 'active' END,
+            moved_at = clock_timestamp(), moved_by = 'pod updated'
+        FROM new_rows n JOIN old_rows o ON o.uid = n.uid
+        WHERE q.pod_uid = n.uid AND q.state = 'unschedulable'
+          AND (n.requests, n.tolerations, n.affinity, n.node_selector, n.host_ports, n.priority)
+              IS DISTINCT FROM (o.requests, o.tolerations, o.affinity, o.node_selector, o.host_ports, o.priority);
+    END IF;
+    RETURN NULL;
+END $$;
+CREATE TRIGGER queue_insert AFTER INSERT ON scheduler.pods REFERENCING NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler.maintain_queue();
+CREATE TRIGGER queue_update AFTER UPDATE ON scheduler.pods REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler.maintain_queue();
+CREATE TRIGGER queue_delete AFTER DELETE ON scheduler.pods REFERENCING OLD TABLE AS old_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler.maintain_queue();
+CREATE FUNCTION scheduler.truncate_queue() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    DELETE FROM scheduler.queue;
+    RETURN NULL;
+END $$;
+CREATE TRIGGER queue_truncate AFTER TRUNCATE ON scheduler.pods
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler.truncate_queue();
+
+-- Writers of nodes and pods hold this lock shared, schedule_pending() holds
+-- it exclusively: a change either commits before a cycle reads the cluster,
+-- or waits for the cycle to commit and then sees its unschedulable pods (so
+-- its QueueingHints can move them).  No event is lost to a cycle in flight.
+CREATE FUNCTION scheduler.writer_lock() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM pg_advisory_xact_lock_shared(1396852053, 1);
+    RETURN NULL;
+END $$;
+CREATE TRIGGER writer_lock BEFORE INSERT OR UPDATE OR DELETE OR TRUNCATE ON scheduler.nodes
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler.writer_lock();
+CREATE TRIGGER writer_lock BEFORE INSERT OR UPDATE OR DELETE OR TRUNCATE ON scheduler.pods
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler.writer_lock();
+
+-- QueueingHints (queue.c): the rows a statement changed become cluster events.
+CREATE FUNCTION scheduler.dispatch_events(kind text, old_rows jsonb, new_rows jsonb) RETURNS integer
+    AS 'MODULE_PATHNAME', 'scheduler_dispatch_events' LANGUAGE C VOLATILE;
+CREATE FUNCTION scheduler.node_events() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+    olds jsonb;
+    news jsonb;
+BEGIN
+    IF NOT EXISTS (SELECT 1 FROM scheduler.queue WHERE state = 'unschedulable') THEN
+        RETURN NULL;
+    END IF;
+    IF TG_OP IN ('UPDATE', 'DELETE') THEN
+        SELECT jsonb_agg(jsonb_build_object('uid', uid, 'name', name, 'labels', labels, 'taints', taints,
+                                            'allocatable', allocatable, 'unschedulable', unschedulable))
+        INTO olds FROM old_rows;
+    END IF;
+    IF TG_OP IN ('UPDATE', 'INSERT') THEN
+        SELECT jsonb_agg(jsonb_build_object('uid', uid, 'name', name, 'labels', labels, 'taints', taints,
+                                            'allocatable', allocatable, 'unschedulable', unschedulable))
+        INTO news FROM new_rows;
+    END IF;
+    PERFORM scheduler.dispatch_events('node', olds, news);
+    RETURN NULL;
+END $$;
+CREATE FUNCTION scheduler.pod_events() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+    olds jsonb;
+    news jsonb;
+BEGIN
+    IF NOT EXISTS (SELECT 1 FROM scheduler.queue WHERE state = 'unschedulable') THEN
+        RETURN NULL;
+    END IF;
+    -- only pods that are or were on a node make assigned-pod events
+    IF TG_OP IN ('UPDATE', 'DELETE') THEN
+        SELECT jsonb_agg(jsonb_build_object('uid', uid, 'node', coalesce(node_name, assumed_node),
+                   'requests', requests, 'host_ports', host_ports, 'labels', labels,
+                   'counts', phase IS NULL OR phase NOT IN ('Succeeded', 'Failed')))
+        INTO olds FROM old_rows WHERE coalesce(node_name, assumed_node) IS NOT NULL;
+    END IF;
+    IF TG_OP IN ('UPDATE', 'INSERT') THEN
+        SELECT jsonb_agg(jsonb_build_object('uid', uid, 'node', coalesce(node_name, assumed_node),
+                   'requests', requests, 'host_ports', host_ports, 'labels', labels,
+                   'counts', phase IS NULL OR phase NOT IN ('Succeeded', 'Failed')))
+        INTO news FROM new_rows WHERE coalesce(node_name, assumed_node) IS NOT NULL;
+    END IF;
+    IF olds IS NOT NULL OR news IS NOT NULL THEN
+        PERFORM scheduler.dispatch_events('pod', olds, news);
+    END IF;
+    RETURN NULL;
+END $$;
+CREATE TRIGGER node_events_insert AFTER INSERT ON scheduler.nodes REFERENCING NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler.node_events();
+CREATE TRIGGER node_events_update AFTER UPDATE ON scheduler.nodes REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler.node_events();
+CREATE TRIGGER node_events_delete AFTER DELETE ON scheduler.nodes REFERENCING OLD TABLE AS old_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler.node_events();
+CREATE TRIGGER pod_events_insert AFTER INSERT ON scheduler.pods REFERENCING NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler.pod_events();
+CREATE TRIGGER pod_events_update AFTER UPDATE ON scheduler.pods REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler.pod_events();
+CREATE TRIGGER pod_events_delete AFTER DELETE ON scheduler.pods REFERENCING OLD TABLE AS old_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler.pod_events();
+
+-- Every attempt, for "why was this pod pending an hour ago"; kept for
+-- scheduler.history_retention.
+CREATE TABLE scheduler.attempt_history (
+    id           bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    pod_uid      text NOT NULL,
+    namespace    text NOT NULL,
+    name         text NOT NULL,
+    attempted_at timestamptz NOT NULL,
+    result       text NOT NULL,
+    node         text,
+    message      text NOT NULL,
+    rejected_by  text[] NOT NULL DEFAULT '{}',
+    diagnosis    jsonb,
+    queue_wait   interval,         -- from entering active to this attempt
+    cycle_time   interval          -- this pod's scheduling cycle
+);
+CREATE INDEX attempt_history_pod ON scheduler.attempt_history (namespace, name, attempted_at);
+CREATE INDEX attempt_history_time ON scheduler.attempt_history (attempted_at);
+
+------------------------------------------------------------------------------
 -- Profiles: which plugins a schedulerName runs, in which order, with which
 -- weights and args (kube-scheduler's KubeSchedulerProfile).  A change takes
 -- effect on the next cycle.  A schedulerName without rows runs the default
@@ -236,6 +409,11 @@ CREATE FUNCTION scheduler.score(namespace text, name text, feasible_only boolean
     RETURNS TABLE (node text, plugin text, raw bigint, normalized bigint, weighted bigint)
     AS 'MODULE_PATHNAME', 'scheduler_score' LANGUAGE C STRICT VOLATILE;
 COMMENT ON FUNCTION scheduler.score(text, text, boolean) IS 'Score, normalized score and weighted score of every scoring plugin on every feasible node (or every node)';
+
+CREATE FUNCTION scheduler.fit_error_message(num_all_nodes integer, node_reasons jsonb,
+                                            prefilter_msg text DEFAULT NULL, postfilter_msg text DEFAULT NULL)
+    RETURNS text AS 'MODULE_PATHNAME', 'scheduler_fit_error_message' LANGUAGE C IMMUTABLE;
+COMMENT ON FUNCTION scheduler.fit_error_message(integer, jsonb, text, text) IS 'kube-scheduler''s FitError.Error() message for node -> [reasons] (the FailedScheduling text)';
 
 CREATE FUNCTION scheduler.num_feasible_nodes_to_find(percentage integer, nodes integer) RETURNS integer
     AS 'MODULE_PATHNAME', 'num_feasible_nodes_to_find' LANGUAGE C STRICT IMMUTABLE PARALLEL SAFE;
@@ -321,3 +499,44 @@ CROSS JOIN LATERAL (
 ) AS k(resource)
 LEFT JOIN requested r ON r.node = n.name AND r.resource = k.resource;
 COMMENT ON VIEW scheduler.node_usage IS 'Per node and resource: allocatable and requested by the pods on it (cpu in millicores, memory in bytes)';
+
+-- Why is it pending: every pod in the queue, where it is, and kube-scheduler's
+-- FailedScheduling message for its latest attempt (for a gated pod, the
+-- SchedulingGates PreEnqueue message).
+CREATE VIEW scheduler.pending_pods AS
+SELECT p.namespace, p.name, q.state AS queue, q.attempts, q.rejected_by,
+       CASE WHEN q.state = 'gated'
+            THEN 'waiting for scheduling gates: [' || array_to_string(p.scheduling_gates, ' ') || ']'
+            ELSE a.message END AS message,
+       q.first_enqueued_at AS since
+FROM scheduler.queue q
+JOIN scheduler.pods p ON p.uid = q.pod_uid
+LEFT JOIN scheduler.pod_attempts a ON a.pod_uid = q.pod_uid AND a.result = 'unschedulable';
+COMMENT ON VIEW scheduler.pending_pods IS 'Every pending pod: its queue (active, backoff, unschedulable, gated), attempts, the plugins that rejected it, kube-scheduler''s message, and since when it is pending';
+
+-- Metrics, as kube-scheduler's /metrics names them.
+CREATE VIEW scheduler.metrics_pending_pods AS
+SELECT s.queue, count(q.pod_uid) AS pods
+FROM (VALUES ('active'), ('backoff'), ('unschedulable'), ('gated')) s(queue)
+LEFT JOIN scheduler.queue q ON q.state = s.queue
+GROUP BY s.queue;
+COMMENT ON VIEW scheduler.metrics_pending_pods IS 'scheduler_pending_pods: pods per queue';
+
+CREATE VIEW scheduler.metrics_schedule_attempts AS
+SELECT result, count(*) AS attempts
+FROM scheduler.attempt_history GROUP BY result;
+COMMENT ON VIEW scheduler.metrics_schedule_attempts IS 'scheduler_schedule_attempts_total by result, over the retained history';
+
+CREATE VIEW scheduler.metrics_latency AS
+SELECT 'queue_wait' AS metric, count(*) AS samples,
+       percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM queue_wait)) * 1000 AS p50_ms,
+       percentile_cont(0.9) WITHIN GROUP (ORDER BY extract(epoch FROM queue_wait)) * 1000 AS p90_ms,
+       percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM queue_wait)) * 1000 AS p99_ms
+FROM scheduler.attempt_history WHERE queue_wait IS NOT NULL
+UNION ALL
+SELECT 'cycle_time', count(*),
+       percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM cycle_time)) * 1000,
+       percentile_cont(0.9) WITHIN GROUP (ORDER BY extract(epoch FROM cycle_time)) * 1000,
+       percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM cycle_time)) * 1000
+FROM scheduler.attempt_history WHERE cycle_time IS NOT NULL;
+COMMENT ON VIEW scheduler.metrics_latency IS 'Latency percentiles over the retained history, in ms: time in the active queue before an attempt (queue_wait), and the scheduling cycle (cycle_time)';

@@ -6,6 +6,9 @@
 -- transaction (\gexec), so the cache is refreshed incrementally from
 -- scheduler.changes, as in production.
 \set SHOW_CONTEXT never
+-- retries after an event come at once (the queue's backoff is queue.sql's subject)
+SET scheduler.pod_initial_backoff = 0;
+SET scheduler.pod_max_backoff = 0;
 TRUNCATE scheduler.nodes, scheduler.pods, scheduler.pod_attempts;
 SELECT setseed(0.5);
 

@@ -56,12 +56,43 @@ absent_reason(const CycleResult *res)
 }
 
 /*
+ * FitErrorText
+ *		FitError.Error(): "0/N nodes are available:"; then " <PreFilterMsg>."
+ *		if a PreFilter rejected the pod, else, for the reasons the nodes gave,
+ *		" <histogram>." where each reason prints as "<count> <reason>", sorted
+ *		as strings (Go's sort.Strings, so "10 X" sorts before "2 Y") and joined
+ *		with ", " (nothing at all when no node gave a reason); then
+ *		" <PostFilterMsg>" with no period of its own.
+ */
+static char *
+FitErrorText(int nnodes, ReasonCount *counts, int ncounts, const char *prefilter_msg,
+			 const char *postfilter_msg)
+{
+	StringInfoData buf;
+
+	initStringInfo(&buf);
+	appendStringInfo(&buf, "0/%d nodes are available:", nnodes);
+	if (prefilter_msg)
+		appendStringInfo(&buf, " %s.", prefilter_msg);
+	else if (ncounts > 0)
+	{
+		for (int j = 0; j < ncounts; j++)
+			counts[j].text = psprintf("%d %s", counts[j].count, counts[j].reason);
+		qsort(counts, ncounts, sizeof(ReasonCount), cmp_text);
+		for (int j = 0; j < ncounts; j++)
+			appendStringInfo(&buf, "%s%s", j == 0 ? " " : ", ", counts[j].text);
+		appendStringInfoChar(&buf, '.');
+	}
+	if (postfilter_msg)
+		appendStringInfo(&buf, " %s", postfilter_msg);
+	return buf.data;
+}
+
+/*
  * FitErrorMessage
- *		FitError.Error(): "0/N nodes are available: ", then a PreFilter's
- *		message alone if one rejected the pod, else for each reason any node
- *		gave "<count> <reason>", sorted as strings (Go's sort.Strings, so
- *		"10 X" sorts before "2 Y"), joined with ", "; then ".".  With no nodes
- *		at all kube-scheduler reports ErrNoNodesAvailable.
+ *		The FailedScheduling message of a failed cycle.  With no nodes at all
+ *		kube-scheduler reports ErrNoNodesAvailable; a plugin error is
+ *		reported as itself.
  */
 char *
 FitErrorMessage(const CycleResult *res)
@@ -69,42 +100,60 @@ FitErrorMessage(const CycleResult *res)
 	ReasonCount *counts;
 	int			ncounts = 0;
 	int			cap = 16;
-	StringInfoData buf;
 
 	if (res->error)
 		return pstrdup(res->error);
 	if (res->nnodes == 0)
 		return pstrdup("no nodes available to schedule pods");
 
-	initStringInfo(&buf);
-	appendStringInfo(&buf, "0/%d nodes are available", res->nnodes);
-	if (res->prefilter_plugin >= 0)
-	{
-		appendStringInfo(&buf, ": %s.", StatusMessage(&res->prefilter_status));
-		return buf.data;
-	}
-
 	counts = palloc(sizeof(ReasonCount) * cap);
-	for (int i = 0; i < res->nverdicts; i++)
+	if (res->prefilter_plugin < 0)
 	{
-		ListCell   *lc;
+		for (int i = 0; i < res->nverdicts; i++)
+		{
+			ListCell   *lc;
 
-		foreach(lc, res->verdicts[i].status.reasons)
-			count_reason(&counts, &ncounts, &cap, lfirst(lc), 1);
+			foreach(lc, res->verdicts[i].status.reasons)
+				count_reason(&counts, &ncounts, &cap, lfirst(lc), 1);
+		}
+		if (res->nabsent > 0)
+			count_reason(&counts, &ncounts, &cap, absent_reason(res), res->nabsent);
 	}
-	if (res->nabsent > 0)
-		count_reason(&counts, &ncounts, &cap, absent_reason(res), res->nabsent);
-	for (int j = 0; j < ncounts; j++)
-		counts[j].text = psprintf("%d %s", counts[j].count, counts[j].reason);
-	qsort(counts, ncounts, sizeof(ReasonCount), cmp_text);
+	return FitErrorText(res->nnodes, counts, ncounts,
+						res->prefilter_plugin >= 0 ? StatusMessage(&res->prefilter_status) : NULL,
+						res->postfilter_msg);
+}
 
-	for (int j = 0; j < ncounts; j++)
-		appendStringInfo(&buf, "%s%s", j == 0 ? ": " : ", ", counts[j].text);
-	appendStringInfoChar(&buf, '.');
-	/* Diagnosis.PostFilterMsg follows, with no period of its own */
-	if (res->postfilter_msg)
-		appendStringInfo(&buf, " %s", res->postfilter_msg);
-	return buf.data;
+PG_FUNCTION_INFO_V1(scheduler_fit_error_message);
+/*
+ * scheduler.fit_error_message(num_all_nodes, node_reasons jsonb,
+ *							   prefilter_msg, postfilter_msg)
+ *		The message FitErrorMessage builds, from a node -> [reasons] map: for
+ *		checking the format against kube-scheduler's own tests.
+ */
+Datum
+scheduler_fit_error_message(PG_FUNCTION_ARGS)
+{
+	int32		nnodes = PG_GETARG_INT32(0);
+	Jsonb	   *reasons = PG_GETARG_JSONB_P(1);
+	char	   *pre = PG_ARGISNULL(2) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(2));
+	char	   *post = PG_ARGISNULL(3) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(3));
+	int			cap = 16;
+	int			ncounts = 0;
+	ReasonCount *counts = palloc(sizeof(ReasonCount) * cap);
+	JsonbIterator *it;
+	JsonbValue	v;
+	JsonbIteratorToken tok;
+
+	if (!JB_ROOT_IS_OBJECT(reasons))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("node_reasons must be an object of node name -> array of reasons")));
+	it = JsonbIteratorInit(&reasons->root);
+	while ((tok = JsonbIteratorNext(&it, &v, false)) != WJB_DONE)
+		if (tok == WJB_ELEM && v.type == jbvString)
+			count_reason(&counts, &ncounts, &cap, pnstrdup(v.val.string.val, v.val.string.len), 1);
+	PG_RETURN_TEXT_P(cstring_to_text(FitErrorText(nnodes, counts, ncounts, pre, post)));
 }
 
 static void

@@ -281,6 +281,28 @@ container_facts(JsonbContainer *spec, const char *what, Jsonb **ports_out, Jsonb
 	*images_out = JsonbValueToJsonb(pushJsonbValue(&is, WJB_END_ARRAY, NULL));
 }
 
+/* spec.schedulingGates [{"name": ...}] as a text[] of names */
+static Datum
+scheduling_gates(JsonbContainer *spec, const char *what)
+{
+	JsonbContainer *arr = JGetArray(spec, "schedulingGates", what, "spec");
+	int			n = arr ? JsonContainerSize(arr) : 0;
+	Datum	   *names = palloc(sizeof(Datum) * Max(n, 1));
+
+	for (int i = 0; i < n; i++)
+	{
+		char	   *path = psprintf("spec.schedulingGates[%d]", i);
+		char	   *name = JGetString(JObject(getIthJsonbValueFromContainer(arr, i), what, path), "name", what, path);
+
+		if (name == NULL || name[0] == '\0')
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("%s: %s.name: required value", what, path)));
+		names[i] = CStringGetTextDatum(name);
+	}
+	return PointerGetDatum(construct_array(names, n, TEXTOID, -1, false, TYPALIGN_INT));
+}
+
 /* ------------------------------------------------------------------------
  * Nodes
  * ------------------------------------------------------------------------
@@ -368,9 +390,9 @@ apply_pod(JsonbValue *objv, JsonbContainer *obj, const char *ns, const char *nam
 {
 	static Oid	types[] = {TEXTOID, TEXTOID, TEXTOID, TEXTOID, TIMESTAMPTZOID, TEXTOID,
 		TEXTOID, INT4OID, TEXTOID, TIMESTAMPTZOID, JSONBOID, JSONBOID, JSONBOID, JSONBOID,
-	JSONBOID, INT8OID, INT8OID, JSONBOID, JSONBOID, JSONBOID, BOOLOID};
-	Datum		values[21];
-	char		nulls[21];
+	JSONBOID, INT8OID, INT8OID, JSONBOID, JSONBOID, JSONBOID, BOOLOID, TEXTARRAYOID};
+	Datum		values[22];
+	char		nulls[22];
 	Jsonb	   *host_ports;
 	Jsonb	   *images;
 	bool		has_sidecar;
@@ -428,6 +450,7 @@ apply_pod(JsonbValue *objv, JsonbContainer *obj, const char *ns, const char *nam
 	values[18] = JsonbPGetDatum(host_ports);
 	values[19] = JsonbPGetDatum(images);
 	values[20] = BoolGetDatum(has_sidecar);
+	values[21] = scheduling_gates(spec, what);
 
 	exec(prepare(&pod_replace_plan,
 				 "DELETE FROM scheduler.pods WHERE namespace = $2 AND name = $3 AND uid <> $1",
@@ -437,9 +460,9 @@ apply_pod(JsonbValue *objv, JsonbContainer *obj, const char *ns, const char *nam
 						"INSERT INTO scheduler.pods AS p (uid, namespace, name, resource_version, created_at,"
 						" node_name, scheduler_name, priority, phase, deletion_timestamp, labels,"
 						" node_selector, tolerations, affinity, requests, nonzero_cpu, nonzero_memory, object,"
-						" host_ports, images, has_sidecar)"
+						" host_ports, images, has_sidecar, scheduling_gates)"
 						" VALUES ($1, $2, $3, $4, coalesce($5, now()), $6, $7, $8, $9, $10, $11, $12, $13,"
-						" $14, $15, $16, $17, $18, $19, $20, $21)"
+						" $14, $15, $16, $17, $18, $19, $20, $21, $22)"
 						" ON CONFLICT (uid) DO UPDATE SET namespace = EXCLUDED.namespace, name = EXCLUDED.name,"
 						" resource_version = EXCLUDED.resource_version, created_at = coalesce($5, p.created_at),"
 						" node_name = EXCLUDED.node_name,"
@@ -451,9 +474,10 @@ apply_pod(JsonbValue *objv, JsonbContainer *obj, const char *ns, const char *nam
 						" requests = EXCLUDED.requests, nonzero_cpu = EXCLUDED.nonzero_cpu,"
 						" nonzero_memory = EXCLUDED.nonzero_memory, object = EXCLUDED.object,"
 						" host_ports = EXCLUDED.host_ports, images = EXCLUDED.images,"
-						" has_sidecar = EXCLUDED.has_sidecar, updated_at = now()"
+						" has_sidecar = EXCLUDED.has_sidecar, scheduling_gates = EXCLUDED.scheduling_gates,"
+						" updated_at = now()"
 						" WHERE p.object IS DISTINCT FROM EXCLUDED.object",
-						21, types), values, nulls);
+						22, types), values, nulls);
 }
 
 /* ------------------------------------------------------------------------

@@ -39,6 +39,17 @@ FindPlugin(const char *name)
 	return NULL;
 }
 
+/* isEventOfInterest: does some plugin register for the event? */
+bool
+EventOfInterest(const ClusterEvent *ev)
+{
+	for (size_t i = 0; i < lengthof(registry); i++)
+		for (const EventRegistration *r = registry[i]->events; r->resource != 0; r++)
+			if (r->resource == ev->resource && (r->actions & ev->action) != 0)
+				return true;
+	return false;
+}
+
 static const Plugin *
 plugin_or_error(const char *name)
 {

@@ -1,24 +1,30 @@
 /*
  * schedule.c
- *	  schedule_pending(max_pods): run scheduling cycles for pending pods and
- *	  write the results back.
+ *	  schedule_pending(max_pods): run scheduling cycles for the pods the queue
+ *	  holds ready, and write the results back.
  *
  * One call:
- *	 1. serialises with every other call: it updates the single row of
- *		scheduler.cycle_lock, which waits for a concurrent call to commit (and
- *		under REPEATABLE READ or SERIALIZABLE fails with a serialization error
- *		rather than read stale data), so two sessions never place against the
- *		same free room;
- *	 2. refreshes the snapshot (snapshot.c), loads the profile of
- *		scheduler.scheduler_name (profile.c), and reads the pending pods:
- *		unassigned, not being deleted, not terminated, with that
- *		spec.schedulerName, highest priority first, then oldest;
- *	 3. runs one cycle per pod (framework.c), starting each node search where
- *		the last one stopped (kept in scheduler.cycle_lock across calls), and
- *		reserving each choice on the snapshot so later pods see it (the
+ *	 1. serialises: it takes the scheduler's advisory lock exclusively (every
+ *		writer of nodes and pods holds it shared, so a change commits either
+ *		before this call reads the cluster or after it commits, never unseen
+ *		in between), then updates the single row of scheduler.cycle_lock
+ *		(under REPEATABLE READ or SERIALIZABLE a caller with a stale snapshot
+ *		fails with a serialization error instead of reading stale room);
+ *	 2. moves pods whose backoff expired to active, and pods unschedulable
+ *		for longer than scheduler.unschedulable_timeout back to backoff or
+ *		active (kube-scheduler's flushBackoffQCompleted and
+ *		flushUnschedulablePodsLeftover);
+ *	 3. refreshes the snapshot (snapshot.c), loads the profile of
+ *		scheduler.scheduler_name (profile.c), and takes the active pods of
+ *		that schedulerName, highest priority first, then longest queued;
+ *	 4. runs one cycle per pod (framework.c), starting each node search where
+ *		the last one stopped, reserving each choice on the snapshot (the
  *		assume cache);
- *	 4. writes the choices (pods.assumed_node) and every attempt
- *		(scheduler.pod_attempts) in two batched statements.
+ *	 5. writes back in a few batched statements: the choices
+ *		(pods.assumed_node, which takes the pods out of the queue), the
+ *		failures (unschedulable with their rejecting plugins, or backoff
+ *		after an error; attempts and backoff as kube-scheduler counts them),
+ *		the latest attempt per pod and the attempt history.
  */
 #include "postgres.h"
 
@@ -31,8 +37,12 @@
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
 #include "utils/memutils.h"
+#include "utils/timestamp.h"
 
 #include "scheduler.h"
+
+#define SCHEDULER_LOCK_KEY1 1396852053
+#define SCHEDULER_LOCK_KEY2 1
 
 typedef struct Attempt
 {
@@ -41,15 +51,17 @@ typedef struct Attempt
 	char	   *message;
 	Jsonb	   *diagnosis;		/* NULL when scheduled */
 	Jsonb	   *rejected_by;	/* jsonb array of plugin names */
+	bool		error;			/* a plugin failed: backoff, not unschedulable */
+	int64		cycle_us;		/* this pod's cycle */
 } Attempt;
 
-static Datum
-text_array(Datum *elems, bool *nulls, int n)
+static void
+exec_args(const char *sql, int n, Oid *types, Datum *args, const char *nulls, int expect)
 {
-	int			dims[1] = {n};
-	int			lbs[1] = {1};
+	int			rc = SPI_execute_with_args(sql, n, types, args, nulls, false, 0);
 
-	return PointerGetDatum(construct_md_array(elems, nulls, 1, dims, lbs, TEXTOID, -1, false, TYPALIGN_INT));
+	if (rc != expect)
+		elog(ERROR, "schedule_pending: statement failed (%s): %s", SPI_result_code_string(rc), sql);
 }
 
 static void
@@ -62,8 +74,12 @@ write_results(Attempt *attempts, int n)
 	Datum	   *diags = palloc(sizeof(Datum) * Max(n, 1));
 	bool	   *diag_nulls = palloc(sizeof(bool) * Max(n, 1));
 	Datum	   *rejected = palloc(sizeof(Datum) * Max(n, 1));
-	Datum		args[5];
-	Oid			types[5] = {TEXTARRAYOID, TEXTARRAYOID, TEXTARRAYOID, JSONBARRAYOID, JSONBARRAYOID};
+	Datum	   *errors = palloc(sizeof(Datum) * Max(n, 1));
+	Datum	   *cycles = palloc(sizeof(Datum) * Max(n, 1));
+	Datum		args[9];
+	Oid			types[9] = {TEXTARRAYOID, TEXTARRAYOID, TEXTARRAYOID, JSONBARRAYOID, JSONBARRAYOID,
+	BOOLARRAYOID, INT8ARRAYOID, INT4OID, INT4OID};
+	char		nulls[9] = "         ";
 	int			dims[1] = {n};
 	int			lbs[1] = {1};
 
@@ -80,37 +96,92 @@ write_results(Attempt *attempts, int n)
 		diag_nulls[i] = (a->diagnosis == NULL);
 		diags[i] = a->diagnosis ? JsonbPGetDatum(a->diagnosis) : (Datum) 0;
 		rejected[i] = JsonbPGetDatum(a->rejected_by);
+		errors[i] = BoolGetDatum(a->error);
+		cycles[i] = Int64GetDatum(a->cycle_us);
 	}
-	args[0] = text_array(uids, NULL, n);
-	args[1] = text_array(nodes, node_nulls, n);
-	args[2] = text_array(messages, NULL, n);
+	args[0] = PointerGetDatum(construct_array(uids, n, TEXTOID, -1, false, TYPALIGN_INT));
+	args[1] = PointerGetDatum(construct_md_array(nodes, node_nulls, 1, dims, lbs, TEXTOID, -1, false, TYPALIGN_INT));
+	args[2] = PointerGetDatum(construct_array(messages, n, TEXTOID, -1, false, TYPALIGN_INT));
 	args[3] = PointerGetDatum(construct_md_array(diags, diag_nulls, 1, dims, lbs, JSONBOID, -1, false, TYPALIGN_INT));
-	args[4] = PointerGetDatum(construct_md_array(rejected, NULL, 1, dims, lbs, JSONBOID, -1, false, TYPALIGN_INT));
+	args[4] = PointerGetDatum(construct_array(rejected, n, JSONBOID, -1, false, TYPALIGN_INT));
+	args[5] = PointerGetDatum(construct_array(errors, n, BOOLOID, 1, true, TYPALIGN_CHAR));
+	args[6] = PointerGetDatum(construct_array(cycles, n, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+	args[7] = Int32GetDatum(scheduler_pod_initial_backoff);
+	args[8] = Int32GetDatum(scheduler_pod_max_backoff);
 
-	if (SPI_execute_with_args(
-							  "UPDATE scheduler.pods p SET assumed_node = d.node"
-							  " FROM unnest($1::text[], $2::text[]) AS d(uid, node)"
-							  " WHERE d.node IS NOT NULL AND p.uid = d.uid"
-							  " AND p.node_name IS NULL AND p.assumed_node IS NULL",
-							  2, types, args, NULL, false, 0) != SPI_OK_UPDATE)
-		elog(ERROR, "could not record scheduling decisions");
+	/* the choices: the queue trigger takes these pods out of the queue */
+	exec_args("UPDATE scheduler.pods p SET assumed_node = d.node"
+			  " FROM unnest($1::text[], $2::text[]) AS d(uid, node)"
+			  " WHERE d.node IS NOT NULL AND p.uid = d.uid"
+			  " AND p.node_name IS NULL AND p.assumed_node IS NULL",
+			  2, types, args, nulls, SPI_OK_UPDATE);
 
-	if (SPI_execute_with_args(
-							  "INSERT INTO scheduler.pod_attempts AS a (pod_uid, attempts, last_attempt_at, result,"
-							  " node, message, rejected_by, diagnosis)"
-							  " SELECT d.uid, 1, now(),"
-							  " CASE WHEN d.node IS NULL THEN 'unschedulable' ELSE 'scheduled' END,"
-							  " d.node, d.message,"
-							  " ARRAY(SELECT jsonb_array_elements_text(d.rejected)), d.diagnosis"
-							  " FROM unnest($1::text[], $2::text[], $3::text[], $4::jsonb[], $5::jsonb[])"
-							  "   AS d(uid, node, message, diagnosis, rejected)"
-							  " WHERE EXISTS (SELECT 1 FROM scheduler.pods p WHERE p.uid = d.uid)"
-							  " ON CONFLICT (pod_uid) DO UPDATE SET attempts = a.attempts + 1,"
-							  " last_attempt_at = EXCLUDED.last_attempt_at, result = EXCLUDED.result,"
-							  " node = EXCLUDED.node, message = EXCLUDED.message,"
-							  " rejected_by = EXCLUDED.rejected_by, diagnosis = EXCLUDED.diagnosis",
-							  5, types, args, NULL, false, 0) != SPI_OK_INSERT)
-		elog(ERROR, "could not record scheduling attempts");
+	/*
+	 * The history, before the queue rows change: how long each pod waited
+	 * in active, and its cycle.
+	 */
+	exec_args("INSERT INTO scheduler.attempt_history (pod_uid, namespace, name, attempted_at, result,"
+			  " node, message, rejected_by, diagnosis, queue_wait, cycle_time)"
+			  " SELECT d.uid, p.namespace, p.name, now(),"
+			  " CASE WHEN d.node IS NULL THEN 'unschedulable' ELSE 'scheduled' END,"
+			  " d.node, d.message, ARRAY(SELECT jsonb_array_elements_text(d.rejected)), d.diagnosis,"
+			  " now() - coalesce(q.moved_at, q.first_enqueued_at), d.cycle_us * interval '1 microsecond'"
+			  " FROM unnest($1::text[], $2::text[], $3::text[], $4::jsonb[], $5::jsonb[], $6::bool[], $7::int8[])"
+			  "   AS d(uid, node, message, diagnosis, rejected, error, cycle_us)"
+			  " JOIN scheduler.pods p ON p.uid = d.uid"
+			  " LEFT JOIN scheduler.queue q ON q.pod_uid = d.uid",
+			  7, types, args, nulls, SPI_OK_INSERT);
+
+	/* the failures: back to the queue as kube-scheduler does */
+	exec_args("UPDATE scheduler.queue q SET attempts = q.attempts + 1,"
+			  " state = CASE WHEN d.error OR jsonb_array_length(d.rejected) = 0 THEN 'backoff'"
+			  "              ELSE 'unschedulable' END,"
+			  " rejected_by = ARRAY(SELECT jsonb_array_elements_text(d.rejected)),"
+			  " backoff_until = now() + least($8::float8 * power(2, q.attempts), $9::float8)"
+			  "                 * interval '1 millisecond',"
+			  " unschedulable_since = now(), enqueued_at = clock_timestamp(), moved_at = NULL, moved_by = NULL"
+			  " FROM unnest($1::text[], $2::text[], $3::text[], $4::jsonb[], $5::jsonb[], $6::bool[], $7::int8[])"
+			  "   AS d(uid, node, message, diagnosis, rejected, error, cycle_us)"
+			  " WHERE d.node IS NULL AND q.pod_uid = d.uid",
+			  9, types, args, nulls, SPI_OK_UPDATE);
+
+	/* the latest attempt per pod, for why() */
+	exec_args("INSERT INTO scheduler.pod_attempts AS a (pod_uid, attempts, last_attempt_at, result,"
+			  " node, message, rejected_by, diagnosis)"
+			  " SELECT d.uid, 1, now(),"
+			  " CASE WHEN d.node IS NULL THEN 'unschedulable' ELSE 'scheduled' END,"
+			  " d.node, d.message,"
+			  " ARRAY(SELECT jsonb_array_elements_text(d.rejected)), d.diagnosis"
+			  " FROM unnest($1::text[], $2::text[], $3::text[], $4::jsonb[], $5::jsonb[])"
+			  "   AS d(uid, node, message, diagnosis, rejected)"
+			  " WHERE EXISTS (SELECT 1 FROM scheduler.pods p WHERE p.uid = d.uid)"
+			  " ON CONFLICT (pod_uid) DO UPDATE SET attempts = a.attempts + 1,"
+			  " last_attempt_at = EXCLUDED.last_attempt_at, result = EXCLUDED.result,"
+			  " node = EXCLUDED.node, message = EXCLUDED.message,"
+			  " rejected_by = EXCLUDED.rejected_by, diagnosis = EXCLUDED.diagnosis",
+			  5, types, args, nulls, SPI_OK_INSERT);
+}
+
+/* Promote expired backoffs; flush pods unschedulable for too long. */
+static void
+queue_housekeeping(void)
+{
+	Oid			t = INT4OID;
+	Datum		v = Int32GetDatum(scheduler_unschedulable_timeout);
+
+	exec_args("UPDATE scheduler.queue SET state = 'active', moved_at = coalesce(moved_at, backoff_until)"
+			  " WHERE state = 'backoff' AND backoff_until <= clock_timestamp()",
+			  0, NULL, NULL, NULL, SPI_OK_UPDATE);
+	exec_args("UPDATE scheduler.queue"
+			  " SET state = CASE WHEN backoff_until > clock_timestamp() THEN 'backoff' ELSE 'active' END,"
+			  " moved_at = clock_timestamp(), moved_by = 'UnschedulableTimeout'"
+			  " WHERE state = 'unschedulable'"
+			  " AND unschedulable_since <= clock_timestamp() - $1 * interval '1 millisecond'",
+			  1, &t, &v, NULL, SPI_OK_UPDATE);
+	v = Int32GetDatum(scheduler_history_retention);
+	exec_args("DELETE FROM scheduler.attempt_history"
+			  " WHERE attempted_at < now() - $1 * interval '1 second'",
+			  1, &t, &v, NULL, SPI_OK_DELETE);
 }
 
 PG_FUNCTION_INFO_V1(schedule_pending);
@@ -126,7 +197,6 @@ schedule_pending(PG_FUNCTION_ARGS)
 	MemoryContext work;
 	MemoryContext old;
 	MemoryContext cycle_cxt;
-	MemoryContext oldcxt;
 	ClusterSnapshot *snap;
 	Profile    *profile;
 	int			next_start = 0;
@@ -149,7 +219,9 @@ schedule_pending(PG_FUNCTION_ARGS)
 	old = MemoryContextSwitchTo(work);
 	cycle_cxt = AllocSetContextCreate(work, "scheduling cycle", ALLOCSET_DEFAULT_SIZES);
 
-	/* 1. one scheduler at a time */
+	/* 1. one scheduler at a time, and no writer in between */
+	exec_args(psprintf("SELECT pg_advisory_xact_lock(%d, %d)", SCHEDULER_LOCK_KEY1, SCHEDULER_LOCK_KEY2),
+			  0, NULL, NULL, NULL, SPI_OK_SELECT);
 	if (SPI_execute("UPDATE scheduler.cycle_lock SET generation = generation + 1, last_cycle_at = now()"
 					" RETURNING next_start_node_index",
 					false, 0) != SPI_OK_UPDATE_RETURNING || SPI_processed != 1)
@@ -160,35 +232,38 @@ schedule_pending(PG_FUNCTION_ARGS)
 		next_start = DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
 	}
 
-	/* 2. snapshot, profile and pending pods */
+	/* 2. the queue's timers */
+	queue_housekeeping();
+
+	/* 3. snapshot, profile and the pods ready to try */
 	snap = SnapshotGet();
 	profile = ProfileLoad(scheduler_scheduler_name);
 
 	qargs[0] = CStringGetTextDatum(scheduler_scheduler_name);
 	qargs[1] = Int64GetDatum(max_pods);
 	qnulls[1] = max_pods < 0 ? 'n' : ' ';
-	if (SPI_execute_with_args(psprintf("SELECT %s FROM scheduler.pods"
-									   " WHERE node_name IS NULL AND assumed_node IS NULL"
-									   " AND deletion_timestamp IS NULL"
-									   " AND (phase IS NULL OR phase NOT IN ('Succeeded', 'Failed'))"
-									   " AND scheduler_name = $1"
-									   " ORDER BY priority DESC, created_at, namespace, name"
-									   " LIMIT $2", PodInfoColumns),
+	if (SPI_execute_with_args(psprintf("SELECT %s FROM scheduler.queue q"
+									   " JOIN scheduler.pods p ON p.uid = q.pod_uid"
+									   " WHERE q.state = 'active' AND p.scheduler_name = $1"
+									   " ORDER BY p.priority DESC, q.enqueued_at, p.namespace, p.name"
+									   " LIMIT $2", PodInfoColumnsQualified),
 							  2, qtypes, qargs, qnulls, false, 0) != SPI_OK_SELECT)
-		elog(ERROR, "could not read pending pods");
+		elog(ERROR, "could not read the scheduling queue");
 	npods = (int) SPI_processed;
 	attempts = palloc0(sizeof(Attempt) * Max(npods, 1));
 	for (int i = 0; i < npods; i++)
 		PodInfoFromTuple(&attempts[i].pod, SPI_tuptable->vals[i], SPI_tuptable->tupdesc);
 	SPI_freetuptable(SPI_tuptable);
 
-	/* 3. one cycle per pod */
+	/* 4. one cycle per pod */
 	for (int i = 0; i < npods; i++)
 	{
 		Attempt    *a = &attempts[i];
 		CycleResult res;
 		Datum		values[5];
 		bool		nulls[5] = {false, false, false, false, false};
+		MemoryContext oldcxt;
+		TimestampTz start = GetCurrentTimestamp();
 
 		CHECK_FOR_INTERRUPTS();
 		MemoryContextReset(cycle_cxt);
@@ -206,8 +281,10 @@ schedule_pending(PG_FUNCTION_ARGS)
 		{
 			a->message = FitErrorMessage(&res);
 			a->diagnosis = DiagnosisToJsonb(&res);
+			a->error = (res.error != NULL);
 		}
 		a->rejected_by = RejectingPlugins(&res);
+		a->cycle_us = GetCurrentTimestamp() - start;
 
 		values[0] = CStringGetTextDatum(a->pod.namespace);
 		values[1] = CStringGetTextDatum(a->pod.name);
@@ -220,15 +297,14 @@ schedule_pending(PG_FUNCTION_ARGS)
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 
-	/* 4. write back, batched */
+	/* 5. write back, batched */
 	write_results(attempts, npods);
 	{
 		Oid			t = INT4OID;
 		Datum		v = Int32GetDatum(next_start);
 
-		if (SPI_execute_with_args("UPDATE scheduler.cycle_lock SET next_start_node_index = $1",
-								  1, &t, &v, NULL, false, 0) != SPI_OK_UPDATE)
-			elog(ERROR, "could not update scheduler.cycle_lock");
+		exec_args("UPDATE scheduler.cycle_lock SET next_start_node_index = $1",
+				  1, &t, &v, NULL, SPI_OK_UPDATE);
 	}
 	SnapshotPrune();
 

@@ -16,6 +16,10 @@ PG_MODULE_MAGIC;
 
 char	   *scheduler_scheduler_name = NULL;
 int			scheduler_percentage_of_nodes_to_score = 0;
+int			scheduler_pod_initial_backoff = 1000;
+int			scheduler_pod_max_backoff = 10000;
+int			scheduler_unschedulable_timeout = 300000;
+int			scheduler_history_retention = 86400;
 static int	scheduler_random_seed = -1;
 static char *scheduler_feature_gates = NULL;
 pg_prng_state scheduler_prng;
@@ -124,6 +128,31 @@ _PG_init(void)
 							   &scheduler_feature_gates,
 							   "",
 							   PGC_USERSET, GUC_LIST_INPUT, check_feature_gates, assign_feature_gates, NULL);
+	DefineCustomIntVariable("scheduler.pod_initial_backoff",
+							"Backoff after a pod's first failed attempt (kube-scheduler podInitialBackoffSeconds).",
+							"Doubles with every further attempt, up to scheduler.pod_max_backoff.",
+							&scheduler_pod_initial_backoff,
+							1000, 0, INT_MAX,
+							PGC_USERSET, GUC_UNIT_MS, NULL, NULL, NULL);
+	DefineCustomIntVariable("scheduler.pod_max_backoff",
+							"Longest backoff (kube-scheduler podMaxBackoffSeconds).",
+							NULL,
+							&scheduler_pod_max_backoff,
+							10000, 0, INT_MAX,
+							PGC_USERSET, GUC_UNIT_MS, NULL, NULL, NULL);
+	DefineCustomIntVariable("scheduler.unschedulable_timeout",
+							"How long an unschedulable pod waits for an event before it is tried again (podMaxInUnschedulablePodsDuration).",
+							NULL,
+							&scheduler_unschedulable_timeout,
+							300000, 0, INT_MAX,
+							PGC_USERSET, GUC_UNIT_MS, NULL, NULL, NULL);
+	DefineCustomIntVariable("scheduler.history_retention",
+							"How long scheduler.attempt_history keeps attempts.",
+							NULL,
+							&scheduler_history_retention,
+							86400, 0, INT_MAX,
+							PGC_USERSET, GUC_UNIT_S, NULL, NULL, NULL);
+	WorkerInit();
 	MarkGUCPrefixReserved("scheduler");
 	assign_random_seed(scheduler_random_seed, NULL);
 }

@@ -24,6 +24,10 @@
 /* GUCs (scheduler.c) */
 extern char *scheduler_scheduler_name;
 extern int	scheduler_percentage_of_nodes_to_score;
+extern int	scheduler_pod_initial_backoff;	/* ms */
+extern int	scheduler_pod_max_backoff;	/* ms */
+extern int	scheduler_unschedulable_timeout;	/* ms */
+extern int	scheduler_history_retention;	/* s */
 extern pg_prng_state scheduler_prng;
 
 /* Feature gates (scheduler.feature_gates), as kube-scheduler's */
@@ -135,8 +139,11 @@ extern NodeInfo *SnapshotFindNode(ClusterSnapshot *snap, const char *name);
 extern void SnapshotAssume(ClusterSnapshot *snap, const PodInfo *pod, NodeInfo *node);
 extern int	SnapshotImageNodes(ClusterSnapshot *snap, const char *image);
 extern void SnapshotPrune(void);
+extern NodeInfo *NodeInfoFromJsonb(Jsonb *row);
+extern PodRef *PodRefFromJsonb(Jsonb *row);
 extern void PodInfoFromTuple(PodInfo *pod, HeapTuple tup, TupleDesc desc);
 extern const char *PodInfoColumns;
+extern const char *PodInfoColumnsQualified;
 extern Toleration *TolerationsFromJsonb(Jsonb *jb, int *n);
 extern HostPort *HostPortsFromJsonb(Jsonb *jb, int *n);
 extern char *NormalizedImageName(const char *name);
@@ -180,6 +187,52 @@ extern char *StatusMessage(const Status *st);
  */
 struct CycleResult;				/* below: PostFilter reads it */
 
+/* ------------------------------------------------------------------------
+ * Cluster events and QueueingHints (queue.c)
+ * ------------------------------------------------------------------------
+ */
+/* Resources, and kube-scheduler's ActionType bits (one per event) */
+#define RES_NODE			1
+#define RES_ASSIGNED_POD	2
+
+#define ACT_ADD						0x0001
+#define ACT_DELETE					0x0002
+#define ACT_UPDATE_NODE_ALLOCATABLE	0x0004
+#define ACT_UPDATE_NODE_LABEL		0x0008
+#define ACT_UPDATE_NODE_TAINT		0x0010
+#define ACT_UPDATE_POD_LABEL		0x0100
+#define ACT_UPDATE_POD_SCALE_DOWN	0x0200
+#define ACT_UPDATE					0x1FFC	/* every update */
+
+typedef struct ClusterEvent
+{
+	int			resource;		/* RES_* */
+	int			action;			/* one ACT_* */
+	const char *label;			/* "NodeAdd", "NodeUpdateNodeTaint", ... */
+	NodeInfo   *old_node;		/* node events: before (NULL on add) */
+	NodeInfo   *new_node;		/* and after (NULL on delete) */
+	PodRef	   *old_pod;		/* assigned pod events: before */
+	PodRef	   *new_pod;		/* and after */
+} ClusterEvent;
+
+typedef enum QueueingHint
+{
+	HINT_SKIP = 0,
+	HINT_QUEUE
+} QueueingHint;
+
+struct PodInfo;
+
+/* EventsToRegister: an event of interest, and its hint (NULL: always Queue) */
+typedef struct EventRegistration
+{
+	int			resource;
+	int			actions;
+	QueueingHint (*hint) (const struct PodInfo *pod, const ClusterEvent *ev);
+} EventRegistration;
+
+#define MAX_EVENT_REGISTRATIONS 6
+
 typedef struct PluginCall
 {
 	const void *args;
@@ -215,6 +268,12 @@ typedef struct Plugin
 	 */
 	void		(*postfilter) (PluginCall *call, const PodInfo *pod, const struct CycleResult *res,
 							   Status *st, char **nominated);
+
+	/*
+	 * EventsToRegister: the events that may make a pod this plugin rejected
+	 * schedulable, each with its QueueingHint; ends at resource 0.
+	 */
+	EventRegistration events[MAX_EVENT_REGISTRATIONS];
 } Plugin;
 
 extern const Plugin NodeUnschedulablePlugin;
@@ -227,6 +286,7 @@ extern const Plugin NodeResourcesBalancedAllocationPlugin;
 extern const Plugin ImageLocalityPlugin;
 
 extern const Plugin *FindPlugin(const char *name);
+extern bool EventOfInterest(const ClusterEvent *ev);
 
 /* node_resources_fit.c: resource_allocation.go, shared with BalancedAllocation */
 extern bool ResourceAllocatableRequested(const PodInfo *pod, const NodeInfo *node, const char *name,
@@ -308,6 +368,11 @@ extern void RunSchedulingCycle(ClusterSnapshot *snap, const Profile *profile, co
 							   int *next_start, CycleResult *res);
 extern int	NumFeasibleNodesToFind(int percentage, int num_all_nodes);
 extern char *AbsentPluginsText(const CycleResult *res);
+
+/* queue.c, worker.c */
+extern void SchedulerWakeup(void);
+extern void WorkerWakeAtCommit(void);
+extern void WorkerInit(void);
 
 /* explain.c */
 extern char *FitErrorMessage(const CycleResult *res);

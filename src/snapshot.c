@@ -195,6 +195,11 @@ const char *PodInfoColumns =
 "uid, namespace, name, node_name, priority, requests, nonzero_cpu, nonzero_memory,"
 " tolerations, labels, node_selector, affinity, host_ports, images, has_sidecar";
 
+/* The same, qualified with the alias p, for joins */
+const char *PodInfoColumnsQualified =
+"p.uid, p.namespace, p.name, p.node_name, p.priority, p.requests, p.nonzero_cpu, p.nonzero_memory,"
+" p.tolerations, p.labels, p.node_selector, p.affinity, p.host_ports, p.images, p.has_sidecar";
+
 /* A pod to schedule, from a row of PodInfoColumns. */
 void
 PodInfoFromTuple(PodInfo *pod, HeapTuple tup, TupleDesc desc)
@@ -864,4 +869,49 @@ scheduler_snapshot(PG_FUNCTION_ARGS)
 	}
 	SPI_finish();
 	return (Datum) 0;
+}
+
+/*
+ * A node as a QueueingHint sees it, from {"name", "labels", "taints",
+ * "allocatable", "unschedulable"} (queue.c's events).
+ */
+NodeInfo *
+NodeInfoFromJsonb(Jsonb *row)
+{
+	NodeInfo   *n = palloc0(sizeof(NodeInfo));
+	JsonbContainer *c = &row->root;
+	JsonbValue *v;
+
+	n->name = jstr(c, "name");
+	if (n->name == NULL)
+		n->name = "";
+	n->exists = true;
+	v = JGet(c, "unschedulable");
+	n->unschedulable = v && v->type == jbvBool && v->val.boolean;
+	v = JGet(c, "labels");
+	n->labels = v ? JsonbValueToJsonb(v) : NULL;
+	v = JGet(c, "taints");
+	n->taints = TaintsFromJsonb(v ? JsonbValueToJsonb(v) : NULL, &n->ntaints);
+	v = JGet(c, "allocatable");
+	ResourceVecFromNormalized(&n->allocatable, v ? JsonbValueToJsonb(v) : NULL);
+	return n;
+}
+
+/* An assigned pod from {"uid", "node", "requests", "host_ports"} */
+PodRef *
+PodRefFromJsonb(Jsonb *row)
+{
+	PodRef	   *p = palloc0(sizeof(PodRef));
+	JsonbContainer *c = &row->root;
+	JsonbValue *v;
+	char	   *uid = jstr(c, "uid");
+
+	if (uid)
+		strlcpy(p->uid, uid, sizeof(p->uid));
+	p->node = jstr(c, "node");
+	v = JGet(c, "requests");
+	ResourceVecFromNormalized(&p->requests, v ? JsonbValueToJsonb(v) : NULL);
+	v = JGet(c, "host_ports");
+	p->ports = HostPortsFromJsonb(v ? JsonbValueToJsonb(v) : NULL, &p->nports);
+	return p;
 }

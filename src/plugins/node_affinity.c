@@ -686,6 +686,29 @@ normalize(PluginCall *call pg_attribute_unused(), const PodInfo *pod pg_attribut
 	DefaultNormalizeScore(100, false, scores, n);
 }
 
+/* Does the node match the pod's nodeSelector and required affinity? */
+static bool
+matches(const PodInfo *pod, const NodeInfo *node)
+{
+	PluginCall	call;
+	Status		st = {CODE_SUCCESS, NIL};
+
+	memset(&call, 0, sizeof(call));
+	filter(&call, pod, node, &st);
+	return st.code == CODE_SUCCESS;
+}
+
+/* Hint: a node added or relabelled that matches now, and did not before. */
+static QueueingHint
+hint(const PodInfo *pod, const ClusterEvent *ev)
+{
+	if (ev->new_node == NULL || !matches(pod, ev->new_node))
+		return HINT_SKIP;
+	if (ev->old_node && matches(pod, ev->old_node))
+		return HINT_SKIP;
+	return HINT_QUEUE;
+}
+
 const Plugin NodeAffinityPlugin = {
 	.name = "NodeAffinity",
 	.default_weight = 2,
@@ -695,4 +718,9 @@ const Plugin NodeAffinityPlugin = {
 	.prescore = prescore,
 	.score = score,
 	.normalize = normalize,
+	.events = {
+		{RES_NODE, ACT_ADD | ACT_UPDATE_NODE_LABEL, hint},
+		/* kube-scheduler adds this to every plugin that registers Node/Add */
+		{RES_NODE, ACT_UPDATE_NODE_TAINT, NULL},
+	},
 };

@@ -22,4 +22,9 @@ filter(PluginCall *call pg_attribute_unused(), const PodInfo *pod, const NodeInf
 const Plugin NodeNamePlugin = {
 	.name = "NodeName",
 	.filter = filter,
+	.events = {
+		{RES_NODE, ACT_ADD, NULL},
+		/* kube-scheduler adds this to every plugin that registers Node/Add */
+		{RES_NODE, ACT_UPDATE_NODE_TAINT, NULL},
+	},
 };

@@ -58,8 +58,27 @@ filter(PluginCall *call pg_attribute_unused(), const PodInfo *pod, const NodeInf
 	}
 }
 
+/* Hint: an assigned pod deleted that held a port the pod wants. */
+static QueueingHint
+hint(const PodInfo *pod, const ClusterEvent *ev)
+{
+	if (ev->old_pod == NULL)
+		return HINT_SKIP;
+	for (int i = 0; i < pod->nports; i++)
+		for (int j = 0; j < ev->old_pod->nports; j++)
+			if (conflicts(&pod->ports[i], &ev->old_pod->ports[j]))
+				return HINT_QUEUE;
+	return HINT_SKIP;
+}
+
 const Plugin NodePortsPlugin = {
 	.name = "NodePorts",
 	.prefilter = prefilter,
 	.filter = filter,
+	.events = {
+		{RES_ASSIGNED_POD, ACT_DELETE, hint},
+		{RES_NODE, ACT_ADD, NULL},
+		/* kube-scheduler adds this to every plugin that registers Node/Add */
+		{RES_NODE, ACT_UPDATE_NODE_TAINT, NULL},
+	},
 };

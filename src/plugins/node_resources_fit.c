@@ -396,6 +396,74 @@ score(PluginCall *call, const PodInfo *pod, const NodeInfo *node, Status *st)
 	return sum / weights;
 }
 
+/*
+ * Hints.  A node added, or one whose allocatable grew in a resource the pod
+ * requests, where the pod fits its allocatable (isFit, with no pods on it);
+ * an assigned pod deleted (it freed room); an assigned pod whose requests
+ * shrank (scaled down in place).
+ */
+static bool
+fits_empty_node(const PodInfo *pod, const NodeInfo *node)
+{
+	PluginCall	call;
+	Status		st = {CODE_SUCCESS, NIL};
+
+	memset(&call, 0, sizeof(call));
+	filter(&call, pod, node, &st);
+	return st.code == CODE_SUCCESS;
+}
+
+static bool
+any_requested_increased(const PodInfo *pod, const NodeInfo *before, const NodeInfo *after)
+{
+	const ResourceVec *req = &pod->requests;
+
+	if (after->allocatable.pods > before->allocatable.pods)
+		return true;
+	if ((req->cpu > 0 && after->allocatable.cpu > before->allocatable.cpu) ||
+		(req->memory > 0 && after->allocatable.memory > before->allocatable.memory) ||
+		(req->ephemeral > 0 && after->allocatable.ephemeral > before->allocatable.ephemeral))
+		return true;
+	for (int i = 0; i < req->nscalar; i++)
+		if (req->scalar[i].value > 0 &&
+			ResourceGet(&after->allocatable, req->scalar[i].name) >
+			ResourceGet(&before->allocatable, req->scalar[i].name))
+			return true;
+	return false;
+}
+
+/* Pod hint: an assigned pod deleted, or one that gave back some of what this pod requests. */
+static QueueingHint
+pod_hint(const PodInfo *pod, const ClusterEvent *ev)
+{
+	const ResourceVec *req = &pod->requests;
+	const PodRef *before = ev->old_pod;
+	const PodRef *after = ev->new_pod;
+
+	if (ev->action == ACT_DELETE)
+		return HINT_QUEUE;
+	if ((req->cpu > 0 && after->requests.cpu < before->requests.cpu) ||
+		(req->memory > 0 && after->requests.memory < before->requests.memory) ||
+		(req->ephemeral > 0 && after->requests.ephemeral < before->requests.ephemeral))
+		return HINT_QUEUE;
+	for (int i = 0; i < req->nscalar; i++)
+		if (req->scalar[i].value > 0 &&
+			ResourceGet(&after->requests, req->scalar[i].name) < ResourceGet(&before->requests, req->scalar[i].name))
+			return HINT_QUEUE;
+	return HINT_SKIP;
+}
+
+/* Node hint: the pod fits the node's allocatable, and it is new or grew. */
+static QueueingHint
+node_hint(const PodInfo *pod, const ClusterEvent *ev)
+{
+	if (!fits_empty_node(pod, ev->new_node))
+		return HINT_SKIP;
+	if (ev->old_node == NULL)
+		return HINT_QUEUE;
+	return any_requested_increased(pod, ev->old_node, ev->new_node) ? HINT_QUEUE : HINT_SKIP;
+}
+
 const Plugin NodeResourcesFitPlugin = {
 	.name = "NodeResourcesFit",
 	.default_weight = 1,
@@ -403,4 +471,10 @@ const Plugin NodeResourcesFitPlugin = {
 	.prefilter = prefilter,
 	.filter = filter,
 	.score = score,
+	.events = {
+		{RES_ASSIGNED_POD, ACT_DELETE | ACT_UPDATE_POD_SCALE_DOWN, pod_hint},
+		{RES_NODE, ACT_ADD | ACT_UPDATE_NODE_ALLOCATABLE, node_hint},
+		/* kube-scheduler adds this to every plugin that registers Node/Add */
+		{RES_NODE, ACT_UPDATE_NODE_TAINT, NULL},
+	},
 };

@@ -24,7 +24,21 @@ filter(PluginCall *call pg_attribute_unused(), const PodInfo *pod, const NodeInf
 	StatusSet(st, CODE_UNSCHEDULABLE_AND_UNRESOLVABLE, ErrReasonUnschedulable);
 }
 
+/* Hint: a node added schedulable, or uncordoned. */
+static QueueingHint
+hint(const PodInfo *pod pg_attribute_unused(), const ClusterEvent *ev)
+{
+	if (ev->new_node == NULL || ev->new_node->unschedulable)
+		return HINT_SKIP;
+	if (ev->old_node && !ev->old_node->unschedulable)
+		return HINT_SKIP;
+	return HINT_QUEUE;
+}
+
 const Plugin NodeUnschedulablePlugin = {
 	.name = "NodeUnschedulable",
 	.filter = filter,
+	.events = {
+		{RES_NODE, ACT_ADD | ACT_UPDATE_NODE_TAINT, hint},
+	},
 };

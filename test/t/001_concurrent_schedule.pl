@@ -77,8 +77,8 @@ $s1->quit;
 $s2->quit;
 check_invariants('after serialized calls', '80');
 is($node->safe_psql('postgres', q{
-		SELECT count(*) FROM scheduler.pod_attempts WHERE result = 'unschedulable' AND attempts = 2}),
-	'120', 'the second session retried the 120 that did not fit, and placed none');
+		SELECT count(*) FROM scheduler.queue WHERE state = 'unschedulable' AND attempts = 1}),
+	'120', 'the 120 that did not fit wait in the unschedulable queue, tried once');
 
 # --- 2. Under REPEATABLE READ a caller whose snapshot predates another's
 # commit gets a serialization failure instead of reading stale room.

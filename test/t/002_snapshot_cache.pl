@@ -62,11 +62,13 @@ is($checker->query_safe('SELECT mismatches()'), '0', 'cache equals the tables at
 my $bad_rounds = 0;
 for my $round (1 .. 40)
 {
-	# a writer transaction left open across the checker's refresh...
+	# other backends commit changes...
+	$node->safe_psql('postgres', "SELECT churn('o')") for 1 .. 3;
+	# ...and a writer transaction is left open across the checker's refresh
+	# (it holds the queue rows its events moved until it commits, so the
+	# others commit first)
 	$writer->query_safe('BEGIN');
 	$writer->query_safe("SELECT churn('w')");
-	# ...while other backends commit changes
-	$node->safe_psql('postgres', "SELECT churn('o')") for 1 .. 3;
 	my $m1 = $checker->query_safe('SELECT mismatches()');
 	$writer->query_safe('COMMIT');
 	$checker->query_safe('SELECT count(*) FROM schedule_pending(3)');

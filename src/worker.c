@@ -1,0 +1,217 @@
+/*
+ * worker.c
+ *	  The background worker that runs schedule_pending(): woken through its
+ *	  latch at the commit of any change that moved pods back to the queue,
+ *	  when the earliest backoff expires, and on a slow safety timer.
+ *
+ * Loaded through shared_preload_libraries, it connects to the database
+ * named by scheduler.database.  A backend whose QueueingHints moved pods
+ * sets the worker's latch at commit (never on rollback): a transaction
+ * callback reads the worker's latch from shared memory.  Clients that want
+ * to know hear NOTIFY scheduler_wakeup (queue.c); the worker does not
+ * LISTEN, as a background worker has no frontend to deliver to.
+ */
+#include "postgres.h"
+
+#include "access/xact.h"
+#include "executor/spi.h"
+#include "fmgr.h"
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "postmaster/bgworker.h"
+#include "postmaster/interrupt.h"
+#include "storage/ipc.h"
+#include "tcop/tcopprot.h"
+#include "storage/latch.h"
+#include "storage/lwlock.h"
+#include "storage/proc.h"
+#include "storage/shmem.h"
+#include "utils/guc.h"
+#include "utils/snapmgr.h"
+
+#include "scheduler.h"
+
+typedef struct WorkerShared
+{
+	Latch	   *latch;			/* the worker's, while it runs */
+	pid_t		pid;
+} WorkerShared;
+
+static WorkerShared *shared = NULL;
+static shmem_request_hook_type prev_shmem_request_hook = NULL;
+static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
+static bool wake_at_commit = false;
+static bool callback_registered = false;
+
+char	   *scheduler_database = NULL;
+int			scheduler_worker_interval = 10000;
+
+void		scheduler_worker_main(Datum arg);
+
+static void
+shmem_request(void)
+{
+	if (prev_shmem_request_hook)
+		prev_shmem_request_hook();
+	RequestAddinShmemSpace(MAXALIGN(sizeof(WorkerShared)));
+}
+
+static void
+shmem_startup(void)
+{
+	bool		found;
+
+	if (prev_shmem_startup_hook)
+		prev_shmem_startup_hook();
+	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
+	shared = ShmemInitStruct("scheduler worker", sizeof(WorkerShared), &found);
+	if (!found)
+		memset(shared, 0, sizeof(WorkerShared));
+	LWLockRelease(AddinShmemInitLock);
+}
+
+static void
+commit_callback(XactEvent event, void *arg pg_attribute_unused())
+{
+	if (event == XACT_EVENT_COMMIT && wake_at_commit && shared && shared->latch)
+		SetLatch(shared->latch);
+	if (event == XACT_EVENT_COMMIT || event == XACT_EVENT_ABORT ||
+		event == XACT_EVENT_PARALLEL_COMMIT || event == XACT_EVENT_PARALLEL_ABORT)
+		wake_at_commit = false;
+}
+
+/* Set the worker's latch when this transaction commits. */
+void
+WorkerWakeAtCommit(void)
+{
+	if (shared == NULL)
+		return;					/* not preloaded: no worker */
+	if (!callback_registered)
+	{
+		RegisterXactCallback(commit_callback, NULL);
+		callback_registered = true;
+	}
+	wake_at_commit = true;
+}
+
+/* _PG_init's part: GUCs, shared memory and the worker */
+void
+WorkerInit(void)
+{
+	BackgroundWorker worker;
+
+	DefineCustomStringVariable("scheduler.database",
+							   "Database the scheduler's background worker runs in (read when it starts).",
+							   NULL,
+							   &scheduler_database,
+							   "postgres",
+							   PGC_SIGHUP, GUC_SUPERUSER_ONLY, NULL, NULL, NULL);
+	DefineCustomIntVariable("scheduler.worker_interval",
+							"The worker's safety timer: it runs schedule_pending() at least this often.",
+							NULL,
+							&scheduler_worker_interval,
+							10000, 10, INT_MAX,
+							PGC_SIGHUP, GUC_UNIT_MS, NULL, NULL, NULL);
+
+	if (!process_shared_preload_libraries_in_progress)
+		return;
+
+	prev_shmem_request_hook = shmem_request_hook;
+	shmem_request_hook = shmem_request;
+	prev_shmem_startup_hook = shmem_startup_hook;
+	shmem_startup_hook = shmem_startup;
+
+	memset(&worker, 0, sizeof(worker));
+	worker.bgw_flags = BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION;
+	worker.bgw_start_time = BgWorkerStart_RecoveryFinished;
+	worker.bgw_restart_time = 5;
+	snprintf(worker.bgw_library_name, BGW_MAXLEN, "scheduler");
+	snprintf(worker.bgw_function_name, BGW_MAXLEN, "scheduler_worker_main");
+	snprintf(worker.bgw_name, BGW_MAXLEN, "scheduler worker");
+	snprintf(worker.bgw_type, BGW_MAXLEN, "scheduler worker");
+	RegisterBackgroundWorker(&worker);
+}
+
+/*
+ * One round: if the extension is installed, schedule what is ready and work
+ * out when to wake next (the earliest backoff or unschedulable timeout).
+ */
+static long
+run_once(void)
+{
+	long		timeout = scheduler_worker_interval;
+
+	SetCurrentStatementStartTimestamp();
+	StartTransactionCommand();
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	PushActiveSnapshot(GetTransactionSnapshot());
+	pgstat_report_activity(STATE_RUNNING, "schedule_pending()");
+
+	if (SPI_execute("SELECT 1 FROM pg_extension WHERE extname = 'scheduler'", true, 0) == SPI_OK_SELECT &&
+		SPI_processed == 1)
+	{
+		bool		isnull;
+		Datum		d;
+
+		if (SPI_execute("SELECT count(*) FROM schedule_pending()", false, 0) != SPI_OK_SELECT)
+			elog(ERROR, "schedule_pending() failed");
+		if (SPI_execute(psprintf("SELECT greatest(0, 1000 * extract(epoch FROM least("
+								 " (SELECT min(backoff_until) FROM scheduler.queue WHERE state = 'backoff'),"
+								 " (SELECT min(unschedulable_since) + %d * interval '1 millisecond'"
+								 "  FROM scheduler.queue WHERE state = 'unschedulable'))"
+								 " - clock_timestamp()))::int8",
+								 scheduler_unschedulable_timeout),
+						false, 0) == SPI_OK_SELECT && SPI_processed == 1)
+		{
+			d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+			if (!isnull)
+				timeout = Min(timeout, (long) DatumGetInt64(d) + 1);
+		}
+	}
+	SPI_finish();
+	PopActiveSnapshot();
+	CommitTransactionCommand();
+	pgstat_report_activity(STATE_IDLE, NULL);
+	return timeout;
+}
+
+static void
+worker_exit(int code pg_attribute_unused(), Datum arg pg_attribute_unused())
+{
+	if (shared && shared->pid == MyProcPid)
+	{
+		shared->latch = NULL;
+		shared->pid = 0;
+	}
+}
+
+void
+scheduler_worker_main(Datum arg pg_attribute_unused())
+{
+	pqsignal(SIGHUP, SignalHandlerForConfigReload);
+	pqsignal(SIGTERM, die);
+	BackgroundWorkerUnblockSignals();
+	BackgroundWorkerInitializeConnection(scheduler_database, NULL, 0);
+
+	shared->pid = MyProcPid;
+	shared->latch = MyLatch;
+	before_shmem_exit(worker_exit, 0);
+
+	elog(LOG, "scheduler worker started in database \"%s\"", scheduler_database);
+	for (;;)
+	{
+		long		timeout;
+
+		CHECK_FOR_INTERRUPTS();
+		if (ConfigReloadPending)
+		{
+			ConfigReloadPending = false;
+			ProcessConfigFile(PGC_SIGHUP);
+		}
+		ResetLatch(MyLatch);
+		timeout = run_once();
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 timeout, PG_WAIT_EXTENSION);
+	}
+}
