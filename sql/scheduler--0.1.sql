@@ -188,7 +188,13 @@ CREATE INDEX queue_state ON scheduler.queue (state, backoff_until);
 COMMENT ON TABLE scheduler.queue IS 'The scheduling queue: one row per pending pod, with its state (active, backoff, unschedulable, gated), attempts, backoff and the plugins that rejected it';
 
 -- A pod is pending while unassigned, not being deleted and not terminated.
+CREATE FUNCTION scheduler.wakeup() RETURNS void
+    AS 'MODULE_PATHNAME', 'scheduler_wakeup' LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION scheduler.wakeup() IS 'At commit: NOTIFY scheduler_wakeup and wake the background worker';
+
 CREATE FUNCTION scheduler.maintain_queue() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+    woke bigint;
 BEGIN
     IF TG_OP = 'DELETE' THEN
         DELETE FROM scheduler.queue q USING old_rows o WHERE q.pod_uid = o.uid;
@@ -199,7 +205,8 @@ BEGIN
     WHERE q.pod_uid = n.uid
       AND NOT (n.node_name IS NULL AND n.assumed_node IS NULL AND n.deletion_timestamp IS NULL
                AND (n.phase IS NULL OR n.phase NOT IN ('Succeeded', 'Failed')));
-    -- new pending pods, gates set or cleared
+    -- new pending pods, gates set or cleared; newly active pods wake the scheduler
+    WITH entered AS (
     INSERT INTO scheduler.queue AS q (pod_uid, state, enqueued_at)
     SELECT n.uid, CASE WHEN cardinality(n.scheduling_gates) > 0 THEN 'gated' ELSE 'active' END, n.created_at
     FROM new_rows n
@@ -211,7 +218,12 @@ BEGIN
                      ELSE q.state END,
         enqueued_at = CASE WHEN q.state = 'gated' AND EXCLUDED.state = 'active'
                            THEN clock_timestamp() ELSE q.enqueued_at END
-    WHERE (EXCLUDED.state = 'gated') <> (q.state = 'gated');
+    WHERE (EXCLUDED.state = 'gated') <> (q.state = 'gated')
+    RETURNING q.state)
+    SELECT count(*) FILTER (WHERE state = 'active') INTO woke FROM entered;
+    IF woke > 0 THEN
+        PERFORM scheduler.wakeup();
+    END IF;
     IF TG_OP = 'UPDATE' THEN
         -- an unschedulable pod whose spec changed is worth another try
         -- (kube-scheduler's queue Update of an unschedulable pod)
@@ -222,6 +234,9 @@ BEGIN
         WHERE q.pod_uid = n.uid AND q.state = 'unschedulable'
           AND (n.requests, n.tolerations, n.affinity, n.node_selector, n.host_ports, n.priority)
               IS DISTINCT FROM (o.requests, o.tolerations, o.affinity, o.node_selector, o.host_ports, o.priority);
+        IF FOUND THEN
+            PERFORM scheduler.wakeup();
+        END IF;
     END IF;
     RETURN NULL;
 END $$;

@@ -374,3 +374,12 @@ SchedulerWakeup(void)
 	Async_Notify("scheduler_wakeup", "");
 	WorkerWakeAtCommit();
 }
+
+PG_FUNCTION_INFO_V1(scheduler_wakeup);
+/* scheduler.wakeup(): wake the scheduler when this transaction commits */
+Datum
+scheduler_wakeup(PG_FUNCTION_ARGS)
+{
+	SchedulerWakeup();
+	PG_RETURN_VOID();
+}
