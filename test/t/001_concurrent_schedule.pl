@@ -115,4 +115,33 @@ is($duplicates, 0, 'no pod was reported placed by two calls');
 is(scalar(keys %placed), 80, 'the racing sessions placed exactly the 80 that fit');
 check_invariants('after the race', '80');
 
+# --- 4. An event that arrives while a pod is in its cycle is not lost
+# (kube-scheduler's in-flight events): the writer waits for the cycle to
+# commit, then its QueueingHint sees the pod unschedulable and moves it.
+$node->safe_psql('postgres', q{
+	TRUNCATE scheduler.nodes, scheduler.pods, scheduler.pod_attempts;
+	SELECT scheduler.apply('{"kind": "Node", "metadata": {"name": "small"},
+	  "status": {"allocatable": {"cpu": "1", "memory": "8Gi", "pods": "110"}}}');
+	SELECT scheduler.apply('{"kind": "Pod", "metadata": {"name": "big", "namespace": "default"},
+	  "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "2"}}}]}}');
+});
+my $cycle = $node->background_psql('postgres');
+my $writer = $node->background_psql('postgres');
+$cycle->query_safe('BEGIN');
+is($cycle->query_safe("SELECT result FROM schedule_pending()"), 'unschedulable', 'the cycle rejects the pod (not committed yet)');
+send_query($writer, q{SELECT scheduler.apply('{"kind": "Node", "metadata": {"name": "large"},
+  "status": {"allocatable": {"cpu": "8", "memory": "8Gi", "pods": "110"}}}');});
+ok($node->poll_query_until('postgres', q{
+		SELECT count(*) = 1 FROM pg_stat_activity
+		WHERE wait_event_type = 'Lock' AND query LIKE '%scheduler.apply%'}),
+	'a node that fits arrives during the cycle and waits for it');
+$cycle->query_safe('COMMIT');
+collect($writer);
+is($node->safe_psql('postgres', q{
+		SELECT q.state || ' ' || q.moved_by FROM scheduler.queue q JOIN scheduler.pods p ON p.uid = q.pod_uid
+		WHERE p.name = 'big'}),
+	'backoff NodeAdd (NodeResourcesFit)', 'then moves the rejected pod back (to backoff: its 1 s has not passed): the event was not lost');
+$cycle->quit;
+$writer->quit;
+
 done_testing();
