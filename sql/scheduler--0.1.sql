@@ -92,16 +92,6 @@ CREATE TABLE scheduler.pod_attempts (
 );
 COMMENT ON TABLE scheduler.pod_attempts IS 'The latest scheduling attempt of each pod: result, kube-scheduler''s message, and which plugin rejected which node';
 
--- A deleted pod's attempts go with it.
-CREATE FUNCTION scheduler.forget_deleted_pods() RETURNS trigger
-LANGUAGE plpgsql AS $$
-BEGIN
-    DELETE FROM scheduler.pod_attempts a USING gone g WHERE a.pod_uid = g.uid;
-    RETURN NULL;
-END $$;
-CREATE TRIGGER forget_deleted_pods AFTER DELETE ON scheduler.pods
-    REFERENCING OLD TABLE AS gone
-    FOR EACH STATEMENT EXECUTE FUNCTION scheduler.forget_deleted_pods();
 
 -- Every change to nodes and pods, for the snapshot cache in each backend
 -- (snapshot.c): a cache re-reads the objects changed by transactions it may
@@ -120,38 +110,6 @@ CREATE TABLE scheduler.changes_horizon (
 );
 INSERT INTO scheduler.changes_horizon DEFAULT VALUES;
 
-CREATE FUNCTION scheduler.log_node_changes() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-    IF TG_OP IN ('INSERT', 'UPDATE') THEN
-        INSERT INTO scheduler.changes (kind, uid, name) SELECT 'n', uid, name FROM new_rows;
-    END IF;
-    IF TG_OP IN ('DELETE', 'UPDATE') THEN
-        INSERT INTO scheduler.changes (kind, uid, name) SELECT 'n', uid, name FROM old_rows;
-    END IF;
-    RETURN NULL;
-END $$;
-CREATE FUNCTION scheduler.log_pod_changes() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-    IF TG_OP IN ('INSERT', 'UPDATE') THEN
-        INSERT INTO scheduler.changes (kind, uid, name) SELECT 'p', uid, namespace || '/' || name FROM new_rows;
-    END IF;
-    IF TG_OP = 'DELETE' THEN
-        INSERT INTO scheduler.changes (kind, uid, name) SELECT 'p', uid, namespace || '/' || name FROM old_rows;
-    END IF;
-    RETURN NULL;
-END $$;
-CREATE TRIGGER log_insert AFTER INSERT ON scheduler.nodes REFERENCING NEW TABLE AS new_rows
-    FOR EACH STATEMENT EXECUTE FUNCTION scheduler.log_node_changes();
-CREATE TRIGGER log_update AFTER UPDATE ON scheduler.nodes REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
-    FOR EACH STATEMENT EXECUTE FUNCTION scheduler.log_node_changes();
-CREATE TRIGGER log_delete AFTER DELETE ON scheduler.nodes REFERENCING OLD TABLE AS old_rows
-    FOR EACH STATEMENT EXECUTE FUNCTION scheduler.log_node_changes();
-CREATE TRIGGER log_insert AFTER INSERT ON scheduler.pods REFERENCING NEW TABLE AS new_rows
-    FOR EACH STATEMENT EXECUTE FUNCTION scheduler.log_pod_changes();
-CREATE TRIGGER log_update AFTER UPDATE ON scheduler.pods REFERENCING NEW TABLE AS new_rows
-    FOR EACH STATEMENT EXECUTE FUNCTION scheduler.log_pod_changes();
-CREATE TRIGGER log_delete AFTER DELETE ON scheduler.pods REFERENCING OLD TABLE AS old_rows
-    FOR EACH STATEMENT EXECUTE FUNCTION scheduler.log_pod_changes();
 -- TRUNCATE cannot be logged row by row: it makes every cache rebuild.
 CREATE FUNCTION scheduler.log_truncate() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
@@ -187,65 +145,6 @@ CREATE TABLE scheduler.queue (
 CREATE INDEX queue_state ON scheduler.queue (state, backoff_until);
 COMMENT ON TABLE scheduler.queue IS 'The scheduling queue: one row per pending pod, with its state (active, backoff, unschedulable, gated), attempts, backoff and the plugins that rejected it';
 
--- A pod is pending while unassigned, not being deleted and not terminated.
-CREATE FUNCTION scheduler.wakeup() RETURNS void
-    AS 'MODULE_PATHNAME', 'scheduler_wakeup' LANGUAGE C VOLATILE;
-COMMENT ON FUNCTION scheduler.wakeup() IS 'At commit: NOTIFY scheduler_wakeup and wake the background worker';
-
-CREATE FUNCTION scheduler.maintain_queue() RETURNS trigger LANGUAGE plpgsql AS $$
-DECLARE
-    woke bigint;
-BEGIN
-    IF TG_OP = 'DELETE' THEN
-        DELETE FROM scheduler.queue q USING old_rows o WHERE q.pod_uid = o.uid;
-        RETURN NULL;
-    END IF;
-    -- gone from pending: bound, assumed, deleting or finished
-    DELETE FROM scheduler.queue q USING new_rows n
-    WHERE q.pod_uid = n.uid
-      AND NOT (n.node_name IS NULL AND n.assumed_node IS NULL AND n.deletion_timestamp IS NULL
-               AND (n.phase IS NULL OR n.phase NOT IN ('Succeeded', 'Failed')));
-    -- new pending pods, gates set or cleared; newly active pods wake the scheduler
-    WITH entered AS (
-    INSERT INTO scheduler.queue AS q (pod_uid, state, enqueued_at)
-    SELECT n.uid, CASE WHEN cardinality(n.scheduling_gates) > 0 THEN 'gated' ELSE 'active' END, n.created_at
-    FROM new_rows n
-    WHERE n.node_name IS NULL AND n.assumed_node IS NULL AND n.deletion_timestamp IS NULL
-      AND (n.phase IS NULL OR n.phase NOT IN ('Succeeded', 'Failed'))
-    ON CONFLICT (pod_uid) DO UPDATE SET
-        state = CASE WHEN EXCLUDED.state = 'gated' THEN 'gated'
-                     WHEN q.state = 'gated' THEN 'active'
-                     ELSE q.state END,
-        enqueued_at = CASE WHEN q.state = 'gated' AND EXCLUDED.state = 'active'
-                           THEN clock_timestamp() ELSE q.enqueued_at END
-    WHERE (EXCLUDED.state = 'gated') <> (q.state = 'gated')
-    RETURNING q.state)
-    SELECT count(*) FILTER (WHERE state = 'active') INTO woke FROM entered;
-    IF woke > 0 THEN
-        PERFORM scheduler.wakeup();
-    END IF;
-    IF TG_OP = 'UPDATE' THEN
-        -- an unschedulable pod whose spec changed is worth another try
-        -- (kube-scheduler's queue Update of an unschedulable pod)
-        UPDATE scheduler.queue q
-        SET state = CASE WHEN q.backoff_until > clock_timestamp() THEN 'backoff' ELSE 'active' END,
-            moved_at = clock_timestamp(), moved_by = 'pod updated'
-        FROM new_rows n JOIN old_rows o ON o.uid = n.uid
-        WHERE q.pod_uid = n.uid AND q.state = 'unschedulable'
-          AND (n.requests, n.tolerations, n.affinity, n.node_selector, n.host_ports, n.priority)
-              IS DISTINCT FROM (o.requests, o.tolerations, o.affinity, o.node_selector, o.host_ports, o.priority);
-        IF FOUND THEN
-            PERFORM scheduler.wakeup();
-        END IF;
-    END IF;
-    RETURN NULL;
-END $$;
-CREATE TRIGGER queue_insert AFTER INSERT ON scheduler.pods REFERENCING NEW TABLE AS new_rows
-    FOR EACH STATEMENT EXECUTE FUNCTION scheduler.maintain_queue();
-CREATE TRIGGER queue_update AFTER UPDATE ON scheduler.pods REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
-    FOR EACH STATEMENT EXECUTE FUNCTION scheduler.maintain_queue();
-CREATE TRIGGER queue_delete AFTER DELETE ON scheduler.pods REFERENCING OLD TABLE AS old_rows
-    FOR EACH STATEMENT EXECUTE FUNCTION scheduler.maintain_queue();
 CREATE FUNCTION scheduler.truncate_queue() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     DELETE FROM scheduler.queue;
@@ -271,65 +170,137 @@ CREATE TRIGGER writer_lock BEFORE INSERT OR UPDATE OR DELETE OR TRUNCATE ON sche
 -- QueueingHints (queue.c): the rows a statement changed become cluster events.
 CREATE FUNCTION scheduler.dispatch_events(kind text, old_rows jsonb, new_rows jsonb) RETURNS integer
     AS 'MODULE_PATHNAME', 'scheduler_dispatch_events' LANGUAGE C VOLATILE;
-CREATE FUNCTION scheduler.node_events() RETURNS trigger LANGUAGE plpgsql AS $$
+------------------------------------------------------------------------------
+-- What every write to nodes and pods sets off, in order, from one statement
+-- trigger per table and operation: (1) the changelog the snapshot cache
+-- reads; (2) for pods, the queue (pending pods in, gone pods out, spec
+-- changes retried; a deleted pod's latest attempt goes with it); (3) the
+-- QueueingHints (queue.c) for the unschedulable pods the change could help.
+-- A pod is pending while unassigned, not being deleted and not terminated.
+------------------------------------------------------------------------------
+CREATE FUNCTION scheduler.wakeup() RETURNS void
+    AS 'MODULE_PATHNAME', 'scheduler_wakeup' LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION scheduler.wakeup() IS 'At commit: NOTIFY scheduler_wakeup and wake the background worker';
+
+CREATE FUNCTION scheduler.nodes_changed() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
     olds jsonb;
     news jsonb;
 BEGIN
-    IF NOT EXISTS (SELECT 1 FROM scheduler.queue WHERE state = 'unschedulable') THEN
-        RETURN NULL;
+    -- (1) the changelog
+    IF TG_OP IN ('INSERT', 'UPDATE') THEN
+        INSERT INTO scheduler.changes (kind, uid, name) SELECT 'n', uid, name FROM new_rows;
     END IF;
-    IF TG_OP IN ('UPDATE', 'DELETE') THEN
-        SELECT jsonb_agg(jsonb_build_object('uid', uid, 'name', name, 'labels', labels, 'taints', taints,
-                                            'allocatable', allocatable, 'unschedulable', unschedulable))
-        INTO olds FROM old_rows;
+    IF TG_OP IN ('DELETE', 'UPDATE') THEN
+        INSERT INTO scheduler.changes (kind, uid, name) SELECT 'n', uid, name FROM old_rows;
     END IF;
-    IF TG_OP IN ('UPDATE', 'INSERT') THEN
-        SELECT jsonb_agg(jsonb_build_object('uid', uid, 'name', name, 'labels', labels, 'taints', taints,
-                                            'allocatable', allocatable, 'unschedulable', unschedulable))
-        INTO news FROM new_rows;
+    -- (3) QueueingHints
+    IF EXISTS (SELECT 1 FROM scheduler.queue WHERE state = 'unschedulable') THEN
+        IF TG_OP IN ('UPDATE', 'DELETE') THEN
+            SELECT jsonb_agg(jsonb_build_object('uid', uid, 'name', name, 'labels', labels, 'taints', taints,
+                                                'allocatable', allocatable, 'unschedulable', unschedulable))
+            INTO olds FROM old_rows;
+        END IF;
+        IF TG_OP IN ('UPDATE', 'INSERT') THEN
+            SELECT jsonb_agg(jsonb_build_object('uid', uid, 'name', name, 'labels', labels, 'taints', taints,
+                                                'allocatable', allocatable, 'unschedulable', unschedulable))
+            INTO news FROM new_rows;
+        END IF;
+        PERFORM scheduler.dispatch_events('node', olds, news);
     END IF;
-    PERFORM scheduler.dispatch_events('node', olds, news);
     RETURN NULL;
 END $$;
-CREATE FUNCTION scheduler.pod_events() RETURNS trigger LANGUAGE plpgsql AS $$
+
+CREATE FUNCTION scheduler.pods_changed() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
+    woke bigint;
     olds jsonb;
     news jsonb;
 BEGIN
-    IF NOT EXISTS (SELECT 1 FROM scheduler.queue WHERE state = 'unschedulable') THEN
-        RETURN NULL;
+    -- (1) the changelog
+    IF TG_OP IN ('INSERT', 'UPDATE') THEN
+        INSERT INTO scheduler.changes (kind, uid, name) SELECT 'p', uid, namespace || '/' || name FROM new_rows;
+    ELSE
+        INSERT INTO scheduler.changes (kind, uid, name) SELECT 'p', uid, namespace || '/' || name FROM old_rows;
     END IF;
-    -- only pods that are or were on a node make assigned-pod events
-    IF TG_OP IN ('UPDATE', 'DELETE') THEN
-        SELECT jsonb_agg(jsonb_build_object('uid', uid, 'node', coalesce(node_name, assumed_node),
-                   'requests', requests, 'host_ports', host_ports, 'labels', labels,
-                   'counts', phase IS NULL OR phase NOT IN ('Succeeded', 'Failed')))
-        INTO olds FROM old_rows WHERE coalesce(node_name, assumed_node) IS NOT NULL;
+    -- (2) the queue
+    IF TG_OP = 'DELETE' THEN
+        DELETE FROM scheduler.queue q USING old_rows o WHERE q.pod_uid = o.uid;
+        DELETE FROM scheduler.pod_attempts a USING old_rows o WHERE a.pod_uid = o.uid;
+    ELSE
+        -- gone from pending: bound, assumed, deleting or finished
+        DELETE FROM scheduler.queue q USING new_rows n
+        WHERE q.pod_uid = n.uid
+          AND NOT (n.node_name IS NULL AND n.assumed_node IS NULL AND n.deletion_timestamp IS NULL
+                   AND (n.phase IS NULL OR n.phase NOT IN ('Succeeded', 'Failed')));
+        -- new pending pods, gates set or cleared; newly active pods wake the scheduler
+        WITH entered AS (
+        INSERT INTO scheduler.queue AS q (pod_uid, state, enqueued_at)
+        SELECT n.uid, CASE WHEN cardinality(n.scheduling_gates) > 0 THEN 'gated' ELSE 'active' END, n.created_at
+        FROM new_rows n
+        WHERE n.node_name IS NULL AND n.assumed_node IS NULL AND n.deletion_timestamp IS NULL
+          AND (n.phase IS NULL OR n.phase NOT IN ('Succeeded', 'Failed'))
+        ON CONFLICT (pod_uid) DO UPDATE SET
+            state = CASE WHEN EXCLUDED.state = 'gated' THEN 'gated'
+                         WHEN q.state = 'gated' THEN 'active'
+                         ELSE q.state END,
+            enqueued_at = CASE WHEN q.state = 'gated' AND EXCLUDED.state = 'active'
+                               THEN clock_timestamp() ELSE q.enqueued_at END
+        WHERE (EXCLUDED.state = 'gated') <> (q.state = 'gated')
+        RETURNING q.state)
+        SELECT count(*) FILTER (WHERE state = 'active') INTO woke FROM entered;
+        IF woke > 0 THEN
+            PERFORM scheduler.wakeup();
+        END IF;
+        IF TG_OP = 'UPDATE' THEN
+            -- an unschedulable pod whose spec changed is worth another try
+            -- (kube-scheduler's queue Update of an unschedulable pod)
+            UPDATE scheduler.queue q
+            SET state = CASE WHEN q.backoff_until > clock_timestamp() THEN 'backoff' ELSE 'active' END,
+                moved_at = clock_timestamp(), moved_by = 'pod updated'
+            FROM new_rows n JOIN old_rows o ON o.uid = n.uid
+            WHERE q.pod_uid = n.uid AND q.state = 'unschedulable'
+              AND (n.requests, n.tolerations, n.affinity, n.node_selector, n.host_ports, n.priority)
+                  IS DISTINCT FROM (o.requests, o.tolerations, o.affinity, o.node_selector, o.host_ports, o.priority);
+            IF FOUND THEN
+                PERFORM scheduler.wakeup();
+            END IF;
+        END IF;
     END IF;
-    IF TG_OP IN ('UPDATE', 'INSERT') THEN
-        SELECT jsonb_agg(jsonb_build_object('uid', uid, 'node', coalesce(node_name, assumed_node),
-                   'requests', requests, 'host_ports', host_ports, 'labels', labels,
-                   'counts', phase IS NULL OR phase NOT IN ('Succeeded', 'Failed')))
-        INTO news FROM new_rows WHERE coalesce(node_name, assumed_node) IS NOT NULL;
-    END IF;
-    IF olds IS NOT NULL OR news IS NOT NULL THEN
-        PERFORM scheduler.dispatch_events('pod', olds, news);
+    -- (3) QueueingHints
+    IF EXISTS (SELECT 1 FROM scheduler.queue WHERE state = 'unschedulable') THEN
+        -- only pods that are or were on a node make assigned-pod events
+        IF TG_OP IN ('UPDATE', 'DELETE') THEN
+            SELECT jsonb_agg(jsonb_build_object('uid', uid, 'node', coalesce(node_name, assumed_node),
+                       'requests', requests, 'host_ports', host_ports, 'labels', labels,
+                       'counts', phase IS NULL OR phase NOT IN ('Succeeded', 'Failed')))
+            INTO olds FROM old_rows WHERE coalesce(node_name, assumed_node) IS NOT NULL;
+        END IF;
+        IF TG_OP IN ('UPDATE', 'INSERT') THEN
+            SELECT jsonb_agg(jsonb_build_object('uid', uid, 'node', coalesce(node_name, assumed_node),
+                       'requests', requests, 'host_ports', host_ports, 'labels', labels,
+                       'counts', phase IS NULL OR phase NOT IN ('Succeeded', 'Failed')))
+            INTO news FROM new_rows WHERE coalesce(node_name, assumed_node) IS NOT NULL;
+        END IF;
+        IF olds IS NOT NULL OR news IS NOT NULL THEN
+            PERFORM scheduler.dispatch_events('pod', olds, news);
+        END IF;
     END IF;
     RETURN NULL;
 END $$;
-CREATE TRIGGER node_events_insert AFTER INSERT ON scheduler.nodes REFERENCING NEW TABLE AS new_rows
-    FOR EACH STATEMENT EXECUTE FUNCTION scheduler.node_events();
-CREATE TRIGGER node_events_update AFTER UPDATE ON scheduler.nodes REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
-    FOR EACH STATEMENT EXECUTE FUNCTION scheduler.node_events();
-CREATE TRIGGER node_events_delete AFTER DELETE ON scheduler.nodes REFERENCING OLD TABLE AS old_rows
-    FOR EACH STATEMENT EXECUTE FUNCTION scheduler.node_events();
-CREATE TRIGGER pod_events_insert AFTER INSERT ON scheduler.pods REFERENCING NEW TABLE AS new_rows
-    FOR EACH STATEMENT EXECUTE FUNCTION scheduler.pod_events();
-CREATE TRIGGER pod_events_update AFTER UPDATE ON scheduler.pods REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
-    FOR EACH STATEMENT EXECUTE FUNCTION scheduler.pod_events();
-CREATE TRIGGER pod_events_delete AFTER DELETE ON scheduler.pods REFERENCING OLD TABLE AS old_rows
-    FOR EACH STATEMENT EXECUTE FUNCTION scheduler.pod_events();
+
+CREATE TRIGGER changed_insert AFTER INSERT ON scheduler.nodes REFERENCING NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler.nodes_changed();
+CREATE TRIGGER changed_update AFTER UPDATE ON scheduler.nodes REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler.nodes_changed();
+CREATE TRIGGER changed_delete AFTER DELETE ON scheduler.nodes REFERENCING OLD TABLE AS old_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler.nodes_changed();
+CREATE TRIGGER changed_insert AFTER INSERT ON scheduler.pods REFERENCING NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler.pods_changed();
+CREATE TRIGGER changed_update AFTER UPDATE ON scheduler.pods REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler.pods_changed();
+CREATE TRIGGER changed_delete AFTER DELETE ON scheduler.pods REFERENCING OLD TABLE AS old_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler.pods_changed();
 
 -- Every attempt, for "why was this pod pending an hour ago"; kept for
 -- scheduler.history_retention.
