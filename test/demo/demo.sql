@@ -30,10 +30,10 @@ SELECT node,
        max(requested) FILTER (WHERE resource = 'pods') || ' / ' || max(allocatable) FILTER (WHERE resource = 'pods') AS pods
 FROM scheduler.node_usage GROUP BY node ORDER BY node;
 
-\echo '== 4. Why are these pods still pending? (kube-scheduler''s FailedScheduling message)'
-SELECT p.namespace || '/' || p.name AS pod, a.message
-FROM scheduler.pods p JOIN scheduler.pod_attempts a ON a.pod_uid = p.uid
-WHERE a.result = 'unschedulable' ORDER BY 1;
+\echo '== 4. Why are these pods still pending? SELECT * FROM scheduler.pending_pods'
+\echo '   (each waits in the unschedulable queue until an event could help it)'
+SELECT namespace || '/' || name AS pod, queue, rejected_by, message
+FROM scheduler.pending_pods WHERE message IS NOT NULL ORDER BY 1;
 
 \echo '== ... and node by node: SELECT * FROM scheduler.why(namespace, name)'
 SELECT p.namespace || '/' || p.name AS pod, w.node, w.plugin, w.reason
