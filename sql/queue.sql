@@ -211,6 +211,9 @@ DELETE FROM scheduler.profiles WHERE scheduler_name = 'broken';
 SELECT name, result, node, rejected_by FROM scheduler.attempt_history
 WHERE name IN ('big', 'wants-ssd') ORDER BY id;
 SELECT result, attempts > 0 AS some FROM scheduler.metrics_schedule_attempts ORDER BY 1;
+-- every attempt, scheduled or not, has its queue wait and cycle time
+SELECT result, count(*) FILTER (WHERE queue_wait IS NULL OR cycle_time IS NULL) AS missing_times
+FROM scheduler.attempt_history GROUP BY 1 ORDER BY 1;
 SELECT * FROM scheduler.metrics_pending_pods ORDER BY queue;
 SELECT metric, samples > 0 AS sampled, p50_ms >= 0 AS p50_ok FROM scheduler.metrics_latency ORDER BY 1;
 SET scheduler.history_retention = 0;

@@ -109,13 +109,6 @@ write_results(Attempt *attempts, int n)
 	args[7] = Int32GetDatum(scheduler_pod_initial_backoff);
 	args[8] = Int32GetDatum(scheduler_pod_max_backoff);
 
-	/* the choices: the queue trigger takes these pods out of the queue */
-	exec_args("UPDATE scheduler.pods p SET assumed_node = d.node"
-			  " FROM unnest($1::text[], $2::text[]) AS d(uid, node)"
-			  " WHERE d.node IS NOT NULL AND p.uid = d.uid"
-			  " AND p.node_name IS NULL AND p.assumed_node IS NULL",
-			  2, types, args, nulls, SPI_OK_UPDATE);
-
 	/*
 	 * The history, before the queue rows change: how long each pod waited
 	 * in active, and its cycle.
@@ -131,6 +124,13 @@ write_results(Attempt *attempts, int n)
 			  " JOIN scheduler.pods p ON p.uid = d.uid"
 			  " LEFT JOIN scheduler.queue q ON q.pod_uid = d.uid",
 			  7, types, args, nulls, SPI_OK_INSERT);
+
+	/* the choices: the queue trigger takes these pods out of the queue */
+	exec_args("UPDATE scheduler.pods p SET assumed_node = d.node"
+			  " FROM unnest($1::text[], $2::text[]) AS d(uid, node)"
+			  " WHERE d.node IS NOT NULL AND p.uid = d.uid"
+			  " AND p.node_name IS NULL AND p.assumed_node IS NULL",
+			  2, types, args, nulls, SPI_OK_UPDATE);
 
 	/* the failures: back to the queue as kube-scheduler does */
 	exec_args("UPDATE scheduler.queue q SET attempts = q.attempts + 1,"
