@@ -88,7 +88,9 @@ CREATE TABLE scheduler.pod_attempts (
     node            text,
     message         text NOT NULL,
     rejected_by     text[] NOT NULL DEFAULT '{}',
-    diagnosis       jsonb        -- [{"plugin", "code", "reason", "nodes": [...]}]
+    diagnosis       jsonb,       -- [{"plugin", "code", "reason", "nodes": [...]}]
+    posted_message  text,        -- the PodScheduled message last put in the outbox
+    event_posted_at timestamptz  -- the FailedScheduling event last put in the outbox
 );
 COMMENT ON TABLE scheduler.pod_attempts IS 'The latest scheduling attempt of each pod: result, kube-scheduler''s message, and which plugin rejected which node';
 
@@ -526,3 +528,85 @@ SELECT 'cycle_time', count(*),
        percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM cycle_time)) * 1000
 FROM scheduler.attempt_history WHERE cycle_time IS NOT NULL;
 COMMENT ON VIEW scheduler.metrics_latency IS 'Latency percentiles over the retained history, in ms: time in the active queue before an attempt (queue_wait), and the scheduling cycle (cycle_time)';
+
+------------------------------------------------------------------------------
+-- The outbox: what goes back to the API server, written by schedule_pending()
+-- in the transaction that makes the decision (only when scheduler.kube_api_url
+-- is set), and sent by the bind worker, which reports each response through
+-- scheduler.outbox_result().
+--   binding    POST pods/{name}/binding, carrying the pod's uid
+--   condition  PATCH pods/{name}/status: PodScheduled False, Unschedulable
+--   event      POST events: FailedScheduling
+------------------------------------------------------------------------------
+-- A time as the API server writes it: RFC 3339, UTC, whole seconds.
+CREATE FUNCTION scheduler.k8s_time(t timestamptz) RETURNS text LANGUAGE sql IMMUTABLE
+    AS $$ SELECT to_char(t AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') $$;
+
+CREATE TABLE scheduler.outbox (
+    id              bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    kind            text NOT NULL CHECK (kind IN ('binding', 'condition', 'event')),
+    pod_uid         text NOT NULL,
+    namespace       text NOT NULL,
+    name            text NOT NULL,
+    node            text,                 -- binding target
+    body            jsonb NOT NULL,       -- the request body
+    state           text NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'done', 'failed')),
+    attempts        integer NOT NULL DEFAULT 0,
+    next_attempt_at timestamptz NOT NULL DEFAULT now(),
+    created_at      timestamptz NOT NULL DEFAULT now(),
+    finished_at     timestamptz,
+    last_status     integer,              -- HTTP status of the last response, 0 = no response
+    last_error      text
+);
+CREATE INDEX outbox_pending ON scheduler.outbox (next_attempt_at) WHERE state = 'pending';
+COMMENT ON TABLE scheduler.outbox IS 'Bindings, PodScheduled conditions and FailedScheduling events for the API server, sent by the bind worker';
+
+/*
+ * A response to an outbox request (the bind worker calls this):
+ *   201 (200 for a status patch or event): done.
+ *   409 to a binding whose pod is already assigned to the same node: done.
+ *   Any other 409, or a 404, to a binding: failed, and the reservation is
+ *     forgotten: the pod goes back to the queue (or stays gone).
+ *   0 (no response), 429 or 5xx: retried with backoff, the reservation kept.
+ *   Anything else: failed (a binding's reservation is forgotten).
+ * Returns the row's new state.
+ */
+CREATE FUNCTION scheduler.outbox_result(request bigint, http_status integer, response jsonb DEFAULT NULL)
+RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+    o scheduler.outbox;
+    msg text := coalesce(response->>'message', '');
+    verdict text;
+BEGIN
+    SELECT * INTO o FROM scheduler.outbox WHERE id = request FOR UPDATE;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'outbox request % not found', request USING ERRCODE = 'undefined_object';
+    END IF;
+    IF o.state <> 'pending' THEN
+        RETURN o.state;   -- a late duplicate report changes nothing
+    END IF;
+    verdict := CASE
+        WHEN http_status IN (200, 201) THEN 'done'
+        WHEN o.kind = 'binding' AND http_status = 409
+             AND msg LIKE '%is already assigned to node "' || o.node || '"%' THEN 'done'
+        WHEN http_status = 0 OR http_status = 429 OR http_status >= 500 THEN 'retry'
+        ELSE 'failed' END;
+    IF verdict = 'retry' THEN
+        UPDATE scheduler.outbox
+        SET attempts = attempts + 1, last_status = http_status, last_error = nullif(msg, ''),
+            next_attempt_at = now() + least(power(2, attempts), 60) * interval '1 second'
+        WHERE id = request;
+        RETURN 'pending';
+    END IF;
+    UPDATE scheduler.outbox
+    SET state = verdict, attempts = attempts + 1, last_status = http_status,
+        last_error = nullif(msg, ''), finished_at = now()
+    WHERE id = request;
+    IF verdict = 'failed' AND o.kind = 'binding' THEN
+        -- forget the reservation: the pod is pending again (if it still exists)
+        UPDATE scheduler.pods SET assumed_node = NULL
+        WHERE uid = o.pod_uid AND assumed_node = o.node AND node_name IS NULL;
+    END IF;
+    RETURN verdict;
+END $$;
+COMMENT ON FUNCTION scheduler.outbox_result(bigint, integer, jsonb) IS 'Apply the API server''s response to an outbox request: done, retry with backoff, or failed (a failed binding forgets its reservation)';

@@ -20,11 +20,12 @@
  *	 4. runs one cycle per pod (framework.c), starting each node search where
  *		the last one stopped, reserving each choice on the snapshot (the
  *		assume cache);
- *	 5. writes back in a few batched statements: the choices
- *		(pods.assumed_node, which takes the pods out of the queue), the
- *		failures (unschedulable with their rejecting plugins, or backoff
+ *	 5. writes back in a few batched statements: the attempt history, the
+ *		choices (pods.assumed_node, which takes the pods out of the queue),
+ *		the failures (unschedulable with their rejecting plugins, or backoff
  *		after an error; attempts and backoff as kube-scheduler counts them),
- *		the latest attempt per pod and the attempt history.
+ *		the outbox for the API server (when scheduler.kube_api_url is set)
+ *		and the latest attempt per pod.
  */
 #include "postgres.h"
 
@@ -76,10 +77,11 @@ write_results(Attempt *attempts, int n)
 	Datum	   *rejected = palloc(sizeof(Datum) * Max(n, 1));
 	Datum	   *errors = palloc(sizeof(Datum) * Max(n, 1));
 	Datum	   *cycles = palloc(sizeof(Datum) * Max(n, 1));
-	Datum		args[9];
-	Oid			types[9] = {TEXTARRAYOID, TEXTARRAYOID, TEXTARRAYOID, JSONBARRAYOID, JSONBARRAYOID,
-	BOOLARRAYOID, INT8ARRAYOID, INT4OID, INT4OID};
-	char		nulls[9] = "         ";
+	Datum		args[11];
+	Oid			types[11] = {TEXTARRAYOID, TEXTARRAYOID, TEXTARRAYOID, JSONBARRAYOID, JSONBARRAYOID,
+	BOOLARRAYOID, INT8ARRAYOID, INT4OID, INT4OID, INT4OID, BOOLOID};
+	char		nulls[11] = "           ";
+	bool		outbox = scheduler_kube_api_url && scheduler_kube_api_url[0] != '\0';
 	int			dims[1] = {n};
 	int			lbs[1] = {1};
 
@@ -108,6 +110,8 @@ write_results(Attempt *attempts, int n)
 	args[6] = PointerGetDatum(construct_array(cycles, n, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
 	args[7] = Int32GetDatum(scheduler_pod_initial_backoff);
 	args[8] = Int32GetDatum(scheduler_pod_max_backoff);
+	args[9] = Int32GetDatum(scheduler_event_interval);
+	args[10] = BoolGetDatum(outbox);
 
 	/*
 	 * The history, before the queue rows change: how long each pod waited
@@ -145,21 +149,77 @@ write_results(Attempt *attempts, int n)
 			  " WHERE d.node IS NULL AND q.pod_uid = d.uid",
 			  9, types, args, nulls, SPI_OK_UPDATE);
 
+	/*
+	 * The outbox, when an API server is configured: a binding for each
+	 * choice; for each failure the PodScheduled condition when its message
+	 * changed, and a FailedScheduling event at most every
+	 * scheduler.event_interval.  Same transaction as the decision.
+	 */
+	if (outbox)
+	{
+		exec_args("INSERT INTO scheduler.outbox (kind, pod_uid, namespace, name, node, body)"
+				  " SELECT 'binding', d.uid, p.namespace, p.name, d.node,"
+				  " jsonb_build_object('apiVersion', 'v1', 'kind', 'Binding',"
+				  "   'metadata', jsonb_build_object('name', p.name, 'namespace', p.namespace, 'uid', d.uid),"
+				  "   'target', jsonb_build_object('apiVersion', 'v1', 'kind', 'Node', 'name', d.node))"
+				  " FROM unnest($1::text[], $2::text[]) AS d(uid, node)"
+				  " JOIN scheduler.pods p ON p.uid = d.uid"
+				  " WHERE d.node IS NOT NULL",
+				  2, types, args, nulls, SPI_OK_INSERT);
+		exec_args("INSERT INTO scheduler.outbox (kind, pod_uid, namespace, name, body)"
+				  " SELECT 'condition', d.uid, p.namespace, p.name,"
+				  " jsonb_build_object('status', jsonb_build_object('conditions', jsonb_build_array(jsonb_build_object("
+				  "   'type', 'PodScheduled', 'status', 'False',"
+				  "   'reason', CASE WHEN d.error THEN 'SchedulerError' ELSE 'Unschedulable' END,"
+				  "   'message', d.message,"
+				  "   'lastTransitionTime', scheduler.k8s_time(now())))))"
+				  " FROM unnest($1::text[], $2::text[], $3::text[], $4::jsonb[], $5::jsonb[], $6::bool[])"
+				  "   AS d(uid, node, message, diagnosis, rejected, error)"
+				  " JOIN scheduler.pods p ON p.uid = d.uid"
+				  " LEFT JOIN scheduler.pod_attempts a ON a.pod_uid = d.uid"
+				  " WHERE d.node IS NULL AND a.posted_message IS DISTINCT FROM d.message",
+				  6, types, args, nulls, SPI_OK_INSERT);
+		exec_args("INSERT INTO scheduler.outbox (kind, pod_uid, namespace, name, body)"
+				  " SELECT 'event', d.uid, p.namespace, p.name,"
+				  " jsonb_build_object('apiVersion', 'v1', 'kind', 'Event',"
+				  "   'metadata', jsonb_build_object('generateName', p.name || '.', 'namespace', p.namespace),"
+				  "   'involvedObject', jsonb_build_object('apiVersion', 'v1', 'kind', 'Pod',"
+				  "      'namespace', p.namespace, 'name', p.name, 'uid', d.uid),"
+				  "   'reason', 'FailedScheduling', 'message', d.message, 'type', 'Warning',"
+				  "   'source', jsonb_build_object('component', p.scheduler_name),"
+				  "   'reportingComponent', p.scheduler_name,"
+				  "   'firstTimestamp', scheduler.k8s_time(now()),"
+				  "   'lastTimestamp', scheduler.k8s_time(now()),"
+				  "   'count', 1)"
+				  " FROM unnest($1::text[], $2::text[], $3::text[]) AS d(uid, node, message)"
+				  " JOIN scheduler.pods p ON p.uid = d.uid"
+				  " LEFT JOIN scheduler.pod_attempts a ON a.pod_uid = d.uid"
+				  " WHERE d.node IS NULL AND (a.event_posted_at IS NULL"
+				  "   OR a.event_posted_at <= now() - $10 * interval '1 millisecond')",
+				  10, types, args, nulls, SPI_OK_INSERT);
+	}
+
 	/* the latest attempt per pod, for why() */
 	exec_args("INSERT INTO scheduler.pod_attempts AS a (pod_uid, attempts, last_attempt_at, result,"
-			  " node, message, rejected_by, diagnosis)"
+			  " node, message, rejected_by, diagnosis, posted_message, event_posted_at)"
 			  " SELECT d.uid, 1, now(),"
 			  " CASE WHEN d.node IS NULL THEN 'unschedulable' ELSE 'scheduled' END,"
 			  " d.node, d.message,"
-			  " ARRAY(SELECT jsonb_array_elements_text(d.rejected)), d.diagnosis"
+			  " ARRAY(SELECT jsonb_array_elements_text(d.rejected)), d.diagnosis,"
+			  " CASE WHEN $11 AND d.node IS NULL THEN d.message END,"
+			  " CASE WHEN $11 AND d.node IS NULL THEN now() END"
 			  " FROM unnest($1::text[], $2::text[], $3::text[], $4::jsonb[], $5::jsonb[])"
 			  "   AS d(uid, node, message, diagnosis, rejected)"
 			  " WHERE EXISTS (SELECT 1 FROM scheduler.pods p WHERE p.uid = d.uid)"
 			  " ON CONFLICT (pod_uid) DO UPDATE SET attempts = a.attempts + 1,"
 			  " last_attempt_at = EXCLUDED.last_attempt_at, result = EXCLUDED.result,"
 			  " node = EXCLUDED.node, message = EXCLUDED.message,"
-			  " rejected_by = EXCLUDED.rejected_by, diagnosis = EXCLUDED.diagnosis",
-			  5, types, args, nulls, SPI_OK_INSERT);
+			  " rejected_by = EXCLUDED.rejected_by, diagnosis = EXCLUDED.diagnosis,"
+			  " posted_message = coalesce(EXCLUDED.posted_message, a.posted_message),"
+			  " event_posted_at = CASE WHEN EXCLUDED.event_posted_at IS NOT NULL"
+			  "   AND (a.event_posted_at IS NULL OR a.event_posted_at <= now() - $10 * interval '1 millisecond')"
+			  "   THEN EXCLUDED.event_posted_at ELSE a.event_posted_at END",
+			  11, types, args, nulls, SPI_OK_INSERT);
 }
 
 /* Promote expired backoffs; flush pods unschedulable for too long. */

@@ -28,6 +28,8 @@ extern int	scheduler_pod_initial_backoff;	/* ms */
 extern int	scheduler_pod_max_backoff;	/* ms */
 extern int	scheduler_unschedulable_timeout;	/* ms */
 extern int	scheduler_history_retention;	/* s */
+extern char *scheduler_kube_api_url;
+extern int	scheduler_event_interval;	/* ms */
 extern pg_prng_state scheduler_prng;
 
 /* Feature gates (scheduler.feature_gates), as kube-scheduler's */

@@ -1,0 +1,107 @@
+-- The outbox: with scheduler.kube_api_url set, schedule_pending() puts a
+-- binding for each choice, and for each failure the PodScheduled condition
+-- (when its message changed) and a FailedScheduling event (at most every
+-- scheduler.event_interval), in the transaction of the decision.  The bind
+-- worker reports each response through scheduler.outbox_result(), whose
+-- rules are the ones a kube-scheduler binding follows: 201 bound; 409
+-- "already assigned" to the same node bound; another 409 or 404 forgets the
+-- reservation and requeues the pod; 5xx or no response retries with backoff
+-- while the reservation holds.
+\set SHOW_CONTEXT never
+TRUNCATE scheduler.nodes, scheduler.pods, scheduler.pod_attempts, scheduler.outbox;
+SET scheduler.pod_initial_backoff = 0;
+SET scheduler.pod_max_backoff = 0;
+
+-- without an API server there is no outbox
+SELECT scheduler.apply('{"kind": "Node", "metadata": {"name": "n1"}, "status": {"allocatable": {"cpu": "2", "memory": "4Gi", "pods": "10"}}}');
+SELECT scheduler.apply('{"kind": "Pod", "metadata": {"name": "quiet", "namespace": "default", "uid": "u-quiet"}, "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "1"}}}]}}');
+SELECT count(*) FROM schedule_pending();
+SELECT count(*) AS outbox_rows FROM scheduler.outbox;
+
+SET scheduler.kube_api_url = 'https://127.0.0.1:6443';
+CREATE FUNCTION pg_temp.pod(name text, cpu text) RETURNS int LANGUAGE sql AS $$
+    SELECT scheduler.apply(jsonb_build_object('kind', 'Pod',
+        'metadata', jsonb_build_object('name', name, 'namespace', 'default', 'uid', 'u-' || name),
+        'spec', jsonb_build_object('containers', jsonb_build_array(jsonb_build_object('name', 'c',
+            'resources', jsonb_build_object('requests', jsonb_build_object('cpu', cpu)))))))
+$$;
+
+------------------------------------------------------------------------------
+-- A choice: one binding, carrying the pod's uid.
+------------------------------------------------------------------------------
+SELECT pg_temp.pod('web', '500m');
+SELECT name, node, result FROM schedule_pending();
+SELECT kind, namespace, name, node, body, state FROM scheduler.outbox ORDER BY id;
+
+------------------------------------------------------------------------------
+-- A failure: the PodScheduled condition and a FailedScheduling event.  A
+-- second failure with the same message sends neither (the condition did not
+-- change; the event waits for scheduler.event_interval).
+------------------------------------------------------------------------------
+SELECT pg_temp.pod('huge', '8');
+SELECT name, result FROM schedule_pending();
+SELECT kind, name, body #>> '{status,conditions,0,reason}' AS reason,
+       coalesce(body #>> '{status,conditions,0,message}', body ->> 'message') AS message,
+       body ->> 'reason' AS event_reason, body #>> '{involvedObject,uid}' AS involved_uid
+FROM scheduler.outbox WHERE name = 'huge' ORDER BY id;
+UPDATE scheduler.queue SET state = 'active';
+SELECT name, result FROM schedule_pending();
+SELECT kind, count(*) FROM scheduler.outbox WHERE name = 'huge' GROUP BY 1 ORDER BY 1;
+-- once the interval has passed, another event; still no new condition
+SET scheduler.event_interval = 0;
+UPDATE scheduler.queue SET state = 'active';
+SELECT name, result FROM schedule_pending();
+SELECT kind, count(*) FROM scheduler.outbox WHERE name = 'huge' GROUP BY 1 ORDER BY 1;
+RESET scheduler.event_interval;
+
+------------------------------------------------------------------------------
+-- Responses.
+------------------------------------------------------------------------------
+CREATE FUNCTION pg_temp.binding(pod text) RETURNS bigint LANGUAGE sql AS $$
+    SELECT id FROM scheduler.outbox WHERE kind = 'binding' AND name = pod ORDER BY id DESC LIMIT 1
+$$;
+-- 201: bound; a duplicate report changes nothing
+SELECT scheduler.outbox_result(pg_temp.binding('web'), 201);
+SELECT scheduler.outbox_result(pg_temp.binding('web'), 500);
+SELECT name, assumed_node FROM scheduler.pods WHERE name = 'web';
+
+-- 409 already assigned to the same node: bound too
+SELECT pg_temp.pod('again', '100m');
+SELECT name, node FROM schedule_pending();
+SELECT scheduler.outbox_result(pg_temp.binding('again'), 409,
+    '{"kind": "Status", "status": "Failure", "reason": "Conflict", "code": 409,
+      "message": "pod again is already assigned to node \"n1\""}');
+
+-- 500, then no response: retried with backoff, the reservation kept
+SELECT pg_temp.pod('flaky', '100m');
+SELECT name, node FROM schedule_pending();
+SELECT scheduler.outbox_result(pg_temp.binding('flaky'), 500, '{"message": "etcdserver: request timed out"}');
+SELECT scheduler.outbox_result(pg_temp.binding('flaky'), 0);
+SELECT state, attempts, last_status, next_attempt_at > now() AS backing_off,
+       round(extract(epoch FROM next_attempt_at - now())) AS backoff_s
+FROM scheduler.outbox WHERE id = pg_temp.binding('flaky');
+SELECT name, assumed_node FROM scheduler.pods WHERE name = 'flaky';
+SELECT scheduler.outbox_result(pg_temp.binding('flaky'), 201);
+
+-- 409 assigned elsewhere: failed, the reservation forgotten, the pod back
+-- in the queue (active, to be tried again)
+SELECT pg_temp.pod('raced', '100m');
+SELECT name, node FROM schedule_pending();
+SELECT scheduler.outbox_result(pg_temp.binding('raced'), 409,
+    '{"kind": "Status", "code": 409, "message": "pod raced is already assigned to node \"n9\""}');
+SELECT name, assumed_node FROM scheduler.pods WHERE name = 'raced';
+SELECT queue, attempts FROM scheduler.pending_pods WHERE name = 'raced';
+
+-- 404: the pod is gone (or its uid changed): failed, reservation forgotten
+SELECT pg_temp.pod('ghost', '100m');
+SELECT name, node FROM schedule_pending();
+SELECT scheduler.outbox_result(pg_temp.binding('ghost'), 404, '{"kind": "Status", "code": 404, "message": "pods \"ghost\" not found"}');
+SELECT name, assumed_node FROM scheduler.pods WHERE name = 'ghost';
+
+-- conditions and events: 200/201 done, 5xx retried
+SELECT scheduler.outbox_result(id, CASE kind WHEN 'condition' THEN 200 ELSE 503 END)
+FROM scheduler.outbox WHERE name = 'huge' AND state = 'pending' ORDER BY id;
+SELECT kind, state, attempts FROM scheduler.outbox WHERE name = 'huge' ORDER BY id;
+
+SELECT kind, state, count(*) FROM scheduler.outbox GROUP BY 1, 2 ORDER BY 1, 2;
+SELECT scheduler.outbox_result(123456789, 201);
