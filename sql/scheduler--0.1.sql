@@ -610,3 +610,59 @@ BEGIN
     RETURN verdict;
 END $$;
 COMMENT ON FUNCTION scheduler.outbox_result(bigint, integer, jsonb) IS 'Apply the API server''s response to an outbox request: done, retry with backoff, or failed (a failed binding forgets its reservation)';
+
+------------------------------------------------------------------------------
+-- Watching: where each watch resumes, and relisting.
+------------------------------------------------------------------------------
+CREATE TABLE scheduler.watch_state (
+    resource         text PRIMARY KEY,     -- 'nodes', 'pods'
+    resource_version text NOT NULL,
+    updated_at       timestamptz NOT NULL DEFAULT now()
+);
+COMMENT ON TABLE scheduler.watch_state IS 'The resourceVersion each watch resumes from; a restart resumes, a 410 relists';
+
+/*
+ * A full list (what GET /api/v1/nodes or /api/v1/pods returns, or kubectl
+ * get -o json): apply every item, delete the rows of that kind the list no
+ * longer has (objects that vanished while the watch was down), and record
+ * the list's resourceVersion for the watch.  Returns how many objects
+ * changed, the deleted ones included.
+ */
+CREATE FUNCTION scheduler.relist(doc jsonb) RETURNS integer LANGUAGE plpgsql AS $$
+DECLARE
+    list_kind text := doc->>'kind';
+    changed integer;
+    gone integer;
+BEGIN
+    IF list_kind IS NULL OR list_kind NOT IN ('NodeList', 'PodList') THEN
+        RAISE EXCEPTION 'scheduler.relist expects a NodeList or PodList, got kind %', coalesce(quote_literal(list_kind), 'none')
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    IF jsonb_typeof(doc->'items') IS DISTINCT FROM 'array' THEN
+        RAISE EXCEPTION '%: items: expected an array', list_kind USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    changed := scheduler.apply(doc);
+    -- the uids the list holds, as apply() keys them (hand-written objects
+    -- without a uid get one from their name)
+    IF list_kind = 'NodeList' THEN
+        DELETE FROM scheduler.nodes n
+        WHERE NOT EXISTS (
+            SELECT 1 FROM jsonb_array_elements(doc->'items') i
+            WHERE n.uid = coalesce(nullif(i #>> '{metadata,uid}', ''), 'Node:' || (i #>> '{metadata,name}')));
+    ELSE
+        DELETE FROM scheduler.pods p
+        WHERE NOT EXISTS (
+            SELECT 1 FROM jsonb_array_elements(doc->'items') i
+            WHERE p.uid = coalesce(nullif(i #>> '{metadata,uid}', ''),
+                                   'Pod:' || coalesce(nullif(i #>> '{metadata,namespace}', ''), 'default')
+                                   || '/' || (i #>> '{metadata,name}')));
+    END IF;
+    GET DIAGNOSTICS gone = ROW_COUNT;
+    IF coalesce(doc #>> '{metadata,resourceVersion}', '') <> '' THEN
+        INSERT INTO scheduler.watch_state (resource, resource_version)
+        VALUES (CASE list_kind WHEN 'NodeList' THEN 'nodes' ELSE 'pods' END, doc #>> '{metadata,resourceVersion}')
+        ON CONFLICT (resource) DO UPDATE SET resource_version = EXCLUDED.resource_version, updated_at = now();
+    END IF;
+    RETURN changed + gone;
+END $$;
+COMMENT ON FUNCTION scheduler.relist(jsonb) IS 'Apply a NodeList or PodList as the whole truth: apply its items, delete what it no longer has, record its resourceVersion';
