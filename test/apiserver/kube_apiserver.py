@@ -1,0 +1,2535 @@
+#!/usr/bin/env python3
+"""A stand-in Kubernetes API server for tests (core/v1 nodes, pods, events,
+namespaces, pod bindings), Python 3 standard library only.
+
+    python3 kube_apiserver.py --port N --cert-dir DIR [--token TOKEN] [--plain-http]
+
+It binds 127.0.0.1 only.  On start it writes into DIR (made if missing) a test
+CA and a server certificate for 127.0.0.1/localhost (made with the openssl
+CLI, kept and reused on later starts), the bearer token (DIR/token), a
+kubeconfig for kubectl and client libraries (DIR/kubeconfig) and
+DIR/server.json ({"url", "token", "ca", "kubeconfig", "port", "pid"}); then it
+prints one line "READY https://127.0.0.1:N" (port 0 picks a free port).
+
+What it speaks, as the real server does (v1.20 wire format, JSON only):
+  * discovery: /version /api /api/v1 /apis /openapi/v2, /healthz /livez /readyz
+  * GET/LIST/WATCH/POST/PUT/PATCH/DELETE and DELETE-collection on
+    /api/v1/{nodes,namespaces}, /api/v1/{pods,events} (all namespaces, list and
+    watch) and /api/v1/namespaces/{ns}/{pods,events}; status subresources;
+    pods/{name}/binding and namespaces/{ns}/bindings.
+  * lists: labelSelector, fieldSelector (the fields the real server supports),
+    limit/continue paging over a consistent snapshot, resourceVersion,
+    resourceVersionMatch=Exact; list items carry no kind (as the real server).
+  * watches: chunked JSON lines of {"type","object"}, resourceVersion
+    semantics (unset/"0": initial ADDED events first), selector transitions
+    become ADDED/DELETED, 410 Expired ERROR events for compacted versions,
+    BOOKMARK events with allowWatchBookmarks, timeoutSeconds/timeout,
+    sendInitialEvents.
+  * Accept "as=Table" (kubectl's printing) and "as=PartialObjectMetadata".
+  * patches: merge-patch, strategic-merge-patch (with the patch keys and
+    $patch / $setElementOrder / $deleteFromPrimitiveList / $retainKeys
+    directives for the fields of these types) and json-patch.
+  * optimistic concurrency (resourceVersion and uid preconditions, 409),
+    no-op writes keep the resourceVersion, finalizers, pod defaults (status
+    Pending, schedulerName, priority, default tolerations, requests from
+    limits, qosClass), pod spec immutability on update, status only through
+    /status, node allocatable defaulting to capacity.
+  * Status objects for every error (401, 404, 405, 409, 410, 413, 415, 422...).
+
+Test hooks (bearer token required too):
+  GET  /debug/state            summary: counts, resourceVersion, watches, threads
+  GET  /debug/bindings         every binding request and its result
+                               (?pod=ns/name filters, ?summary=1 per pod uid);
+                               DELETE clears the record
+  GET  /debug/requests         the last requests (?limit=N)
+  GET|POST /debug/faults       see Faults.apply for the keys
+  POST /debug/bulk             create many objects at once (see App.bulk)
+  POST /debug/reset            delete every object (DELETED events) and records
+"""
+
+import argparse
+import base64
+import bisect
+import collections
+import copy
+import datetime
+import decimal
+import http.server
+import itertools
+import json
+import os
+import random
+import re
+import secrets
+import select
+import signal
+import socket
+import socketserver
+import ssl
+import subprocess
+import sys
+import threading
+import time
+import traceback
+import urllib.parse
+import uuid
+
+SERVER_VERSION = {
+    "major": "1",
+    "minor": "20",
+    "gitVersion": "v1.20.2",
+    "gitCommit": "faecb196815e248d3ecfb03c680a4507229c2a56",
+    "gitTreeState": "clean",
+    "buildDate": "2021-01-13T13:20:00Z",
+    "goVersion": "go1.15.5",
+    "compiler": "gc",
+    "platform": "linux/amd64",
+}
+
+VERBS_ALL = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"]
+
+
+class Resource:
+    def __init__(self, name, kind, namespaced, short=(), categories=(), subresources=(), fields=None,
+                 singular=""):
+        self.name = name
+        self.kind = kind
+        self.list_kind = kind + "List"
+        self.namespaced = namespaced
+        self.short = list(short)
+        self.categories = list(categories)
+        self.subresources = tuple(subresources)
+        self.fields = fields or {}
+        self.singular = singular
+
+
+def _get(obj, *path):
+    for p in path:
+        if not isinstance(obj, dict):
+            return None
+        obj = obj.get(p)
+    return obj
+
+
+def _s(v):
+    if v is None:
+        return ""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return str(v)
+
+
+def _field(*path, default=""):
+    def get(obj):
+        v = _get(obj, *path)
+        return default if v is None else _s(v)
+    return get
+
+
+META_FIELDS = {"metadata.name": _field("metadata", "name"),
+               "metadata.namespace": _field("metadata", "namespace")}
+
+RESOURCES = {
+    "pods": Resource("pods", "Pod", True, short=["po"], categories=["all"], subresources=("status", "binding"),
+                     singular="pod", fields=dict(META_FIELDS, **{
+                         "spec.nodeName": _field("spec", "nodeName"),
+                         "spec.restartPolicy": _field("spec", "restartPolicy"),
+                         "spec.schedulerName": _field("spec", "schedulerName"),
+                         "spec.serviceAccountName": _field("spec", "serviceAccountName"),
+                         "spec.hostNetwork": _field("spec", "hostNetwork", default="false"),
+                         "status.phase": _field("status", "phase"),
+                         "status.podIP": _field("status", "podIP"),
+                         "status.nominatedNodeName": _field("status", "nominatedNodeName"),
+                     })),
+    "nodes": Resource("nodes", "Node", False, short=["no"], subresources=("status",), singular="node",
+                      fields=dict(META_FIELDS, **{
+                          "spec.unschedulable": _field("spec", "unschedulable", default="false"),
+                      })),
+    "events": Resource("events", "Event", True, short=["ev"], singular="event", fields=dict(META_FIELDS, **{
+        "involvedObject.kind": _field("involvedObject", "kind"),
+        "involvedObject.namespace": _field("involvedObject", "namespace"),
+        "involvedObject.name": _field("involvedObject", "name"),
+        "involvedObject.uid": _field("involvedObject", "uid"),
+        "involvedObject.apiVersion": _field("involvedObject", "apiVersion"),
+        "involvedObject.resourceVersion": _field("involvedObject", "resourceVersion"),
+        "involvedObject.fieldPath": _field("involvedObject", "fieldPath"),
+        "reason": _field("reason"),
+        "reportingComponent": _field("reportingComponent"),
+        "source": _field("source", "component"),
+        "type": _field("type"),
+    })),
+    "namespaces": Resource("namespaces", "Namespace", False, short=["ns"], subresources=("status",),
+                           singular="namespace", fields=dict(META_FIELDS, **{
+                               "status.phase": _field("status", "phase"),
+                           })),
+}
+KIND_TO_RESOURCE = {r.kind: r.name for r in RESOURCES.values()}
+INITIAL_NAMESPACES = ["default", "kube-system", "kube-public", "kube-node-lease"]
+
+DNS1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+DNS1123_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+QUANTITY_RE = re.compile(r"^([+-]?[0-9]+(?:\.[0-9]*)?|[+-]?\.[0-9]+)(?:([eE][+-]?[0-9]+)|(Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E))?$")
+QUANTITY_SUFFIX = {"Ki": 2 ** 10, "Mi": 2 ** 20, "Gi": 2 ** 30, "Ti": 2 ** 40, "Pi": 2 ** 50, "Ei": 2 ** 60,
+                   "n": decimal.Decimal("1e-9"), "u": decimal.Decimal("1e-6"), "m": decimal.Decimal("1e-3"),
+                   "k": 10 ** 3, "M": 10 ** 6, "G": 10 ** 9, "T": 10 ** 12, "P": 10 ** 15, "E": 10 ** 18}
+
+TRUE_STRINGS = {"1", "t", "T", "TRUE", "true", "True"}
+
+
+def now_rfc3339(t=None):
+    return datetime.datetime.fromtimestamp(time.time() if t is None else t, datetime.timezone.utc).strftime(
+        "%Y-%m-%dT%H:%M:%SZ")
+
+
+def parse_rfc3339(s):
+    try:
+        s = s.replace("Z", "+00:00")
+        return datetime.datetime.fromisoformat(s).timestamp()
+    except (ValueError, AttributeError, TypeError):
+        return None
+
+
+def human_duration(seconds):
+    """k8s.io/apimachinery/pkg/util/duration.HumanDuration"""
+    s = int(max(seconds, 0))
+    if s < 120:
+        return "%ds" % s
+    m = s // 60
+    if m < 10:
+        return "%dm%ds" % (m, s % 60) if s % 60 else "%dm" % m
+    if m < 180:
+        return "%dm" % m
+    h = s // 3600
+    if h < 8:
+        return "%dh%dm" % (h, m % 60) if m % 60 else "%dh" % h
+    if h < 48:
+        return "%dh" % h
+    d = h // 24
+    if h < 24 * 8:
+        return "%dd%dh" % (d, h % 24) if h % 24 else "%dd" % d
+    if h < 24 * 365 * 2:
+        return "%dd" % d
+    if h < 24 * 365 * 8:
+        return "%dy%dd" % (d // 365, d % 365)
+    return "%dy" % (d // 365)
+
+
+def parse_quantity(s):
+    if isinstance(s, (int, float)) and not isinstance(s, bool):
+        return decimal.Decimal(str(s))
+    if not isinstance(s, str):
+        return None
+    m = QUANTITY_RE.match(s.strip())
+    if not m:
+        return None
+    num = decimal.Decimal(m.group(1))
+    if m.group(2):
+        num = num * (decimal.Decimal(10) ** int(m.group(2)[1:]))
+    elif m.group(3):
+        num = num * decimal.Decimal(QUANTITY_SUFFIX[m.group(3)])
+    return num
+
+
+def parse_go_duration(s):
+    if not s:
+        return None
+    units = {"ns": 1e-9, "us": 1e-6, "\u00b5s": 1e-6, "ms": 1e-3, "s": 1, "m": 60, "h": 3600}
+    total, pos = 0.0, 0
+    for m in re.finditer(r"([0-9]*\.?[0-9]+)(ns|us|\u00b5s|ms|s|m|h)", s):
+        if m.start() != pos:
+            return None
+        total += float(m.group(1)) * units[m.group(2)]
+        pos = m.end()
+    return total if pos == len(s) and pos else None
+
+
+def dumps(obj):
+    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+class ApiError(Exception):
+    def __init__(self, code, reason, message, details=None, headers=None):
+        super().__init__(message)
+        self.code = code
+        self.reason = reason
+        self.message = message
+        self.details = details
+        self.headers = headers or {}
+
+    def status(self):
+        return status_obj(self.code, self.reason, self.message, self.details)
+
+
+def status_obj(code, reason, message, details=None):
+    st = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure", "message": message,
+          "reason": reason}
+    if details is not None:
+        st["details"] = details
+    st["code"] = code
+    return st
+
+
+def not_found(resource, name):
+    return ApiError(404, "NotFound", '%s "%s" not found' % (resource, name), {"name": name, "kind": resource})
+
+
+def conflict(resource, name, msg):
+    return ApiError(409, "Conflict", 'Operation cannot be fulfilled on %s "%s": %s' % (resource, name, msg),
+                    {"name": name, "kind": resource})
+
+
+def bad_request(msg):
+    return ApiError(400, "BadRequest", msg)
+
+
+def invalid(kind, name, causes):
+    """causes: list of (field, message)."""
+    text = "; ".join("%s: %s" % (f, m) for f, m in causes)
+    return ApiError(422, "Invalid", '%s "%s" is invalid: %s' % (kind, name, text),
+                    {"name": name, "kind": kind,
+                     "causes": [{"reason": "FieldValueInvalid", "message": m, "field": f} for f, m in causes]})
+
+
+def expired(message):
+    return ApiError(410, "Expired", message)
+
+
+# ---------------------------------------------------------------- records
+
+class Rec:
+    """One stored version of an object.  obj is never mutated after storing;
+    it holds no kind/apiVersion (list items carry none)."""
+    __slots__ = ("obj", "kind", "rv", "_item", "_full")
+
+    def __init__(self, obj, kind):
+        self.obj = obj
+        self.kind = kind
+        self.rv = int(obj["metadata"]["resourceVersion"])
+        self._item = None
+        self._full = None
+
+    def item_json(self):
+        if self._item is None:
+            self._item = dumps(self.obj)
+        return self._item
+
+    def full_json(self):
+        if self._full is None:
+            self._full = b'{"kind":"%s","apiVersion":"v1",%s' % (self.kind.encode(), self.item_json()[1:])
+        return self._full
+
+    def full_obj(self):
+        d = {"kind": self.kind, "apiVersion": "v1"}
+        d.update(self.obj)
+        return d
+
+    def clone(self):
+        return json.loads(self.item_json())
+
+    @property
+    def name(self):
+        return self.obj["metadata"]["name"]
+
+    @property
+    def namespace(self):
+        return self.obj["metadata"].get("namespace", "")
+
+
+class Event:
+    __slots__ = ("rv", "res", "type", "key", "rec", "prev", "_line")
+
+    def __init__(self, rv, res, etype, key, rec, prev):
+        self.rv, self.res, self.type, self.key, self.rec, self.prev = rv, res, etype, key, rec, prev
+        self._line = None
+
+    def line(self):
+        if self._line is None:
+            self._line = b'{"type":"%s","object":%s}\n' % (self.type.encode(), self.rec.full_json())
+        return self._line
+
+
+def order_object(obj):
+    out = {}
+    for k in ("metadata", "spec", "status"):
+        if k in obj:
+            out[k] = obj[k]
+    for k, v in obj.items():
+        if k not in out:
+            out[k] = v
+    return out
+
+
+# ---------------------------------------------------------------- selectors
+
+def parse_field_selector(s, res):
+    reqs = []
+    if not s:
+        return reqs
+    for term in s.split(","):
+        term = term.strip()
+        if not term:
+            continue
+        m = re.match(r"^([^=!]+)(!=|==|=)(.*)$", term)
+        if not m:
+            raise bad_request('invalid selector: \'%s\'; can\'t understand \'%s\'' % (s, term))
+        field, op, value = m.group(1).strip(), m.group(2), m.group(3).strip()
+        getter = RESOURCES[res].fields.get(field)
+        if getter is None:
+            raise bad_request('"%s" is not a known field selector: only "%s"' % (
+                field, '", "'.join(sorted(RESOURCES[res].fields))))
+        reqs.append((getter, op != "!=", value))
+    return reqs
+
+
+def _split_outside_parens(s):
+    parts, depth, cur = [], 0, []
+    for ch in s:
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        if ch == "," and depth == 0:
+            parts.append("".join(cur))
+            cur = []
+        else:
+            cur.append(ch)
+    parts.append("".join(cur))
+    return [p.strip() for p in parts if p.strip()]
+
+
+def parse_label_selector(s):
+    reqs = []
+    if not s:
+        return reqs
+    for term in _split_outside_parens(s):
+        m = re.match(r"^([A-Za-z0-9._/-]+)\s+(in|notin)\s*\((.*)\)$", term)
+        if m:
+            vals = {v.strip() for v in m.group(3).split(",") if v.strip()}
+            reqs.append((m.group(1), m.group(2), vals))
+            continue
+        m = re.match(r"^!\s*([A-Za-z0-9._/-]+)$", term)
+        if m:
+            reqs.append((m.group(1), "!exists", None))
+            continue
+        m = re.match(r"^([A-Za-z0-9._/-]+)\s*(!=|==|=|>|<)\s*([A-Za-z0-9._-]*)$", term)
+        if m:
+            op = {"==": "=", "=": "="}.get(m.group(2), m.group(2))
+            reqs.append((m.group(1), op, m.group(3)))
+            continue
+        m = re.match(r"^([A-Za-z0-9._/-]+)$", term)
+        if m:
+            reqs.append((m.group(1), "exists", None))
+            continue
+        raise bad_request("unable to parse requirement: %s" % term)
+    return reqs
+
+
+def label_match(labels, reqs):
+    labels = labels or {}
+    for key, op, val in reqs:
+        has = key in labels
+        v = labels.get(key)
+        if op == "=" and v != val:
+            return False
+        if op == "!=" and has and v == val:
+            return False
+        if op == "in" and (not has or v not in val):
+            return False
+        if op == "notin" and has and v in val:
+            return False
+        if op == "exists" and not has:
+            return False
+        if op == "!exists" and has:
+            return False
+        if op in (">", "<"):
+            try:
+                a, b = int(v), int(val)
+            except (TypeError, ValueError):
+                return False
+            if (op == ">" and not a > b) or (op == "<" and not a < b):
+                return False
+    return True
+
+
+class Selector:
+    def __init__(self, res, params):
+        self.fields = parse_field_selector(params.get("fieldSelector", ""), res)
+        self.labels = parse_label_selector(params.get("labelSelector", ""))
+        self.empty = not self.fields and not self.labels
+
+    def match(self, obj):
+        if self.empty:
+            return True
+        for getter, eq, value in self.fields:
+            if (getter(obj) == value) != eq:
+                return False
+        return label_match(_get(obj, "metadata", "labels"), self.labels)
+
+
+# ---------------------------------------------------------------- patches
+
+PRIMITIVE = object()
+_DELETE = object()
+
+
+def _container_keys(prefix):
+    d = {}
+    for c in ("containers", "initContainers", "ephemeralContainers"):
+        d[prefix + (c,)] = "name"
+        d[prefix + (c, "env")] = "name"
+        d[prefix + (c, "ports")] = "containerPort"
+        d[prefix + (c, "volumeMounts")] = "mountPath"
+        d[prefix + (c, "volumeDevices")] = "devicePath"
+    return d
+
+
+SMP_COMMON = {("metadata", "ownerReferences"): "uid", ("metadata", "finalizers"): PRIMITIVE}
+SMP_KEYS = {
+    "pods": {**_container_keys(("spec",)), **{
+        ("spec", "volumes"): "name", ("spec", "imagePullSecrets"): "name", ("spec", "hostAliases"): "ip",
+        ("spec", "schedulingGates"): "name", ("spec", "resourceClaims"): "name",
+        ("status", "conditions"): "type", ("status", "podIPs"): "ip", ("status", "hostIPs"): "ip",
+        ("status", "resourceClaimStatuses"): "name"}},
+    "nodes": {("status", "conditions"): "type", ("status", "addresses"): "type", ("spec", "podCIDRs"): PRIMITIVE},
+    "namespaces": {("status", "conditions"): "type"},
+    "events": {},
+}
+
+
+def merge_patch(target, patch):
+    if not isinstance(patch, dict):
+        return copy.deepcopy(patch)
+    result = dict(target) if isinstance(target, dict) else {}
+    for k, v in patch.items():
+        if v is None:
+            result.pop(k, None)
+        else:
+            result[k] = merge_patch(result.get(k), v)
+    return result
+
+
+def _strip_directives(v):
+    if isinstance(v, dict):
+        return {k: _strip_directives(x) for k, x in v.items() if not k.startswith("$")}
+    if isinstance(v, list):
+        return [_strip_directives(x) for x in v]
+    return v
+
+
+def strategic_merge(orig, patch, res, path=()):
+    if not isinstance(patch, dict):
+        return copy.deepcopy(patch)
+    directive = patch.get("$patch")
+    if directive == "replace":
+        return _strip_directives({k: v for k, v in patch.items() if k != "$patch"})
+    if directive == "delete":
+        return _DELETE
+    result = dict(orig) if isinstance(orig, dict) else {}
+    keys = SMP_KEYS.get(res, {})
+    orders = {}
+    retain = patch.get("$retainKeys")
+    for k, v in patch.items():
+        if k in ("$patch", "$retainKeys"):
+            continue
+        if k.startswith("$setElementOrder/"):
+            orders[k.split("/", 1)[1]] = v
+            continue
+        if k.startswith("$deleteFromPrimitiveList/"):
+            f = k.split("/", 1)[1]
+            if isinstance(result.get(f), list) and isinstance(v, list):
+                result[f] = [x for x in result[f] if x not in v]
+            continue
+        p = path + (k,)
+        if v is None:
+            result.pop(k, None)
+            continue
+        mk = keys.get(p) or SMP_COMMON.get(p)
+        if isinstance(v, list) and mk is not None:
+            result[k] = _merge_list(result.get(k), v, mk, res, p)
+        elif isinstance(v, dict):
+            r = strategic_merge(result.get(k), v, res, p)
+            if r is _DELETE:
+                result.pop(k, None)
+            else:
+                result[k] = r
+        else:
+            result[k] = _strip_directives(copy.deepcopy(v))
+    for f, order in orders.items():
+        lst = result.get(f)
+        if not isinstance(lst, list) or not isinstance(order, list):
+            continue
+        mk = keys.get(path + (f,)) or SMP_COMMON.get(path + (f,))
+        if mk is PRIMITIVE:
+            pos = {json.dumps(x): i for i, x in enumerate(order)}
+            result[f] = sorted(lst, key=lambda x: pos.get(json.dumps(x), len(pos)))
+        elif mk:
+            pos = {json.dumps(x.get(mk)): i for i, x in enumerate(order) if isinstance(x, dict)}
+            result[f] = sorted(lst, key=lambda x: pos.get(json.dumps(x.get(mk) if isinstance(x, dict) else x),
+                                                          len(pos)))
+    if isinstance(retain, list):
+        result = {k: v for k, v in result.items() if k in retain}
+    return result
+
+
+def _merge_list(orig, plist, mk, res, path):
+    out = list(orig) if isinstance(orig, list) else []
+    if mk is PRIMITIVE:
+        for x in plist:
+            if x not in out:
+                out.append(copy.deepcopy(x))
+        return out
+    if any(isinstance(e, dict) and e.get("$patch") == "replace" for e in plist):
+        return [_strip_directives(e) for e in plist if not (isinstance(e, dict) and e.get("$patch") == "replace")]
+    for e in plist:
+        if not isinstance(e, dict) or mk not in e:
+            out.append(_strip_directives(copy.deepcopy(e)))
+            continue
+        idx = next((i for i, x in enumerate(out) if isinstance(x, dict) and x.get(mk) == e[mk]), None)
+        if e.get("$patch") == "delete":
+            if idx is not None:
+                del out[idx]
+            continue
+        if idx is None:
+            out.append(strategic_merge({}, e, res, path))
+        else:
+            out[idx] = strategic_merge(out[idx], e, res, path)
+    return out
+
+
+def _pointer(path):
+    if path == "":
+        return []
+    if not path.startswith("/"):
+        raise bad_request("invalid json patch path %r" % path)
+    return [p.replace("~1", "/").replace("~0", "~") for p in path[1:].split("/")]
+
+
+def json_patch(doc, ops):
+    if not isinstance(ops, list):
+        raise bad_request("json patch must be a list of operations")
+
+    def parent(d, parts):
+        for p in parts[:-1]:
+            if isinstance(d, list):
+                d = d[int(p)]
+            elif isinstance(d, dict):
+                d = d[p]
+            else:
+                raise KeyError(p)
+        return d
+
+    def get(d, parts):
+        for p in parts:
+            d = d[int(p)] if isinstance(d, list) else d[p]
+        return d
+
+    def add(d, parts, value):
+        if not parts:
+            return value
+        par = parent(d, parts)
+        last = parts[-1]
+        if isinstance(par, list):
+            if last == "-":
+                par.append(value)
+            else:
+                i = int(last)
+                if i < 0 or i > len(par):
+                    raise IndexError(last)
+                par.insert(i, value)
+        else:
+            par[last] = value
+        return d
+
+    def remove(d, parts):
+        par = parent(d, parts)
+        last = parts[-1]
+        if isinstance(par, list):
+            return par.pop(int(last))
+        return par.pop(last)
+
+    try:
+        for op in ops:
+            kind = op.get("op")
+            parts = _pointer(op.get("path", ""))
+            if kind == "add":
+                doc = add(doc, parts, copy.deepcopy(op.get("value")))
+            elif kind == "remove":
+                remove(doc, parts)
+            elif kind == "replace":
+                get(doc, parts)
+                if not parts:
+                    doc = copy.deepcopy(op.get("value"))
+                else:
+                    par = parent(doc, parts)
+                    par[int(parts[-1]) if isinstance(par, list) else parts[-1]] = copy.deepcopy(op.get("value"))
+            elif kind == "move":
+                v = remove(doc, _pointer(op.get("from", "")))
+                doc = add(doc, parts, v)
+            elif kind == "copy":
+                v = copy.deepcopy(get(doc, _pointer(op.get("from", ""))))
+                doc = add(doc, parts, v)
+            elif kind == "test":
+                if get(doc, parts) != op.get("value"):
+                    raise ApiError(422, "Invalid", "the server rejected our request due to an error in our "
+                                   "request: testing value %s failed" % op.get("path"))
+            else:
+                raise bad_request("unexpected json patch operation %r" % kind)
+    except (KeyError, IndexError, ValueError, TypeError) as e:
+        raise ApiError(422, "Invalid", "the server rejected our request due to an error in our request: %s"
+                       % e) from None
+    return doc
+
+
+# ---------------------------------------------------------------- defaults and validation
+
+DEFAULT_TOLERATIONS = [
+    {"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300},
+    {"key": "node.kubernetes.io/unreachable", "operator": "Exists", "effect": "NoExecute",
+     "tolerationSeconds": 300},
+]
+
+
+def default_pod(obj):
+    spec = obj.get("spec")
+    if not isinstance(spec, dict):
+        spec = obj["spec"] = {}
+    spec.setdefault("restartPolicy", "Always")
+    spec.setdefault("terminationGracePeriodSeconds", 30)
+    spec.setdefault("dnsPolicy", "ClusterFirst")
+    spec.setdefault("securityContext", {})
+    spec.setdefault("schedulerName", "default-scheduler")
+    spec.setdefault("enableServiceLinks", True)
+    spec.setdefault("priority", 0)
+    spec.setdefault("preemptionPolicy", "PreemptLowerPriority")
+    tols = spec.get("tolerations")
+    if not isinstance(tols, list):
+        tols = []
+    for dt in DEFAULT_TOLERATIONS:
+        if not any(isinstance(t, dict) and t.get("key") == dt["key"] and t.get("effect") in ("NoExecute", None, "")
+                   for t in tols):
+            tols.append(dict(dt))
+    spec["tolerations"] = tols
+    for group in ("initContainers", "containers"):
+        for c in spec.get(group) or []:
+            if not isinstance(c, dict):
+                continue
+            c.setdefault("terminationMessagePath", "/dev/termination-log")
+            c.setdefault("terminationMessagePolicy", "File")
+            img = c.get("image") or ""
+            last = img.rsplit("/", 1)[-1]
+            if "imagePullPolicy" not in c:
+                c["imagePullPolicy"] = "Always" if ("@" not in img and (":" not in last or last.endswith(":latest"))) \
+                    else "IfNotPresent"
+            r = c.get("resources")
+            if not isinstance(r, dict):
+                r = c["resources"] = {}
+            lim = r.get("limits")
+            if isinstance(lim, dict) and lim:
+                req = r.get("requests")
+                if not isinstance(req, dict):
+                    req = r["requests"] = {}
+                for k, v in lim.items():
+                    req.setdefault(k, v)
+            for p in c.get("ports") or []:
+                if isinstance(p, dict):
+                    p.setdefault("protocol", "TCP")
+
+
+def pod_qos(spec):
+    containers = [c for c in (spec.get("containers") or []) + (spec.get("initContainers") or []) if isinstance(c, dict)]
+    any_set = False
+    guaranteed = True
+    for c in containers:
+        r = c.get("resources") or {}
+        req, lim = r.get("requests") or {}, r.get("limits") or {}
+        for res in ("cpu", "memory"):
+            if res in req or res in lim:
+                any_set = True
+            if res not in lim or parse_quantity(req.get(res, lim.get(res))) != parse_quantity(lim.get(res)):
+                guaranteed = False
+    if not any_set:
+        return "BestEffort"
+    return "Guaranteed" if guaranteed else "Burstable"
+
+
+def validate_name(res, name, kind):
+    rx, maxlen = (DNS1123_LABEL, 63) if res == "namespaces" else (DNS1123_SUBDOMAIN, 253)
+    if not isinstance(name, str) or len(name) > maxlen or not rx.match(name):
+        raise invalid(kind, name, [("metadata.name", "Invalid value: %s: a lowercase RFC 1123 %s must consist of "
+                                    "lower case alphanumeric characters, '-' or '.'" % (
+                                        json.dumps(name), "label" if res == "namespaces" else "subdomain"))])
+
+
+def _check_quantities(kind, name, where, m, causes):
+    if m is None:
+        return
+    if not isinstance(m, dict):
+        causes.append((where, "Invalid value: must be a map"))
+        return
+    for k, v in m.items():
+        if not isinstance(v, str) or parse_quantity(v) is None:
+            causes.append(("%s[%s]" % (where, k), "Invalid value: %s: quantities must match the regular expression "
+                           "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'" % json.dumps(v)))
+
+
+def validate_object(res, obj):
+    kind = RESOURCES[res].kind
+    name = obj["metadata"]["name"]
+    causes = []
+    md = obj["metadata"]
+    for f in ("labels", "annotations"):
+        if f in md and md[f] is not None:
+            if not isinstance(md[f], dict) or not all(isinstance(v, str) for v in md[f].values()):
+                causes.append(("metadata." + f, "Invalid value: must be a map of strings"))
+    if res == "pods":
+        spec = obj.get("spec") or {}
+        cs = spec.get("containers")
+        if not isinstance(cs, list) or not cs:
+            causes.append(("spec.containers", "Required value"))
+        else:
+            seen = set()
+            for i, c in enumerate(cs):
+                if not isinstance(c, dict) or not c.get("name"):
+                    causes.append(("spec.containers[%d].name" % i, "Required value"))
+                    continue
+                if c["name"] in seen:
+                    causes.append(("spec.containers[%d].name" % i, 'Duplicate value: "%s"' % c["name"]))
+                seen.add(c["name"])
+                if not c.get("image"):
+                    causes.append(("spec.containers[%d].image" % i, "Required value"))
+                r = c.get("resources") or {}
+                _check_quantities(kind, name, "spec.containers[%d].resources.requests" % i, r.get("requests"), causes)
+                _check_quantities(kind, name, "spec.containers[%d].resources.limits" % i, r.get("limits"), causes)
+        if "nodeName" in spec and spec["nodeName"] is not None and not isinstance(spec["nodeName"], str):
+            causes.append(("spec.nodeName", "Invalid value: must be a string"))
+    elif res == "nodes":
+        st = obj.get("status") or {}
+        _check_quantities(kind, name, "status.capacity", st.get("capacity"), causes)
+        _check_quantities(kind, name, "status.allocatable", st.get("allocatable"), causes)
+    if causes:
+        raise invalid(kind, name, causes)
+
+
+def pod_spec_mask(spec):
+    s = copy.deepcopy(spec or {})
+    for g in ("containers", "initContainers"):
+        for c in s.get(g) or []:
+            if isinstance(c, dict):
+                c.pop("image", None)
+    for k in ("activeDeadlineSeconds", "tolerations", "terminationGracePeriodSeconds", "schedulingGates"):
+        s.pop(k, None)
+    return s
+
+
+# ---------------------------------------------------------------- tables
+
+def _col(name, typ="string", desc="", priority=0, fmt=""):
+    return {"name": name, "type": typ, "format": fmt, "description": desc or name, "priority": priority}
+
+
+TABLE_COLUMNS = {
+    "pods": [_col("Name", fmt="name", desc="Name must be unique within a namespace."),
+             _col("Ready", desc="The aggregate readiness state of this pod for accepting traffic."),
+             _col("Status", desc="The aggregate status of the containers in this pod."),
+             _col("Restarts", "integer", desc="The number of times the containers in this pod have been restarted."),
+             _col("Age", desc="CreationTimestamp is a timestamp representing the server time when this object was "
+                              "created."),
+             _col("IP", priority=1, desc="IP address allocated to the pod."),
+             _col("Node", priority=1, desc="Name of the Node this pod is bound to."),
+             _col("Nominated Node", priority=1, desc="Name of the node this pod is nominated to."),
+             _col("Readiness Gates", priority=1, desc="Pod readiness gates.")],
+    "nodes": [_col("Name", fmt="name", desc="Name must be unique within a namespace."),
+              _col("Status", desc="The status of the node"),
+              _col("Roles", desc="The roles of the node"),
+              _col("Age", desc="CreationTimestamp is a timestamp representing the server time when this object was "
+                               "created."),
+              _col("Version", desc="Kubelet Version reported by the node."),
+              _col("Internal-IP", priority=1), _col("External-IP", priority=1), _col("OS-Image", priority=1),
+              _col("Kernel-Version", priority=1), _col("Container-Runtime", priority=1)],
+    "events": [_col("Last Seen"), _col("Type"), _col("Reason"), _col("Object"), _col("Message"),
+               _col("Name", fmt="name", priority=1)],
+    "namespaces": [_col("Name", fmt="name"), _col("Status"), _col("Age")],
+}
+
+
+def table_cells(res, obj, now):
+    md = obj.get("metadata") or {}
+    age = human_duration(now - (parse_rfc3339(md.get("creationTimestamp")) or now))
+    spec = obj.get("spec") or {}
+    st = obj.get("status") or {}
+    if res == "pods":
+        cs = st.get("containerStatuses") or []
+        total = len(spec.get("containers") or [])
+        ready = sum(1 for c in cs if isinstance(c, dict) and c.get("ready"))
+        restarts = sum(int(c.get("restartCount") or 0) for c in cs if isinstance(c, dict))
+        status = st.get("reason") or st.get("phase") or "Unknown"
+        if md.get("deletionTimestamp"):
+            status = "Terminating"
+        return [md.get("name"), "%d/%d" % (ready, total), status, restarts, age, st.get("podIP") or "<none>",
+                spec.get("nodeName") or "<none>", st.get("nominatedNodeName") or "<none>", "<none>"]
+    if res == "nodes":
+        cond = {c.get("type"): c.get("status") for c in st.get("conditions") or [] if isinstance(c, dict)}
+        status = {"True": "Ready", "False": "NotReady"}.get(cond.get("Ready"), "Unknown")
+        if spec.get("unschedulable"):
+            status += ",SchedulingDisabled"
+        roles = sorted(k.split("/", 1)[1] for k in (md.get("labels") or {})
+                       if k.startswith("node-role.kubernetes.io/") and "/" in k)
+        addrs = {a.get("type"): a.get("address") for a in st.get("addresses") or [] if isinstance(a, dict)}
+        info = st.get("nodeInfo") or {}
+        return [md.get("name"), status, ",".join(roles) or "<none>", age, info.get("kubeletVersion") or "",
+                addrs.get("InternalIP") or "<none>", addrs.get("ExternalIP") or "<none>",
+                info.get("osImage") or "<unknown>", info.get("kernelVersion") or "<unknown>",
+                info.get("containerRuntimeVersion") or "<unknown>"]
+    if res == "events":
+        io = obj.get("involvedObject") or {}
+        seen = obj.get("lastTimestamp") or obj.get("eventTime") or md.get("creationTimestamp")
+        last = human_duration(now - (parse_rfc3339(seen) or now))
+        return [last, obj.get("type") or "", obj.get("reason") or "",
+                "%s/%s" % ((io.get("kind") or "").lower(), io.get("name") or ""), obj.get("message") or "",
+                md.get("name")]
+    return [md.get("name"), st.get("phase") or "Active", age]
+
+
+def table_row(res, obj, kind, include, now):
+    row = {"cells": table_cells(res, obj, now)}
+    if include == "Object":
+        d = {"kind": kind, "apiVersion": "v1"}
+        d.update(obj)
+        row["object"] = d
+    elif include != "None":
+        row["object"] = {"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1",
+                         "metadata": obj.get("metadata") or {}}
+    return row
+
+
+# ---------------------------------------------------------------- store
+
+class Store:
+    def __init__(self, history_max):
+        self.lock = threading.RLock()
+        self.cond = threading.Condition(self.lock)
+        self.rv = 0
+        self.objs = {r: {} for r in RESOURCES}
+        self._sorted = {r: None for r in RESOURCES}
+        self.history = []          # Event, one per resourceVersion, rv = compacted_rv + 1 + index
+        self.compacted_rv = 0      # every event with rv > compacted_rv is in history
+        self.history_max = history_max
+        self.watch_generation = 0
+
+    # callers hold the lock
+    def get(self, res, key):
+        return self.objs[res].get(key)
+
+    def commit(self, res, etype, obj, prev):
+        """Store obj (a fresh dict, or None to delete prev) as a new version."""
+        self.rv += 1
+        rv = self.rv
+        if etype == "DELETED":
+            dobj = obj if obj is not None else prev.clone()
+            dobj["metadata"]["resourceVersion"] = str(rv)
+            rec = Rec(dobj, prev.kind)
+            key = (prev.namespace, prev.name)
+            del self.objs[res][key]
+            self._sorted[res] = None
+        else:
+            obj["metadata"]["resourceVersion"] = str(rv)
+            rec = Rec(order_object(obj), RESOURCES[res].kind)
+            key = (rec.namespace, rec.name)
+            if key not in self.objs[res]:
+                self._sorted[res] = None
+            self.objs[res][key] = rec
+        self.history.append(Event(rv, res, etype, key, rec, prev))
+        if len(self.history) > self.history_max + max(self.history_max // 10, 1):
+            drop = len(self.history) - self.history_max
+            self.compacted_rv = self.history[drop - 1].rv
+            del self.history[:drop]
+        return rec
+
+    def compact(self):
+        self.compacted_rv = self.rv
+        self.history = []
+
+    def events_after(self, rv):
+        """Events with resourceVersion > rv (caller checked rv >= compacted_rv)."""
+        return self.history[rv - self.compacted_rv:]
+
+    def sorted_keys(self, res):
+        if self._sorted[res] is None:
+            self._sorted[res] = sorted(self.objs[res])
+        return self._sorted[res]
+
+    def state_at(self, res, rv):
+        """(map, sorted keys) of resource res as it was at resourceVersion rv."""
+        cur = self.objs[res]
+        if rv >= self.rv:
+            return cur, self.sorted_keys(res)
+        if rv < self.compacted_rv:
+            raise expired("too old resource version: %d (%d)" % (rv, self.compacted_rv + 1))
+        changed = {}
+        for ev in self.events_after(rv):
+            if ev.res == res and ev.key not in changed:
+                changed[ev.key] = ev.prev
+        if not changed:
+            return cur, self.sorted_keys(res)
+        st = dict(cur)
+        for k, p in changed.items():
+            if p is None:
+                st.pop(k, None)
+            else:
+                st[k] = p
+        return st, sorted(st)
+
+
+# ---------------------------------------------------------------- faults
+
+class Faults:
+    KEYS = {"clear", "http_500_next", "http_429_next", "match", "method", "drop_watch_after_events",
+            "expire_watch_after_events", "malformed_line_next_watch", "stall_watch_seconds", "compact",
+            "close_watches", "latency_ms", "bookmark_interval_seconds", "graceful_delete_seconds"}
+
+    def __init__(self, bookmark_interval):
+        self.lock = threading.Lock()
+        self.default_bookmark_interval = bookmark_interval
+        self.ids = itertools.count(1)
+        self.reset()
+
+    def reset(self):
+        self.http_errors = []       # [code, remaining, match, method]
+        self.watch_faults = []      # dicts: id, action (drop|expire), after, match
+        self.malformed = []         # match strings
+        self.stall_until = 0.0
+        self.latency = 0.0
+        self.bookmark_interval = self.default_bookmark_interval
+        self.graceful_delete_seconds = 0.0
+
+    def apply(self, body, app):
+        """Keys (any combination; "match"/"method" narrow this call's http and
+        watch faults to request paths containing match / to one method):
+          clear: true                      remove every fault and setting first
+          http_500_next: N                 next N matching non-debug requests get 500
+          http_429_next: N                 ... 429 TooManyRequests (Retry-After: 1)
+          drop_watch_after_events: N       a watch that has sent N events since now
+                                           sends half of its next line (the next
+                                           event, or a BOOKMARK line if none comes
+                                           within 0.2 s) and aborts the
+                                           connection without ending it (once)
+          expire_watch_after_events: N     ... sends an ERROR 410 Expired event
+                                           after its Nth event and ends (once)
+          malformed_line_next_watch: true  the next watch sends one line that is
+                                           not JSON first
+          stall_watch_seconds: S           every watch sends nothing for S seconds
+          compact: true                    drop the event history: older resource
+                                           versions get 410 Expired
+          close_watches: true              end every open watch cleanly now
+          latency_ms: N                    delay every non-debug response
+          bookmark_interval_seconds: S     how often watches send BOOKMARKs
+          graceful_delete_seconds: S       deleting a bound pod sets
+                                           deletionTimestamp and removes it S
+                                           seconds later (0: at once)"""
+        if not isinstance(body, dict):
+            raise bad_request("faults: expected a JSON object")
+        unknown = set(body) - self.KEYS
+        if unknown:
+            raise bad_request("faults: unknown keys %s; known: %s" % (sorted(unknown), sorted(self.KEYS)))
+        match = body.get("match") or ""
+        method = (body.get("method") or "").upper()
+        with self.lock:
+            if body.get("clear"):
+                self.reset()
+            if body.get("http_500_next"):
+                self.http_errors.append([500, int(body["http_500_next"]), match, method])
+            if body.get("http_429_next"):
+                self.http_errors.append([429, int(body["http_429_next"]), match, method])
+            for key, action in (("drop_watch_after_events", "drop"), ("expire_watch_after_events", "expire")):
+                if body.get(key) is not None and body.get(key) is not False:
+                    self.watch_faults.append({"id": next(self.ids), "action": action, "after": int(body[key]),
+                                              "match": match})
+            if body.get("malformed_line_next_watch"):
+                self.malformed.append(match)
+            if body.get("stall_watch_seconds"):
+                self.stall_until = time.time() + float(body["stall_watch_seconds"])
+            if "latency_ms" in body:
+                self.latency = float(body["latency_ms"] or 0) / 1000.0
+            if "bookmark_interval_seconds" in body:
+                self.bookmark_interval = max(0.05, float(body["bookmark_interval_seconds"]))
+            if "graceful_delete_seconds" in body:
+                self.graceful_delete_seconds = float(body["graceful_delete_seconds"] or 0)
+        if body.get("compact") or body.get("close_watches"):
+            with app.store.lock:
+                if body.get("compact"):
+                    app.store.compact()
+                if body.get("close_watches"):
+                    app.store.watch_generation += 1
+                app.store.cond.notify_all()
+        return self.describe()
+
+    def describe(self):
+        with self.lock:
+            return {"http_errors": [{"code": c, "remaining": n, "match": m, "method": me}
+                                    for c, n, m, me in self.http_errors],
+                    "watch_faults": [dict(f) for f in self.watch_faults],
+                    "malformed_line_next_watch": list(self.malformed),
+                    "stall_remaining_seconds": max(0.0, round(self.stall_until - time.time(), 3)),
+                    "latency_ms": self.latency * 1000,
+                    "bookmark_interval_seconds": self.bookmark_interval,
+                    "graceful_delete_seconds": self.graceful_delete_seconds}
+
+    def http_error(self, method, target):
+        with self.lock:
+            for e in self.http_errors:
+                code, n, match, meth = e
+                if n > 0 and match in target and (not meth or meth == method):
+                    e[1] -= 1
+                    if e[1] <= 0:
+                        self.http_errors.remove(e)
+                    return code
+        return None
+
+    def take_malformed(self, target):
+        with self.lock:
+            for m in self.malformed:
+                if m in target:
+                    self.malformed.remove(m)
+                    return True
+        return False
+
+    def watch_check(self, w, sent):
+        """Called when a watch starts (sent=False) and after each event it
+        sent (sent=True).  Returns "drop" (the watch must cut its next line in
+        half and abort), "expire" (send ERROR 410 now and end) or None; the
+        fault is used up."""
+        with self.lock:
+            if not self.watch_faults:
+                return None
+            for f in list(self.watch_faults):
+                if f["match"] not in w.target:
+                    continue
+                fid = f["id"]
+                if sent:
+                    w.fault_counts[fid] = w.fault_counts.get(fid, 0) + 1
+                if w.fault_counts.get(fid, 0) >= f["after"]:
+                    self.watch_faults.remove(f)
+                    return f["action"]
+        return None
+
+
+# ---------------------------------------------------------------- the application
+
+class WatchInfo:
+    def __init__(self, wid, target, res, ns):
+        self.id = wid
+        self.target = target
+        self.res = res
+        self.ns = ns
+        self.started = time.time()
+        self.sent = 0
+        self.fault_counts = {}
+
+
+class App:
+    def __init__(self, token, history_max, bookmark_interval, max_body, verbose):
+        self.token = token
+        self.store = Store(history_max)
+        self.faults = Faults(bookmark_interval)
+        self.max_body = max_body
+        self.verbose = verbose
+        self.bindings = []
+        self.bindings_lock = threading.Lock()
+        self.requests = collections.deque(maxlen=20000)
+        self.request_count = 0
+        self.watches = {}
+        self.watch_ids = itertools.count(1)
+        self.connections = 0
+        self.conn_lock = threading.Lock()
+        self.started = time.time()
+        self.url = ""
+        with self.store.lock:
+            for ns in INITIAL_NAMESPACES:
+                self.create("namespaces", None, {"metadata": {"name": ns}})
+
+    # --- helpers
+    def _parse(self, body):
+        if body is None or body == b"":
+            raise bad_request("the request body is empty")
+        try:
+            return json.loads(body)
+        except (ValueError, UnicodeDecodeError) as e:
+            raise bad_request("the object provided is unrecognized (not valid JSON: %s)" % e) from None
+
+    def _check_kind(self, res, obj, allowed_kinds=None):
+        if not isinstance(obj, dict):
+            raise bad_request("the body of the request was in an unknown format - expected a JSON object")
+        kind = obj.get("kind")
+        expect = allowed_kinds or (RESOURCES[res].kind,)
+        if kind and kind not in expect:
+            raise bad_request("the kind in the data (%s) does not match the expected kind (%s)" % (kind, expect[0]))
+        av = obj.get("apiVersion")
+        if av and av != "v1":
+            raise bad_request('the API version in the data (%s) does not match the expected API version (v1)' % av)
+        obj.pop("kind", None)
+        obj.pop("apiVersion", None)
+        md = obj.get("metadata")
+        if md is None:
+            md = obj["metadata"] = {}
+        if not isinstance(md, dict):
+            raise bad_request("metadata must be an object")
+        return md
+
+    def _require_namespace(self, ns):
+        if ("", ns) not in self.store.objs["namespaces"]:
+            raise not_found("namespaces", ns)
+
+    # --- create
+    def create(self, res, ns, obj, bulk=False):
+        R = RESOURCES[res]
+        md = self._check_kind(res, obj)
+        st = self.store
+        if R.namespaced:
+            if md.get("namespace") and md["namespace"] != ns:
+                raise bad_request("the namespace of the provided object does not match the namespace sent on the "
+                                  "request")
+            md["namespace"] = ns
+        else:
+            md.pop("namespace", None)
+        with st.lock:
+            if not md.get("name"):
+                gen = md.get("generateName")
+                if not gen:
+                    raise invalid(R.kind, "", [("metadata.name", "Required value: name or generateName is required")])
+                for _ in range(100):
+                    md["name"] = gen + "".join(random.choice("bcdfghjklmnpqrstvwxz2456789") for _ in range(5))
+                    if (md.get("namespace", ""), md["name"]) not in st.objs[res]:
+                        break
+            name = md["name"]
+            validate_name(res, name, R.kind)
+            if R.namespaced:
+                if bulk and ("", ns) not in st.objs["namespaces"]:
+                    self.create("namespaces", None, {"metadata": {"name": ns}})
+                self._require_namespace(ns)
+            key = (md.get("namespace", ""), name)
+            if key in st.objs[res]:
+                raise ApiError(409, "AlreadyExists", '%s "%s" already exists' % (res, name),
+                               {"name": name, "kind": res})
+            for k in ("resourceVersion", "selfLink", "deletionTimestamp", "deletionGracePeriodSeconds",
+                      "managedFields"):
+                md.pop(k, None)
+            md["uid"] = str(uuid.uuid4())
+            md["creationTimestamp"] = now_rfc3339()
+            if res == "pods":
+                default_pod(obj)
+                if not bulk or not isinstance(obj.get("status"), dict):
+                    obj["status"] = {"phase": "Pending"}
+                obj["status"].setdefault("phase", "Pending")
+                obj["status"]["qosClass"] = pod_qos(obj["spec"])
+            elif res == "nodes":
+                obj.setdefault("spec", {})
+                s = obj.get("status")
+                if isinstance(s, dict) and s.get("capacity") and not s.get("allocatable"):
+                    s["allocatable"] = dict(s["capacity"])
+                obj.setdefault("status", {})
+            elif res == "namespaces":
+                obj.setdefault("spec", {"finalizers": ["kubernetes"]})
+                obj["status"] = {"phase": "Active"}
+            validate_object(res, obj)
+            rec = st.commit(res, "ADDED", obj, None)
+            if not bulk:
+                st.cond.notify_all()
+            return rec
+
+    # --- update / patch
+    def _finish_update(self, res, old, new, sub):
+        """old: Rec; new: candidate dict (no kind).  Returns the stored Rec."""
+        R = RESOURCES[res]
+        st = self.store
+        md = new.get("metadata")
+        if not isinstance(md, dict):
+            md = new["metadata"] = {}
+        if sub == "status":
+            cand = old.clone()
+            cand["status"] = new.get("status") if isinstance(new.get("status"), dict) else {}
+            new = cand
+        else:
+            omd = old.obj["metadata"]
+            if md.get("name") not in (None, omd["name"]):
+                raise bad_request("the name of the object (%s) does not match the name on the URL (%s)"
+                                  % (md.get("name"), omd["name"]))
+            if md.get("uid") and md["uid"] != omd["uid"]:
+                raise invalid(R.kind, omd["name"], [("metadata.uid", "Invalid value: %s: field is immutable"
+                                                     % json.dumps(md["uid"]))])
+            for k in ("name", "namespace", "uid", "creationTimestamp", "deletionTimestamp",
+                      "deletionGracePeriodSeconds"):
+                if k in omd:
+                    md[k] = omd[k]
+                else:
+                    md.pop(k, None)
+            md.pop("selfLink", None)
+            if res in ("pods", "nodes", "namespaces"):
+                if "status" in old.obj:
+                    new["status"] = copy.deepcopy(old.obj["status"])
+                else:
+                    new.pop("status", None)
+            if res == "pods":
+                default_pod(new)
+                if pod_spec_mask(new.get("spec")) != pod_spec_mask(old.obj.get("spec")):
+                    raise invalid("Pod", omd["name"], [(
+                        "spec", "Forbidden: pod updates may not change fields other than `spec.containers[*].image`, "
+                        "`spec.initContainers[*].image`, `spec.activeDeadlineSeconds`, `spec.tolerations` (only "
+                        "additions to existing tolerations) or `spec.terminationGracePeriodSeconds` (allow it to be "
+                        "set to 1 if it was previously negative)")])
+        new["metadata"]["resourceVersion"] = old.obj["metadata"]["resourceVersion"]
+        validate_object(res, new)
+        if new == old.obj:
+            return old
+        nmd = new["metadata"]
+        if nmd.get("deletionTimestamp") and not nmd.get("finalizers"):
+            rec = st.commit(res, "DELETED", new, old)
+        else:
+            rec = st.commit(res, "MODIFIED", new, old)
+        st.cond.notify_all()
+        return rec
+
+    def update(self, res, ns, name, body, sub=None):
+        obj = self._parse(body)
+        md = self._check_kind(res, obj)
+        if md.get("name") and md["name"] != name:
+            raise bad_request("the name of the object (%s) does not match the name on the URL (%s)"
+                              % (md["name"], name))
+        if RESOURCES[res].namespaced and md.get("namespace") and md["namespace"] != ns:
+            raise bad_request("the namespace of the provided object does not match the namespace sent on the "
+                              "request")
+        st = self.store
+        with st.lock:
+            old = st.get(res, (ns or "", name))
+            if old is None:
+                raise not_found(res, name)
+            rv = md.get("resourceVersion")
+            if rv and rv != old.obj["metadata"]["resourceVersion"]:
+                raise conflict(res, name, "the object has been modified; please apply your changes to the latest "
+                                          "version and try again")
+            return self._finish_update(res, old, obj, sub)
+
+    def patch(self, res, ns, name, body, ctype, sub=None):
+        patch = self._parse(body)
+        st = self.store
+        with st.lock:
+            old = st.get(res, (ns or "", name))
+            if old is None:
+                raise not_found(res, name)
+            doc = old.clone()
+            if ctype == "application/json-patch+json":
+                doc = json_patch(doc, patch)
+            elif ctype == "application/merge-patch+json":
+                if not isinstance(patch, dict):
+                    raise bad_request("a merge patch must be a JSON object")
+                doc = merge_patch(doc, patch)
+            elif ctype == "application/strategic-merge-patch+json":
+                if not isinstance(patch, dict):
+                    raise bad_request("a strategic merge patch must be a JSON object")
+                doc = strategic_merge(doc, patch, res)
+            else:
+                raise ApiError(415, "UnsupportedMediaType", 'the body of the request was in an unknown format - '
+                               'accepted media types include: application/json-patch+json, '
+                               'application/merge-patch+json, application/strategic-merge-patch+json')
+            if not isinstance(doc, dict):
+                raise bad_request("the patch did not produce an object")
+            doc.pop("kind", None)
+            doc.pop("apiVersion", None)
+            md = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}
+            omd = old.obj["metadata"]
+            if md.get("uid") and md["uid"] != omd["uid"]:
+                raise conflict(res, name, "Precondition failed: UID in precondition: %s, UID in object meta: %s"
+                               % (md["uid"], omd["uid"]))
+            if md.get("resourceVersion") and md["resourceVersion"] != omd["resourceVersion"]:
+                raise conflict(res, name, "the object has been modified; please apply your changes to the latest "
+                                          "version and try again")
+            return self._finish_update(res, old, doc, sub)
+
+    # --- delete
+    def _delete_now(self, res, old):
+        st = self.store
+        if res == "namespaces":
+            ns = old.name
+            for r, R in RESOURCES.items():
+                if R.namespaced:
+                    for k in [k for k in st.objs[r] if k[0] == ns]:
+                        st.commit(r, "DELETED", None, st.objs[r][k])
+        rec = st.commit(res, "DELETED", None, old)
+        st.cond.notify_all()
+        return rec
+
+    def delete(self, res, ns, name, body, params):
+        opts = {}
+        if body:
+            opts = self._parse(body)
+            if not isinstance(opts, dict):
+                raise bad_request("DeleteOptions must be an object")
+        grace = params.get("gracePeriodSeconds", opts.get("gracePeriodSeconds"))
+        if grace is not None:
+            try:
+                grace = int(grace)
+            except (TypeError, ValueError):
+                raise bad_request("gracePeriodSeconds: invalid value %r" % grace) from None
+        pre = opts.get("preconditions") or {}
+        st = self.store
+        with st.lock:
+            old = st.get(res, (ns or "", name))
+            if old is None:
+                raise not_found(res, name)
+            omd = old.obj["metadata"]
+            if pre.get("uid") and pre["uid"] != omd["uid"]:
+                raise conflict(res, name, "Precondition failed: UID in precondition: %s, UID in object meta: %s"
+                               % (pre["uid"], omd["uid"]))
+            if pre.get("resourceVersion") and pre["resourceVersion"] != omd["resourceVersion"]:
+                raise conflict(res, name, "Precondition failed: ResourceVersion in precondition: %s, "
+                                          "ResourceVersion in object meta: %s"
+                               % (pre["resourceVersion"], omd["resourceVersion"]))
+            if omd.get("deletionTimestamp"):
+                if grace is not None and int(grace) == 0 and not omd.get("finalizers"):
+                    return self._delete_now(res, old)
+                return old
+            if omd.get("finalizers"):
+                new = old.clone()
+                new["metadata"]["deletionTimestamp"] = now_rfc3339()
+                new["metadata"]["deletionGracePeriodSeconds"] = 0
+                rec = st.commit(res, "MODIFIED", new, old)
+                st.cond.notify_all()
+                return rec
+            delay = self.faults.graceful_delete_seconds
+            if res == "pods" and delay > 0 and (old.obj.get("spec") or {}).get("nodeName") and \
+                    (grace is None or int(grace) > 0):
+                secs = int(grace) if grace is not None else int((old.obj.get("spec") or {}).get(
+                    "terminationGracePeriodSeconds") or 30)
+                new = old.clone()
+                new["metadata"]["deletionTimestamp"] = now_rfc3339(time.time() + secs)
+                new["metadata"]["deletionGracePeriodSeconds"] = secs
+                rec = st.commit(res, "MODIFIED", new, old)
+                st.cond.notify_all()
+                uid = omd["uid"]
+                t = threading.Timer(delay, self._finish_graceful, (res, (ns or "", name), uid))
+                t.daemon = True
+                t.start()
+                return rec
+            return self._delete_now(res, old)
+
+    def _finish_graceful(self, res, key, uid):
+        st = self.store
+        with st.lock:
+            cur = st.get(res, key)
+            if cur is not None and cur.obj["metadata"]["uid"] == uid and not cur.obj["metadata"].get("finalizers"):
+                self._delete_now(res, cur)
+
+    def delete_collection(self, res, ns, params):
+        sel = Selector(res, params)
+        st = self.store
+        out = []
+        with st.lock:
+            for key in list(st.sorted_keys(res)):
+                if ns is not None and key[0] != ns:
+                    continue
+                rec = st.objs[res][key]
+                if sel.match(rec.obj):
+                    out.append(self.delete(res, key[0] or None, key[1], b"", params))
+        return out
+
+    # --- bindings
+    def bind(self, ns, url_name, body):
+        b = self._parse(body)
+        if not isinstance(b, dict):
+            raise bad_request("Binding must be an object")
+        if b.get("kind") not in (None, "", "Binding"):
+            raise bad_request("the kind in the data (%s) does not match the expected kind (Binding)" % b.get("kind"))
+        md = b.get("metadata") or {}
+        name = md.get("name") or url_name
+        if url_name is not None and name != url_name:
+            raise bad_request("name in URL does not match name in Binding object")
+        if md.get("namespace") and md["namespace"] != ns:
+            raise bad_request("the namespace of the provided object does not match the namespace sent on the "
+                              "request")
+        if not name:
+            raise invalid("Binding", "", [("metadata.name", "Required value: name or generateName is required")])
+        target = b.get("target") or {}
+        node = target.get("name")
+        causes = []
+        if target.get("kind") not in (None, "", "Node"):
+            causes.append(("target.kind", 'Invalid value: %s: must be empty or \'Node\'' % json.dumps(target["kind"])))
+        if not node:
+            causes.append(("target.name", "Required value"))
+        if causes:
+            raise invalid("Binding", name, causes)
+        st = self.store
+        with st.lock:
+            self._require_namespace(ns)
+            pod = st.get("pods", (ns, name))
+            if pod is None:
+                raise not_found("pods", name)
+            pmd = pod.obj["metadata"]
+            if md.get("uid") and md["uid"] != pmd["uid"]:
+                raise conflict("pods/binding", name, "Precondition failed: UID in precondition: %s, UID in object "
+                                                     "meta: %s" % (md["uid"], pmd["uid"]))
+            if pmd.get("deletionTimestamp"):
+                raise conflict("pods/binding", name, "pod %s is being deleted, cannot be assigned to a host" % name)
+            cur = (pod.obj.get("spec") or {}).get("nodeName")
+            if cur:
+                raise conflict("pods/binding", name, 'pod %s is already assigned to node "%s"' % (name, cur))
+            new = pod.clone()
+            new["spec"]["nodeName"] = node
+            if md.get("annotations"):
+                new["metadata"].setdefault("annotations", {}).update(md["annotations"])
+            status = new.setdefault("status", {})
+            conds = [c for c in status.get("conditions") or [] if c.get("type") != "PodScheduled"]
+            old_c = next((c for c in status.get("conditions") or [] if c.get("type") == "PodScheduled"), None)
+            cond = {"type": "PodScheduled", "status": "True", "lastProbeTime": None,
+                    "lastTransitionTime": now_rfc3339()}
+            if old_c and old_c.get("status") == "True":
+                cond = old_c
+            idx = next((i for i, c in enumerate(status.get("conditions") or []) if c.get("type") == "PodScheduled"),
+                       len(conds))
+            conds.insert(idx, cond)
+            status["conditions"] = conds
+            rec = st.commit("pods", "MODIFIED", new, pod)
+            st.cond.notify_all()
+            return rec
+
+    def record_binding(self, ns, url_name, body, code, message, rec=None):
+        try:
+            b = json.loads(body) if body else {}
+            if not isinstance(b, dict):
+                b = {}
+        except (ValueError, UnicodeDecodeError):
+            b = {}
+        md = b.get("metadata") if isinstance(b.get("metadata"), dict) else {}
+        target = b.get("target") if isinstance(b.get("target"), dict) else {}
+        entry = {"time": now_rfc3339(), "timestamp": round(time.time(), 6), "namespace": ns,
+                 "pod": url_name or md.get("name"), "uid": md.get("uid"), "node": target.get("name"),
+                 "code": code, "result": "Bound" if code == 201 else message[0], "message": message[1]}
+        if rec is not None:
+            entry["podUID"] = rec.obj["metadata"]["uid"]
+            entry["resourceVersion"] = rec.obj["metadata"]["resourceVersion"]
+        with self.bindings_lock:
+            entry["seq"] = len(self.bindings) + 1
+            self.bindings.append(entry)
+
+    # --- bulk
+    def bulk(self, body):
+        """Body: a list of objects with kind (Node, Pod, Namespace, Event), or
+        {"namespaces": [...], "nodes": [...], "pods": [...], "events": [...],
+         "items": [...], "generate": {"nodes": {...}, "pods": {...}}}.
+        generate.nodes: count, prefix ("node-"), start (0), cpu ("4"),
+          memory ("16Gi"), pods ("110"), labels {}, taints [], ready (true)
+        generate.pods: count, prefix ("pod-"), start (0), namespace
+          ("default"), cpu ("100m"), memory ("128Mi"), schedulerName, labels {},
+          priority, nodeName (pre-bound when set), image ("registry.k8s.io/pause:3.9")
+        Pod status is kept as given; missing namespaces are made."""
+        if isinstance(body, list):
+            body = {"items": body}
+        if not isinstance(body, dict):
+            raise bad_request("bulk: expected a JSON list or object")
+        todo = []
+        for res in ("namespaces", "nodes", "pods", "events"):
+            for o in body.get(res) or []:
+                todo.append((res, o))
+        for o in body.get("items") or []:
+            res = KIND_TO_RESOURCE.get(o.get("kind") if isinstance(o, dict) else None)
+            if res is None:
+                raise bad_request("bulk: item without a known kind: %r" % (o.get("kind") if isinstance(o, dict)
+                                                                           else o))
+            todo.append((res, o))
+        gen = body.get("generate") or {}
+        gn = gen.get("nodes")
+        if gn:
+            for i in range(int(gn.get("start", 0)), int(gn.get("start", 0)) + int(gn.get("count", 0))):
+                todo.append(("nodes", make_node("%s%d" % (gn.get("prefix", "node-"), i), gn)))
+        gp = gen.get("pods")
+        if gp:
+            for i in range(int(gp.get("start", 0)), int(gp.get("start", 0)) + int(gp.get("count", 0))):
+                todo.append(("pods", make_pod("%s%d" % (gp.get("prefix", "pod-"), i), gp)))
+        created, errors = 0, []
+        st = self.store
+        with st.lock:
+            for res, o in todo:
+                try:
+                    if not isinstance(o, dict):
+                        raise bad_request("not an object")
+                    o = dict(o)
+                    ns = None
+                    if RESOURCES[res].namespaced:
+                        ns = (o.get("metadata") or {}).get("namespace") or "default"
+                    self.create(res, ns, o, bulk=True)
+                    created += 1
+                except ApiError as e:
+                    errors.append({"resource": res, "name": (o.get("metadata") or {}).get("name")
+                                   if isinstance(o, dict) else None, "code": e.code, "message": e.message})
+            st.cond.notify_all()
+            rv = st.rv
+        return {"created": created, "errorCount": len(errors), "errors": errors[:100], "resourceVersion": str(rv)}
+
+    def reset(self):
+        st = self.store
+        with st.lock:
+            for res in ("events", "pods", "nodes"):
+                for key in list(st.sorted_keys(res)):
+                    st.commit(res, "DELETED", None, st.objs[res][key])
+            for key in list(st.sorted_keys("namespaces")):
+                if key[1] not in INITIAL_NAMESPACES:
+                    st.commit("namespaces", "DELETED", None, st.objs["namespaces"][key])
+            st.cond.notify_all()
+            rv = st.rv
+        with self.bindings_lock:
+            self.bindings = []
+        self.requests.clear()
+        self.faults.reset()
+        return {"resourceVersion": str(rv)}
+
+    def state(self):
+        st = self.store
+        with st.lock:
+            counts = {r: len(st.objs[r]) for r in RESOURCES}
+            pods = st.objs["pods"].values()
+            bound = sum(1 for p in pods if (p.obj.get("spec") or {}).get("nodeName"))
+            out = {"resourceVersion": str(st.rv), "compactedResourceVersion": str(st.compacted_rv),
+                   "historySize": len(st.history), "historyMax": st.history_max, "counts": counts,
+                   "pods": {"bound": bound, "unbound": counts["pods"] - bound}}
+        with self.bindings_lock:
+            b = self.bindings
+            out["bindings"] = {"total": len(b), "succeeded": sum(1 for e in b if e["code"] == 201),
+                               "failed": sum(1 for e in b if e["code"] != 201)}
+        with self.conn_lock:
+            out["activeWatches"] = len(self.watches)
+            out["watches"] = [{"id": w.id, "target": w.target, "eventsSent": w.sent,
+                               "ageSeconds": round(time.time() - w.started, 3)} for w in self.watches.values()]
+            out["connections"] = self.connections
+        out["threads"] = threading.active_count()
+        out["requests"] = self.request_count
+        out["uptimeSeconds"] = round(time.time() - self.started, 3)
+        out["faults"] = self.faults.describe()
+        return out
+
+    def bindings_view(self, params):
+        with self.bindings_lock:
+            items = list(self.bindings)
+        pod = params.get("pod")
+        if pod:
+            ns, _, name = pod.rpartition("/")
+            items = [e for e in items if e["pod"] == name and (not ns or e["namespace"] == ns)]
+        if params.get("summary") in TRUE_STRINGS:
+            summ = {}
+            for e in items:
+                k = "%s/%s" % (e["namespace"], e["pod"])
+                s = summ.setdefault(k, {"attempts": 0, "succeeded": 0, "nodes": [], "podUIDs": []})
+                s["attempts"] += 1
+                if e["code"] == 201:
+                    s["succeeded"] += 1
+                    s["nodes"].append(e["node"])
+                    s["podUIDs"].append(e.get("podUID"))
+            return summ
+        return items
+
+
+def make_node(name, g):
+    cap = {"cpu": str(g.get("cpu", "4")), "memory": str(g.get("memory", "16Gi")), "pods": str(g.get("pods", "110")),
+           "ephemeral-storage": str(g.get("ephemeral_storage", "100Gi"))}
+    labels = {"kubernetes.io/hostname": name, "kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64"}
+    labels.update(g.get("labels") or {})
+    ready = g.get("ready", True)
+    now = now_rfc3339()
+    return {"metadata": {"name": name, "labels": labels},
+            "spec": {"taints": copy.deepcopy(g["taints"])} if g.get("taints") else {},
+            "status": {"capacity": cap, "allocatable": dict(cap),
+                       "conditions": [{"type": "Ready", "status": "True" if ready else "False",
+                                       "reason": "KubeletReady" if ready else "KubeletNotReady",
+                                       "message": "kubelet is posting ready status" if ready else "not ready",
+                                       "lastHeartbeatTime": now, "lastTransitionTime": now}],
+                       "addresses": [{"type": "Hostname", "address": name}],
+                       "nodeInfo": {"kubeletVersion": "v1.20.2", "osImage": "Debian GNU/Linux 12 (bookworm)",
+                                    "kernelVersion": "6.1.0", "containerRuntimeVersion": "containerd://1.6.20",
+                                    "operatingSystem": "linux", "architecture": "amd64"}}}
+
+
+def make_pod(name, g):
+    req = {}
+    if g.get("cpu", "100m"):
+        req["cpu"] = str(g.get("cpu", "100m"))
+    if g.get("memory", "128Mi"):
+        req["memory"] = str(g.get("memory", "128Mi"))
+    pod = {"metadata": {"name": name, "namespace": g.get("namespace", "default"),
+                        "labels": dict(g.get("labels") or {"app": "bulk"})},
+           "spec": {"containers": [{"name": "c", "image": g.get("image", "registry.k8s.io/pause:3.9"),
+                                    "resources": {"requests": req}}]}}
+    if g.get("schedulerName"):
+        pod["spec"]["schedulerName"] = g["schedulerName"]
+    if g.get("priority") is not None:
+        pod["spec"]["priority"] = int(g["priority"])
+    if g.get("nodeName"):
+        pod["spec"]["nodeName"] = g["nodeName"]
+    return pod
+
+
+# ---------------------------------------------------------------- HTTP
+
+class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+    request_queue_size = 512
+    block_on_close = False
+
+    def server_bind(self):
+        socketserver.TCPServer.server_bind(self)
+        host, port = self.server_address[:2]
+        self.server_name = host
+        self.server_port = port
+
+    def handle_error(self, request, client_address):
+        exc = sys.exc_info()[1]
+        if isinstance(exc, (OSError, ssl.SSLError, EOFError)):
+            if self.app.verbose:
+                sys.stderr.write("connection %s: %s\n" % (client_address, exc))
+            return
+        super().handle_error(request, client_address)
+
+
+BINDING_PATH = re.compile(r"^/api/v1/namespaces/([^/]+)/(?:pods/([^/]+)/binding|bindings)/?$")
+
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server_version = "kube-apiserver-stub/1.20"
+    sys_version = ""
+    timeout = 300
+    disable_nagle_algorithm = True
+
+    # --- connection lifecycle
+    def setup(self):
+        app = self.server.app
+        with app.conn_lock:
+            app.connections += 1
+        self._counted = True
+        ctx = self.server.ssl_ctx
+        if ctx is not None:
+            self.request.settimeout(10)
+            try:
+                self.request = ctx.wrap_socket(self.request, server_side=True)
+            except BaseException:
+                self._uncount()
+                raise
+        super().setup()
+
+    def _uncount(self):
+        if getattr(self, "_counted", False):
+            self._counted = False
+            with self.server.app.conn_lock:
+                self.server.app.connections -= 1
+
+    def finish(self):
+        try:
+            super().finish()
+        except OSError:
+            pass
+        finally:
+            try:
+                if isinstance(self.connection, ssl.SSLSocket):
+                    self.connection.close()
+            except OSError:
+                pass
+            self._uncount()
+
+    def handle(self):
+        try:
+            super().handle()
+        except (OSError, ssl.SSLError, EOFError):
+            self.close_connection = True
+
+    def log_message(self, fmt, *args):
+        if self.server.app.verbose:
+            sys.stderr.write("%s %s\n" % (self.address_string(), fmt % args))
+
+    def do_GET(self):
+        self.dispatch()
+
+    do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = do_GET
+
+    # --- responses
+    def send_bytes(self, code, data, ctype="application/json", headers=None):
+        reason = self.responses.get(code, ("",))[0]
+        lines = ["HTTP/1.1 %d %s" % (code, reason), "Content-Type: " + ctype, "Content-Length: %d" % len(data),
+                 "Date: " + self.date_time_string(), "Cache-Control: no-cache, private"]
+        for k, v in (headers or {}).items():
+            lines.append("%s: %s" % (k, v))
+        if self.close_connection:
+            lines.append("Connection: close")
+        head = ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
+        self.wfile.write(head if self.command == "HEAD" else head + data)
+        self._code = code
+
+    def send_obj(self, code, obj, headers=None):
+        self.send_bytes(code, dumps(obj), headers=headers)
+
+    def send_error_status(self, err):
+        self.send_obj(err.code, err.status(), err.headers)
+
+    def read_body(self):
+        te = (self.headers.get("Transfer-Encoding") or "").lower()
+        limit = self.server.app.max_body
+        unlimited = self.path.startswith("/debug/")
+        if "chunked" in te:
+            parts, total = [], 0
+            while True:
+                line = self.rfile.readline(65537)
+                if not line:
+                    raise EOFError("eof in chunked body")
+                size = int(line.split(b";")[0].strip() or b"0", 16)
+                if size == 0:
+                    while self.rfile.readline(65537) not in (b"\r\n", b"\n", b""):
+                        pass
+                    break
+                parts.append(self.rfile.read(size))
+                self.rfile.readline(65537)
+                total += size
+                if total > limit and not unlimited:
+                    self.close_connection = True
+                    raise ApiError(413, "RequestEntityTooLarge", "the request body is too large")
+            return b"".join(parts)
+        n = int(self.headers.get("Content-Length") or 0)
+        if n > limit and not unlimited:
+            self.close_connection = True
+            raise ApiError(413, "RequestEntityTooLarge", "Request entity too large: limit is %d" % limit)
+        data = self.rfile.read(n) if n > 0 else b""
+        if len(data) < n:
+            raise EOFError("short body")
+        return data
+
+    def accept_format(self):
+        acc = self.headers.get("Accept") or ""
+        if "as=Table" in acc:
+            return "table"
+        if "as=PartialObjectMetadata" in acc:
+            return "meta"
+        if acc:
+            types = [a.split(";")[0].strip() for a in acc.split(",")]
+            if not any(t in ("application/json", "*/*", "application/*", "") or t.endswith("+json") or
+                       t == "application/com.github.proto-openapi.spec.v2@v1.0+protobuf" for t in types):
+                raise ApiError(406, "NotAcceptable", "only the following media types are accepted: "
+                               "application/json (this stand-in speaks no protobuf or YAML)")
+        return "json"
+
+    # --- dispatch
+    def dispatch(self):
+        app = self.server.app
+        self._code = 0
+        t0 = time.time()
+        url = urllib.parse.urlsplit(self.path)
+        path = url.path
+        params = {k: v[-1] for k, v in urllib.parse.parse_qs(url.query, keep_blank_values=True).items()}
+        method = self.command
+        body = b""
+        bind_m = BINDING_PATH.match(path) if method == "POST" else None
+        try:
+            try:
+                body = self.read_body()
+            except (ValueError, EOFError):
+                self.close_connection = True
+                raise bad_request("malformed request body")
+            if path in ("/healthz", "/livez", "/readyz"):
+                self.send_bytes(200, b"ok", "text/plain; charset=utf-8")
+                return
+            self.check_auth()
+            if path.startswith("/debug/"):
+                self.handle_debug(method, path, params, body)
+                return
+            code = app.faults.http_error(method, self.path)
+            if code:
+                if code == 429:
+                    raise ApiError(429, "TooManyRequests", "Too many requests, please try again later.",
+                                   {"causes": [{"message": "injected fault"}], "retryAfterSeconds": 1},
+                                   {"Retry-After": "1"})
+                raise ApiError(500, "InternalError", "Internal error occurred: injected fault",
+                               {"causes": [{"message": "injected fault"}]})
+            if app.faults.latency:
+                time.sleep(app.faults.latency)
+            self.route(method, path, params, body)
+        except ApiError as e:
+            if bind_m:
+                app.record_binding(bind_m.group(1), bind_m.group(2), body, e.code, (e.reason, e.message))
+            self.send_error_status(e)
+        except (OSError, ssl.SSLError, EOFError):
+            self.close_connection = True
+        except Exception:
+            traceback.print_exc()
+            self.close_connection = True
+            try:
+                self.send_error_status(ApiError(500, "InternalError", "Internal error occurred: %s"
+                                                % traceback.format_exc(limit=1).strip().splitlines()[-1]))
+            except OSError:
+                pass
+        finally:
+            app.request_count += 1
+            app.requests.append({"time": round(t0, 6), "method": method, "path": self.path, "code": self._code,
+                                 "ms": round((time.time() - t0) * 1000, 3),
+                                 "userAgent": self.headers.get("User-Agent", "")})
+
+    def check_auth(self):
+        auth = self.headers.get("Authorization") or ""
+        if not auth and self.server.ssl_ctx is None:
+            # --plain-http is the old insecure port: client-go and kubectl never send
+            # credentials over plain HTTP, so a request without any is let in there.
+            return
+        parts = auth.split(None, 1)
+        ok = len(parts) == 2 and parts[0].lower() == "bearer" and \
+            secrets.compare_digest(parts[1].strip().encode(), self.server.app.token.encode())
+        if not ok:
+            raise ApiError(401, "Unauthorized", "Unauthorized")
+
+    def handle_debug(self, method, path, params, body):
+        app = self.server.app
+        p = path.rstrip("/")
+        if p == "/debug/state" and method == "GET":
+            return self.send_obj(200, app.state())
+        if p == "/debug/bindings":
+            if method == "GET":
+                return self.send_obj(200, app.bindings_view(params))
+            if method == "DELETE":
+                with app.bindings_lock:
+                    app.bindings = []
+                return self.send_obj(200, [])
+        if p == "/debug/requests" and method == "GET":
+            items = list(app.requests)
+            lim = int(params.get("limit") or 0)
+            return self.send_obj(200, items[-lim:] if lim else items)
+        if p == "/debug/faults":
+            if method == "GET":
+                return self.send_obj(200, app.faults.describe())
+            if method == "POST":
+                return self.send_obj(200, app.faults.apply(app._parse(body), app))
+        if p == "/debug/bulk" and method == "POST":
+            return self.send_obj(200, app.bulk(app._parse(body)))
+        if p == "/debug/reset" and method == "POST":
+            return self.send_obj(200, app.reset())
+        raise ApiError(404, "NotFound", "the server could not find the requested resource")
+
+    # --- routing
+    def route(self, method, path, params, body):
+        app = self.server.app
+        if method in ("GET", "HEAD"):
+            disc = self.discovery(path)
+            if disc is not None:
+                return
+        parts = [urllib.parse.unquote(p) for p in path.strip("/").split("/")] if path.strip("/") else []
+        if len(parts) < 3 or parts[0] != "api" or parts[1] != "v1":
+            raise ApiError(404, "NotFound", "the server could not find the requested resource", {})
+        parts = parts[2:]
+        if parts[0] == "watch":
+            parts = parts[1:]
+            params["watch"] = "true"
+            if not parts:
+                raise ApiError(404, "NotFound", "the server could not find the requested resource", {})
+        ns = name = sub = None
+        if parts[0] == "namespaces" and len(parts) >= 3 and (parts[2] in RESOURCES or parts[2] == "bindings") \
+                and RESOURCES.get(parts[2], RESOURCES["pods"]).namespaced:
+            ns, res = parts[1], parts[2]
+            name = parts[3] if len(parts) > 3 else None
+            sub = parts[4] if len(parts) > 4 else None
+            if len(parts) > 5:
+                raise ApiError(404, "NotFound", "the server could not find the requested resource", {})
+        else:
+            res = parts[0]
+            name = parts[1] if len(parts) > 1 else None
+            sub = parts[2] if len(parts) > 2 else None
+            if len(parts) > 3 or res not in RESOURCES or (RESOURCES[res].namespaced and name is not None):
+                raise ApiError(404, "NotFound", "the server could not find the requested resource", {})
+        if res == "bindings":
+            if name is not None:
+                raise ApiError(404, "NotFound", "the server could not find the requested resource", {})
+            if method != "POST":
+                raise method_not_allowed()
+            return self.do_bind(ns, None, body)
+        R = RESOURCES[res]
+        fmt = self.accept_format()
+        if name is None:
+            if method in ("GET", "HEAD"):
+                if params.get("watch") in TRUE_STRINGS:
+                    return self.serve_watch(res, ns, params, fmt)
+                return self.serve_list(res, ns, params, fmt)
+            if method == "POST":
+                if R.namespaced and ns is None:
+                    raise method_not_allowed()
+                self.require_json_body()
+                rec = app.create(res, ns, app._parse(body))
+                return self.send_bytes(201, rec.full_json())
+            if method == "DELETE":
+                recs = app.delete_collection(res, ns, params)
+                return self.send_list(res, recs, str(app.store.rv), {}, "json")
+            raise method_not_allowed()
+        if sub is not None:
+            if sub == "binding" and res == "pods":
+                if method != "POST":
+                    raise method_not_allowed()
+                return self.do_bind(ns, name, body)
+            if sub not in R.subresources or sub != "status":
+                raise ApiError(404, "NotFound", "the server could not find the requested resource", {})
+        if method in ("GET", "HEAD"):
+            with app.store.lock:
+                rec = app.store.get(res, (ns or "", name))
+            if rec is None:
+                raise not_found(res, name)
+            return self.send_one(res, rec, fmt, params)
+        if method == "PUT":
+            self.require_json_body()
+            rec = app.update(res, ns, name, body, sub)
+            return self.send_bytes(200, rec.full_json())
+        if method == "PATCH":
+            ctype = (self.headers.get("Content-Type") or "").split(";")[0].strip().lower()
+            rec = app.patch(res, ns, name, body, ctype, sub)
+            return self.send_bytes(200, rec.full_json())
+        if method == "DELETE" and sub is None:
+            rec = app.delete(res, ns, name, body, params)
+            return self.send_bytes(200, rec.full_json())
+        raise method_not_allowed()
+
+    def require_json_body(self):
+        ctype = (self.headers.get("Content-Type") or "").split(";")[0].strip().lower()
+        if ctype not in ("", "application/json", "*/*"):
+            raise ApiError(415, "UnsupportedMediaType", 'the body of the request was in an unknown format - '
+                           'accepted media types include: application/json')
+
+    def do_bind(self, ns, name, body):
+        app = self.server.app
+        self.require_json_body()
+        rec = app.bind(ns, name, body)
+        app.record_binding(ns, name, body, 201, ("Bound", ""), rec)
+        self.send_obj(201, {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "code": 201})
+
+    def discovery(self, path):
+        p = path.rstrip("/") or "/"
+        if p == "/version":
+            self.send_obj(200, SERVER_VERSION)
+        elif p == "/api":
+            self.send_obj(200, {"kind": "APIVersions", "versions": ["v1"], "serverAddressByClientCIDRs": [
+                {"clientCIDR": "0.0.0.0/0", "serverAddress": "127.0.0.1:%d" % self.server.server_port}]})
+        elif p == "/apis":
+            self.send_obj(200, {"kind": "APIGroupList", "apiVersion": "v1", "groups": []})
+        elif p == "/api/v1":
+            self.send_obj(200, api_resource_list())
+        elif p == "/openapi/v2":
+            acc = self.headers.get("Accept") or ""
+            if "protobuf" in acc:
+                # gnostic openapi_v2.Document{swagger: "2.0", info: {title, version}}, no definitions:
+                # kubectl then skips client-side validation of every kind.
+                info = b"\x0a\x0aKubernetes" + b"\x12\x07v1.20.2"
+                doc = b"\x0a\x032.0" + b"\x12" + bytes([len(info)]) + info
+                self.send_bytes(200, doc, "application/octet-stream")
+            else:
+                self.send_obj(200, {"swagger": "2.0", "info": {"title": "Kubernetes", "version": "v1.20.2"},
+                                    "paths": {}, "definitions": {}})
+        elif p == "/":
+            self.send_obj(200, {"paths": ["/api", "/api/v1", "/apis", "/healthz", "/livez", "/openapi/v2",
+                                          "/readyz", "/version"]})
+        else:
+            return None
+        return True
+
+    # --- list / get output
+    def send_one(self, res, rec, fmt, params):
+        if fmt == "table":
+            tbl = {"kind": "Table", "apiVersion": "meta.k8s.io/v1",
+                   "metadata": {"resourceVersion": str(rec.rv)}, "columnDefinitions": TABLE_COLUMNS[res],
+                   "rows": [table_row(res, rec.obj, rec.kind, params.get("includeObject", "Metadata"), time.time())]}
+            return self.send_bytes(200, dumps(tbl), "application/json;as=Table;v=v1;g=meta.k8s.io")
+        if fmt == "meta":
+            return self.send_bytes(200, dumps({"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1",
+                                               "metadata": rec.obj["metadata"]}),
+                                   "application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io")
+        return self.send_bytes(200, rec.full_json())
+
+    def send_list(self, res, recs, rv, extra_meta, fmt, include="Metadata"):
+        R = RESOURCES[res]
+        meta = {"resourceVersion": rv}
+        meta.update(extra_meta)
+        if fmt == "table":
+            now = time.time()
+            tbl = {"kind": "Table", "apiVersion": "meta.k8s.io/v1", "metadata": meta,
+                   "columnDefinitions": TABLE_COLUMNS[res],
+                   "rows": [table_row(res, r.obj, r.kind, include, now) for r in recs]}
+            return self.send_bytes(200, dumps(tbl), "application/json;as=Table;v=v1;g=meta.k8s.io")
+        if fmt == "meta":
+            out = {"kind": "PartialObjectMetadataList", "apiVersion": "meta.k8s.io/v1", "metadata": meta,
+                   "items": [{"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1",
+                              "metadata": r.obj["metadata"]} for r in recs]}
+            return self.send_bytes(200, dumps(out),
+                                   "application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io")
+        data = b"".join([b'{"kind":"%s","apiVersion":"v1","metadata":%s,"items":[' % (R.list_kind.encode(),
+                                                                                       dumps(meta)),
+                         b",".join(r.item_json() for r in recs), b"]}"])
+        return self.send_bytes(200, data)
+
+    def serve_list(self, res, ns, params, fmt):
+        st = self.server.app.store
+        sel = Selector(res, params)
+        try:
+            limit = int(params.get("limit") or 0)
+        except ValueError:
+            raise bad_request("limit: invalid value") from None
+        rvp = params.get("resourceVersion", "")
+        match = params.get("resourceVersionMatch", "")
+        cont = params.get("continue", "")
+        start = None
+        with st.lock:
+            if cont:
+                try:
+                    tok = json.loads(base64.urlsafe_b64decode(cont + "=" * (-len(cont) % 4)))
+                    list_rv = int(tok["rv"])
+                    start = tok["start"]
+                except (ValueError, KeyError, TypeError):
+                    raise bad_request("continue key is not valid: incorrect encoded start resourceVersion "
+                                      "(version meta.k8s.io/v1)") from None
+                if list_rv < st.compacted_rv:
+                    raise expired("The provided continue parameter is too old to display a consistent list "
+                                  "result. You can start a new list without the continue parameter, or use the "
+                                  "continue token in this response to retrieve the remainder of the results. "
+                                  "Continuing with the provided token results in an inconsistent list - objects "
+                                  "that were created, modified, or deleted between the time the first chunk was "
+                                  "returned and now may show up in the list.")
+            elif match == "Exact":
+                try:
+                    list_rv = int(rvp)
+                except ValueError:
+                    raise bad_request("resourceVersionMatch=Exact requires a resourceVersion") from None
+                if list_rv > st.rv:
+                    raise ApiError(504, "Timeout", "Too large resource version: %d, current: %d"
+                                   % (list_rv, st.rv), {"causes": [{"reason": "ResourceVersionTooLarge",
+                                                                    "message": "Too large resource version"}],
+                                                        "retryAfterSeconds": 1})
+            else:
+                list_rv = st.rv
+                if rvp == "0" and match != "Exact":
+                    limit = 0  # served from the watch cache: no paging, as the real server
+            objs, keys = st.state_at(res, list_rv)
+            i = 0
+            if ns is not None:
+                i = bisect.bisect_left(keys, (ns, ""))
+            if start is not None:
+                skey = tuple(start.split("/", 1)) if RESOURCES[res].namespaced else ("", start)
+                i = max(i, bisect.bisect_right(keys, skey))
+            out = []
+            more = False
+            last = None
+            n = len(keys)
+            while i < n:
+                k = keys[i]
+                i += 1
+                if ns is not None and k[0] != ns:
+                    break
+                rec = objs[k]
+                if not sel.match(rec.obj):
+                    continue
+                if limit and len(out) >= limit:
+                    more = True
+                    break
+                out.append(rec)
+                last = k
+            extra = {}
+            if more:
+                tok = {"v": "meta.k8s.io/v1", "rv": list_rv,
+                       "start": ("%s/%s" % last) if RESOURCES[res].namespaced else last[1]}
+                extra["continue"] = base64.urlsafe_b64encode(dumps(tok)).decode().rstrip("=")
+                if sel.empty:
+                    i -= 1
+                    if ns is None:
+                        extra["remainingItemCount"] = n - i
+                    else:
+                        extra["remainingItemCount"] = sum(1 for k in keys[i:] if k[0] == ns)
+        return self.send_list(res, out, str(list_rv), extra, fmt, params.get("includeObject", "Metadata"))
+
+    # --- watch
+    def _chunk(self, data):
+        self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+
+    def _event_bytes(self, etype, res, rec, fmt, w, obj=None):
+        """One watch line for a Rec (or a raw dict obj, kind-less)."""
+        if fmt == "json" and obj is None:
+            if etype == "ADDED" or etype == "MODIFIED" or etype == "DELETED":
+                return b'{"type":"%s","object":%s}\n' % (etype.encode(), rec.full_json())
+        o = obj if obj is not None else rec.obj
+        kind = RESOURCES[res].kind
+        if fmt == "table":
+            tbl = {"kind": "Table", "apiVersion": "meta.k8s.io/v1", "metadata": {
+                "resourceVersion": o["metadata"]["resourceVersion"]}, "rows": [
+                table_row(res, o, kind, w.include, time.time())]}
+            if not w.columns_sent:
+                tbl["columnDefinitions"] = TABLE_COLUMNS[res]
+                w.columns_sent = True
+            return dumps({"type": etype, "object": tbl}) + b"\n"
+        if fmt == "meta":
+            return dumps({"type": etype, "object": {"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1",
+                                                    "metadata": o["metadata"]}}) + b"\n"
+        d = {"kind": kind, "apiVersion": "v1"}
+        d.update(o)
+        return dumps({"type": etype, "object": d}) + b"\n"
+
+    def _bookmark_bytes(self, res, rv, fmt, initial_end=False):
+        md = {"resourceVersion": str(rv), "creationTimestamp": None}
+        if initial_end:
+            md["annotations"] = {"k8s.io/initial-events-end": "true"}
+        if fmt == "table":
+            obj = {"kind": "Table", "apiVersion": "meta.k8s.io/v1", "metadata": {"resourceVersion": str(rv)},
+                   "rows": []}
+        elif fmt == "meta":
+            obj = {"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata": md}
+        else:
+            obj = {"kind": RESOURCES[res].kind, "apiVersion": "v1", "metadata": md,
+                   "spec": {"containers": None} if res == "pods" else {}, "status": {}}
+        return dumps({"type": "BOOKMARK", "object": obj}) + b"\n"
+
+    def _client_gone(self):
+        try:
+            r, _, _ = select.select([self.connection], [], [], 0)
+        except (ValueError, OSError):
+            return True
+        return bool(r)
+
+    def serve_watch(self, res, ns, params, fmt):
+        app = self.server.app
+        st = app.store
+        faults = app.faults
+        sel = Selector(res, params)
+        bookmarks = params.get("allowWatchBookmarks") in TRUE_STRINGS
+        rvp = params.get("resourceVersion", "")
+        send_initial = params.get("sendInitialEvents")
+        send_initial = (rvp in ("", "0")) if send_initial is None else (send_initial in TRUE_STRINGS)
+        timeout = None
+        if params.get("timeoutSeconds"):
+            try:
+                timeout = float(params["timeoutSeconds"])
+            except ValueError:
+                raise bad_request("timeoutSeconds: invalid value") from None
+        d = parse_go_duration(params.get("timeout", ""))
+        if d:
+            timeout = d if timeout is None else min(timeout, d)
+        if timeout is None:
+            timeout = 1800 * (1 + random.random())
+        if rvp not in ("", "0"):
+            try:
+                int(rvp)
+            except ValueError:
+                raise bad_request('resourceVersion: Invalid value: "%s": must be an integer' % rvp) from None
+        initial = []
+        too_old = None
+        with st.lock:
+            if rvp in ("", "0"):
+                pos = st.rv
+            else:
+                pos = int(rvp)
+                if pos < st.compacted_rv:
+                    too_old = "too old resource version: %d (%d)" % (pos, st.compacted_rv + 1)
+            if too_old is None and send_initial:
+                objs, keys = st.state_at(res, pos)
+                for k in keys:
+                    if ns is not None and k[0] != ns:
+                        continue
+                    rec = objs[k]
+                    if sel.match(rec.obj):
+                        initial.append(rec)
+            generation = st.watch_generation
+        head = ["HTTP/1.1 200 OK",
+                "Content-Type: " + {"table": "application/json;as=Table;v=v1;g=meta.k8s.io",
+                                    "meta": "application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io"}.get(
+                                        fmt, "application/json"),
+                "Cache-Control: no-cache, private", "Date: " + self.date_time_string(),
+                "Transfer-Encoding: chunked"]
+        self._code = 200
+        self.wfile.write(("\r\n".join(head) + "\r\n\r\n").encode("latin-1"))
+        if too_old is not None:
+            self._chunk(dumps({"type": "ERROR", "object": status_obj(410, "Expired", too_old)}) + b"\n")
+            self.wfile.write(b"0\r\n\r\n")
+            return
+        w = WatchInfo(next(app.watch_ids), self.path, res, ns)
+        w.include = params.get("includeObject", "Metadata")
+        w.columns_sent = False
+        with app.conn_lock:
+            app.watches[w.id] = w
+        deadline = time.time() + timeout
+        state = {"abort": False, "drop": False}
+
+        def stall():
+            while time.time() < faults.stall_until:
+                if self._client_gone():
+                    raise ConnectionAbortedError("client gone")
+                time.sleep(min(0.2, max(0.0, faults.stall_until - time.time())))
+
+        def cut(line):
+            # announce the whole line as a chunk, send only half of it, then abort
+            self.wfile.write(b"%x\r\n%s" % (len(line), line[:max(1, len(line) // 2)]))
+            state["abort"] = True
+            return False
+
+        def expire(rv):
+            msg = "too old resource version: %s (%d)" % (rv, st.rv + 1)
+            self._chunk(dumps({"type": "ERROR", "object": status_obj(410, "Expired", msg)}) + b"\n")
+            return False
+
+        def send_event(etype, rec, obj=None):
+            stall()
+            line = self._event_bytes(etype, res, rec, fmt, w, obj)
+            if state["drop"]:
+                return cut(line)
+            self._chunk(line)
+            w.sent += 1
+            action = faults.watch_check(w, True)
+            if action == "expire":
+                return expire((obj or rec.obj)["metadata"]["resourceVersion"])
+            if action == "drop":
+                state["drop"] = True
+            return True
+
+        try:
+            if faults.take_malformed(self.path):
+                self._chunk(b'{"type":"ADDED","object":{"kind":"' + RESOURCES[res].kind.encode() +
+                            b'","metadata":{"name": this is not JSON\n')
+            ok = True
+            action = faults.watch_check(w, False)
+            if action == "expire":
+                ok = expire(pos)
+            elif action == "drop":
+                state["drop"] = True
+            for rec in initial if ok else ():
+                if not send_event("ADDED", rec):
+                    ok = False
+                    break
+            if ok and send_initial and bookmarks and params.get("sendInitialEvents") in TRUE_STRINGS:
+                self._chunk(self._bookmark_bytes(res, pos, fmt, initial_end=True))
+            next_bookmark = time.time() + faults.bookmark_interval
+            while ok:
+                idle_until = time.time() + 0.2 if state["drop"] else None
+                with st.lock:
+                    while st.rv <= pos and st.watch_generation == generation:
+                        now = time.time()
+                        wait = min(deadline, next_bookmark if bookmarks else deadline, now + 1.0,
+                                   idle_until or deadline) - now
+                        if wait <= 0:
+                            break
+                        st.cond.wait(wait)
+                        if self._client_gone():
+                            raise ConnectionAbortedError("client gone")
+                    if st.watch_generation != generation:
+                        break
+                    if pos < st.compacted_rv:
+                        msg = "too old resource version: %d (%d)" % (pos, st.compacted_rv + 1)
+                        self._chunk(dumps({"type": "ERROR", "object": status_obj(410, "Expired", msg)}) + b"\n")
+                        break
+                    events = st.events_after(pos) if st.rv > pos else []
+                    newpos = max(pos, st.rv)
+                if self._client_gone():
+                    raise ConnectionAbortedError("client gone")
+                if state["drop"] and not events:
+                    stall()
+                    cut(self._bookmark_bytes(res, pos, fmt))
+                    break
+                for ev in events:
+                    if ev.res != res or (ns is not None and ev.key[0] != ns):
+                        continue
+                    if sel.empty:
+                        ok = send_event(ev.type, ev.rec)
+                    else:
+                        cur_ok = ev.type != "DELETED" and sel.match(ev.rec.obj)
+                        old_ok = ev.prev is not None and sel.match(ev.prev.obj)
+                        if ev.type == "DELETED":
+                            ok = send_event("DELETED", ev.rec) if old_ok else True
+                        elif cur_ok and old_ok:
+                            ok = send_event("MODIFIED", ev.rec)
+                        elif cur_ok:
+                            ok = send_event("ADDED", ev.rec)
+                        elif old_ok:
+                            o = ev.prev.clone()
+                            o["metadata"]["resourceVersion"] = str(ev.rv)
+                            ok = send_event("DELETED", None, o)
+                    if not ok:
+                        break
+                    pos = ev.rv
+                if not ok:
+                    break
+                pos = newpos
+                now = time.time()
+                if now >= deadline:
+                    if bookmarks:
+                        stall()
+                        self._chunk(self._bookmark_bytes(res, pos, fmt))
+                    break
+                if bookmarks and now >= next_bookmark:
+                    stall()
+                    self._chunk(self._bookmark_bytes(res, pos, fmt))
+                    next_bookmark = now + faults.bookmark_interval
+            if state["abort"]:
+                self.close_connection = True
+                try:
+                    self.connection.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+            else:
+                self.wfile.write(b"0\r\n\r\n")
+        except (OSError, ssl.SSLError, ConnectionAbortedError):
+            self.close_connection = True
+        finally:
+            with app.conn_lock:
+                app.watches.pop(w.id, None)
+
+
+def method_not_allowed():
+    return ApiError(405, "MethodNotAllowed", "the server does not allow this method on the requested resource", {})
+
+
+def api_resource_list():
+    res = []
+    for R in RESOURCES.values():
+        e = {"name": R.name, "singularName": "", "namespaced": R.namespaced, "kind": R.kind, "verbs": VERBS_ALL}
+        if R.short:
+            e["shortNames"] = R.short
+        if R.categories:
+            e["categories"] = R.categories
+        res.append(e)
+        if "status" in R.subresources:
+            res.append({"name": R.name + "/status", "singularName": "", "namespaced": R.namespaced,
+                        "kind": R.kind, "verbs": ["get", "patch", "update"]})
+        if "binding" in R.subresources:
+            res.append({"name": R.name + "/binding", "singularName": "", "namespaced": R.namespaced,
+                        "kind": "Binding", "verbs": ["create"]})
+    res.insert(0, {"name": "bindings", "singularName": "", "namespaced": True, "kind": "Binding",
+                   "verbs": ["create"]})
+    return {"kind": "APIResourceList", "groupVersion": "v1", "resources": res}
+
+
+# ---------------------------------------------------------------- certificates and kubeconfig
+
+OPENSSL_CNF = """\
+[req]
+distinguished_name = dn
+prompt = no
+[dn]
+CN = scheduler-test
+[v3_ca]
+basicConstraints = critical,CA:TRUE
+keyUsage = critical,keyCertSign,cRLSign,digitalSignature
+subjectKeyIdentifier = hash
+[v3_srv]
+basicConstraints = critical,CA:FALSE
+keyUsage = critical,digitalSignature,keyEncipherment
+extendedKeyUsage = serverAuth
+subjectAltName = IP:127.0.0.1,DNS:localhost,IP:::1
+subjectKeyIdentifier = hash
+authorityKeyIdentifier = keyid
+"""
+
+
+def _run(cmd):
+    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    if r.returncode != 0:
+        raise SystemExit("command failed: %s\n%s" % (" ".join(cmd), r.stderr.decode(errors="replace")))
+
+
+def _write(path, data, mode=0o644):
+    tmp = "%s.tmp.%d" % (path, os.getpid())
+    with open(tmp, "w") as f:
+        f.write(data)
+    os.chmod(tmp, mode)
+    os.replace(tmp, path)
+
+
+def ensure_certs(d, regen=False):
+    ca_key, ca_crt = os.path.join(d, "ca.key"), os.path.join(d, "ca.crt")
+    key, crt = os.path.join(d, "server.key"), os.path.join(d, "server.crt")
+    if not regen and all(os.path.exists(p) for p in (ca_key, ca_crt, key, crt)):
+        return ca_crt, crt, key
+    cnf = os.path.join(d, "openssl.cnf")
+    csr = os.path.join(d, "server.csr")
+    _write(cnf, OPENSSL_CNF)
+    old = os.umask(0o077)
+    try:
+        _run(["openssl", "ecparam", "-name", "prime256v1", "-genkey", "-noout", "-out", ca_key])
+        _run(["openssl", "req", "-x509", "-new", "-key", ca_key, "-sha256", "-days", "3650", "-config", cnf,
+              "-extensions", "v3_ca", "-subj", "/CN=scheduler-test-ca", "-out", ca_crt])
+        _run(["openssl", "ecparam", "-name", "prime256v1", "-genkey", "-noout", "-out", key])
+        _run(["openssl", "req", "-new", "-key", key, "-config", cnf, "-subj", "/CN=kube-apiserver", "-out", csr])
+        _run(["openssl", "x509", "-req", "-in", csr, "-CA", ca_crt, "-CAkey", ca_key, "-set_serial",
+              "0x" + secrets.token_hex(8), "-days", "825", "-sha256", "-extfile", cnf, "-extensions", "v3_srv",
+              "-out", crt])
+    finally:
+        os.umask(old)
+    os.chmod(ca_crt, 0o644)
+    os.chmod(crt, 0o644)
+    for p in (csr,):
+        try:
+            os.unlink(p)
+        except OSError:
+            pass
+    return ca_crt, crt, key
+
+
+def write_kubeconfig(d, url, token, ca_crt):
+    lines = ["apiVersion: v1", "kind: Config", "clusters:", "- name: scheduler-test", "  cluster:",
+             "    server: %s" % url]
+    if ca_crt:
+        lines.append("    certificate-authority: %s" % json.dumps(os.path.abspath(ca_crt)))
+    lines += ["users:", "- name: scheduler-test", "  user:", "    token: %s" % json.dumps(token),
+              "contexts:", "- name: scheduler-test", "  context:", "    cluster: scheduler-test",
+              "    user: scheduler-test", "    namespace: default", "current-context: scheduler-test", ""]
+    path = os.path.join(d, "kubeconfig")
+    _write(path, "\n".join(lines), 0o600)
+    return path
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (0: a free one)")
+    ap.add_argument("--cert-dir", required=True, help="where the CA, certificate, token and kubeconfig go")
+    ap.add_argument("--token", help="bearer token (default: the one in CERT_DIR/token, or a new random one)")
+    ap.add_argument("--plain-http", action="store_true", help="serve plain HTTP instead of HTTPS")
+    ap.add_argument("--regen-certs", action="store_true", help="make a new CA and certificate even if present")
+    ap.add_argument("--history-size", type=int, default=100000, help="watch events kept (default 100000)")
+    ap.add_argument("--bookmark-interval", type=float, default=10.0, help="seconds between BOOKMARKs")
+    ap.add_argument("--max-body-bytes", type=int, default=3 * 1024 * 1024, help="request body limit (3 MiB)")
+    ap.add_argument("--verbose", "-v", action="store_true", help="log requests to stderr")
+    a = ap.parse_args(argv)
+
+    d = os.path.abspath(a.cert_dir)
+    os.makedirs(d, exist_ok=True)
+    token_path = os.path.join(d, "token")
+    token = a.token
+    if not token and os.path.exists(token_path):
+        with open(token_path) as f:
+            token = f.read().strip()
+    if not token:
+        token = secrets.token_hex(24)
+    _write(token_path, token + "\n", 0o600)
+
+    app = App(token, a.history_size, a.bookmark_interval, a.max_body_bytes, a.verbose)
+    server = Server(("127.0.0.1", a.port), Handler)
+    server.app = app
+    server.ssl_ctx = None
+    ca_crt = None
+    scheme = "http"
+    if not a.plain_http:
+        ca_crt, crt, key = ensure_certs(d, a.regen_certs)
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        ctx.load_cert_chain(crt, key)
+        ctx.set_alpn_protocols(["http/1.1"])
+        server.ssl_ctx = ctx
+        scheme = "https"
+    port = server.server_address[1]
+    url = "%s://127.0.0.1:%d" % (scheme, port)
+    app.url = url
+    kc = write_kubeconfig(d, url, token, ca_crt)
+    _write(os.path.join(d, "server.json"), json.dumps({
+        "url": url, "port": port, "token": token, "ca": ca_crt, "kubeconfig": kc, "pid": os.getpid()}, indent=1))
+
+    def stop(signum, frame):
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, stop)
+    print("READY %s" % url, flush=True)
+    try:
+        server.serve_forever(poll_interval=0.2)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+
+
+if __name__ == "__main__":
+    main()

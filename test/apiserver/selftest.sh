@@ -1,0 +1,849 @@
+#!/usr/bin/env bash
+# Self-test of test/apiserver/kube_apiserver.py, the stand-in Kubernetes API
+# server: it starts the server on a free port and talks to it with real
+# clients -- Debian's kubectl 1.20 (package kubernetes-client), the Python
+# `kubernetes` client 22.6 (python3-kubernetes) and curl -- then checks the
+# test hooks (faults, bindings record, bulk load, thread hygiene).
+#
+# Output is TAP: "ok N - ..." / "not ok N - ..." lines, then the plan "1..N".
+# Exits non-zero when a check fails.  Takes about 30-40 s.
+#
+# Environment: KUBECTL=/path/to/kubectl to use another kubectl;
+# SELFTEST_KEEP=1 keeps the work folder (its path is printed).
+#
+# Packages: installs kubernetes-client, python3-kubernetes, openssl and curl
+# when missing.  When /usr/bin/kubectl belongs to another package (for
+# example Google Cloud SDK's kubectl), kubernetes-client cannot be installed
+# beside it, so its kubectl is unpacked into /var/cache/scheduler-test instead.
+
+set -u
+HERE=$(cd "$(dirname "$0")" && pwd)
+SERVER=$HERE/kube_apiserver.py
+T_START=$(date +%s)
+
+n=0
+failed=0
+emit() { # status desc [details...]
+	n=$((n + 1))
+	if [ "$1" = ok ]; then
+		echo "ok $n - $2"
+	else
+		failed=$((failed + 1))
+		echo "not ok $n - $2"
+		if [ -n "${3:-}" ]; then printf '%s\n' "$3" | tail -n 25 | sed 's/^/#   /'; fi
+	fi
+}
+# check DESC FUNCTION [ARGS...]: runs FUNCTION in a subshell with errexit on;
+# its output is shown only when it fails.
+check() {
+	local desc=$1 out rc
+	shift
+	out=$(set -eo pipefail; "$@" 2>&1)
+	rc=$?
+	if [ $rc -eq 0 ]; then emit ok "$desc"; else emit fail "$desc" "$out"; fi
+}
+finish() {
+	echo "# $((n - failed)) passed, $failed failed ($(($(date +%s) - T_START)) s)"
+	echo "1..$n"
+	[ "$failed" -eq 0 ]
+	exit $?
+}
+
+# ------------------------------------------------------------ packages
+APT_UPDATED=
+apt_update() {
+	[ -n "$APT_UPDATED" ] && return 0
+	APT_UPDATED=1
+	apt-get update -qq >/dev/null 2>&1
+}
+apt_install() {
+	[ $# -gt 0 ] || return 0
+	if [ "$(id -u)" != 0 ]; then
+		echo "# cannot install $* (not root)" >&2
+		return 1
+	fi
+	apt_update
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null 2>&1
+}
+
+PY=python3
+command -v "$PY" >/dev/null 2>&1 || PY=/usr/bin/python3
+missing=()
+command -v openssl >/dev/null 2>&1 || missing+=(openssl)
+command -v curl >/dev/null 2>&1 || missing+=(curl)
+PYK=
+for p in /usr/bin/python3 python3; do
+	if "$p" -c 'import kubernetes' >/dev/null 2>&1; then PYK=$p; break; fi
+done
+[ -n "$PYK" ] || missing+=(python3-kubernetes)
+
+kubectl_is_debian() { dpkg-query -W -f='${Status}' kubernetes-client 2>/dev/null | grep -q 'install ok installed'; }
+CACHE=${SCHEDULER_TEST_CACHE:-/var/cache/scheduler-test}
+if [ -z "${KUBECTL:-}" ]; then
+	if kubectl_is_debian; then
+		KUBECTL=/usr/bin/kubectl
+	elif [ -x "$CACHE/kubernetes-client/usr/bin/kubectl" ]; then
+		KUBECTL=$CACHE/kubernetes-client/usr/bin/kubectl
+	elif [ ! -e /usr/bin/kubectl ]; then
+		missing+=(kubernetes-client)
+		KUBECTL=/usr/bin/kubectl
+	fi
+fi
+apt_install "${missing[@]}" || echo "# apt-get install ${missing[*]} failed" >&2
+if [ -z "${KUBECTL:-}" ]; then
+	# /usr/bin/kubectl belongs to another package: unpack Debian's beside it.
+	dl=$(mktemp -d)
+	chmod 755 "$dl"
+	( cd "$dl" && { apt-get download -qq kubernetes-client >/dev/null 2>&1 ||
+		{ apt_update; apt-get download -qq kubernetes-client >/dev/null 2>&1; }; } )
+	deb=$(ls "$dl"/kubernetes-client_*.deb 2>/dev/null | head -n1)
+	if [ -n "$deb" ]; then
+		mkdir -p "$CACHE" 2>/dev/null || CACHE=${TMPDIR:-/tmp}/scheduler-test-cache
+		mkdir -p "$CACHE"
+		rm -rf "$CACHE/kubernetes-client"
+		dpkg-deb -x "$deb" "$CACHE/kubernetes-client"
+	fi
+	rm -rf "$dl"
+	KUBECTL=$CACHE/kubernetes-client/usr/bin/kubectl
+fi
+if [ -z "$PYK" ]; then
+	for p in /usr/bin/python3 python3; do
+		if "$p" -c 'import kubernetes' >/dev/null 2>&1; then PYK=$p; break; fi
+	done
+fi
+echo "# kubectl: $KUBECTL ($("$KUBECTL" version --client --short 2>/dev/null || echo missing))"
+echo "# python with kubernetes: ${PYK:-missing} ($("${PYK:-false}" -c 'import kubernetes; print(kubernetes.__version__)' 2>/dev/null))"
+
+# ------------------------------------------------------------ server
+WORK=$(mktemp -d /tmp/kube-apiserver-selftest.XXXXXX)
+CERTS=$WORK/certs
+mkdir -p "$WORK/home"
+SPID=
+PIDS=()
+cleanup() {
+	local p
+	for p in "${PIDS[@]}" $SPID; do kill "$p" 2>/dev/null; done
+	# the servers were started in command substitutions: not our children, so poll
+	for p in "${PIDS[@]}" $SPID; do
+		for _ in $(seq 1 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+	done
+	if [ -n "${SELFTEST_KEEP:-}" ]; then echo "# kept $WORK"; else rm -rf "$WORK"; fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+start_server() { # outfile args...
+	local out=$1
+	shift
+	"$PY" "$SERVER" --port 0 "$@" >"$out" 2>"$out.err" &
+	local pid=$! i
+	for i in $(seq 1 150); do
+		grep -q '^READY ' "$out" 2>/dev/null && break
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	echo "$pid"
+}
+SPID=$(start_server "$WORK/server.out" --cert-dir "$CERTS" --bookmark-interval 10)
+URL=$(sed -n 's/^READY //p' "$WORK/server.out")
+TOKEN=$(cat "$CERTS/token" 2>/dev/null)
+CA=$CERTS/ca.crt
+KC=$CERTS/kubeconfig
+
+t_started() {
+	[ -n "$URL" ] || { cat "$WORK/server.out" "$WORK/server.out.err"; return 1; }
+	echo "url=$URL"
+	case $URL in https://127.0.0.1:[0-9]*) ;; *) return 1 ;; esac
+	for f in ca.crt server.crt server.key token kubeconfig server.json; do [ -s "$CERTS/$f" ]; done
+	openssl verify -CAfile "$CA" "$CERTS/server.crt"
+	openssl x509 -in "$CERTS/server.crt" -noout -text | grep -q 'IP Address:127.0.0.1'
+	grep -q "server: $URL" "$KC"
+	# listening on 127.0.0.1 only (not 0.0.0.0)
+	"$PY" - "$URL" <<-'EOF'
+		import sys, urllib.parse
+		port = urllib.parse.urlsplit(sys.argv[1]).port
+		local = [l.split()[1] for l in open("/proc/net/tcp").read().splitlines()[1:] if l.split()[3] == "0A"]
+		mine = [a for a in local if int(a.split(":")[1], 16) == port]
+		assert mine == ["0100007F:%04X" % port], mine
+	EOF
+}
+check "server starts on a free port, writes CA, cert, token and kubeconfig, listens on 127.0.0.1 only" t_started
+if [ -z "$URL" ]; then finish; fi
+
+# ------------------------------------------------------------ helpers
+K() { HOME=$WORK/home "$KUBECTL" --kubeconfig "$KC" "$@"; }
+api() { curl -sS --cacert "$CA" -H "Authorization: Bearer $TOKEN" "$@"; }
+# api_code METHOD PATH [curl args]: prints the HTTP status; the body goes to $WORK/body
+api_code() {
+	local m=$1 p=$2
+	shift 2
+	api -o "$WORK/body" -w '%{http_code}' -X "$m" "$@" "$URL$p"
+}
+post_json() { api_code POST "$1" -H 'Content-Type: application/json' --data-binary "$2"; }
+fault() { api -X POST -H 'Content-Type: application/json' --data-binary "$1" "$URL/debug/faults" >/dev/null; }
+# js EXPR < json: runs python with d = the JSON document; EXPR is statements
+js() { "$PY" -c "import json,sys
+d=json.load(sys.stdin)
+$1"; }
+mkpod() { # name [namespace] [extra json for metadata]
+	printf '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"%s","namespace":"%s"%s},"spec":{"containers":[{"name":"c","image":"registry.k8s.io/pause:3.9","resources":{"requests":{"cpu":"100m","memory":"64Mi"}}}]}}' \
+		"$1" "${2:-default}" "${3:-}"
+}
+wait_watches() { # count: wait until the server has at least count open watches
+	local i
+	for i in $(seq 1 100); do
+		[ "$(api "$URL/debug/state" | js 'print(d["activeWatches"])')" -ge "$1" ] && return 0
+		sleep 0.1
+	done
+	echo "watches never reached $1"
+	return 1
+}
+# js_lines EXPR < watch stream: evs = the events, one JSON per line
+js_lines() { "$PY" -c "import json,sys
+evs=[json.loads(l) for l in sys.stdin if l.strip()]
+$1"; }
+cur_rv() { api "$URL/debug/state" | js 'print(d["resourceVersion"])'; }
+
+# ------------------------------------------------------------ 1. kubectl
+cat >"$WORK/node.yaml" <<'EOF'
+apiVersion: v1
+kind: Node
+metadata:
+  name: kn1
+  labels:
+    zone: a
+status:
+  capacity:
+    cpu: "4"
+    memory: 8Gi
+    pods: "110"
+  conditions:
+  - type: Ready
+    status: "True"
+EOF
+mkpod kp1 >"$WORK/pod.json"
+
+t_kubectl_version() {
+	local out
+	out=$(K version)
+	echo "$out"
+	grep -q 'Client Version.*Minor:"20"' <<<"$out"
+	grep -q 'Server Version.*GitVersion:"v1.20.2"' <<<"$out"
+}
+check "kubectl 1.20 version reaches the server (discovery, TLS, token)" t_kubectl_version
+
+t_kubectl_create() {
+	local out
+	out=$(K create -f "$WORK/node.yaml")
+	echo "$out"
+	grep -q 'node/kn1 created' <<<"$out"
+	out=$(K create -f "$WORK/pod.json")
+	echo "$out"
+	grep -q 'pod/kp1 created' <<<"$out"
+	if out=$(K create -f "$WORK/pod.json" 2>&1); then echo "duplicate create succeeded"; return 1; fi
+	echo "$out"
+	grep -q 'AlreadyExists' <<<"$out"
+}
+check "kubectl create -f a Node (YAML) and a Pod (JSON); a duplicate gets AlreadyExists" t_kubectl_create
+
+t_kubectl_get_json() {
+	K get nodes -o json >"$WORK/nodes.json"
+	js 'n=[i for i in d["items"] if i["metadata"]["name"]=="kn1"][0]
+assert n["status"]["allocatable"]["cpu"]=="4", n
+assert n["metadata"]["uid"] and int(n["metadata"]["resourceVersion"])>0' <"$WORK/nodes.json"
+	K get pods -o json >"$WORK/pods.json"
+	js 'p=[i for i in d["items"] if i["metadata"]["name"]=="kp1"][0]
+assert p["status"]["phase"]=="Pending" and p["spec"]["schedulerName"]=="default-scheduler", p
+assert p["metadata"]["creationTimestamp"].endswith("Z") and p["metadata"]["uid"]' <"$WORK/pods.json"
+	# the raw list: items have no kind, the list has a resourceVersion
+	api "$URL/api/v1/namespaces/default/pods" | js 'assert d["kind"]=="PodList" and int(d["metadata"]["resourceVersion"])>0
+assert all("kind" not in i for i in d["items"]), d'
+}
+check "kubectl get nodes/pods -o json returns them (uid, resourceVersion, defaults)" t_kubectl_get_json
+
+t_kubectl_get_table() {
+	local out
+	out=$(K get pods -o wide)
+	echo "$out"
+	grep -Eq '^kp1 +0/1 +Pending' <<<"$out"
+	out=$(K get nodes)
+	echo "$out"
+	grep -Eq '^kn1 +Ready' <<<"$out"
+	out=$(K get pods --field-selector spec.nodeName= -l 'app notin (zz)' -o name)
+	echo "$out"
+	grep -q 'pod/kp1' <<<"$out"
+}
+check "kubectl get (server-side Table printing, -o wide, selectors)" t_kubectl_get_table
+
+t_kubectl_delete() {
+	local out
+	out=$(K delete pod kp1)
+	echo "$out"
+	grep -q 'pod "kp1" deleted' <<<"$out"
+	if out=$(K get pod kp1 2>&1); then echo "still there: $out"; return 1; fi
+	echo "$out"
+	grep -q 'NotFound' <<<"$out"
+}
+check "kubectl delete pod; the pod is gone (NotFound)" t_kubectl_delete
+
+t_kubectl_watch() {
+	(K get pods -w --request-timeout=4s >"$WORK/kw1.out" 2>&1 || true) &
+	local w1=$!
+	(K get pods -w --request-timeout=4s -o json --output-watch-events >"$WORK/kw2.out" 2>&1 || true) &
+	local w2=$!
+	wait_watches 2
+	[ "$(post_json /api/v1/namespaces/default/pods "$(mkpod kw1)")" = 201 ]
+	wait $w1 $w2
+	echo "--- table watch:"
+	cat "$WORK/kw1.out"
+	echo "--- json watch:"
+	head -c 600 "$WORK/kw2.out"
+	grep -Eq '^kw1 +0/1 +Pending' "$WORK/kw1.out"
+	"$PY" - "$WORK/kw2.out" <<-'EOF'
+		import json, sys
+		text = open(sys.argv[1]).read()
+		dec, i, evs = json.JSONDecoder(), 0, []
+		while True:
+		    while i < len(text) and text[i].isspace(): i += 1
+		    if i >= len(text) or text[i] != "{": break
+		    o, i = dec.raw_decode(text, i); evs.append(o)
+		assert any(e["type"] == "ADDED" and e["object"]["metadata"]["name"] == "kw1" for e in evs), evs
+	EOF
+}
+check "kubectl get pods -w (table and --output-watch-events) sees a pod created by curl" t_kubectl_watch
+
+# ------------------------------------------------------------ 2. python client
+cat >"$WORK/pyclient.py" <<'EOF'
+import json, sys, threading, time, traceback
+from kubernetes import client, config, watch
+from kubernetes.client.rest import ApiException
+
+def result(ok, desc, detail=""):
+    print(("PASS " if ok else "FAIL ") + desc + ((" :: " + detail.replace("\n", " | ")) if detail and not ok else ""),
+          flush=True)
+
+def pod(name):
+    return client.V1Pod(metadata=client.V1ObjectMeta(name=name, labels={"test": "py"}),
+                        spec=client.V1PodSpec(containers=[client.V1Container(name="c", image="pause:3.9")]))
+
+def binding(name, node, uid=None):
+    return client.V1Binding(metadata=client.V1ObjectMeta(name=name, uid=uid),
+                            target=client.V1ObjectReference(kind="Node", name=node))
+
+try:
+    config.load_kube_config(config_file=sys.argv[1])
+    v1 = client.CoreV1Api()
+    names = [n.metadata.name for n in v1.list_node().items]
+    result("kn1" in names, "python client: load_kube_config + list_node", repr(names))
+
+    r = v1.create_namespaced_pod("default", pod("py1"))
+    got = v1.read_namespaced_pod("py1", "default")
+    result(r.metadata.uid and got.metadata.uid == r.metadata.uid and got.status.phase == "Pending",
+           "python client: create_namespaced_pod / read_namespaced_pod", repr(r.metadata))
+
+    errors = []
+    def writer():
+        try:
+            time.sleep(0.5)
+            v1.create_namespaced_pod("default", pod("py2"))
+            resp = v1.create_namespaced_binding("default", binding("py2", "kn1"), _preload_content=False)
+            errors.append(("bind-status", resp.status))
+        except Exception as e:  # reported by the main thread
+            errors.append(("writer", repr(e)))
+    t = threading.Thread(target=writer)
+    t.start()
+    seen = []
+    t0 = time.time()
+    for ev in watch.Watch().stream(v1.list_namespaced_pod, "default", label_selector="test=py", timeout_seconds=3):
+        o = ev["object"]
+        seen.append((ev["type"], o.metadata.name, o.spec.node_name))
+    elapsed = time.time() - t0
+    t.join()
+    ok = ("ADDED", "py1", None) in seen and ("ADDED", "py2", None) in seen and ("MODIFIED", "py2", "kn1") in seen
+    result(ok and 2.5 < elapsed < 6, "python client: watch.Watch().stream(list_namespaced_pod, timeout_seconds=3) "
+           "sees ADDED and the binding's MODIFIED, ends on time", "%r %r %.1fs" % (seen, errors, elapsed))
+
+    result(("bind-status", 201) in errors, "python client: create_namespaced_binding -> 201", repr(errors))
+    try:
+        v1.create_namespaced_binding("default", binding("py2", "kn1"), _preload_content=False)
+        result(False, "python client: second binding -> 409 Conflict", "no error")
+    except ApiException as e:
+        body = json.loads(e.body)
+        result(e.status == 409 and body["reason"] == "Conflict" and
+               'pod py2 is already assigned to node "kn1"' in body["message"],
+               "python client: second binding -> 409 Conflict 'already assigned'", "%s %s" % (e.status, e.body))
+    # pods/{name}/binding through the api_client, with a uid precondition
+    uid = v1.read_namespaced_pod("py1", "default").metadata.uid
+    resp = v1.api_client.call_api("/api/v1/namespaces/{namespace}/pods/{name}/binding", "POST",
+                                  path_params={"namespace": "default", "name": "py1"},
+                                  body={"apiVersion": "v1", "kind": "Binding",
+                                        "metadata": {"name": "py1", "uid": uid},
+                                        "target": {"kind": "Node", "name": "kn1"}},
+                                  header_params={"Content-Type": "application/json", "Accept": "application/json"},
+                                  auth_settings=["BearerToken"], _preload_content=False)
+    result(resp[1] == 201 and v1.read_namespaced_pod("py1", "default").spec.node_name == "kn1",
+           "python client: raw POST pods/py1/binding (uid precondition) via api_client -> 201", repr(resp[1]))
+except Exception:
+    result(False, "python client run", traceback.format_exc())
+EOF
+if [ -n "$PYK" ]; then
+	pyout=$(HOME=$WORK/home timeout 60 "$PYK" "$WORK/pyclient.py" "$KC" 2>&1)
+	while IFS= read -r line; do
+		case $line in
+		PASS\ *) emit ok "${line#PASS }" ;;
+		FAIL\ *) emit fail "${line#FAIL }" "${line#* :: }" ;;
+		esac
+	done <<<"$pyout"
+	grep -qE '^(PASS|FAIL) ' <<<"$pyout" || emit fail "python client script ran" "$pyout"
+else
+	emit fail "python3 kubernetes client available"
+fi
+
+t_bindings_record() {
+	api "$URL/debug/bindings?pod=default/py2" >"$WORK/b.json"
+	cat "$WORK/b.json"
+	echo
+	js 'ok=[e for e in d if e["code"]==201]; bad=[e for e in d if e["code"]==409]
+assert len(ok)==1 and ok[0]["node"]=="kn1" and ok[0]["podUID"], d
+assert len(bad)==1 and "already assigned" in bad[0]["message"], d' <"$WORK/b.json"
+	api "$URL/debug/bindings?summary=1" | js 's=d["default/py2"]; assert s["succeeded"]==1 and s["attempts"]==2, d'
+}
+check "/debug/bindings records every binding request: py2 bound exactly once, one 409" t_bindings_record
+
+t_binding_errors() {
+	local uid
+	[ "$(post_json /api/v1/namespaces/default/pods/nosuch/binding \
+		'{"apiVersion":"v1","kind":"Binding","metadata":{"name":"nosuch"},"target":{"kind":"Node","name":"kn1"}}')" = 404 ]
+	js 'assert d["kind"]=="Status" and d["reason"]=="NotFound" and d["code"]==404, d' <"$WORK/body"
+	[ "$(post_json /api/v1/namespaces/default/pods "$(mkpod bu1)")" = 201 ]
+	[ "$(post_json /api/v1/namespaces/default/pods/bu1/binding \
+		'{"metadata":{"name":"bu1","uid":"00000000-0000-0000-0000-000000000000"},"target":{"kind":"Node","name":"kn1"}}')" = 409 ]
+	cat "$WORK/body"
+	grep -q 'Precondition failed: UID' "$WORK/body"
+	[ "$(post_json /api/v1/namespaces/default/pods/bu1/binding \
+		'{"metadata":{"name":"other"},"target":{"kind":"Node","name":"kn1"}}')" = 400 ]
+	uid=$(api "$URL/api/v1/namespaces/default/pods/bu1" | js 'print(d["metadata"]["uid"])')
+	[ "$(post_json /api/v1/namespaces/default/pods/bu1/binding \
+		"{\"metadata\":{\"name\":\"bu1\",\"uid\":\"$uid\"},\"target\":{\"kind\":\"Node\",\"name\":\"kn1\"}}")" = 201 ]
+	js 'assert d=={"kind":"Status","apiVersion":"v1","metadata":{},"status":"Success","code":201}, d' <"$WORK/body"
+	api "$URL/api/v1/namespaces/default/pods/bu1" | js 'assert d["spec"]["nodeName"]=="kn1"
+c=[c for c in d["status"]["conditions"] if c["type"]=="PodScheduled"][0]; assert c["status"]=="True", d'
+	api "$URL/debug/bindings?pod=default/bu1" | js 'assert [e["code"] for e in d]==[409,400,201], d'
+	api "$URL/debug/bindings?pod=default/nosuch" | js 'assert [e["code"] for e in d]==[404], d'
+}
+check "binding: 404 for a missing pod, 409 on uid mismatch, 400 on name mismatch, 201 + PodScheduled" t_binding_errors
+
+# ------------------------------------------------------------ 3. lists, selectors, patches
+t_field_selectors() {
+	api "$URL/api/v1/pods?fieldSelector=spec.nodeName%3D" | js 'names={i["metadata"]["name"] for i in d["items"]}
+assert "kw1" in names and "py2" not in names and "bu1" not in names, names'
+	api "$URL/api/v1/pods?fieldSelector=spec.nodeName!%3D" | js 'names={i["metadata"]["name"] for i in d["items"]}
+assert {"py2","bu1","py1"} <= names and "kw1" not in names, names'
+	api "$URL/api/v1/namespaces/default/pods?fieldSelector=metadata.name%3Dpy1,spec.nodeName%3Dkn1" |
+		js 'assert [i["metadata"]["name"] for i in d["items"]]==["py1"], d'
+	api "$URL/api/v1/pods?labelSelector=test%20in%20(py),test!%3Dzz" | js 'names={i["metadata"]["name"] for i in d["items"]}
+assert names=={"py1","py2"}, names'
+	[ "$(api_code GET '/api/v1/pods?fieldSelector=spec.bogus%3Dx')" = 400 ]
+	js 'assert d["reason"]=="BadRequest", d' <"$WORK/body"
+}
+check "list: fieldSelector spec.nodeName=/!=, metadata.name, labelSelector; unknown field -> 400" t_field_selectors
+
+t_paging() {
+	local body i
+	body='{"generate":{"pods":{"count":25,"prefix":"pg-","namespace":"paging"}}}'
+	api -X POST -H 'Content-Type: application/json' --data-binary "$body" "$URL/debug/bulk" | js 'assert d["created"]==25, d'
+	api "$URL/api/v1/namespaces/paging/pods?limit=10" >"$WORK/p1.json"
+	js 'assert len(d["items"])==10 and d["metadata"]["continue"] and d["metadata"]["remainingItemCount"]==15, d["metadata"]' <"$WORK/p1.json"
+	local rv cont
+	rv=$(js 'print(d["metadata"]["resourceVersion"])' <"$WORK/p1.json")
+	cont=$(js 'print(d["metadata"]["continue"])' <"$WORK/p1.json")
+	# writes between pages must not show up: a consistent snapshot at rv
+	[ "$(post_json /api/v1/namespaces/paging/pods "$(mkpod pg-zz paging)")" = 201 ]
+	[ "$(api_code DELETE /api/v1/namespaces/paging/pods/pg-9)" = 200 ]
+	api "$URL/api/v1/namespaces/paging/pods?limit=10&continue=$cont" >"$WORK/p2.json"
+	cont=$(js 'assert d["metadata"]["resourceVersion"]=="'"$rv"'", d["metadata"]
+print(d["metadata"]["continue"])' <"$WORK/p2.json")
+	api "$URL/api/v1/namespaces/paging/pods?limit=10&continue=$cont" >"$WORK/p3.json"
+	js 'assert "continue" not in d["metadata"], d["metadata"]' <"$WORK/p3.json"
+	"$PY" - "$WORK"/p1.json "$WORK"/p2.json "$WORK"/p3.json <<-'EOF'
+		import json, sys
+		names = [i["metadata"]["name"] for f in sys.argv[1:] for i in json.load(open(f))["items"]]
+		assert len(names) == 25 and len(set(names)) == 25, names
+		assert "pg-zz" not in names and "pg-9" in names, names
+	EOF
+	# resourceVersion=0 is served from the "cache": no paging, as the real server
+	api "$URL/api/v1/namespaces/paging/pods?limit=10&resourceVersion=0" | js 'assert len(d["items"])==25, len(d["items"])'
+	# resourceVersionMatch=Exact gives the old state
+	api "$URL/api/v1/namespaces/paging/pods?resourceVersion=$rv&resourceVersionMatch=Exact" |
+		js 'n=[i["metadata"]["name"] for i in d["items"]]; assert "pg-9" in n and "pg-zz" not in n, n'
+}
+check "list paging: limit/continue over a consistent snapshot, remainingItemCount, RV=0 unpaged, Exact" t_paging
+
+t_patches() {
+	local rv
+	# merge patch on /status: only the status changes
+	[ "$(api_code PATCH /api/v1/namespaces/default/pods/py1/status -H 'Content-Type: application/merge-patch+json' \
+		--data-binary '{"spec":{"nodeName":"elsewhere"},"metadata":{"labels":{"x":"y"}},"status":{"phase":"Running","podIP":"10.0.0.1"}}')" = 200 ]
+	js 'assert d["status"]["phase"]=="Running" and d["status"]["podIP"]=="10.0.0.1"
+assert d["spec"]["nodeName"]=="kn1" and "x" not in d["metadata"].get("labels",{}), d' <"$WORK/body"
+	# strategic merge patch with a merge key list and $setElementOrder (what kube-scheduler sends)
+	[ "$(api_code PATCH /api/v1/namespaces/default/pods/kw1/status -H 'Content-Type: application/strategic-merge-patch+json' \
+		--data-binary '{"status":{"$setElementOrder/conditions":[{"type":"PodScheduled"}],"conditions":[{"type":"PodScheduled","status":"False","reason":"Unschedulable","message":"0/1 nodes are available"}],"nominatedNodeName":"kn1"}}')" = 200 ]
+	js 'c=d["status"]["conditions"]; assert c==[{"type":"PodScheduled","status":"False","reason":"Unschedulable","message":"0/1 nodes are available"}], c
+assert d["status"]["nominatedNodeName"]=="kn1" and "$setElementOrder/conditions" not in d["status"], d["status"]' <"$WORK/body"
+	# main resource: status is ignored, labels change, spec.nodeName is immutable (422)
+	[ "$(api_code PATCH /api/v1/namespaces/default/pods/kw1 -H 'Content-Type: application/merge-patch+json' \
+		--data-binary '{"metadata":{"labels":{"l":"v"}},"status":{"phase":"Failed"}}')" = 200 ]
+	js 'assert d["metadata"]["labels"]["l"]=="v" and d["status"]["phase"]=="Pending", d' <"$WORK/body"
+	[ "$(api_code PATCH /api/v1/namespaces/default/pods/kw1 -H 'Content-Type: application/merge-patch+json' \
+		--data-binary '{"spec":{"nodeName":"kn1"}}')" = 422 ]
+	js 'assert d["reason"]=="Invalid", d' <"$WORK/body"
+	# json patch on a node, then optimistic concurrency: a stale resourceVersion gets 409
+	[ "$(api_code PATCH /api/v1/nodes/kn1 -H 'Content-Type: application/json-patch+json' \
+		--data-binary '[{"op":"add","path":"/spec/unschedulable","value":true}]')" = 200 ]
+	api "$URL/api/v1/nodes?fieldSelector=spec.unschedulable%3Dtrue" | js 'assert len(d["items"])==1, d'
+	rv=$(api "$URL/api/v1/nodes/kn1" | js 'print(d["metadata"]["resourceVersion"])')
+	[ "$(api_code PATCH /api/v1/nodes/kn1 -H 'Content-Type: application/merge-patch+json' \
+		--data-binary "{\"metadata\":{\"resourceVersion\":\"1\"},\"spec\":{\"unschedulable\":false}}")" = 409 ]
+	js 'assert d["reason"]=="Conflict" and "the object has been modified" in d["message"], d' <"$WORK/body"
+	api "$URL/api/v1/nodes/kn1" | js 'd.pop("status"); d["spec"]["unschedulable"]=False; print(json.dumps(d))' >"$WORK/node-put.json"
+	[ "$(api_code PUT /api/v1/nodes/kn1 -H 'Content-Type: application/json' --data-binary @"$WORK/node-put.json")" = 200 ]
+	js 'assert d["spec"]["unschedulable"] is False and d["status"]["capacity"]["cpu"]=="4"' <"$WORK/body"
+	[ "$(api_code PUT /api/v1/nodes/kn1 -H 'Content-Type: application/json' --data-binary @"$WORK/node-put.json")" = 409 ]
+	# a no-op patch keeps the resourceVersion
+	rv=$(api "$URL/api/v1/nodes/kn1" | js 'print(d["metadata"]["resourceVersion"])')
+	[ "$(api_code PATCH /api/v1/nodes/kn1 -H 'Content-Type: application/merge-patch+json' --data-binary '{"spec":{"unschedulable":false}}')" = 200 ]
+	js 'assert d["metadata"]["resourceVersion"]=="'"$rv"'", d["metadata"]' <"$WORK/body"
+}
+check "PATCH (merge, strategic with \$setElementOrder, json-patch), /status only, PUT, 409 on stale RV, 422" t_patches
+
+t_events() {
+	local ev='{"apiVersion":"v1","kind":"Event","metadata":{"name":"py1.1"},"involvedObject":{"kind":"Pod","namespace":"default","name":"py1"},"reason":"Scheduled","message":"Successfully assigned default/py1 to kn1","type":"Normal","source":{"component":"scheduler"}}'
+	[ "$(post_json /api/v1/namespaces/default/events "$ev")" = 201 ]
+	api "$URL/api/v1/namespaces/default/events?fieldSelector=involvedObject.name%3Dpy1,reason%3DScheduled" |
+		js 'assert d["kind"]=="EventList" and len(d["items"])==1, d'
+	K get events | grep -q 'Successfully assigned'
+}
+check "events: POST, list with fieldSelector, kubectl get events" t_events
+
+# ------------------------------------------------------------ 4. watches and faults
+t_watch_selector_transition() {
+	local rv
+	rv=$(cur_rv)
+	[ "$(post_json /api/v1/namespaces/default/pods "$(mkpod tr1)")" = 201 ]
+	[ "$(post_json /api/v1/namespaces/default/pods/tr1/binding '{"metadata":{"name":"tr1"},"target":{"name":"kn1"}}')" = 201 ]
+	api -N --max-time 5 "$URL/api/v1/pods?watch=true&resourceVersion=$rv&timeoutSeconds=1&fieldSelector=spec.nodeName%3D" >"$WORK/tr.out"
+	cat "$WORK/tr.out" | cut -c1-150
+	"$PY" - "$WORK/tr.out" <<-'EOF'
+		import json, sys
+		evs = [json.loads(l) for l in open(sys.argv[1])]
+		got = [(e["type"], e["object"]["metadata"]["name"]) for e in evs]
+		assert got == [("ADDED", "tr1"), ("DELETED", "tr1")], got
+		assert all(e["object"]["kind"] == "Pod" and e["object"]["apiVersion"] == "v1" for e in evs)
+		assert int(evs[1]["object"]["metadata"]["resourceVersion"]) > int(evs[0]["object"]["metadata"]["resourceVersion"])
+	EOF
+}
+check "watch with fieldSelector spec.nodeName=: binding turns into DELETED; objects carry kind/apiVersion" t_watch_selector_transition
+
+t_watch_rv() {
+	local rv
+	rv=$(cur_rv)
+	# no resourceVersion: the current state first (ADDED), then changes
+	api -N --max-time 5 "$URL/api/v1/namespaces/paging/pods?watch=1&timeoutSeconds=1" | js_lines 'assert len(evs)==25 and {e["type"] for e in evs}=={"ADDED"}'
+	# a resourceVersion in the future: waits until the store gets there
+	(sleep 0.3; for i in 1 2 3; do post_json /api/v1/namespaces/default/pods "$(mkpod fut$i)" >/dev/null; done) &
+	api -N --max-time 5 "$URL/api/v1/namespaces/default/pods?watch=true&resourceVersion=$((rv + 1))&timeoutSeconds=2" |
+		js_lines 'assert [e["object"]["metadata"]["name"] for e in evs]==["fut2","fut3"], evs'
+	wait
+	# wrong media type
+	[ "$(api_code POST /api/v1/namespaces/default/pods -H 'Content-Type: text/plain' --data-binary "$(mkpod mt)")" = 415 ]
+	js 'assert d["reason"]=="UnsupportedMediaType", d' <"$WORK/body"
+}
+check "watch resourceVersion: unset -> initial ADDED, future -> waits; a non-JSON Content-Type -> 415" t_watch_rv
+
+t_fault_500() {
+	fault '{"http_500_next":2}'
+	[ "$(api_code GET /api/v1/nodes)" = 500 ]
+	js 'assert d["kind"]=="Status" and d["code"]==500 and d["reason"]=="InternalError", d' <"$WORK/body"
+	[ "$(api_code GET /api/v1/nodes)" = 500 ]
+	[ "$(api_code GET /api/v1/nodes)" = 200 ]
+	# narrowed to binding requests; recorded in /debug/bindings
+	fault '{"http_500_next":1,"match":"/binding"}'
+	[ "$(api_code GET /api/v1/nodes)" = 200 ]
+	[ "$(post_json /api/v1/namespaces/default/pods "$(mkpod f5)")" = 201 ]
+	[ "$(post_json /api/v1/namespaces/default/pods/f5/binding '{"metadata":{"name":"f5"},"target":{"name":"kn1"}}')" = 500 ]
+	[ "$(post_json /api/v1/namespaces/default/pods/f5/binding '{"metadata":{"name":"f5"},"target":{"name":"kn1"}}')" = 201 ]
+	api "$URL/debug/bindings?pod=default/f5" | js 'assert [e["code"] for e in d]==[500,201], d'
+	fault '{"http_429_next":1}'
+	[ "$(api_code GET /api/v1/nodes -D "$WORK/h")" = 429 ]
+	grep -qi '^Retry-After: 1' "$WORK/h"
+}
+check "fault http_500_next: the next N requests get a 500 Status (and match narrows it); 429 too" t_fault_500
+
+t_fault_410() {
+	local rv out
+	rv=$(cur_rv)
+	[ "$(post_json /api/v1/namespaces/default/pods "$(mkpod c410)")" = 201 ]
+	api "$URL/api/v1/namespaces/paging/pods?limit=5" | js 'print(d["metadata"]["continue"])' >"$WORK/cont"
+	[ "$(post_json /api/v1/namespaces/default/pods "$(mkpod c410b)")" = 201 ]
+	fault '{"compact":true}'
+	api -N --max-time 5 "$URL/api/v1/pods?watch=true&resourceVersion=$rv&timeoutSeconds=2" >"$WORK/w410.out"
+	cat "$WORK/w410.out"
+	js 'assert d["type"]=="ERROR", d
+o=d["object"]; assert o["kind"]=="Status" and o["code"]==410 and o["reason"]=="Expired", o
+assert o["message"].startswith("too old resource version: '"$rv"' ("), o' <"$WORK/w410.out"
+	# the current resourceVersion still watches fine
+	api -N --max-time 5 "$URL/api/v1/pods?watch=true&resourceVersion=$(cur_rv)&timeoutSeconds=1" >"$WORK/w410b.out"
+	[ ! -s "$WORK/w410b.out" ]
+	# an old continue token is expired too
+	[ "$(api_code GET "/api/v1/namespaces/paging/pods?limit=5&continue=$(cat "$WORK/cont")")" = 410 ]
+	js 'assert d["reason"]=="Expired", d' <"$WORK/body"
+}
+check "fault compact: a watch from an old resourceVersion gets ERROR 410 Expired; old continue -> 410" t_fault_410
+
+t_fault_malformed_first() {
+	fault '{"malformed_line_next_watch":true}'
+	api -N --max-time 5 "$URL/api/v1/namespaces/paging/pods?watch=true&timeoutSeconds=1" >"$WORK/wm.out"
+	"$PY" - "$WORK/wm.out" <<-'EOF'
+		import json, sys
+		lines = open(sys.argv[1]).read().split("\n")[:-1]
+		try:
+		    json.loads(lines[0]); raise SystemExit("first line parsed")
+		except ValueError: pass
+		evs = [json.loads(l) for l in lines[1:]]
+		assert len(evs) == 25 and all(e["type"] == "ADDED" for e in evs), len(evs)
+	EOF
+}
+check "fault malformed_line_next_watch: one non-JSON line first, then the stream goes on" t_fault_malformed_first
+
+t_fault_drop() {
+	local rc=0
+	fault '{"drop_watch_after_events":3}'
+	api -N --max-time 5 "$URL/api/v1/namespaces/paging/pods?watch=true&timeoutSeconds=3" >"$WORK/wd.out" 2>"$WORK/wd.err" || rc=$?
+	echo "curl exit $rc: $(cat "$WORK/wd.err")"
+	[ $rc -ne 0 ]
+	"$PY" - "$WORK/wd.out" <<-'EOF'
+		import json, sys
+		text = open(sys.argv[1]).read()
+		lines = text.split("\n")
+		full, partial = lines[:-1], lines[-1]
+		assert len(full) == 3, len(full)
+		for l in full: json.loads(l)
+		assert partial and partial.startswith('{"type":"ADDED"'), partial[:80]
+		try:
+		    json.loads(partial); raise SystemExit("partial line parsed")
+		except ValueError: pass
+	EOF
+	api "$URL/debug/faults" | js 'assert d["watch_faults"]==[], d'
+	# with nothing more to send, the drop cuts a line within 0.2 s all the same
+	fault '{"drop_watch_after_events":1,"match":"fieldSelector=metadata.name%3Ddrop1"}'
+	(sleep 0.3; post_json /api/v1/namespaces/default/pods "$(mkpod drop1)" >/dev/null) &
+	watchread "/api/v1/namespaces/default/pods?watch=true&resourceVersion=$(cur_rv)&timeoutSeconds=5&fieldSelector=metadata.name%3Ddrop1" "$WORK/wd2.json"
+	wait
+	js 'assert len(d["lines"])==1 and json.loads(d["lines"][0])["type"]=="ADDED", d["lines"]
+assert d["partial"] and d["error"] and d["elapsed"]<2, (d["partial"], d["error"], d["elapsed"])' <"$WORK/wd2.json"
+}
+
+t_fault_expire() {
+	fault '{"expire_watch_after_events":2}'
+	api -N --max-time 5 "$URL/api/v1/namespaces/paging/pods?watch=true&timeoutSeconds=3" >"$WORK/we.out"
+	cut -c1-120 "$WORK/we.out"
+	"$PY" - "$WORK/we.out" <<-'EOF'
+		import json, sys
+		evs = [json.loads(l) for l in open(sys.argv[1])]
+		assert [e["type"] for e in evs] == ["ADDED", "ADDED", "ERROR"], [e["type"] for e in evs]
+		o = evs[2]["object"]
+		assert o["code"] == 410 and o["reason"] == "Expired" and o["message"].startswith("too old resource version"), o
+	EOF
+}
+check "fault expire_watch_after_events: ERROR 410 mid-stream, then a clean end" t_fault_expire
+
+cat >"$WORK/watchread.py" <<'EOF'
+# watchread.py URL TOKEN CA OUT: reads a watch, writes {"status","lines","times","partial","error"} to OUT
+import http.client, json, ssl, sys, time, urllib.parse
+url, token, ca, out = sys.argv[1:5]
+u = urllib.parse.urlsplit(url)
+conn = http.client.HTTPSConnection(u.hostname, u.port, context=ssl.create_default_context(cafile=ca), timeout=30)
+t0 = time.time()
+conn.request("GET", u.path + "?" + u.query, headers={"Authorization": "Bearer " + token})
+r = conn.getresponse()
+res = {"status": r.status, "headers": dict(r.getheaders()), "lines": [], "times": [], "partial": "", "error": None}
+buf = b""
+try:
+    while True:
+        c = r.read1(1 << 20)
+        if not c:
+            break
+        buf += c
+        while b"\n" in buf:
+            line, buf = buf.split(b"\n", 1)
+            res["lines"].append(line.decode())
+            res["times"].append(round(time.time() - t0, 3))
+except Exception as e:
+    res["error"] = "%s: %s" % (type(e).__name__, e)
+res["partial"] = buf.decode(errors="replace")
+res["elapsed"] = round(time.time() - t0, 3)
+json.dump(res, open(out, "w"))
+EOF
+watchread() { "$PY" "$WORK/watchread.py" "$URL$1" "$TOKEN" "$CA" "$2"; }
+
+t_fault_stall_and_bookmarks() {
+	local rv
+	rv=$(cur_rv)
+	fault '{"bookmark_interval_seconds":0.3}'
+	watchread "/api/v1/namespaces/default/pods?watch=true&resourceVersion=$rv&allowWatchBookmarks=true&timeoutSeconds=1" "$WORK/wb.json"
+	js 'evs=[json.loads(l) for l in d["lines"]]
+b=[e for e in evs if e["type"]=="BOOKMARK"]
+assert len(b)>=2 and all(e["object"]["kind"]=="Pod" and e["object"]["apiVersion"]=="v1" and e["object"]["metadata"]["resourceVersion"] for e in b), evs
+assert list(b[0]["object"]["metadata"])==["resourceVersion","creationTimestamp"], b[0]
+assert d["headers"].get("Transfer-Encoding")=="chunked" and d["error"] is None and 0.9<d["elapsed"]<3, d' <"$WORK/wb.json"
+	fault '{"bookmark_interval_seconds":10,"stall_watch_seconds":1.5}'
+	(sleep 0.3; post_json /api/v1/namespaces/default/pods "$(mkpod st1)" >/dev/null) &
+	watchread "/api/v1/namespaces/default/pods?watch=true&resourceVersion=$rv&timeoutSeconds=3" "$WORK/ws.json"
+	wait
+	js 'evs=[json.loads(l) for l in d["lines"]]
+assert [e["object"]["metadata"]["name"] for e in evs]==["st1"], evs
+assert d["times"][0]>=1.3, d["times"]' <"$WORK/ws.json"
+}
+check "fault drop_watch_after_events: N events, half a line, connection aborted (once; also when idle)" t_fault_drop
+
+check "BOOKMARK events with allowWatchBookmarks (Pod kind, only metadata.resourceVersion); fault stall_watch_seconds" t_fault_stall_and_bookmarks
+
+t_auth() {
+	[ "$(curl -sS --cacert "$CA" -o "$WORK/body" -w '%{http_code}' -H 'Authorization: Bearer wrong' "$URL/api/v1/nodes")" = 401 ]
+	js 'assert d=={"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Unauthorized","reason":"Unauthorized","code":401}, d' <"$WORK/body"
+	[ "$(curl -sS --cacert "$CA" -o "$WORK/body" -w '%{http_code}' "$URL/version")" = 401 ]
+	[ "$(curl -sS --cacert "$CA" -o "$WORK/body" -w '%{http_code}' "$URL/debug/state")" = 401 ]
+	[ "$(curl -sS --cacert "$CA" -o /dev/null -w '%{http_code}' -H 'Authorization: Bearer wrong' "$URL/api/v1/namespaces/default/pods?watch=true")" = 401 ]
+	local out
+	if out=$(HOME=$WORK/home "$KUBECTL" --kubeconfig "$KC" --token wrong get nodes 2>&1); then return 1; fi
+	echo "$out"
+	grep -qi 'unauthorized' <<<"$out"
+}
+check "a wrong or missing token gets 401 with a Status body (curl and kubectl)" t_auth
+
+t_bad_ca() {
+	local rc=0
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout "$WORK/other.key" \
+		-out "$WORK/other.crt" -days 1 -subj /CN=other-ca >/dev/null 2>&1
+	curl -sS --cacert "$WORK/other.crt" -H "Authorization: Bearer $TOKEN" "$URL/version" >/dev/null 2>"$WORK/ca.err" || rc=$?
+	cat "$WORK/ca.err"
+	[ $rc -eq 60 ] || [ $rc -eq 35 ]
+	sed "s#certificate-authority: .*#certificate-authority: \"$WORK/other.crt\"#" "$KC" >"$WORK/bad-kubeconfig"
+	if out=$(HOME=$WORK/home "$KUBECTL" --kubeconfig "$WORK/bad-kubeconfig" get nodes 2>&1); then return 1; fi
+	echo "$out"
+	grep -q 'x509' <<<"$out"
+}
+check "a client trusting another CA fails the TLS handshake (curl exit 60, kubectl x509)" t_bad_ca
+
+t_big_object() {
+	local rv
+	rv=$(cur_rv)
+	"$PY" - "$WORK/big.json" <<-'EOF'
+		import json, sys
+		pod = {"apiVersion": "v1", "kind": "Pod",
+		       "metadata": {"name": "big", "annotations": {"big": "x" * (2 * 1024 * 1024)}},
+		       "spec": {"containers": [{"name": "c", "image": "pause"}]}}
+		json.dump(pod, open(sys.argv[1], "w"))
+	EOF
+	[ "$(api_code POST /api/v1/namespaces/default/pods -H 'Content-Type: application/json' --data-binary @"$WORK/big.json")" = 201 ]
+	api "$URL/api/v1/namespaces/default/pods/big" | js 'assert len(d["metadata"]["annotations"]["big"])==2*1024*1024'
+	watchread "/api/v1/namespaces/default/pods?watch=true&resourceVersion=$rv&timeoutSeconds=1" "$WORK/wbig.json"
+	js 'evs=[json.loads(l) for l in d["lines"]]
+assert len(evs)==1 and len(evs[0]["object"]["metadata"]["annotations"]["big"])==2*1024*1024 and d["error"] is None' <"$WORK/wbig.json"
+	[ "$(api_code DELETE /api/v1/namespaces/default/pods/big)" = 200 ]
+	# and over the limit: 413
+	"$PY" -c 'import json; print(json.dumps({"metadata":{"name":"huge","annotations":{"a":"x"*(4<<20)}}}))' >"$WORK/huge.json"
+	[ "$(api_code POST /api/v1/namespaces/default/pods -H 'Content-Type: application/json' --data-binary @"$WORK/huge.json")" = 413 ]
+}
+check "a 2 MB pod (large annotation): create, get, and streamed in a watch; 4 MB -> 413" t_big_object
+
+t_bulk() {
+	local t0 t1
+	t0=$(date +%s%N)
+	api -X POST -H 'Content-Type: application/json' \
+		--data-binary '{"generate":{"nodes":{"count":5000,"prefix":"bn-"},"pods":{"count":20000,"prefix":"bp-","namespace":"bulk"}}}' \
+		"$URL/debug/bulk" >"$WORK/bulk.json"
+	t1=$(date +%s%N)
+	cat "$WORK/bulk.json"
+	echo
+	echo "bulk create: $(((t1 - t0) / 1000000)) ms"
+	js 'assert d["created"]==25000 and d["errorCount"]==0, d' <"$WORK/bulk.json"
+	api "$URL/debug/state" | js 'assert d["counts"]["nodes"]==5001 and d["counts"]["pods"]>=20000, d["counts"]'
+	"$PY" - "$URL" "$TOKEN" "$CA" <<-'EOF'
+		import http.client, json, ssl, sys, time, urllib.parse
+		url, token, ca = sys.argv[1:4]
+		u = urllib.parse.urlsplit(url)
+		conn = http.client.HTTPSConnection(u.hostname, u.port, context=ssl.create_default_context(cafile=ca))
+		def get(path):  # one keep-alive connection for all pages
+		    conn.request("GET", path, headers={"Authorization": "Bearer " + token})
+		    r = conn.getresponse()
+		    assert r.status == 200, r.status
+		    return json.loads(r.read())
+		t0 = time.time()
+		for path, want in (("/api/v1/namespaces/bulk/pods", 20000), ("/api/v1/nodes", 5001)):
+		    names, cont, rvs, pages = [], "", set(), 0
+		    while True:
+		        d = get(path + "?limit=500" + ("&continue=" + urllib.parse.quote(cont) if cont else ""))
+		        pages += 1
+		        names += [i["metadata"]["name"] for i in d["items"]]
+		        rvs.add(d["metadata"]["resourceVersion"])
+		        cont = d["metadata"].get("continue")
+		        if not cont:
+		            break
+		    assert len(names) == want and len(set(names)) == want and len(rvs) == 1, (path, len(names), rvs)
+		    print("%s: %d items in %d pages" % (path, len(names), pages))
+		d = get("/api/v1/pods?fieldSelector=spec.nodeName%3D,metadata.namespace%3Dbulk&limit=0")
+		assert len(d["items"]) == 20000, len(d["items"])
+		print("paged and filtered lists: %.2f s" % (time.time() - t0))
+	EOF
+	# 5000 nodes and 20000 pods in well under 20 s
+	[ $(((t1 - t0) / 1000000)) -lt 20000 ]
+}
+check "bulk: 5000 nodes + 20000 pods via /debug/bulk, then paged lists of 500 (one RV)" t_bulk
+
+t_no_leaks() {
+	local i pids=() base
+	sleep 0.3
+	base=$(api "$URL/debug/state" | js 'print(d["threads"])')
+	echo "threads before: $base"
+	for i in $(seq 1 20); do
+		curl -sS -N --cacert "$CA" -H "Authorization: Bearer $TOKEN" "$URL/api/v1/pods?watch=true&resourceVersion=$(cur_rv)" >/dev/null 2>&1 &
+		pids+=($!)
+	done
+	wait_watches 20
+	kill "${pids[@]}" 2>/dev/null
+	wait "${pids[@]}" 2>/dev/null || true
+	for i in $(seq 1 40); do
+		api "$URL/debug/state" >"$WORK/st.json"
+		if js 'assert d["activeWatches"]==0 and d["threads"]<='"$base"'+1, (d["activeWatches"], d["threads"])' <"$WORK/st.json" 2>/dev/null; then
+			return 0
+		fi
+		sleep 0.1
+	done
+	cat "$WORK/st.json"
+	return 1
+}
+check "no thread leaks: 20 watches whose clients vanish are gone within 4 s" t_no_leaks
+
+t_plain_http() {
+	local url
+	url=$(sed -n 's/^READY //p' "$WORK/plain.out")
+	echo "url=$url"
+	case $url in http://127.0.0.1:[0-9]*) ;; *) return 1 ;; esac
+	curl -sS -H 'Authorization: Bearer plain-token' "$url/version" | js 'assert d["gitVersion"]=="v1.20.2"'
+	[ "$(curl -sS -o /dev/null -w '%{http_code}' -H 'Authorization: Bearer wrong' "$url/version")" = 401 ]
+	# kubectl sends no credentials over plain HTTP (like the old insecure port): let in
+	grep -q "server: $url" "$WORK/plain/kubeconfig"
+	HOME=$WORK/home "$KUBECTL" --kubeconfig "$WORK/plain/kubeconfig" get ns default -o name | grep -q namespace/default
+}
+PIDS+=("$(start_server "$WORK/plain.out" --cert-dir "$WORK/plain" --plain-http --token plain-token)")
+check "--plain-http --token: plain HTTP with the given token, kubeconfig for it" t_plain_http
+
+t_server_alive() {
+	kill -0 "$SPID"
+	[ ! -s "$WORK/server.out.err" ] || { cat "$WORK/server.out.err"; return 1; }
+}
+check "the server is still up and wrote nothing to stderr" t_server_alive
+
+finish
