@@ -394,6 +394,22 @@ RunPostFilters(CycleCtx *ctx, const PodInfo *pod, CycleResult *res)
 		res->postfilter_msg = StatusMessage(&all);
 }
 
+/*
+ * Does a plugin's Filter pass the pod on the node, run on its own with no
+ * PreFilter state?  The plugins' QueueingHints ask this of a changed node.
+ */
+bool
+FilterPasses(void (*filter) (PluginCall *, const PodInfo *, const NodeInfo *, Status *),
+			 const PodInfo *pod, const NodeInfo *node)
+{
+	PluginCall	call;
+	Status		st = {CODE_SUCCESS, NIL};
+
+	memset(&call, 0, sizeof(call));
+	filter(&call, pod, node, &st);
+	return st.code == CODE_SUCCESS;
+}
+
 CycleCtx *
 NewCycleCtx(ClusterSnapshot *snap, const Profile *profile)
 {

@@ -137,7 +137,6 @@ typedef struct ClusterSnapshot
 
 /* snapshot.c */
 extern ClusterSnapshot *SnapshotGet(void);
-extern NodeInfo *SnapshotFindNode(ClusterSnapshot *snap, const char *name);
 extern void SnapshotAssume(ClusterSnapshot *snap, const PodInfo *pod, NodeInfo *node);
 extern int	SnapshotImageNodes(ClusterSnapshot *snap, const char *image);
 extern void SnapshotPrune(void);
@@ -363,6 +362,8 @@ extern CycleCtx *NewCycleCtx(ClusterSnapshot *snap, const Profile *profile);
 extern bool RunPreFilters(CycleCtx *ctx, const PodInfo *pod, CycleResult *res, List **names, bool *restricted);
 extern int	RunFilters(CycleCtx *ctx, const PodInfo *pod, const NodeInfo *node, Status *st);
 extern void RunPostFilters(CycleCtx *ctx, const PodInfo *pod, CycleResult *res);
+extern bool FilterPasses(void (*filter) (PluginCall *, const PodInfo *, const NodeInfo *, Status *),
+						 const PodInfo *pod, const NodeInfo *node);
 extern bool RunScores(CycleCtx *ctx, const PodInfo *pod, NodeInfo **nodes, int n,
 					  int64 **raw, int64 **norm, int64 *totals, char **err);
 extern NodeInfo **CandidateNodes(ClusterSnapshot *snap, List *names, bool restricted, int *n, int *nabsent);

@@ -280,17 +280,6 @@ node_slot(const char *name, bool create)
 	return e->node;
 }
 
-NodeInfo *
-SnapshotFindNode(ClusterSnapshot *snap pg_attribute_unused(), const char *name)
-{
-	NodeInfo   *n;
-
-	if (name == NULL)
-		return NULL;
-	n = node_slot(name, false);
-	return (n && n->exists) ? n : NULL;
-}
-
 static void
 image_count(const char *image, int delta)
 {

@@ -686,25 +686,13 @@ normalize(PluginCall *call pg_attribute_unused(), const PodInfo *pod pg_attribut
 	DefaultNormalizeScore(100, false, scores, n);
 }
 
-/* Does the node match the pod's nodeSelector and required affinity? */
-static bool
-matches(const PodInfo *pod, const NodeInfo *node)
-{
-	PluginCall	call;
-	Status		st = {CODE_SUCCESS, NIL};
-
-	memset(&call, 0, sizeof(call));
-	filter(&call, pod, node, &st);
-	return st.code == CODE_SUCCESS;
-}
-
 /* Hint: a node added or relabelled that matches now, and did not before. */
 static QueueingHint
 hint(const PodInfo *pod, const ClusterEvent *ev)
 {
-	if (ev->new_node == NULL || !matches(pod, ev->new_node))
+	if (ev->new_node == NULL || !FilterPasses(filter, pod, ev->new_node))
 		return HINT_SKIP;
-	if (ev->old_node && matches(pod, ev->old_node))
+	if (ev->old_node && FilterPasses(filter, pod, ev->old_node))
 		return HINT_SKIP;
 	return HINT_QUEUE;
 }

@@ -403,17 +403,6 @@ score(PluginCall *call, const PodInfo *pod, const NodeInfo *node, Status *st)
  * shrank (scaled down in place).
  */
 static bool
-fits_empty_node(const PodInfo *pod, const NodeInfo *node)
-{
-	PluginCall	call;
-	Status		st = {CODE_SUCCESS, NIL};
-
-	memset(&call, 0, sizeof(call));
-	filter(&call, pod, node, &st);
-	return st.code == CODE_SUCCESS;
-}
-
-static bool
 any_requested_increased(const PodInfo *pod, const NodeInfo *before, const NodeInfo *after)
 {
 	const ResourceVec *req = &pod->requests;
@@ -457,7 +446,7 @@ pod_hint(const PodInfo *pod, const ClusterEvent *ev)
 static QueueingHint
 node_hint(const PodInfo *pod, const ClusterEvent *ev)
 {
-	if (!fits_empty_node(pod, ev->new_node))
+	if (!FilterPasses(filter, pod, ev->new_node))
 		return HINT_SKIP;
 	if (ev->old_node == NULL)
 		return HINT_QUEUE;

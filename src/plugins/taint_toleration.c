@@ -82,23 +82,13 @@ normalize(PluginCall *call pg_attribute_unused(), const PodInfo *pod pg_attribut
 	DefaultNormalizeScore(100, true, scores, n);
 }
 
-/* Does the pod tolerate every NoSchedule/NoExecute taint of the node? */
-static bool
-tolerates_node(const PodInfo *pod, const NodeInfo *node)
-{
-	Status		st = {CODE_SUCCESS, NIL};
-
-	filter(NULL, pod, node, &st);
-	return st.code == CODE_SUCCESS;
-}
-
 /* Hint: a node added or retainted that the pod now tolerates, and did not before. */
 static QueueingHint
 hint(const PodInfo *pod, const ClusterEvent *ev)
 {
-	if (ev->new_node == NULL || !tolerates_node(pod, ev->new_node))
+	if (ev->new_node == NULL || !FilterPasses(filter, pod, ev->new_node))
 		return HINT_SKIP;
-	if (ev->old_node && tolerates_node(pod, ev->old_node))
+	if (ev->old_node && FilterPasses(filter, pod, ev->old_node))
 		return HINT_SKIP;
 	return HINT_QUEUE;
 }
