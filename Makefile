@@ -16,6 +16,9 @@ OBJS = \
 	src/profile.o \
 	src/queue.o \
 	src/worker.o \
+	src/kube_client.o \
+	src/watch.o \
+	src/bind.o \
 	src/tolerations.o \
 	src/plugins/node_unschedulable.o \
 	src/plugins/node_name.o \
@@ -35,6 +38,7 @@ REGRESS_OPTS = --load-extension=$(EXTENSION) --temp-instance=./tmp_regress
 
 PG_CPPFLAGS = -I$(srcdir)/src
 PG_CFLAGS = -Wall -Wextra -Werror
+SHLIB_LINK = -lcurl
 
 PG_CONFIG ?= /usr/lib/postgresql/15/bin/pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)

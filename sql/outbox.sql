@@ -83,6 +83,17 @@ FROM scheduler.outbox WHERE id = pg_temp.binding('flaky');
 SELECT name, assumed_node FROM scheduler.pods WHERE name = 'flaky';
 SELECT scheduler.outbox_result(pg_temp.binding('flaky'), 201);
 
+-- 401 and 403 (credentials being fixed or rotated): retried with backoff,
+-- the reservation kept; forgetting it would only reschedule the pod into the
+-- same refusal
+SELECT pg_temp.pod('denied', '100m');
+SELECT name, node FROM schedule_pending();
+SELECT scheduler.outbox_result(pg_temp.binding('denied'), 401, '{"kind": "Status", "code": 401, "message": "Unauthorized"}');
+SELECT scheduler.outbox_result(pg_temp.binding('denied'), 403, '{"kind": "Status", "code": 403, "message": "forbidden"}');
+SELECT state, attempts, last_status, last_error FROM scheduler.outbox WHERE id = pg_temp.binding('denied');
+SELECT name, assumed_node FROM scheduler.pods WHERE name = 'denied';
+SELECT scheduler.outbox_result(pg_temp.binding('denied'), 201);
+
 -- 409 assigned elsewhere: failed, the reservation forgotten, the pod back
 -- in the queue (active, to be tried again)
 SELECT pg_temp.pod('raced', '100m');

@@ -567,7 +567,8 @@ COMMENT ON TABLE scheduler.outbox IS 'Bindings, PodScheduled conditions and Fail
  *   409 to a binding whose pod is already assigned to the same node: done.
  *   Any other 409, or a 404, to a binding: failed, and the reservation is
  *     forgotten: the pod goes back to the queue (or stays gone).
- *   0 (no response), 429 or 5xx: retried with backoff, the reservation kept.
+ *   0 (no response), 401, 403, 429 or 5xx: retried with backoff, the
+ *     reservation kept (credentials can be fixed; the pod's place holds).
  *   Anything else: failed (a binding's reservation is forgotten).
  * Returns the row's new state.
  */
@@ -589,7 +590,7 @@ BEGIN
         WHEN http_status IN (200, 201) THEN 'done'
         WHEN o.kind = 'binding' AND http_status = 409
              AND msg LIKE '%is already assigned to node "' || o.node || '"%' THEN 'done'
-        WHEN http_status = 0 OR http_status = 429 OR http_status >= 500 THEN 'retry'
+        WHEN http_status IN (0, 401, 403, 429) OR http_status >= 500 THEN 'retry'
         ELSE 'failed' END;
     IF verdict = 'retry' THEN
         UPDATE scheduler.outbox
@@ -643,19 +644,20 @@ BEGIN
     END IF;
     changed := scheduler.apply(doc);
     -- the uids the list holds, as apply() keys them (hand-written objects
-    -- without a uid get one from their name)
+    -- without a uid get one from their name); NOT IN over a hashed subplan,
+    -- linear in the list (the uid is never NULL)
     IF list_kind = 'NodeList' THEN
         DELETE FROM scheduler.nodes n
-        WHERE NOT EXISTS (
-            SELECT 1 FROM jsonb_array_elements(doc->'items') i
-            WHERE n.uid = coalesce(nullif(i #>> '{metadata,uid}', ''), 'Node:' || (i #>> '{metadata,name}')));
+        WHERE n.uid NOT IN (
+            SELECT coalesce(nullif(i #>> '{metadata,uid}', ''), 'Node:' || (i #>> '{metadata,name}'))
+            FROM jsonb_array_elements(doc->'items') i);
     ELSE
         DELETE FROM scheduler.pods p
-        WHERE NOT EXISTS (
-            SELECT 1 FROM jsonb_array_elements(doc->'items') i
-            WHERE p.uid = coalesce(nullif(i #>> '{metadata,uid}', ''),
-                                   'Pod:' || coalesce(nullif(i #>> '{metadata,namespace}', ''), 'default')
-                                   || '/' || (i #>> '{metadata,name}')));
+        WHERE p.uid NOT IN (
+            SELECT coalesce(nullif(i #>> '{metadata,uid}', ''),
+                            'Pod:' || coalesce(nullif(i #>> '{metadata,namespace}', ''), 'default')
+                            || '/' || (i #>> '{metadata,name}'))
+            FROM jsonb_array_elements(doc->'items') i);
     END IF;
     GET DIAGNOSTICS gone = ROW_COUNT;
     IF coalesce(doc #>> '{metadata,resourceVersion}', '') <> '' THEN

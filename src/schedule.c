@@ -40,6 +40,7 @@
 #include "utils/memutils.h"
 #include "utils/timestamp.h"
 
+#include "kube_client.h"
 #include "scheduler.h"
 
 #define SCHEDULER_LOCK_KEY1 1396852053
@@ -81,7 +82,7 @@ write_results(Attempt *attempts, int n)
 	Oid			types[11] = {TEXTARRAYOID, TEXTARRAYOID, TEXTARRAYOID, JSONBARRAYOID, JSONBARRAYOID,
 	BOOLARRAYOID, INT8ARRAYOID, INT4OID, INT4OID, INT4OID, BOOLOID};
 	char		nulls[11] = "           ";
-	bool		outbox = scheduler_kube_api_url && scheduler_kube_api_url[0] != '\0';
+	bool		outbox = KubeApiConfigured();
 	int			dims[1] = {n};
 	int			lbs[1] = {1};
 
@@ -197,6 +198,7 @@ write_results(Attempt *attempts, int n)
 				  " WHERE d.node IS NULL AND (a.event_posted_at IS NULL"
 				  "   OR a.event_posted_at <= now() - $10 * interval '1 millisecond')",
 				  10, types, args, nulls, SPI_OK_INSERT);
+		BindWakeAtCommit();
 	}
 
 	/* the latest attempt per pod, for why() */

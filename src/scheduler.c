@@ -20,7 +20,6 @@ int			scheduler_pod_initial_backoff = 1000;
 int			scheduler_pod_max_backoff = 10000;
 int			scheduler_unschedulable_timeout = 300000;
 int			scheduler_history_retention = 86400;
-char	   *scheduler_kube_api_url = NULL;
 int			scheduler_event_interval = 60000;
 static int	scheduler_random_seed = -1;
 static char *scheduler_feature_gates = NULL;
@@ -154,12 +153,6 @@ _PG_init(void)
 							&scheduler_history_retention,
 							86400, 0, INT_MAX,
 							PGC_USERSET, GUC_UNIT_S, NULL, NULL, NULL);
-	DefineCustomStringVariable("scheduler.kube_api_url",
-							   "The API server that bindings, conditions and events go back to; empty: none (no outbox).",
-							   NULL,
-							   &scheduler_kube_api_url,
-							   "",
-							   PGC_SUSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("scheduler.event_interval",
 							"At most one FailedScheduling event per pod this often.",
 							NULL,

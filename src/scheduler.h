@@ -375,6 +375,12 @@ extern char *AbsentPluginsText(const CycleResult *res);
 /* queue.c, worker.c */
 extern void SchedulerWakeup(void);
 extern void WorkerWakeAtCommit(void);
+extern void BindWakeAtCommit(void);
+extern void BindWorkerAttach(void);
+extern char *scheduler_database;
+extern int	scheduler_worker_interval;
+extern void WatchInitGucs(void);
+extern void BindInitGucs(void);
 extern void WorkerInit(void);
 
 /* explain.c */

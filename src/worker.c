@@ -29,18 +29,22 @@
 #include "utils/guc.h"
 #include "utils/snapmgr.h"
 
+#include "kube_client.h"
 #include "scheduler.h"
 
 typedef struct WorkerShared
 {
-	Latch	   *latch;			/* the worker's, while it runs */
+	Latch	   *latch;			/* the scheduling worker's, while it runs */
 	pid_t		pid;
+	Latch	   *bind_latch;		/* the bind worker's (bind.c) */
+	pid_t		bind_pid;
 } WorkerShared;
 
 static WorkerShared *shared = NULL;
 static shmem_request_hook_type prev_shmem_request_hook = NULL;
 static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
 static bool wake_at_commit = false;
+static bool wake_bind_at_commit = false;
 static bool callback_registered = false;
 
 char	   *scheduler_database = NULL;
@@ -75,9 +79,21 @@ commit_callback(XactEvent event, void *arg pg_attribute_unused())
 {
 	if (event == XACT_EVENT_COMMIT && wake_at_commit && shared && shared->latch)
 		SetLatch(shared->latch);
+	if (event == XACT_EVENT_COMMIT && wake_bind_at_commit && shared && shared->bind_latch)
+		SetLatch(shared->bind_latch);
 	if (event == XACT_EVENT_COMMIT || event == XACT_EVENT_ABORT ||
 		event == XACT_EVENT_PARALLEL_COMMIT || event == XACT_EVENT_PARALLEL_ABORT)
-		wake_at_commit = false;
+		wake_at_commit = wake_bind_at_commit = false;
+}
+
+static void
+register_callback(void)
+{
+	if (!callback_registered)
+	{
+		RegisterXactCallback(commit_callback, NULL);
+		callback_registered = true;
+	}
 }
 
 /* Set the worker's latch when this transaction commits. */
@@ -86,20 +102,59 @@ WorkerWakeAtCommit(void)
 {
 	if (shared == NULL)
 		return;					/* not preloaded: no worker */
-	if (!callback_registered)
-	{
-		RegisterXactCallback(commit_callback, NULL);
-		callback_registered = true;
-	}
+	register_callback();
 	wake_at_commit = true;
+}
+
+/* Set the bind worker's latch when this transaction commits (outbox rows) */
+void
+BindWakeAtCommit(void)
+{
+	if (shared == NULL)
+		return;
+	register_callback();
+	wake_bind_at_commit = true;
+}
+
+static void
+bind_exit(int code pg_attribute_unused(), Datum arg pg_attribute_unused())
+{
+	if (shared && shared->bind_pid == MyProcPid)
+	{
+		shared->bind_latch = NULL;
+		shared->bind_pid = 0;
+	}
+}
+
+/* The bind worker makes its latch known */
+void
+BindWorkerAttach(void)
+{
+	shared->bind_pid = MyProcPid;
+	shared->bind_latch = MyLatch;
+	before_shmem_exit(bind_exit, 0);
+}
+
+static void
+register_worker(const char *name, const char *function)
+{
+	BackgroundWorker worker;
+
+	memset(&worker, 0, sizeof(worker));
+	worker.bgw_flags = BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION;
+	worker.bgw_start_time = BgWorkerStart_RecoveryFinished;	/* never on a standby */
+	worker.bgw_restart_time = 5;
+	snprintf(worker.bgw_library_name, BGW_MAXLEN, "scheduler");
+	snprintf(worker.bgw_function_name, BGW_MAXLEN, "%s", function);
+	snprintf(worker.bgw_name, BGW_MAXLEN, "%s", name);
+	snprintf(worker.bgw_type, BGW_MAXLEN, "%s", name);
+	RegisterBackgroundWorker(&worker);
 }
 
 /* _PG_init's part: GUCs, shared memory and the worker */
 void
 WorkerInit(void)
 {
-	BackgroundWorker worker;
-
 	DefineCustomStringVariable("scheduler.database",
 							   "Database the scheduler's background worker runs in (read when it starts).",
 							   NULL,
@@ -112,6 +167,9 @@ WorkerInit(void)
 							&scheduler_worker_interval,
 							10000, 10, INT_MAX,
 							PGC_SIGHUP, GUC_UNIT_MS, NULL, NULL, NULL);
+	KubeClientInit();
+	WatchInitGucs();
+	BindInitGucs();
 
 	if (!process_shared_preload_libraries_in_progress)
 		return;
@@ -121,15 +179,9 @@ WorkerInit(void)
 	prev_shmem_startup_hook = shmem_startup_hook;
 	shmem_startup_hook = shmem_startup;
 
-	memset(&worker, 0, sizeof(worker));
-	worker.bgw_flags = BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION;
-	worker.bgw_start_time = BgWorkerStart_RecoveryFinished;
-	worker.bgw_restart_time = 5;
-	snprintf(worker.bgw_library_name, BGW_MAXLEN, "scheduler");
-	snprintf(worker.bgw_function_name, BGW_MAXLEN, "scheduler_worker_main");
-	snprintf(worker.bgw_name, BGW_MAXLEN, "scheduler worker");
-	snprintf(worker.bgw_type, BGW_MAXLEN, "scheduler worker");
-	RegisterBackgroundWorker(&worker);
+	register_worker("scheduler worker", "scheduler_worker_main");
+	register_worker("scheduler watch", "scheduler_watch_main");	/* watch.c */
+	register_worker("scheduler bind", "scheduler_bind_main");	/* bind.c */
 }
 
 /*

@@ -1,0 +1,369 @@
+/*
+ * bind.c
+ *	  The bind worker: sends what schedule_pending() put in scheduler.outbox
+ *	  to the API server, and reports each response through
+ *	  scheduler.outbox_result().
+ *
+ *	 binding    POST   namespaces/{ns}/pods/{name}/binding (the pod's uid is a
+ *	                   precondition in the body)
+ *	 condition  PATCH  namespaces/{ns}/pods/{name}/status (strategic merge:
+ *	                   PodScheduled False, Unschedulable, the message)
+ *	 event      POST   namespaces/{ns}/events (FailedScheduling)
+ *
+ * Bindings go first and are never rate-limited; conditions and events share
+ * a token bucket (scheduler.status_qps, burst twice that), so they can never
+ * hold bindings or scheduling up.  A condition whose pod has been scheduled
+ * since is not sent: it would overwrite PodScheduled=True.
+ *
+ * Requests run concurrently (scheduler.bind_concurrency) on one curl multi,
+ * whose connections are kept alive.  A response is recorded only after it
+ * came; a worker killed in between sends the request again, and a binding
+ * sent twice is answered 409 "already assigned" to the same node, which
+ * outbox_result() counts as bound: a pod is bound exactly once.
+ *
+ * One such worker acts per database (an advisory lock), never on a standby.
+ */
+#include "postgres.h"
+
+#include "access/xact.h"
+#include "executor/spi.h"
+#include "fmgr.h"
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "postmaster/bgworker.h"
+#include "postmaster/interrupt.h"
+#include "storage/ipc.h"
+#include "storage/latch.h"
+#include "tcop/tcopprot.h"
+#include "utils/builtins.h"
+#include "utils/guc.h"
+#include "utils/jsonb.h"
+#include "utils/memutils.h"
+#include "utils/snapmgr.h"
+#include "utils/timestamp.h"
+
+#include "kube_client.h"
+#include "scheduler.h"
+
+#define BIND_LEADER_KEY 3
+#define BATCH 1000
+
+int			scheduler_bind_concurrency = 16;
+int			scheduler_status_qps = 50;
+
+typedef struct OutboxItem
+{
+	int64		id;
+	KubeRequest *req;
+	long		status;			/* 0: no response */
+	char	   *response;		/* body, when JSON-ish */
+	size_t		response_len;
+} OutboxItem;
+
+static KubeLoop loop;
+static MemoryContext loop_cxt;
+static char *last_error = NULL;
+static double tokens = 0;
+static TimestampTz tokens_at = 0;
+
+void		scheduler_bind_main(Datum arg);
+
+void
+BindInitGucs(void)
+{
+	DefineCustomIntVariable("scheduler.bind_concurrency",
+							"Most requests the bind worker has in flight at once.",
+							NULL,
+							&scheduler_bind_concurrency,
+							16, 1, 1024,
+							PGC_SIGHUP, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("scheduler.status_qps",
+							"Most PodScheduled conditions and FailedScheduling events sent per second (burst: twice as many).",
+							NULL,
+							&scheduler_status_qps,
+							50, 1, 100000,
+							PGC_SIGHUP, 0, NULL, NULL, NULL);
+}
+
+/*
+ * Log a failure once: the same trouble again (for any request) stays quiet
+ * while the requests are retried with backoff.
+ */
+static void
+report_failure(const char *what, const char *detail)
+{
+	if (last_error && strcmp(last_error, detail) == 0)
+		return;
+	if (last_error)
+		pfree(last_error);
+	last_error = MemoryContextStrdup(TopMemoryContext, detail);
+	ereport(LOG,
+			(errmsg("scheduler bind: %s: %s", what, detail),
+			 errdetail("Retried with backoff; the same failure is not logged again.")));
+}
+
+static void
+begin(const char *activity)
+{
+	SetCurrentStatementStartTimestamp();
+	StartTransactionCommand();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	pgstat_report_activity(STATE_RUNNING, activity);
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+}
+
+static void
+commit(void)
+{
+	SPI_finish();
+	PopActiveSnapshot();
+	CommitTransactionCommand();
+	pgstat_report_activity(STATE_IDLE, NULL);
+	MemoryContextSwitchTo(loop_cxt);
+}
+
+static bool
+extension_ready(void)
+{
+	bool		ready;
+
+	begin("scheduler bind: is the extension installed?");
+	ready = SPI_execute("SELECT 1 FROM pg_extension WHERE extname = 'scheduler'", true, 0) == SPI_OK_SELECT &&
+		SPI_processed == 1;
+	commit();
+	return ready;
+}
+
+/*
+ * Take what is due, bindings first, status as the bucket allows; conditions
+ * made stale by a later placement are closed without being sent.  Builds the
+ * requests.  *next_ms: when the next row falls due (-1: none).
+ */
+static List *
+claim(KubeConfig *cfg, long *next_ms)
+{
+	List	   *items = NIL;
+	TimestampTz now = GetCurrentTimestamp();
+	int			status_room;
+
+	tokens = Min(2.0 * scheduler_status_qps,
+				 tokens + (now - tokens_at) / 1000000.0 * scheduler_status_qps);
+	tokens_at = now;
+	status_room = (int) tokens;
+
+	begin("scheduler bind: reading the outbox");
+	if (SPI_execute("UPDATE scheduler.outbox o SET state = 'done', finished_at = now(),"
+					" last_error = 'not sent: the pod was scheduled since'"
+					" FROM scheduler.pods p"
+					" WHERE o.state = 'pending' AND o.kind = 'condition' AND p.uid = o.pod_uid"
+					" AND (p.assumed_node IS NOT NULL OR p.node_name IS NOT NULL)", false, 0) != SPI_OK_UPDATE)
+		elog(ERROR, "closing stale conditions failed");
+	if (SPI_execute(psprintf("(SELECT id, kind, namespace, name, body::text FROM scheduler.outbox"
+							 "  WHERE state = 'pending' AND kind = 'binding' AND next_attempt_at <= now()"
+							 "  ORDER BY id LIMIT %d)"
+							 " UNION ALL"
+							 " (SELECT id, kind, namespace, name, body::text FROM scheduler.outbox"
+							 "  WHERE state = 'pending' AND kind <> 'binding' AND next_attempt_at <= now()"
+							 "  ORDER BY id LIMIT %d)", BATCH, Min(status_room, BATCH)),
+					true, 0) != SPI_OK_SELECT)
+		elog(ERROR, "reading scheduler.outbox failed");
+	for (uint64 i = 0; i < SPI_processed; i++)
+	{
+		HeapTuple	t = SPI_tuptable->vals[i];
+		TupleDesc	d = SPI_tuptable->tupdesc;
+		OutboxItem *it;
+		bool		isnull;
+		char	   *kind = SPI_getvalue(t, d, 2);
+		char	   *ns = SPI_getvalue(t, d, 3);
+		char	   *name = SPI_getvalue(t, d, 4);
+		char	   *body = SPI_getvalue(t, d, 5);
+		MemoryContext old = MemoryContextSwitchTo(loop_cxt);
+
+		it = palloc0(sizeof(OutboxItem));
+		it->id = DatumGetInt64(SPI_getbinval(t, d, 1, &isnull));
+		if (strcmp(kind, "binding") == 0)
+			it->req = KubeRequestNew(cfg, "POST",
+									 psprintf("/api/v1/namespaces/%s/pods/%s/binding", ns, name),
+									 "application/json", body, 30000L);
+		else if (strcmp(kind, "condition") == 0)
+		{
+			it->req = KubeRequestNew(cfg, "PATCH",
+									 psprintf("/api/v1/namespaces/%s/pods/%s/status", ns, name),
+									 "application/strategic-merge-patch+json", body, 30000L);
+			tokens -= 1;
+		}
+		else
+		{
+			it->req = KubeRequestNew(cfg, "POST", psprintf("/api/v1/namespaces/%s/events", ns),
+									 "application/json", body, 30000L);
+			tokens -= 1;
+		}
+		it->req->arg = it;
+		items = lappend(items, it);
+		MemoryContextSwitchTo(old);
+	}
+	*next_ms = -1;
+	if (SPI_execute("SELECT greatest(0, ceil(1000 * extract(epoch FROM min(next_attempt_at) - clock_timestamp())))::int8"
+					" FROM scheduler.outbox WHERE state = 'pending'", true, 0) == SPI_OK_SELECT &&
+		SPI_processed == 1)
+	{
+		bool		isnull;
+		Datum		v = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+
+		if (!isnull)
+			*next_ms = DatumGetInt64(v);
+	}
+	commit();
+	return items;
+}
+
+/* Send them all, at most scheduler.bind_concurrency at a time */
+static void
+send_all(List *items)
+{
+	int			next = 0;
+	int			inflight = 0;
+	int			n = list_length(items);
+	bool		trouble = false;
+
+	while (next < n || inflight > 0)
+	{
+		KubeRequest *req;
+		CURLcode	result;
+
+		while (inflight < scheduler_bind_concurrency && next < n)
+		{
+			KubeLoopAdd(&loop, ((OutboxItem *) list_nth(items, next++))->req);
+			inflight++;
+		}
+		KubeLoopWait(&loop, 1000, PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);	/* the outbox is read again after this batch */
+		CHECK_FOR_INTERRUPTS();
+		while ((req = KubeLoopNextDone(&loop, &result)) != NULL)
+		{
+			OutboxItem *it = (OutboxItem *) req->arg;
+
+			inflight--;
+			it->status = result == CURLE_OK ? KubeRequestStatus(req) : 0;
+			if (it->status == 0 || it->status >= 500 || it->status == 401 || it->status == 403 ||
+				it->status == 429)
+			{
+				report_failure(psprintf("%s %s", req->method, req->path), KubeRequestError(req, result));
+				trouble = true;
+			}
+			it->response = req->response.data;
+			it->response_len = req->response.len;
+		}
+	}
+	if (!trouble && last_error)
+	{
+		ereport(LOG, (errmsg("scheduler bind: the API server answers again")));
+		pfree(last_error);
+		last_error = NULL;
+	}
+}
+
+/* Record every response in one transaction */
+static void
+record(List *items)
+{
+	ListCell   *lc;
+	Oid			types[3] = {INT8OID, INT4OID, JSONBOID};
+	SPIPlanPtr	plan;
+
+	begin(psprintf("scheduler bind: recording %d responses", list_length(items)));
+	plan = SPI_prepare("SELECT scheduler.outbox_result($1, $2, $3)", 3, types);
+	if (plan == NULL)
+		elog(ERROR, "SPI_prepare failed");
+	foreach(lc, items)
+	{
+		OutboxItem *it = lfirst(lc);
+		Datum		args[3];
+		char		nulls[3] = {' ', ' ', 'n'};
+		Jsonb	   *resp = NULL;
+
+		if (it->response_len > 0)
+			resp = KubeParseJson(it->response, it->response_len);
+		args[0] = Int64GetDatum(it->id);
+		args[1] = Int32GetDatum((int32) it->status);
+		if (resp && JB_ROOT_IS_OBJECT(resp))
+		{
+			args[2] = JsonbPGetDatum(resp);
+			nulls[2] = ' ';
+		}
+		else
+			args[2] = (Datum) 0;
+		if (SPI_execute_plan(plan, args, nulls, false, 0) != SPI_OK_SELECT)
+			elog(ERROR, "scheduler.outbox_result failed");
+	}
+	commit();
+}
+
+void
+scheduler_bind_main(Datum arg pg_attribute_unused())
+{
+	bool		leader = false;
+
+	pqsignal(SIGHUP, SignalHandlerForConfigReload);
+	pqsignal(SIGTERM, die);
+	BackgroundWorkerUnblockSignals();
+	BackgroundWorkerInitializeConnection(scheduler_database, NULL, 0);
+	KubeLoopInit(&loop);
+	loop_cxt = AllocSetContextCreate(TopMemoryContext, "scheduler bind loop", ALLOCSET_DEFAULT_SIZES);
+	BindWorkerAttach();
+	tokens_at = GetCurrentTimestamp();
+	tokens = 2.0 * scheduler_status_qps;
+
+	for (;;)
+	{
+		KubeConfig	cfg;
+		char	   *error;
+		long		next_ms;
+		List	   *items;
+		ListCell   *lc;
+
+		MemoryContextSwitchTo(loop_cxt);
+		MemoryContextReset(loop_cxt);
+		ResetLatch(MyLatch);
+		CHECK_FOR_INTERRUPTS();
+		if (ConfigReloadPending)
+		{
+			ConfigReloadPending = false;
+			ProcessConfigFile(PGC_SIGHUP);
+		}
+		if (!leader)
+		{
+			if (!KubeApiConfigured() || !extension_ready() || !(leader = KubeTryLeadership(BIND_LEADER_KEY)))
+			{
+				(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+								 1000, PG_WAIT_EXTENSION);
+				continue;
+			}
+			MemoryContextSwitchTo(loop_cxt);
+			elog(LOG, "scheduler bind: started in database \"%s\"", scheduler_database);
+		}
+		if (!KubeConfigLoad(&cfg, &error))
+		{
+			report_failure("cannot connect", error);
+			(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+							 5000, PG_WAIT_EXTENSION);
+			continue;
+		}
+		items = claim(&cfg, &next_ms);
+		KubeConfigFree(&cfg);
+		if (items != NIL)
+		{
+			send_all(items);
+			record(items);
+			foreach(lc, items)
+				KubeRequestFree(((OutboxItem *) lfirst(lc))->req);
+			continue;
+		}
+		/* nothing due: wait for schedule_pending's wake-up or the next due row */
+		if (next_ms < 0 || next_ms > scheduler_worker_interval)
+			next_ms = scheduler_worker_interval;
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 Max(next_ms, 10), PG_WAIT_EXTENSION);
+	}
+}

@@ -1,0 +1,609 @@
+/*
+ * kube_client.c
+ *	  The HTTP client the background workers (watch.c, bind.c) talk to the
+ *	  API server with.
+ *
+ * Connection settings are GUCs: scheduler.kube_api_url and the token, CA,
+ * client certificate and key files.  With none of them set and the
+ * in-cluster service-account files present, those are used, as client-go's
+ * rest.InClusterConfig does.  The file GUCs are superuser-only; the token is
+ * read by the worker at each connection (tokens rotate), kept in its memory
+ * only and never logged.
+ *
+ * Requests run on a curl multi whose sockets are waited on in one
+ * WaitEventSet with the process latch and postmaster death, so a signal
+ * (SIGTERM, SIGHUP) or a wake-up acts at once, whatever curl is doing.
+ */
+#include "postgres.h"
+
+#include <sys/stat.h>
+
+#include "common/jsonapi.h"
+#include "common/pg_prng.h"
+#include "executor/spi.h"
+#include "access/xact.h"
+#include "mb/pg_wchar.h"
+#include "miscadmin.h"
+#include "storage/latch.h"
+#include "utils/builtins.h"
+#include "utils/guc.h"
+#include "utils/jsonb.h"
+#include "utils/memutils.h"
+#include "utils/snapmgr.h"
+#include "utils/timestamp.h"
+
+#include "jsonutil.h"
+#include "kube_client.h"
+#include "scheduler.h"
+
+#define SA_DIR "/var/run/secrets/kubernetes.io/serviceaccount"
+#define MAX_RESPONSE (256 * 1024 * 1024)	/* one response or watch line */
+
+char	   *scheduler_kube_api_url = NULL;
+char	   *scheduler_kube_token_file = NULL;
+char	   *scheduler_kube_ca_file = NULL;
+char	   *scheduler_kube_client_cert_file = NULL;
+char	   *scheduler_kube_client_key_file = NULL;
+
+static bool curl_ready = false;
+
+void
+KubeClientInit(void)
+{
+	DefineCustomStringVariable("scheduler.kube_api_url",
+							   "The API server to list and watch, and to send bindings, conditions and events to; empty: none, or the in-cluster one.",
+							   NULL,
+							   &scheduler_kube_api_url,
+							   "",
+							   PGC_SUSET, 0, NULL, NULL, NULL);
+	DefineCustomStringVariable("scheduler.kube_token_file",
+							   "File holding the bearer token for the API server (read at each connection).",
+							   NULL,
+							   &scheduler_kube_token_file,
+							   "",
+							   PGC_SIGHUP, GUC_SUPERUSER_ONLY, NULL, NULL, NULL);
+	DefineCustomStringVariable("scheduler.kube_ca_file",
+							   "PEM file of the CA that signs the API server's certificate; empty: the system's.",
+							   NULL,
+							   &scheduler_kube_ca_file,
+							   "",
+							   PGC_SIGHUP, GUC_SUPERUSER_ONLY, NULL, NULL, NULL);
+	DefineCustomStringVariable("scheduler.kube_client_cert_file",
+							   "PEM client certificate for the API server.",
+							   NULL,
+							   &scheduler_kube_client_cert_file,
+							   "",
+							   PGC_SIGHUP, GUC_SUPERUSER_ONLY, NULL, NULL, NULL);
+	DefineCustomStringVariable("scheduler.kube_client_key_file",
+							   "PEM private key of the client certificate.",
+							   NULL,
+							   &scheduler_kube_client_key_file,
+							   "",
+							   PGC_SIGHUP, GUC_SUPERUSER_ONLY, NULL, NULL, NULL);
+}
+
+static bool
+set(const char *s)
+{
+	return s != NULL && s[0] != '\0';
+}
+
+static bool
+no_setting(void)
+{
+	return !set(scheduler_kube_api_url) && !set(scheduler_kube_token_file) &&
+		!set(scheduler_kube_ca_file) && !set(scheduler_kube_client_cert_file) &&
+		!set(scheduler_kube_client_key_file);
+}
+
+static bool
+in_cluster(void)
+{
+	struct stat st;
+
+	return no_setting() && set(getenv("KUBERNETES_SERVICE_HOST")) &&
+		set(getenv("KUBERNETES_SERVICE_PORT")) &&
+		stat(SA_DIR "/token", &st) == 0;
+}
+
+/* Is there an API server to send bindings to?  (schedule_pending asks.) */
+bool
+KubeApiConfigured(void)
+{
+	return set(scheduler_kube_api_url) || in_cluster();
+}
+
+static char *
+read_token(const char *path, char **error)
+{
+	FILE	   *f = AllocateFile(path, "r");
+	StringInfoData buf;
+	char		chunk[1024];
+	size_t		n;
+
+	if (f == NULL)
+	{
+		*error = psprintf("could not open token file \"%s\": %m", path);
+		return NULL;
+	}
+	initStringInfo(&buf);
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0 && buf.len < 64 * 1024)
+		appendBinaryStringInfo(&buf, chunk, n);
+	FreeFile(f);
+	while (buf.len > 0 && isspace((unsigned char) buf.data[buf.len - 1]))
+		buf.data[--buf.len] = '\0';
+	if (buf.len == 0 || strchr(buf.data, '\n') || strchr(buf.data, '\r'))
+	{
+		*error = psprintf("token file \"%s\" %s", path,
+						  buf.len == 0 ? "is empty" : "holds more than one line");
+		return NULL;
+	}
+	return buf.data;
+}
+
+/*
+ * Resolve the settings.  Returns false with *error set when there is no API
+ * server to talk to, or a file cannot be read.
+ */
+bool
+KubeConfigLoad(KubeConfig *cfg, char **error)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	*error = NULL;
+	if (in_cluster())
+	{
+		const char *host = getenv("KUBERNETES_SERVICE_HOST");
+
+		cfg->in_cluster = true;
+		cfg->url = psprintf(strchr(host, ':') ? "https://[%s]:%s" : "https://%s:%s",
+							host, getenv("KUBERNETES_SERVICE_PORT"));
+		cfg->ca_file = pstrdup(SA_DIR "/ca.crt");
+		cfg->token = read_token(SA_DIR "/token", error);
+		return cfg->token != NULL;
+	}
+	if (!set(scheduler_kube_api_url))
+	{
+		*error = pstrdup("scheduler.kube_api_url is not set");
+		return false;
+	}
+	cfg->url = pstrdup(scheduler_kube_api_url);
+	while (strlen(cfg->url) > 0 && cfg->url[strlen(cfg->url) - 1] == '/')
+		cfg->url[strlen(cfg->url) - 1] = '\0';
+	if (set(scheduler_kube_ca_file))
+		cfg->ca_file = pstrdup(scheduler_kube_ca_file);
+	if (set(scheduler_kube_client_cert_file))
+		cfg->cert_file = pstrdup(scheduler_kube_client_cert_file);
+	if (set(scheduler_kube_client_key_file))
+		cfg->key_file = pstrdup(scheduler_kube_client_key_file);
+	if (set(scheduler_kube_token_file))
+	{
+		cfg->token = read_token(scheduler_kube_token_file, error);
+		if (cfg->token == NULL)
+			return false;
+	}
+	return true;
+}
+
+void
+KubeConfigFree(KubeConfig *cfg)
+{
+	if (cfg->token)
+	{
+		explicit_bzero(cfg->token, strlen(cfg->token));
+		pfree(cfg->token);
+	}
+	if (cfg->url)
+		pfree(cfg->url);
+	if (cfg->ca_file)
+		pfree(cfg->ca_file);
+	if (cfg->cert_file)
+		pfree(cfg->cert_file);
+	if (cfg->key_file)
+		pfree(cfg->key_file);
+	memset(cfg, 0, sizeof(*cfg));
+}
+
+/*
+ * curl's write callback.  It must not throw: a response too large aborts the
+ * transfer (returning less than given).
+ */
+static size_t
+write_cb(char *data, size_t size, size_t nmemb, void *userp)
+{
+	KubeRequest *req = (KubeRequest *) userp;
+	size_t		n = size * nmemb;
+
+	if (req->failed || (size_t) req->response.len + n > MAX_RESPONSE)
+		return 0;
+	appendBinaryStringInfo(&req->response, data, n);
+	if (req->on_line)
+	{
+		char	   *start = req->response.data;
+		char	   *nl;
+		size_t		used;
+
+		while ((nl = memchr(start, '\n', req->response.len - (start - req->response.data))) != NULL)
+		{
+			*nl = '\0';
+			if (nl > start)
+				req->on_line(req, start, nl - start);
+			start = nl + 1;
+			if (req->failed)
+				return 0;
+		}
+		used = start - req->response.data;
+		if (used > 0)
+		{
+			memmove(req->response.data, start, req->response.len - used);
+			req->response.len -= used;
+			req->response.data[req->response.len] = '\0';
+		}
+	}
+	return n;
+}
+
+KubeRequest *
+KubeRequestNew(KubeConfig *cfg, const char *method, const char *path,
+			   const char *content_type, const char *body, long timeout_ms)
+{
+	KubeRequest *req = palloc0(sizeof(KubeRequest));
+	CURL	   *e;
+	char	   *auth;
+
+	if (!curl_ready)
+	{
+		if (curl_global_init(CURL_GLOBAL_DEFAULT) != 0)
+			elog(ERROR, "curl_global_init failed");
+		curl_ready = true;
+	}
+	e = curl_easy_init();
+	if (e == NULL)
+		elog(ERROR, "curl_easy_init failed");
+	req->easy = e;
+	req->method = pstrdup(method);
+	req->path = pstrdup(path);
+	req->body = body ? pstrdup(body) : NULL;
+	initStringInfo(&req->response);
+
+	req->headers = curl_slist_append(req->headers, "Accept: application/json");
+	if (content_type)
+		req->headers = curl_slist_append(req->headers, psprintf("Content-Type: %s", content_type));
+	if (cfg->token)
+	{
+		auth = psprintf("Authorization: Bearer %s", cfg->token);
+		req->headers = curl_slist_append(req->headers, auth);
+		explicit_bzero(auth, strlen(auth));
+		pfree(auth);
+	}
+	curl_easy_setopt(e, CURLOPT_URL, psprintf("%s%s", cfg->url, path));
+	curl_easy_setopt(e, CURLOPT_HTTPHEADER, req->headers);
+	curl_easy_setopt(e, CURLOPT_USERAGENT, "scheduler/" "0.1 (PostgreSQL extension)");
+	curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
+	curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, 10000L);
+	curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, timeout_ms);
+	curl_easy_setopt(e, CURLOPT_ERRORBUFFER, req->curl_error);
+	curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, write_cb);
+	curl_easy_setopt(e, CURLOPT_WRITEDATA, req);
+	curl_easy_setopt(e, CURLOPT_PRIVATE, req);
+	curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
+	if (cfg->ca_file)
+		curl_easy_setopt(e, CURLOPT_CAINFO, cfg->ca_file);
+	if (cfg->cert_file)
+		curl_easy_setopt(e, CURLOPT_SSLCERT, cfg->cert_file);
+	if (cfg->key_file)
+		curl_easy_setopt(e, CURLOPT_SSLKEY, cfg->key_file);
+	if (strcmp(method, "GET") != 0)
+	{
+		curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, req->method);
+		curl_easy_setopt(e, CURLOPT_POSTFIELDS, req->body ? req->body : "");
+		curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE, (long) (req->body ? strlen(req->body) : 0));
+	}
+	return req;
+}
+
+void
+KubeRequestFree(KubeRequest *req)
+{
+	if (req->easy)
+		curl_easy_cleanup(req->easy);
+	if (req->headers)
+		curl_slist_free_all(req->headers);	/* holds the token: curl's memory */
+	pfree(req->method);
+	pfree(req->path);
+	if (req->body)
+		pfree(req->body);
+	pfree(req->response.data);
+	pfree(req);
+}
+
+long
+KubeRequestStatus(KubeRequest *req)
+{
+	long		code = 0;
+
+	curl_easy_getinfo(req->easy, CURLINFO_RESPONSE_CODE, &code);
+	return code;
+}
+
+/* s cut to at most max bytes (on a character boundary), for logging */
+char *
+KubeCut(const char *s, size_t len, size_t max)
+{
+	size_t		n;
+
+	if (len <= max)
+		return pnstrdup(s, len);
+	n = pg_mbcliplen(s, len, max);
+	return psprintf("%s... (%zu bytes)", pnstrdup(s, n), len);
+}
+
+/*
+ * Is text valid JSON?  Checked before jsonb_in so that a malformed line is
+ * told apart from other errors.  The caller runs in a transaction (deep
+ * nesting can still throw).
+ */
+Jsonb *
+KubeParseJson(const char *text, size_t len)
+{
+	JsonLexContext *lex;
+	char	   *copy;
+
+	if (memchr(text, '\0', len) != NULL)
+		return NULL;
+	lex = makeJsonLexContextCstringLen((char *) text, len, GetDatabaseEncoding(), true);
+	if (pg_parse_json(lex, &nullSemAction) != JSON_SUCCESS)
+		return NULL;
+	copy = pnstrdup(text, len);
+	return DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum(copy)));
+}
+
+/*
+ * What went wrong with a request, in one line: the HTTP status with the
+ * Status object's message, or curl's error.  Never the token.  (The caller
+ * names the request: this part alone tells one failure from another.)
+ */
+char *
+KubeRequestError(KubeRequest *req, CURLcode result)
+{
+	long		code = KubeRequestStatus(req);
+	const char *curlmsg = req->curl_error[0] ? req->curl_error : curl_easy_strerror(result);
+	char	   *msg = NULL;
+	const char *body = req->response.data;
+	const char *m;
+
+	if (result != CURLE_OK && code == 0)
+		return pstrdup(curlmsg);
+	if (code >= 200 && code < 300)
+		return result != CURLE_OK ? psprintf("HTTP %ld, then %s", code, curlmsg)
+			: psprintf("HTTP %ld", code);
+
+	/* the Status object's message, found without a JSON parser */
+	m = strstr(body, "\"message\":");
+	if (m != NULL)
+	{
+		const char *q = strchr(m + 10, '"');
+		const char *end = q ? q + 1 : NULL;
+
+		while (end && *end && *end != '"')
+			end += (*end == '\\' && end[1]) ? 2 : 1;
+		if (q && end && *end == '"')
+			msg = KubeCut(q + 1, end - q - 1, 300);
+	}
+	if (msg == NULL && req->response.len > 0)
+		msg = KubeCut(body, req->response.len, 200);
+	return psprintf("HTTP %ld%s%s", code, msg ? ": " : "", msg ? msg : "");
+}
+
+/* ------------------------------------------------------------------------
+ * The multi loop
+ * ------------------------------------------------------------------------
+ */
+static int
+socket_cb(CURL *e pg_attribute_unused(), curl_socket_t s, int what, void *userp,
+		  void *socketp pg_attribute_unused())
+{
+	KubeLoop   *loop = (KubeLoop *) userp;
+	int			i;
+
+	for (i = 0; i < loop->nsocks; i++)
+		if (loop->socks[i] == s)
+			break;
+	if (what == CURL_POLL_REMOVE)
+	{
+		if (i < loop->nsocks)
+		{
+			loop->socks[i] = loop->socks[loop->nsocks - 1];
+			loop->what[i] = loop->what[loop->nsocks - 1];
+			loop->nsocks--;
+		}
+		return 0;
+	}
+	if (i == loop->nsocks)
+	{
+		if (loop->nsocks == loop->maxsocks)
+		{
+			loop->maxsocks *= 2;
+			loop->socks = repalloc(loop->socks, loop->maxsocks * sizeof(curl_socket_t));
+			loop->what = repalloc(loop->what, loop->maxsocks * sizeof(int));
+		}
+		loop->socks[i] = s;
+		loop->nsocks++;
+	}
+	loop->what[i] = what;
+	return 0;
+}
+
+static int
+timer_cb(CURLM *m pg_attribute_unused(), long timeout_ms, void *userp)
+{
+	KubeLoop   *loop = (KubeLoop *) userp;
+
+	loop->timer_ms = timeout_ms;
+	loop->timer_set_at = GetCurrentTimestamp();
+	return 0;
+}
+
+void
+KubeLoopInit(KubeLoop *loop)
+{
+	MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
+
+	if (!curl_ready)
+	{
+		if (curl_global_init(CURL_GLOBAL_DEFAULT) != 0)
+			elog(ERROR, "curl_global_init failed");
+		curl_ready = true;
+	}
+	memset(loop, 0, sizeof(*loop));
+	loop->multi = curl_multi_init();
+	if (loop->multi == NULL)
+		elog(ERROR, "curl_multi_init failed");
+	loop->maxsocks = 16;
+	loop->socks = palloc(loop->maxsocks * sizeof(curl_socket_t));
+	loop->what = palloc(loop->maxsocks * sizeof(int));
+	loop->timer_ms = -1;
+	curl_multi_setopt(loop->multi, CURLMOPT_SOCKETFUNCTION, socket_cb);
+	curl_multi_setopt(loop->multi, CURLMOPT_SOCKETDATA, loop);
+	curl_multi_setopt(loop->multi, CURLMOPT_TIMERFUNCTION, timer_cb);
+	curl_multi_setopt(loop->multi, CURLMOPT_TIMERDATA, loop);
+	MemoryContextSwitchTo(old);
+}
+
+void
+KubeLoopAdd(KubeLoop *loop, KubeRequest *req)
+{
+	CURLMcode	rc = curl_multi_add_handle(loop->multi, req->easy);
+
+	if (rc != CURLM_OK)
+		elog(ERROR, "curl_multi_add_handle: %s", curl_multi_strerror(rc));
+}
+
+/* Abort a request in flight (a stream the owner is done with) */
+void
+KubeLoopRemove(KubeLoop *loop, KubeRequest *req)
+{
+	curl_multi_remove_handle(loop->multi, req->easy);
+}
+
+/*
+ * Wait at most max_ms for curl's sockets, curl's timer, the latch or
+ * postmaster death, and let curl act on what happened.  The caller resets the
+ * latch and checks for interrupts around it.
+ */
+void
+KubeLoopWait(KubeLoop *loop, long max_ms, uint32 wait_event_info)
+{
+	long		timeout = max_ms;
+	WaitEventSet *set;
+	WaitEvent  *occurred;
+	int			nevents = 2 + loop->nsocks;
+	int			n;
+
+	if (loop->timer_ms >= 0)
+	{
+		long		waited = (GetCurrentTimestamp() - loop->timer_set_at) / 1000;
+
+		timeout = Min(timeout, Max(0, loop->timer_ms - waited));
+	}
+	set = CreateWaitEventSet(CurrentMemoryContext, nevents);
+	AddWaitEventToSet(set, WL_LATCH_SET, PGINVALID_SOCKET, MyLatch, NULL);
+	AddWaitEventToSet(set, WL_EXIT_ON_PM_DEATH, PGINVALID_SOCKET, NULL, NULL);
+	for (int i = 0; i < loop->nsocks; i++)
+	{
+		uint32		ev = 0;
+
+		if (loop->what[i] & CURL_POLL_IN)
+			ev |= WL_SOCKET_READABLE;
+		if (loop->what[i] & CURL_POLL_OUT)
+			ev |= WL_SOCKET_WRITEABLE;
+		AddWaitEventToSet(set, ev, loop->socks[i], NULL, NULL);
+	}
+	occurred = palloc(nevents * sizeof(WaitEvent));
+	n = WaitEventSetWait(set, timeout, occurred, nevents, wait_event_info);
+	FreeWaitEventSet(set);
+
+	for (int i = 0; i < n; i++)
+	{
+		int			mask = 0;
+
+		if (!(occurred[i].events & (WL_SOCKET_READABLE | WL_SOCKET_WRITEABLE)))
+			continue;
+		if (occurred[i].events & WL_SOCKET_READABLE)
+			mask |= CURL_CSELECT_IN;
+		if (occurred[i].events & WL_SOCKET_WRITEABLE)
+			mask |= CURL_CSELECT_OUT;
+		curl_multi_socket_action(loop->multi, occurred[i].fd, mask, &loop->running);
+	}
+	pfree(occurred);
+	if (loop->timer_ms >= 0 &&
+		(GetCurrentTimestamp() - loop->timer_set_at) / 1000 >= loop->timer_ms)
+	{
+		loop->timer_ms = -1;
+		curl_multi_socket_action(loop->multi, CURL_SOCKET_TIMEOUT, 0, &loop->running);
+	}
+}
+
+/* The next finished request (removed from the loop), or NULL */
+KubeRequest *
+KubeLoopNextDone(KubeLoop *loop, CURLcode *result)
+{
+	CURLMsg    *msg;
+	int			left;
+
+	while ((msg = curl_multi_info_read(loop->multi, &left)) != NULL)
+	{
+		KubeRequest *req = NULL;
+
+		if (msg->msg != CURLMSG_DONE)
+			continue;
+		*result = msg->data.result;
+		curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **) &req);
+		curl_multi_remove_handle(loop->multi, msg->easy_handle);
+		return req;
+	}
+	return NULL;
+}
+
+/*
+ * The delay before retry number failures (1, 2, ...): base doubling up to
+ * max, plus up to as much again at random (client-go's wait.Jitter(d, 1.0)).
+ */
+long
+KubeJitteredBackoff(int failures, long base_ms, long max_ms)
+{
+	long		d = base_ms;
+
+	for (int i = 1; i < failures && d < max_ms; i++)
+		d *= 2;
+	d = Min(d, max_ms);
+	return d + (long) (pg_prng_double(&pg_global_prng_state) * d);
+}
+
+/*
+ * Leadership: one session-level advisory lock per role, held for the life of
+ * the process, so only one process acts per database.  Never on a standby.
+ */
+bool
+KubeTryLeadership(int key)
+{
+	bool		got = false;
+
+	if (RecoveryInProgress())
+		return false;
+	StartTransactionCommand();
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	PushActiveSnapshot(GetTransactionSnapshot());
+	if (SPI_execute(psprintf("SELECT pg_try_advisory_lock(1396852053, %d)", key), false, 1) == SPI_OK_SELECT &&
+		SPI_processed == 1)
+	{
+		bool		isnull;
+
+		got = DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+	}
+	SPI_finish();
+	PopActiveSnapshot();
+	CommitTransactionCommand();
+	return got;
+}

@@ -1,0 +1,671 @@
+/*
+ * watch.c
+ *	  The watch worker: lists, then watches, nodes and pods on the API
+ *	  server, and applies what comes into the mirror tables.
+ *
+ * Per resource, as client-go's reflector does:
+ *	 - with no resourceVersion stored (scheduler.watch_state), or after a 410,
+ *	   LIST, and apply the list as the whole truth (scheduler.relist: rows of
+ *	   objects that vanished meanwhile are deleted);
+ *	 - then WATCH from the stored resourceVersion, with bookmarks.  Events
+ *	   are applied in batches, one transaction per batch, bounded by count
+ *	   (scheduler.watch_batch_size) and by time (scheduler.watch_batch_delay);
+ *	   the batch's last resourceVersion is stored in the same transaction, so
+ *	   a restart resumes exactly after what was applied.
+ *	 - A watch that ends cleanly (its timeoutSeconds) is reopened at once; a
+ *	   dropped connection, a 5xx or a refused request is retried with
+ *	   jittered backoff; an ERROR event or HTTP 410 relists; a malformed line
+ *	   is logged (cut short) and the watch reopened from the last applied
+ *	   resourceVersion, so nothing after it is lost.
+ *
+ * Pods are watched as kube-scheduler's informer watches them: all but the
+ * terminal ones (status.phase!=Succeeded,status.phase!=Failed).
+ *
+ * One such worker acts per database (an advisory lock), never on a standby.
+ */
+#include "postgres.h"
+
+#include "access/xact.h"
+#include "executor/spi.h"
+#include "fmgr.h"
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "postmaster/bgworker.h"
+#include "postmaster/interrupt.h"
+#include "storage/ipc.h"
+#include "storage/latch.h"
+#include "tcop/tcopprot.h"
+#include "utils/builtins.h"
+#include "utils/guc.h"
+#include "utils/jsonb.h"
+#include "utils/memutils.h"
+#include "utils/snapmgr.h"
+#include "utils/timestamp.h"
+
+#include "jsonutil.h"
+#include "kube_client.h"
+#include "scheduler.h"
+
+#define WATCH_LEADER_KEY 2
+#define MAX_LOGGED_LINE 200
+
+int			scheduler_watch_batch_size = 1000;
+int			scheduler_watch_batch_delay = 50;	/* ms */
+
+typedef enum WatchState
+{
+	W_IDLE,						/* waiting to (re)start at next_try */
+	W_LISTING,
+	W_WATCHING
+} WatchState;
+
+typedef enum BatchOutcome
+{
+	B_CONTINUE,					/* keep watching */
+	B_RELIST,					/* 410: list again */
+	B_REWATCH					/* reopen the watch from the last version */
+} BatchOutcome;
+
+typedef struct Watch
+{
+	const char *resource;		/* watch_state key, and for messages */
+	const char *path;			/* collection path */
+	const char *query;			/* query parameters (field selector), or "" */
+	WatchState	state;
+	bool		need_relist;
+	char	   *rv;				/* last applied resourceVersion, or NULL */
+	KubeRequest *req;
+	MemoryContext lines_cxt;	/* the lines of the batch being gathered */
+	List	   *lines;
+	TimestampTz first_line_at;
+	int			failures;
+	TimestampTz next_try;
+	uint64		events;			/* applied, for pg_stat_activity */
+} Watch;
+
+static Watch watches[] = {
+	{.resource = "nodes",.path = "/api/v1/nodes",.query = ""},
+	{.resource = "pods",.path = "/api/v1/pods",
+	.query = "fieldSelector=status.phase%21%3DSucceeded%2Cstatus.phase%21%3DFailed"},
+};
+#define NWATCHES lengthof(watches)
+
+static KubeLoop loop;
+static MemoryContext loop_cxt;	/* reset at each turn of the loop */
+static char *last_error = NULL;
+static char *line_rv;			/* the resourceVersion of the line last read */
+
+void		scheduler_watch_main(Datum arg);
+
+/*
+ * Log a failure once: the same trouble again (for either resource) stays
+ * quiet while the worker retries with backoff.
+ */
+static void
+report_failure(const char *what, const char *detail)
+{
+	if (last_error && strcmp(last_error, detail) == 0)
+		return;
+	if (last_error)
+		pfree(last_error);
+	last_error = MemoryContextStrdup(TopMemoryContext, detail);
+	ereport(LOG,
+			(errmsg("scheduler watch: %s: %s", what, detail),
+			 errdetail("Retrying with backoff; the same failure is not logged again.")));
+}
+
+static void
+report_success(void)
+{
+	if (last_error)
+	{
+		ereport(LOG, (errmsg("scheduler watch: the API server answers again")));
+		pfree(last_error);
+		last_error = NULL;
+	}
+}
+
+void
+WatchInitGucs(void)
+{
+	DefineCustomIntVariable("scheduler.watch_batch_size",
+							"Most watch events applied in one transaction.",
+							NULL,
+							&scheduler_watch_batch_size,
+							1000, 1, 1000000,
+							PGC_SIGHUP, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("scheduler.watch_batch_delay",
+							"Longest a watch event waits for its batch to be applied.",
+							NULL,
+							&scheduler_watch_batch_delay,
+							50, 0, 60000,
+							PGC_SIGHUP, GUC_UNIT_MS, NULL, NULL, NULL);
+}
+
+/* ------------------------------------------------------------------------
+ * Transactions
+ * ------------------------------------------------------------------------
+ */
+static void
+begin(const char *activity)
+{
+	SetCurrentStatementStartTimestamp();
+	StartTransactionCommand();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	pgstat_report_activity(STATE_RUNNING, activity);
+}
+
+static void
+commit(void)
+{
+	PopActiveSnapshot();
+	CommitTransactionCommand();
+	pgstat_report_activity(STATE_IDLE, NULL);
+	MemoryContextSwitchTo(loop_cxt);
+}
+
+static bool
+extension_ready(void)
+{
+	bool		ready;
+
+	begin("scheduler watch: is the extension installed?");
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	ready = SPI_execute("SELECT 1 FROM pg_extension WHERE extname = 'scheduler'", true, 0) == SPI_OK_SELECT &&
+		SPI_processed == 1;
+	SPI_finish();
+	commit();
+	return ready;
+}
+
+/* the stored resourceVersion (caller is in a transaction, SPI connected) */
+static char *
+stored_rv(const char *resource)
+{
+	Oid			argtypes[1] = {TEXTOID};
+	Datum		args[1] = {CStringGetTextDatum(resource)};
+	bool		isnull;
+	Datum		d;
+
+	if (SPI_execute_with_args("SELECT resource_version FROM scheduler.watch_state WHERE resource = $1",
+							  1, argtypes, args, NULL, true, 1) != SPI_OK_SELECT)
+		elog(ERROR, "reading scheduler.watch_state failed");
+	if (SPI_processed == 0)
+		return NULL;
+	d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+	return isnull ? NULL : MemoryContextStrdup(TopMemoryContext, TextDatumGetCString(d));
+}
+
+static void
+store_rv(const char *resource, const char *rv)
+{
+	Oid			argtypes[2] = {TEXTOID, TEXTOID};
+	Datum		args[2] = {CStringGetTextDatum(resource), CStringGetTextDatum(rv)};
+
+	if (SPI_execute_with_args("INSERT INTO scheduler.watch_state (resource, resource_version) VALUES ($1, $2)"
+							  " ON CONFLICT (resource) DO UPDATE"
+							  " SET resource_version = EXCLUDED.resource_version, updated_at = now()",
+							  2, argtypes, args, NULL, false, 0) != SPI_OK_INSERT)
+		elog(ERROR, "writing scheduler.watch_state failed");
+}
+
+static void
+set_rv(Watch *w, char *rv)
+{
+	if (w->rv)
+		pfree(w->rv);
+	w->rv = rv ? MemoryContextStrdup(TopMemoryContext, rv) : NULL;
+}
+
+/* ------------------------------------------------------------------------
+ * Requests
+ * ------------------------------------------------------------------------
+ */
+static void
+watch_line(KubeRequest *req, char *line, size_t len)
+{
+	Watch	   *w = (Watch *) req->arg;
+	MemoryContext old = MemoryContextSwitchTo(w->lines_cxt);
+
+	if (w->lines == NIL)
+		w->first_line_at = GetCurrentTimestamp();
+	w->lines = lappend(w->lines, pnstrdup(line, len));
+	MemoryContextSwitchTo(old);
+}
+
+static void
+drop_request(Watch *w)
+{
+	if (w->req)
+	{
+		KubeLoopRemove(&loop, w->req);
+		KubeRequestFree(w->req);
+		w->req = NULL;
+	}
+	MemoryContextReset(w->lines_cxt);
+	w->lines = NIL;
+}
+
+static void
+retry_later(Watch *w)
+{
+	drop_request(w);
+	w->failures++;
+	w->state = W_IDLE;
+	w->next_try = TimestampTzPlusMilliseconds(GetCurrentTimestamp(),
+											  KubeJitteredBackoff(w->failures, 200, 30000));
+}
+
+static void
+start(Watch *w)
+{
+	KubeConfig	cfg;
+	char	   *error;
+	char	   *path;
+	long		timeout_ms = 300000L;
+	MemoryContext old;
+
+	if (!KubeConfigLoad(&cfg, &error))
+	{
+		report_failure("cannot connect", error);
+		retry_later(w);
+		return;
+	}
+	if (w->rv == NULL || w->need_relist)
+	{
+		path = psprintf("%s%s%s", w->path, w->query[0] ? "?" : "", w->query);
+		w->state = W_LISTING;
+	}
+	else
+	{
+		/* client-go's reflector: a random timeout in [5, 10) minutes */
+		int			timeout = 300 + (int) (pg_prng_double(&pg_global_prng_state) * 300);
+
+		path = psprintf("%s?watch=1&allowWatchBookmarks=true&resourceVersion=%s&timeoutSeconds=%d%s%s",
+						w->path, w->rv, timeout, w->query[0] ? "&" : "", w->query);
+		timeout_ms = (timeout + 60) * 1000L;
+		w->state = W_WATCHING;
+	}
+	old = MemoryContextSwitchTo(TopMemoryContext);
+	w->req = KubeRequestNew(&cfg, "GET", path, NULL, NULL, timeout_ms);
+	if (w->state == W_WATCHING)
+		w->req->on_line = watch_line;
+	w->req->arg = w;
+	KubeLoopAdd(&loop, w->req);
+	MemoryContextSwitchTo(old);
+	KubeConfigFree(&cfg);
+}
+
+/* ------------------------------------------------------------------------
+ * Applying what came
+ * ------------------------------------------------------------------------
+ */
+extern Datum scheduler_apply(PG_FUNCTION_ARGS);
+
+static char *
+object_rv(JsonbContainer *root)
+{
+	JsonbValue *obj = JGet(root, "object");
+	JsonbValue *md;
+	JsonbValue *rv;
+
+	if (obj == NULL || obj->type != jbvBinary)
+		return NULL;
+	md = JGet(obj->val.binary.data, "metadata");
+	if (md == NULL || md->type != jbvBinary)
+		return NULL;
+	rv = JGet(md->val.binary.data, "resourceVersion");
+	return rv && rv->type == jbvString ? pnstrdup(rv->val.string.val, rv->val.string.len) : NULL;
+}
+
+/*
+ * Apply one line.  Returns B_CONTINUE, or what the stream must do now;
+ * line_rv is set to the line's resourceVersion when it has one (before it is
+ * applied: a line that fails to apply has still been read).
+ */
+static BatchOutcome
+apply_line(Watch *w, const char *line)
+{
+	Jsonb	   *j;
+	char	   *type;
+
+	line_rv = NULL;
+	j = KubeParseJson(line, strlen(line));
+
+	if (j == NULL || !JB_ROOT_IS_OBJECT(j))
+	{
+		ereport(LOG,
+				(errmsg("scheduler watch: malformed line in watch stream of %s: %s",
+						w->resource, KubeCut(line, strlen(line), MAX_LOGGED_LINE)),
+				 errdetail("The watch is reopened from resourceVersion %s.", w->rv ? w->rv : "(none)")));
+		return B_REWATCH;
+	}
+	type = JGetString(&j->root, "type", "watch event", NULL);
+	if (type && strcmp(type, "ERROR") == 0)
+	{
+		JsonbValue *obj = JGet(&j->root, "object");
+		JsonbValue *code = obj && obj->type == jbvBinary ? JGet(obj->val.binary.data, "code") : NULL;
+		char	   *codetext = code ? JScalarText(code) : NULL;
+
+		if (codetext && strcmp(codetext, "410") == 0)
+		{
+			ereport(LOG,
+					(errmsg("scheduler watch: the watch of %s expired (410 Gone) at resourceVersion %s; relisting",
+							w->resource, w->rv ? w->rv : "(none)")));
+			return B_RELIST;
+		}
+		report_failure(psprintf("watch of %s", w->resource),
+					   psprintf("ERROR event: %s", KubeCut(line, strlen(line), MAX_LOGGED_LINE)));
+		return B_REWATCH;
+	}
+	line_rv = object_rv(&j->root);
+	if (type && strcmp(type, "BOOKMARK") == 0)
+		return B_CONTINUE;
+	(void) DirectFunctionCall1(scheduler_apply, JsonbPGetDatum(j));
+	w->events++;
+	return B_CONTINUE;
+}
+
+/*
+ * Apply the gathered lines in one transaction; the last resourceVersion is
+ * stored with them.  All at once in a subtransaction first; if that fails,
+ * line by line, each in its own, and a line that cannot be applied is logged
+ * and skipped.
+ */
+static BatchOutcome
+flush(Watch *w)
+{
+	volatile BatchOutcome outcome = B_CONTINUE;
+	char	   *volatile last_rv = NULL;
+	MemoryContext cxt;
+	ResourceOwner owner;
+	volatile bool ok = true;
+
+	if (w->lines == NIL)
+		return B_CONTINUE;
+	report_success();			/* the stream flows */
+	begin(psprintf("scheduler watch: applying %d %s events", list_length(w->lines), w->resource));
+	cxt = CurrentMemoryContext;
+	owner = CurrentResourceOwner;
+
+	BeginInternalSubTransaction(NULL);
+	PG_TRY();
+	{
+		ListCell   *lc;
+
+		foreach(lc, w->lines)
+		{
+			outcome = apply_line(w, lfirst(lc));
+			if (line_rv)
+				last_rv = line_rv;
+			if (outcome != B_CONTINUE)
+				break;
+		}
+		ReleaseCurrentSubTransaction();
+	}
+	PG_CATCH();
+	{
+		MemoryContextSwitchTo(cxt);
+		FlushErrorState();
+		RollbackAndReleaseCurrentSubTransaction();
+		ok = false;
+	}
+	PG_END_TRY();
+	MemoryContextSwitchTo(cxt);
+	CurrentResourceOwner = owner;
+
+	if (!ok)
+	{
+		ListCell   *lc;
+
+		outcome = B_CONTINUE;
+		last_rv = NULL;
+		foreach(lc, w->lines)
+		{
+			char	   *line = lfirst(lc);
+
+			BeginInternalSubTransaction(NULL);
+			PG_TRY();
+			{
+				outcome = apply_line(w, line);
+				ReleaseCurrentSubTransaction();
+			}
+			PG_CATCH();
+			{
+				ErrorData  *edata;
+
+				MemoryContextSwitchTo(cxt);
+				edata = CopyErrorData();
+				FlushErrorState();
+				RollbackAndReleaseCurrentSubTransaction();
+				ereport(WARNING,
+						(errmsg("scheduler watch: skipped a %s event that cannot be applied: %s",
+								w->resource, edata->message),
+						 errdetail("The event: %s", KubeCut(line, strlen(line), MAX_LOGGED_LINE))));
+				FreeErrorData(edata);
+				outcome = B_CONTINUE;	/* skipped; line_rv moves past it */
+			}
+			PG_END_TRY();
+			MemoryContextSwitchTo(cxt);
+			CurrentResourceOwner = owner;
+			if (line_rv)
+				last_rv = line_rv;
+			if (outcome != B_CONTINUE)
+				break;
+		}
+	}
+
+	if (last_rv)
+	{
+		if (SPI_connect() != SPI_OK_CONNECT)
+			elog(ERROR, "SPI_connect failed");
+		store_rv(w->resource, last_rv);
+		SPI_finish();
+		set_rv(w, last_rv);
+	}
+	commit();
+	MemoryContextReset(w->lines_cxt);
+	w->lines = NIL;
+	return outcome;
+}
+
+/* A LIST came back: apply it as the whole truth, then watch from it */
+static void
+list_done(Watch *w, CURLcode result)
+{
+	long		status = KubeRequestStatus(w->req);
+	char	   *rv = NULL;
+
+	if (result != CURLE_OK || status != 200)
+	{
+		report_failure(psprintf("cannot list %s", w->resource), KubeRequestError(w->req, result));
+		retry_later(w);
+		return;
+	}
+	begin(psprintf("scheduler watch: relisting %s", w->resource));
+	{
+		Jsonb	   *doc = KubeParseJson(w->req->response.data, w->req->response.len);
+		Oid			argtypes[1] = {JSONBOID};
+		Datum		args[1];
+
+		if (doc == NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+					 errmsg("scheduler watch: the list of %s is not JSON: %s", w->resource,
+							KubeCut(w->req->response.data, w->req->response.len, MAX_LOGGED_LINE))));
+		args[0] = JsonbPGetDatum(doc);
+		if (SPI_connect() != SPI_OK_CONNECT)
+			elog(ERROR, "SPI_connect failed");
+		if (SPI_execute_with_args("SELECT scheduler.relist($1)", 1, argtypes, args, NULL, false, 0) != SPI_OK_SELECT)
+			elog(ERROR, "scheduler.relist failed");
+		rv = stored_rv(w->resource);
+		SPI_finish();
+	}
+	commit();
+	report_success();
+	ereport(DEBUG1, (errmsg("scheduler watch: listed %s at resourceVersion %s", w->resource, rv)));
+	drop_request(w);
+	set_rv(w, rv);
+	w->need_relist = false;
+	w->failures = 0;
+	w->state = W_IDLE;
+	w->next_try = 0;
+}
+
+/* A watch ended: apply what it brought, then reopen, relist or back off */
+static void
+watch_done(Watch *w, CURLcode result)
+{
+	long		status = KubeRequestStatus(w->req);
+	BatchOutcome outcome = flush(w);
+
+	if (outcome == B_RELIST || status == 410)
+	{
+		w->need_relist = true;
+		drop_request(w);
+		w->state = W_IDLE;
+		w->next_try = 0;
+	}
+	else if (outcome == B_REWATCH)
+		retry_later(w);
+	else if (result == CURLE_OK && status == 200)
+	{
+		/* ended by its timeout: reopen at once */
+		report_success();
+		drop_request(w);
+		w->failures = 0;
+		w->state = W_IDLE;
+		w->next_try = 0;
+	}
+	else
+	{
+		report_failure(psprintf("watch of %s failed", w->resource), KubeRequestError(w->req, result));
+		retry_later(w);
+	}
+}
+
+static void
+restart_all(void)
+{
+	for (int i = 0; i < (int) NWATCHES; i++)
+	{
+		drop_request(&watches[i]);
+		watches[i].state = W_IDLE;
+		watches[i].next_try = 0;
+	}
+}
+
+void
+scheduler_watch_main(Datum arg pg_attribute_unused())
+{
+	bool		leader = false;
+
+	pqsignal(SIGHUP, SignalHandlerForConfigReload);
+	pqsignal(SIGTERM, die);
+	BackgroundWorkerUnblockSignals();
+	BackgroundWorkerInitializeConnection(scheduler_database, NULL, 0);
+	KubeLoopInit(&loop);
+	loop_cxt = AllocSetContextCreate(TopMemoryContext, "scheduler watch loop", ALLOCSET_DEFAULT_SIZES);
+	for (int i = 0; i < (int) NWATCHES; i++)
+		watches[i].lines_cxt = AllocSetContextCreate(TopMemoryContext, "scheduler watch lines",
+													 ALLOCSET_DEFAULT_SIZES);
+
+	for (;;)
+	{
+		long		timeout = 1000;
+		TimestampTz now;
+
+		MemoryContextSwitchTo(loop_cxt);
+		MemoryContextReset(loop_cxt);
+		ResetLatch(MyLatch);
+		CHECK_FOR_INTERRUPTS();
+		if (ConfigReloadPending)
+		{
+			ConfigReloadPending = false;
+			ProcessConfigFile(PGC_SIGHUP);
+			restart_all();		/* the connection settings may have changed */
+		}
+
+		if (!leader)
+		{
+			if (!KubeApiConfigured() || !extension_ready() || !(leader = KubeTryLeadership(WATCH_LEADER_KEY)))
+			{
+				(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+								 1000, PG_WAIT_EXTENSION);
+				continue;
+			}
+			elog(LOG, "scheduler watch: started in database \"%s\"", scheduler_database);
+			begin("scheduler watch: reading resourceVersions");
+			if (SPI_connect() != SPI_OK_CONNECT)
+				elog(ERROR, "SPI_connect failed");
+			for (int i = 0; i < (int) NWATCHES; i++)
+				set_rv(&watches[i], stored_rv(watches[i].resource));
+			SPI_finish();
+			commit();
+		}
+		if (!KubeApiConfigured())
+		{
+			restart_all();
+			(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+							 1000, PG_WAIT_EXTENSION);
+			continue;
+		}
+
+		/* finished requests */
+		for (;;)
+		{
+			CURLcode	result;
+			KubeRequest *req = KubeLoopNextDone(&loop, &result);
+			Watch	   *w;
+
+			if (req == NULL)
+				break;
+			w = (Watch *) req->arg;
+			if (w->state == W_LISTING)
+				list_done(w, result);
+			else
+				watch_done(w, result);
+		}
+
+		/* batches due, requests to start */
+		now = GetCurrentTimestamp();
+		for (int i = 0; i < (int) NWATCHES; i++)
+		{
+			Watch	   *w = &watches[i];
+
+			if (w->state == W_WATCHING && w->lines != NIL)
+			{
+				long		age = (now - w->first_line_at) / 1000;
+
+				if (list_length(w->lines) >= scheduler_watch_batch_size ||
+					age >= scheduler_watch_batch_delay)
+				{
+					BatchOutcome outcome = flush(w);
+
+					if (outcome == B_RELIST)
+					{
+						w->need_relist = true;
+						drop_request(w);
+						w->state = W_IDLE;
+						w->next_try = 0;
+					}
+					else if (outcome == B_REWATCH)
+						retry_later(w);
+				}
+				else
+					timeout = Min(timeout, scheduler_watch_batch_delay - age);
+			}
+			if (w->state == W_IDLE)
+			{
+				now = GetCurrentTimestamp();
+				if (w->next_try <= now)
+					start(w);
+				else
+					timeout = Min(timeout, (w->next_try - now) / 1000 + 1);
+			}
+		}
+
+		KubeLoopWait(&loop, Max(timeout, 0), PG_WAIT_EXTENSION);
+	}
+}
