@@ -208,7 +208,8 @@ run_once(void)
 
 		if (SPI_execute("SELECT count(*) FROM schedule_pending()", false, 0) != SPI_OK_SELECT)
 			elog(ERROR, "schedule_pending() failed");
-		if (SPI_execute(psprintf("SELECT greatest(0, 1000 * extract(epoch FROM least("
+		/* NULL when nothing waits (greatest() would turn that into 0) */
+		if (SPI_execute(psprintf("SELECT (1000 * extract(epoch FROM least("
 								 " (SELECT min(backoff_until) FROM scheduler.queue WHERE state = 'backoff'),"
 								 " (SELECT min(unschedulable_since) + %d * interval '1 millisecond'"
 								 "  FROM scheduler.queue WHERE state = 'unschedulable'))"
@@ -218,7 +219,7 @@ run_once(void)
 		{
 			d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
 			if (!isnull)
-				timeout = Min(timeout, (long) DatumGetInt64(d) + 1);
+				timeout = Min(timeout, Max((long) DatumGetInt64(d), 0) + 1);
 		}
 	}
 	SPI_finish();

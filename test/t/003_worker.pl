@@ -138,5 +138,18 @@ q1(q{SELECT scheduler.apply(jsonb_set(object, '{spec,schedulingGates}', '[]')) F
 ok($node->poll_query_until('postgres', q{SELECT assumed_node IS NOT NULL FROM scheduler.pods WHERE name = 'gated'}),
 	'once its gates are removed the worker places it');
 
+# --- Idle when nothing waits: with no pod in backoff or unschedulable, the
+# worker sleeps until its latch or its 10-minute safety timer (it once spun
+# at 1 ms: greatest(0, NULL) is 0).  Every run reports the worker idle again,
+# which moves state_change.
+q1(q{DELETE FROM scheduler.pods WHERE name = 'forgotten'});
+ok($node->poll_query_until('postgres', q{SELECT count(*) = 0 FROM scheduler.queue WHERE state IN ('backoff', 'unschedulable', 'active')}),
+	'nothing waits in the queue');
+usleep(2_500_000);	# past the wake-up the worker had set for the deleted pod's timeout
+my $before = q1(q{SELECT state_change FROM pg_stat_activity WHERE backend_type = 'scheduler worker'});
+usleep(1_000_000);
+is(q1(q{SELECT state_change FROM pg_stat_activity WHERE backend_type = 'scheduler worker'}), $before,
+	'with nothing waiting the worker does not run for a second');
+
 $node->stop;
 done_testing();
