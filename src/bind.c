@@ -204,7 +204,8 @@ claim(KubeConfig *cfg, long *next_ms)
 		MemoryContextSwitchTo(old);
 	}
 	*next_ms = -1;
-	if (SPI_execute("SELECT greatest(0, ceil(1000 * extract(epoch FROM min(next_attempt_at) - clock_timestamp())))::int8"
+	/* NULL when nothing is pending (not greatest(0, ...): that makes it 0) */
+	if (SPI_execute("SELECT ceil(1000 * extract(epoch FROM min(next_attempt_at) - clock_timestamp()))::int8"
 					" FROM scheduler.outbox WHERE state = 'pending'", true, 0) == SPI_OK_SELECT &&
 		SPI_processed == 1)
 	{
@@ -212,7 +213,7 @@ claim(KubeConfig *cfg, long *next_ms)
 		Datum		v = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
 
 		if (!isnull)
-			*next_ms = DatumGetInt64(v);
+			*next_ms = Max(DatumGetInt64(v), 0);
 	}
 	commit();
 	return items;
@@ -363,6 +364,8 @@ scheduler_bind_main(Datum arg pg_attribute_unused())
 		/* nothing due: wait for schedule_pending's wake-up or the next due row */
 		if (next_ms < 0 || next_ms > scheduler_worker_interval)
 			next_ms = scheduler_worker_interval;
+		if (next_ms == 0)		/* due, but the status bucket is empty */
+			next_ms = 1000 / scheduler_status_qps;
 		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
 						 Max(next_ms, 10), PG_WAIT_EXTENSION);
 	}
