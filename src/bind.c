@@ -219,53 +219,7 @@ claim(KubeConfig *cfg, long *next_ms)
 	return items;
 }
 
-/* Send them all, at most scheduler.bind_concurrency at a time */
-static void
-send_all(List *items)
-{
-	int			next = 0;
-	int			inflight = 0;
-	int			n = list_length(items);
-	bool		trouble = false;
-
-	while (next < n || inflight > 0)
-	{
-		KubeRequest *req;
-		CURLcode	result;
-
-		while (inflight < scheduler_bind_concurrency && next < n)
-		{
-			KubeLoopAdd(&loop, ((OutboxItem *) list_nth(items, next++))->req);
-			inflight++;
-		}
-		KubeLoopWait(&loop, 1000, PG_WAIT_EXTENSION);
-		ResetLatch(MyLatch);	/* the outbox is read again after this batch */
-		CHECK_FOR_INTERRUPTS();
-		while ((req = KubeLoopNextDone(&loop, &result)) != NULL)
-		{
-			OutboxItem *it = (OutboxItem *) req->arg;
-
-			inflight--;
-			it->status = result == CURLE_OK ? KubeRequestStatus(req) : 0;
-			if (it->status == 0 || it->status >= 500 || it->status == 401 || it->status == 403 ||
-				it->status == 429)
-			{
-				report_failure(psprintf("%s %s", req->method, req->path), KubeRequestError(req, result));
-				trouble = true;
-			}
-			it->response = req->response.data;
-			it->response_len = req->response.len;
-		}
-	}
-	if (!trouble && last_error)
-	{
-		ereport(LOG, (errmsg("scheduler bind: the API server answers again")));
-		pfree(last_error);
-		last_error = NULL;
-	}
-}
-
-/* Record every response in one transaction */
+/* Record these responses in one transaction */
 static void
 record(List *items)
 {
@@ -299,6 +253,73 @@ record(List *items)
 			elog(ERROR, "scheduler.outbox_result failed");
 	}
 	commit();
+}
+
+/*
+ * Send them all, at most scheduler.bind_concurrency at a time, recording the
+ * responses as they come, a transaction per RECORD_EVERY of them (or
+ * RECORD_DELAY ms): a worker killed mid-batch sends again only what it had
+ * not recorded.
+ */
+#define RECORD_EVERY 64
+#define RECORD_DELAY 50
+
+static void
+send_all(List *items)
+{
+	int			next = 0;
+	int			inflight = 0;
+	int			n = list_length(items);
+	bool		trouble = false;
+	List	   *done = NIL;
+	TimestampTz first_done = 0;
+
+	while (next < n || inflight > 0)
+	{
+		KubeRequest *req;
+		CURLcode	result;
+
+		while (inflight < scheduler_bind_concurrency && next < n)
+		{
+			KubeLoopAdd(&loop, ((OutboxItem *) list_nth(items, next++))->req);
+			inflight++;
+		}
+		KubeLoopWait(&loop, done != NIL ? RECORD_DELAY : 1000, PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);	/* the outbox is read again after this batch */
+		CHECK_FOR_INTERRUPTS();
+		while ((req = KubeLoopNextDone(&loop, &result)) != NULL)
+		{
+			OutboxItem *it = (OutboxItem *) req->arg;
+
+			inflight--;
+			it->status = result == CURLE_OK ? KubeRequestStatus(req) : 0;
+			if (it->status == 0 || it->status >= 500 || it->status == 401 || it->status == 403 ||
+				it->status == 429)
+			{
+				report_failure(psprintf("%s %s", req->method, req->path), KubeRequestError(req, result));
+				trouble = true;
+			}
+			it->response = req->response.data;
+			it->response_len = req->response.len;
+			if (done == NIL)
+				first_done = GetCurrentTimestamp();
+			done = lappend(done, it);
+		}
+		if (done != NIL &&
+			(list_length(done) >= RECORD_EVERY || inflight == 0 ||
+			 TimestampDifferenceExceeds(first_done, GetCurrentTimestamp(), RECORD_DELAY)))
+		{
+			record(done);
+			list_free(done);
+			done = NIL;
+		}
+	}
+	if (!trouble && last_error)
+	{
+		ereport(LOG, (errmsg("scheduler bind: the API server answers again")));
+		pfree(last_error);
+		last_error = NULL;
+	}
 }
 
 void
@@ -356,7 +377,6 @@ scheduler_bind_main(Datum arg pg_attribute_unused())
 		if (items != NIL)
 		{
 			send_all(items);
-			record(items);
 			foreach(lc, items)
 				KubeRequestFree(((OutboxItem *) lfirst(lc))->req);
 			continue;
