@@ -1,0 +1,130 @@
+# One leader per database, and nothing acting on a standby.
+# kube-scheduler runs with leader election so that one instance schedules
+# and binds at a time; here the watch and bind workers each hold a
+# session advisory lock while they act (keys 1396852053/2 and /3), and
+# schedule_pending() holds its own (1396852053/1).  Pinned here:
+#   * while another session holds the watch lock, the watch worker neither
+#     lists nor watches (the mirror stays empty); the moment it is free, the
+#     worker takes it and mirrors the API;
+#   * while another session holds the bind lock, nothing is bound; freed,
+#     the pending binding goes out, once;
+#   * with nothing to send, the bind worker sleeps;
+#   * a streaming standby starts none of the scheduler's workers (they start
+#     when recovery has finished), and makes no request to the API server.
+use strict;
+use warnings;
+use Cwd qw(abs_path);
+use File::Basename qw(dirname);
+use File::Path qw(make_path);
+use IPC::Run;
+use JSON::PP;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use Time::HiRes qw(time usleep);
+
+my $apidir = abs_path(dirname(__FILE__) . '/../apiserver');
+my $work = abs_path($PostgreSQL::Test::Utils::tmp_check) . '/apiserver_006';
+my $certdir = "$work/certs";
+make_path($certdir);
+
+my $api_h = IPC::Run::start(
+	[ 'python3', "$apidir/kube_apiserver.py", '--port', '0', '--cert-dir', $certdir ],
+	'>', "$work/stdout", '2>', "$work/stderr");
+my $api_url;
+my $deadline = time + 60;
+until ($api_url)
+{
+	($api_url) = (-e "$work/stdout" ? slurp_file("$work/stdout") : '') =~ /^READY (\S+)/m;
+	die "the stand-in API server did not start: " . slurp_file("$work/stderr")
+	  if !$api_url && (time > $deadline || !$api_h->pumpable);
+	usleep(50_000) unless $api_url;
+}
+END { if ($api_h) { $api_h->signal('TERM') if $api_h->pumpable; eval { $api_h->finish } } }
+
+sub kreq
+{
+	my ($method, $path, $body) = @_;
+	my ($out, $err) = ('', '');
+	IPC::Run::run([ 'python3', "$apidir/kreq.py", "$certdir/server.json", $method, $path,
+		(defined $body ? ($body) : ()) ], '>', \$out, '2>', \$err)
+	  or die "kreq $method $path failed: $err";
+	return decode_json($out);
+}
+
+my $primary = PostgreSQL::Test::Cluster->new('primary');
+$primary->init(allows_streaming => 1);
+$primary->append_conf('postgresql.conf', qq{
+shared_preload_libraries = 'scheduler'
+scheduler.database = 'postgres'
+scheduler.kube_api_url = '$api_url'
+scheduler.kube_token_file = '$certdir/token'
+scheduler.kube_ca_file = '$certdir/ca.crt'
+});
+$primary->start;
+sub q1 { $primary->safe_psql('postgres', $_[0]) }
+
+kreq('POST', '/debug/bulk', '{"generate": {"nodes": {"count": 3}}}');
+
+# --- the watch lock held elsewhere: no mirroring until it is released
+my $holder = $primary->background_psql('postgres');
+$holder->query_safe('SELECT pg_advisory_lock(1396852053, 2)');
+q1('CREATE EXTENSION scheduler');
+usleep(2_500_000);
+is(q1('SELECT count(*) FROM scheduler.nodes'), '0',
+	'while another session holds the watch lock, nothing is listed');
+is(q1('SELECT count(*) FROM scheduler.watch_state'), '0', 'and no resourceVersion is stored');
+$holder->query_safe('SELECT pg_advisory_unlock(1396852053, 2)');
+ok($primary->poll_query_until('postgres', 'SELECT count(*) = 3 FROM scheduler.nodes'),
+	'released: the watch worker takes the lead and mirrors the nodes');
+
+# --- the bind lock held elsewhere: the binding waits, then goes out once.
+# (The bind worker took its lock when the extension appeared.  End it: its
+# lock goes with it and is ours at once; the postmaster starts the worker
+# again 5 s later, to find the lock taken.)
+my $bind_pid = q1(q{SELECT pid FROM pg_stat_activity WHERE backend_type = 'scheduler bind'});
+q1("SELECT pg_terminate_backend($bind_pid)");
+$holder->query_safe('SELECT pg_advisory_lock(1396852053, 3)');
+ok($primary->poll_query_until('postgres',
+		"SELECT count(*) = 1 FROM pg_stat_activity WHERE backend_type = 'scheduler bind' AND pid <> $bind_pid"),
+	'the bind worker is started again');
+kreq('POST', '/debug/bulk', '{"generate": {"pods": {"count": 1, "prefix": "solo-"}}}');
+ok($primary->poll_query_until('postgres', q{SELECT count(*) = 1 FROM scheduler.outbox WHERE kind = 'binding'}),
+	'the pod is scheduled: its binding is in the outbox');
+usleep(2_000_000);
+is(kreq('GET', '/debug/state')->{bindings}{total}, 0,
+	'while another session holds the bind lock, nothing is sent');
+$holder->query_safe('SELECT pg_advisory_unlock(1396852053, 3)');
+ok($primary->poll_query_until('postgres', q{SELECT node_name IS NOT NULL FROM scheduler.pods WHERE name = 'solo-0'}),
+	'released: the binding goes out and the bound pod comes back through the watch');
+is(kreq('GET', '/debug/state')->{bindings}{total}, 1, 'exactly one binding request');
+$holder->quit;
+
+# --- idle when there is nothing to do: the bind worker sleeps until woken
+# (it once polled every 10 ms).  Each time it reads the outbox it reports
+# itself idle again, which moves state_change.
+usleep(500_000);
+my $before = q1(q{SELECT state_change FROM pg_stat_activity WHERE backend_type = 'scheduler bind'});
+usleep(1_500_000);
+is(q1(q{SELECT state_change FROM pg_stat_activity WHERE backend_type = 'scheduler bind'}), $before,
+	'with an empty outbox the bind worker does not poll');
+
+# --- a standby starts none of the workers
+$primary->backup('b');
+my $standby = PostgreSQL::Test::Cluster->new('standby');
+$standby->init_from_backup($primary, 'b', has_streaming => 1);
+$standby->start;
+$primary->wait_for_catchup($standby);
+my $requests = kreq('GET', '/debug/state')->{requests};
+usleep(2_000_000);
+is($standby->safe_psql('postgres',
+		q{SELECT count(*) FROM pg_stat_activity WHERE backend_type LIKE 'scheduler%'}),
+	'0', 'a standby runs no scheduler worker');
+is($standby->safe_psql('postgres', 'SELECT count(*) FROM scheduler.nodes'), '3',
+	'(it has the mirror, replicated)');
+# only the primary's watches are open: two, as before the standby came
+is(scalar @{ kreq('GET', '/debug/state')->{watches} }, 2, 'the API server sees only the primary\'s two watches');
+
+$standby->stop;
+$primary->stop;
+done_testing();
