@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Ingest and bind throughput against the stand-in API server (HTTPS, bearer
+# token), through the watch and bind workers.  Sourced by test/bench/run with
+# $dir (the bench folder: server socket, the stand-in's copy) and as_pg set;
+# the extension is installed in database postgres, where the workers run.
+#
+#   ingest_list   5000 nodes and 20000 pods already in the API when the
+#                 workers are pointed at it: objects/s from the reload to the
+#                 tables holding them all (one LIST each, relist())
+#   ingest_watch  20000 more pods created at once: events/s until the tables
+#                 hold them (the watch, applied in batches)
+#   bind          20000 pending pods created at once: pods/s from their
+#                 creation to the API server's record showing every one bound
+#                 (watch -> queue -> schedule_pending -> outbox -> POST binding)
+# The pods of the ingest phases name another scheduler, so only the mirror
+# works on them.  The stand-in is single-process Python: the bind figure is
+# bounded by it, and is quoted beside kube-scheduler's default API client
+# rate (kubeAPIQPS 50, burst 100), which its bindings go through.
+set -euo pipefail
+
+api_dir="$dir/api"
+as_pg mkdir -p "$api_dir"
+as_pg python3 "$dir/kube_apiserver.py" --port 0 --cert-dir "$api_dir" >"$dir/api.log" 2>&1 &
+for _ in $(seq 1 100); do [ -s "$api_dir/server.json" ] && grep -q READY "$dir/api.log" && break; sleep 0.1; done
+api_pid=$(python3 -c "import json; print(json.load(open('$api_dir/server.json'))['pid'])")
+url=$(python3 -c "import json; print(json.load(open('$api_dir/server.json'))['url'])")
+kreq() { as_pg python3 "$dir/kreq.py" "$api_dir/server.json" "$@" 2>/dev/null; }
+q() { as_pg psql -X -h "$dir" -d postgres -Atc "$1"; }
+now() { date +%s.%N; }
+rate() { python3 -c "print(round($1 / ($3 - $2)))"; }
+wait_for() {	# wait_for SQL: until it returns t (at most 10 minutes)
+	local deadline=$(( $(date +%s) + 600 ))
+	until [ "$(q "$1")" = t ]; do
+		[ "$(date +%s)" -lt "$deadline" ] || { echo "api bench: timed out waiting for: $1" >&2; return 1; }
+		sleep 0.05
+	done
+}
+api_stop() {
+	q "ALTER SYSTEM RESET scheduler.kube_api_url" >/dev/null
+	q "ALTER SYSTEM RESET scheduler.kube_token_file" >/dev/null
+	q "ALTER SYSTEM RESET scheduler.kube_ca_file" >/dev/null
+	q "SELECT pg_reload_conf()" >/dev/null
+	kill "$api_pid" 2>/dev/null || true
+}
+
+kreq POST /debug/bulk '{"generate": {"nodes": {"count": 5000}, "pods": {"count": 20000, "prefix": "other-", "schedulerName": "other-scheduler"}}}' >/dev/null
+
+# --- ingest by LIST
+t0=$(now)
+q "ALTER SYSTEM SET scheduler.kube_api_url = '$url'" >/dev/null
+q "ALTER SYSTEM SET scheduler.kube_token_file = '$api_dir/token'" >/dev/null
+q "ALTER SYSTEM SET scheduler.kube_ca_file = '$api_dir/ca.crt'" >/dev/null
+q "SELECT pg_reload_conf()" >/dev/null
+wait_for "SELECT (SELECT count(*) FROM scheduler.nodes) = 5000 AND (SELECT count(*) FROM scheduler.pods) = 20000"
+t1=$(now)
+echo "ingest_list: $(rate 25000 "$t0" "$t1") objects/s (5000 nodes and 20000 pods listed and applied in $(python3 -c "print(round($t1 - $t0, 2))") s)"
+
+# --- ingest by WATCH
+wait_for "SELECT count(*) = 2 FROM scheduler.watch_state"
+t0=$(now)
+kreq POST /debug/bulk '{"generate": {"pods": {"count": 20000, "start": 20000, "prefix": "other-", "schedulerName": "other-scheduler"}}}' >/dev/null
+wait_for "SELECT count(*) = 40000 FROM scheduler.pods"
+t1=$(now)
+echo "ingest_watch: $(rate 20000 "$t0" "$t1") events/s (20000 ADDED events applied in $(python3 -c "print(round($t1 - $t0, 2))") s, batches of up to $(q "SHOW scheduler.watch_batch_size"))"
+
+# --- bind, end to end
+t0=$(now)
+kreq POST /debug/bulk '{"generate": {"pods": {"count": 20000, "prefix": "web-"}}}' >/dev/null
+until kreq GET /debug/state | python3 -c "import json, sys; sys.exit(0 if json.load(sys.stdin)['bindings']['succeeded'] >= 20000 else 1)"; do
+	sleep 0.1
+done
+t1=$(now)
+b=$(rate 20000 "$t0" "$t1")
+twice=$(kreq GET '/debug/bindings?summary=1' | python3 -c "import json, sys; print(sum(1 for v in json.load(sys.stdin).values() if v['succeeded'] != 1))")
+echo "bind: $b pods/s bound through the API ($(python3 -c "print(round($t1 - $t0, 2))") s for 20000 pods, $twice pods not bound exactly once), $(python3 -c "print(round($b / 50, 1))")x kube-scheduler's default client rate of 50 requests/s"
+api_stop
