@@ -326,16 +326,30 @@ KubeRequestStatus(KubeRequest *req)
 	return code;
 }
 
-/* s cut to at most max bytes (on a character boundary), for logging */
+/*
+ * s made safe for the log: printable ASCII as it is, any other byte as \xNN
+ * (the line may be anything: binary, invalid UTF-8), cut after about max
+ * bytes of output with the full length noted.
+ */
 char *
 KubeCut(const char *s, size_t len, size_t max)
 {
-	size_t		n;
+	StringInfoData buf;
+	size_t		i;
 
-	if (len <= max)
-		return pnstrdup(s, len);
-	n = pg_mbcliplen(s, len, max);
-	return psprintf("%s... (%zu bytes)", pnstrdup(s, n), len);
+	initStringInfo(&buf);
+	for (i = 0; i < len && (size_t) buf.len < max; i++)
+	{
+		unsigned char c = (unsigned char) s[i];
+
+		if (c >= 0x20 && c < 0x7f)
+			appendStringInfoChar(&buf, (char) c);
+		else
+			appendStringInfo(&buf, "\\x%02x", c);
+	}
+	if (i < len)
+		appendStringInfo(&buf, "... (%zu bytes)", len);
+	return buf.data;
 }
 
 /*

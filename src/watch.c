@@ -69,6 +69,7 @@ typedef enum BatchOutcome
 typedef struct Watch
 {
 	const char *resource;		/* watch_state key, and for messages */
+	const char *kind;			/* of the objects it carries */
 	const char *path;			/* collection path */
 	const char *query;			/* query parameters (field selector), or "" */
 	WatchState	state;
@@ -84,8 +85,8 @@ typedef struct Watch
 } Watch;
 
 static Watch watches[] = {
-	{.resource = "nodes",.path = "/api/v1/nodes",.query = ""},
-	{.resource = "pods",.path = "/api/v1/pods",
+	{.resource = "nodes",.kind = "Node",.path = "/api/v1/nodes",.query = ""},
+	{.resource = "pods",.kind = "Pod",.path = "/api/v1/pods",
 	.query = "fieldSelector=status.phase%21%3DSucceeded%2Cstatus.phase%21%3DFailed"},
 };
 #define NWATCHES lengthof(watches)
@@ -362,6 +363,16 @@ apply_line(Watch *w, const char *line)
 	line_rv = object_rv(&j->root);
 	if (type && strcmp(type, "BOOKMARK") == 0)
 		return B_CONTINUE;
+	{
+		JsonbValue *obj = JGet(&j->root, "object");
+		char	   *kind = obj && obj->type == jbvBinary ?
+			JGetString(obj->val.binary.data, "kind", "watch event", "object") : NULL;
+
+		if (kind && strcmp(kind, w->kind) != 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("watch event: object.kind: \"%s\" in the watch of %s", kind, w->resource)));
+	}
 	(void) DirectFunctionCall1(scheduler_apply, JsonbPGetDatum(j));
 	w->events++;
 	return B_CONTINUE;
@@ -463,6 +474,7 @@ flush(Watch *w)
 		store_rv(w->resource, last_rv);
 		SPI_finish();
 		set_rv(w, last_rv);
+		w->failures = 0;		/* the stream made progress */
 	}
 	commit();
 	MemoryContextReset(w->lines_cxt);

@@ -982,10 +982,49 @@ class Store:
 
 # ---------------------------------------------------------------- faults
 
+def fuzz_line(rng, kind, stopper=False):
+    """One bad watch line: not JSON, or JSON that is no applicable event.  It
+    never holds a valid object (nothing it says may reach the tables) nor a
+    resourceVersion (a client would resume from it)."""
+    name = "fuzz-%d" % rng.randrange(10 ** 6)
+    bad_obj = {"kind": kind, "metadata": {"name": name, "namespace": "default"}}
+    # lines a client must skip (JSON objects that are no applicable event)
+    skippable = [
+        lambda: b"{}", lambda: b'{"type":"ADDED"}', lambda: b'{"type":"ADDED","object":[]}',
+        lambda: b'{"type":"ADDED","object":{"kind":"%s"}}' % kind.encode(),
+        lambda: b'{"type":"MODIFIED","object":{"metadata":{"name":"%s"}}}' % name.encode(),
+        lambda: b'{"type":"WHATEVER","object":%s}' % json.dumps(bad_obj).encode(),
+        lambda: b'{"type":"ADDED","object":{"kind":"%s","metadata":{"name":"%s"},"spec":{"containers":'
+                b'[{"name":"c","resources":{"requests":{"cpu":"%s"}}}]},"status":{"allocatable":{"cpu":"%s"}}}}'
+                % (kind.encode(), name.encode(), rng.choice([b"bogus", b"12Q", b"--1", b"\\u00e9"]),
+                   rng.choice([b"bogus", b"1..2", b""])),
+        lambda: b'{"type":"ADDED","object":{"kind":"%s","metadata":{"name":%s}}}'
+                % (kind.encode(), rng.choice([b"1", b"null", b"[]", b'{"a":1}'])),
+        lambda: b'{"type":"ADDED","object":{"kind":"Pod","metadata":{"name":"%s","namespace":"default"},'
+                b'"spec":{"containers":[{"name":"c"}],"tolerations":[{"effect":"Sometimes"}]}}}' % name.encode(),
+        lambda: b'{"type":"ADDED","object":{"kind":"%s","metadata":{"name":"%s"},"spec":%s}}'
+                % (kind.encode(), name.encode(), b"[" * 300 + b"]" * 300),
+    ]
+    # lines after which a client cannot trust the stream (not JSON, not an
+    # object, or an ERROR event): it must reopen or relist
+    stoppers = [
+        lambda: bytes(rng.randrange(256) for _ in range(rng.randrange(1, 200))).replace(b"\n", b" "),
+        lambda: b'{"type":"ADDED","object":{"kind":"%s","metadata":{"name":"%s"' % (kind.encode(), name.encode()),
+        lambda: b"[" * rng.randrange(1, 5000),
+        lambda: rng.choice([b"[]", b"1", b'"x"', b"null", b"\r"]),
+        lambda: b'{"type":"ADDED","object":{"kind":"%s","metadata":{"name":%s}}}'
+                % (kind.encode(), rng.choice([b'"\\ud800"', b'"a\\u0000b"'])),
+        lambda: b'{"type":"ERROR","object":{"kind":"Status","code":%d,"message":"fuzz"}}' % rng.choice([500, 0]),
+        lambda: ("\u00e9\u4e2d" * rng.randrange(1, 50)).encode()[:rng.randrange(1, 100)],
+    ]
+    return rng.choice(stoppers if stopper else skippable)()
+
+
 class Faults:
     KEYS = {"clear", "http_500_next", "http_429_next", "match", "method", "drop_watch_after_events",
             "expire_watch_after_events", "malformed_line_next_watch", "stall_watch_seconds", "compact",
-            "close_watches", "latency_ms", "bookmark_interval_seconds", "graceful_delete_seconds"}
+            "close_watches", "latency_ms", "bookmark_interval_seconds", "graceful_delete_seconds",
+            "fuzz_watches", "fuzz_lines", "seed"}
 
     def __init__(self, bookmark_interval):
         self.lock = threading.Lock()
@@ -997,6 +1036,7 @@ class Faults:
         self.http_errors = []       # [code, remaining, match, method]
         self.watch_faults = []      # dicts: id, action (drop|expire), after, match
         self.malformed = []         # match strings
+        self.fuzz = []              # dicts: match, lines, rng (one per watch to fuzz)
         self.stall_until = 0.0
         self.latency = 0.0
         self.bookmark_interval = self.default_bookmark_interval
@@ -1017,6 +1057,15 @@ class Faults:
                                            after its Nth event and ends (once)
           malformed_line_next_watch: true  the next watch sends one line that is
                                            not JSON first
+          fuzz_watches: K                  the next K watches each send N random
+            [fuzz_lines: N (20), seed: S]  lines first that are JSON but no
+                                           applicable event (a client skips
+                                           them), then, 3 times in 10, one that
+                                           is not JSON or an ERROR event (a
+                                           client reopens the watch); never a
+                                           valid object nor a resourceVersion
+                                           (see fuzz_line).  Every line goes in
+                                           random pieces, each an HTTP chunk
           stall_watch_seconds: S           every watch sends nothing for S seconds
           compact: true                    drop the event history: older resource
                                            versions get 410 Expired
@@ -1046,6 +1095,11 @@ class Faults:
                                               "match": match})
             if body.get("malformed_line_next_watch"):
                 self.malformed.append(match)
+            if body.get("fuzz_watches"):
+                rng = random.Random(body.get("seed"))
+                for _ in range(int(body["fuzz_watches"])):
+                    self.fuzz.append({"match": match, "lines": int(body.get("fuzz_lines") or 20),
+                                      "rng": random.Random(rng.random())})
             if body.get("stall_watch_seconds"):
                 self.stall_until = time.time() + float(body["stall_watch_seconds"])
             if "latency_ms" in body:
@@ -1069,6 +1123,7 @@ class Faults:
                                     for c, n, m, me in self.http_errors],
                     "watch_faults": [dict(f) for f in self.watch_faults],
                     "malformed_line_next_watch": list(self.malformed),
+                    "fuzz_watches": [{"match": f["match"], "lines": f["lines"]} for f in self.fuzz],
                     "stall_remaining_seconds": max(0.0, round(self.stall_until - time.time(), 3)),
                     "latency_ms": self.latency * 1000,
                     "bookmark_interval_seconds": self.bookmark_interval,
@@ -1083,6 +1138,14 @@ class Faults:
                     if e[1] <= 0:
                         self.http_errors.remove(e)
                     return code
+        return None
+
+    def take_fuzz(self, target):
+        with self.lock:
+            for f in self.fuzz:
+                if f["match"] in target:
+                    self.fuzz.remove(f)
+                    return f
         return None
 
     def take_malformed(self, target):
@@ -2140,7 +2203,17 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     # --- watch
     def _chunk(self, data):
-        self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+        rng = getattr(self, "_fuzz_rng", None)
+        if rng is None or len(data) < 2:
+            self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+            return
+        i = 0
+        while i < len(data):
+            n = rng.choice([1, 2, 3, 7, 64, 1000, len(data)])
+            piece = data[i:i + n]
+            self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))
+            self.wfile.flush()
+            i += n
 
     def _event_bytes(self, etype, res, rec, fmt, w, obj=None):
         """One watch line for a Rec (or a raw dict obj, kind-less)."""
@@ -2280,6 +2353,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return True
 
         try:
+            self._fuzz_rng = None
+            fz = faults.take_fuzz(self.path)
+            if fz:
+                self._fuzz_rng = fz["rng"]
+                for _ in range(fz["lines"]):
+                    self._chunk(fuzz_line(fz["rng"], RESOURCES[res].kind) + b"\n")
+                if fz["rng"].random() < 0.3:
+                    self._chunk(fuzz_line(fz["rng"], RESOURCES[res].kind, stopper=True) + b"\n")
             if faults.take_malformed(self.path):
                 self._chunk(b'{"type":"ADDED","object":{"kind":"' + RESOURCES[res].kind.encode() +
                             b'","metadata":{"name": this is not JSON\n')
@@ -2367,6 +2448,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         except (OSError, ssl.SSLError, ConnectionAbortedError):
             self.close_connection = True
         finally:
+            self._fuzz_rng = None
             with app.conn_lock:
                 app.watches.pop(w.id, None)
 
