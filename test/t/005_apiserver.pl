@@ -577,6 +577,11 @@ for (@lines)
 }
 diag(sprintf('  %5d  %s', $kinds{$_}, $_)) for sort { $kinds{$b} <=> $kinds{$a} } keys %kinds;
 
+# no secret is ever logged: neither the token nor the wrong one tried first
+my $whole_log = slurp_file($node->logfile);
+my $token = $server->{token};
+ok(index($whole_log, $token) < 0 && index($whole_log, 'not-the-token') < 0, 'no token ever appears in the log');
+
 my $total = time - $t_begin;
 diag(sprintf('total %.1f s', $total));
 
