@@ -6,7 +6,10 @@
  * Connection settings are GUCs: scheduler.kube_api_url and the token, CA,
  * client certificate and key files.  With none of them set and the
  * in-cluster service-account files present, those are used, as client-go's
- * rest.InClusterConfig does.  The file GUCs are superuser-only; the token is
+ * rest.InClusterConfig does: https://$KUBERNETES_SERVICE_HOST:
+ * $KUBERNETES_SERVICE_PORT, the token and ca.crt of
+ * /var/run/secrets/kubernetes.io/serviceaccount (or of
+ * $SCHEDULER_SERVICEACCOUNT_DIR, in the postmaster's environment: tests).  The file GUCs are superuser-only; the token is
  * read by the worker at each connection (tokens rotate), kept in its memory
  * only and never logged.
  *
@@ -37,6 +40,7 @@
 #include "scheduler.h"
 
 #define SA_DIR "/var/run/secrets/kubernetes.io/serviceaccount"
+#define SA_DIR_ENV "SCHEDULER_SERVICEACCOUNT_DIR"	/* another one, for tests */
 #define MAX_RESPONSE (256 * 1024 * 1024)	/* one response or watch line */
 
 char	   *scheduler_kube_api_url = NULL;
@@ -96,6 +100,15 @@ no_setting(void)
 		!set(scheduler_kube_client_key_file);
 }
 
+/* where the service account's token and CA are mounted */
+static const char *
+sa_dir(void)
+{
+	const char *d = getenv(SA_DIR_ENV);
+
+	return set(d) ? d : SA_DIR;
+}
+
 static bool
 in_cluster(void)
 {
@@ -103,7 +116,7 @@ in_cluster(void)
 
 	return no_setting() && set(getenv("KUBERNETES_SERVICE_HOST")) &&
 		set(getenv("KUBERNETES_SERVICE_PORT")) &&
-		stat(SA_DIR "/token", &st) == 0;
+		stat(psprintf("%s/token", sa_dir()), &st) == 0;
 }
 
 /* Is there an API server to send bindings to?  (schedule_pending asks.) */
@@ -157,8 +170,8 @@ KubeConfigLoad(KubeConfig *cfg, char **error)
 		cfg->in_cluster = true;
 		cfg->url = psprintf(strchr(host, ':') ? "https://[%s]:%s" : "https://%s:%s",
 							host, getenv("KUBERNETES_SERVICE_PORT"));
-		cfg->ca_file = pstrdup(SA_DIR "/ca.crt");
-		cfg->token = read_token(SA_DIR "/token", error);
+		cfg->ca_file = psprintf("%s/ca.crt", sa_dir());
+		cfg->token = read_token(psprintf("%s/token", sa_dir()), error);
 		return cfg->token != NULL;
 	}
 	if (!set(scheduler_kube_api_url))

@@ -1,0 +1,89 @@
+# In-cluster defaults, as client-go's rest.InClusterConfig: with none of the
+# scheduler.kube_* settings set, KUBERNETES_SERVICE_HOST and _PORT in the
+# environment and the service account's token and ca.crt mounted, the
+# workers talk to https://HOST:PORT with that token, verified by that CA.
+# (The mount is /var/run/secrets/kubernetes.io/serviceaccount; the test
+# points SCHEDULER_SERVICEACCOUNT_DIR at a folder of its own instead.)
+# Also: SIGTERM stops a worker at once, even in the middle of a watch that
+# would stay open for minutes (the latch is in the same WaitEventSet as
+# curl's sockets).
+use strict;
+use warnings;
+use Cwd qw(abs_path);
+use File::Basename qw(dirname);
+use File::Copy qw(copy);
+use File::Path qw(make_path);
+use IPC::Run;
+use JSON::PP;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use Time::HiRes qw(time usleep);
+
+my $apidir = abs_path(dirname(__FILE__) . '/../apiserver');
+my $work = abs_path($PostgreSQL::Test::Utils::tmp_check) . '/apiserver_009';
+my $certdir = "$work/certs";
+my $sadir = "$work/serviceaccount";
+make_path($certdir, $sadir);
+
+my $api_h = IPC::Run::start(
+	[ 'python3', "$apidir/kube_apiserver.py", '--port', '0', '--cert-dir', $certdir ],
+	'>', "$work/stdout", '2>', "$work/stderr");
+my ($api_url, $port);
+my $deadline = time + 60;
+until ($api_url)
+{
+	($api_url) = (-e "$work/stdout" ? slurp_file("$work/stdout") : '') =~ /^READY (\S+)/m;
+	die "the stand-in API server did not start: " . slurp_file("$work/stderr")
+	  if !$api_url && (time > $deadline || !$api_h->pumpable);
+	usleep(50_000) unless $api_url;
+}
+($port) = $api_url =~ /:(\d+)$/;
+END { if ($api_h) { $api_h->signal('TERM') if $api_h->pumpable; eval { $api_h->finish } } }
+copy("$certdir/token", "$sadir/token") or die "copy token: $!";
+copy("$certdir/ca.crt", "$sadir/ca.crt") or die "copy ca.crt: $!";
+
+sub kreq
+{
+	my ($method, $path, $body) = @_;
+	my ($out, $err) = ('', '');
+	IPC::Run::run([ 'python3', "$apidir/kreq.py", "$certdir/server.json", $method, $path,
+		(defined $body ? ($body) : ()) ], '>', \$out, '2>', \$err)
+	  or die "kreq $method $path failed: $err";
+	return decode_json($out);
+}
+
+my $node = PostgreSQL::Test::Cluster->new('main');
+$node->init;
+$node->append_conf('postgresql.conf', q{
+shared_preload_libraries = 'scheduler'
+scheduler.database = 'postgres'
+});
+{
+	local $ENV{KUBERNETES_SERVICE_HOST} = '127.0.0.1';
+	local $ENV{KUBERNETES_SERVICE_PORT} = $port;
+	local $ENV{SCHEDULER_SERVICEACCOUNT_DIR} = $sadir;
+	$node->start;
+}
+sub q1 { $node->safe_psql('postgres', $_[0]) }
+q1('CREATE EXTENSION scheduler');
+is(q1(q{SELECT string_agg(setting, ',') FROM pg_settings WHERE name LIKE 'scheduler.kube%'}), ',,,,',
+	'no connection setting is set');
+
+kreq('POST', '/debug/bulk', '{"generate": {"nodes": {"count": 2}, "pods": {"count": 3}}}');
+ok($node->poll_query_until('postgres', q{SELECT count(*) = 3 FROM scheduler.pods WHERE node_name IS NOT NULL}),
+	'in-cluster: the nodes and pods are mirrored, and the pods bound through the API');
+is(kreq('GET', '/debug/state')->{bindings}{succeeded}, 3, 'three bindings, as the API server recorded them');
+
+# --- SIGTERM in the middle of a watch: gone at once
+my $pid = q1(q{SELECT pid FROM pg_stat_activity WHERE backend_type = 'scheduler watch'});
+ok(scalar(@{ kreq('GET', '/debug/state')->{watches} }) == 2, 'two watches are open (they last minutes)');
+my $t0 = time;
+q1("SELECT pg_terminate_backend($pid)");
+ok($node->poll_query_until('postgres', "SELECT count(*) = 0 FROM pg_stat_activity WHERE pid = $pid", 't'),
+	'SIGTERM ends the watch worker');
+my $took = time - $t0;
+cmp_ok($took, '<', 2, sprintf('within 2 s (%.2f s)', $took));
+
+$node->stop;
+done_testing();
