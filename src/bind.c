@@ -62,7 +62,7 @@ typedef struct OutboxItem
 
 static KubeLoop loop;
 static MemoryContext loop_cxt;
-static char *last_error = NULL;
+static KubeFailureLog failures = {.who = "scheduler bind"};
 static double tokens = 0;
 static TimestampTz tokens_at = 0;
 
@@ -85,30 +85,10 @@ BindInitGucs(void)
 							PGC_SIGHUP, 0, NULL, NULL, NULL);
 }
 
-/*
- * Log a failure once: the same trouble again (for any request) stays quiet
- * while the requests are retried with backoff.
- */
-static void
-report_failure(const char *what, const char *detail)
-{
-	if (last_error && strcmp(last_error, detail) == 0)
-		return;
-	if (last_error)
-		pfree(last_error);
-	last_error = MemoryContextStrdup(TopMemoryContext, detail);
-	ereport(LOG,
-			(errmsg("scheduler bind: %s: %s", what, detail),
-			 errdetail("Retried with backoff; the same failure is not logged again.")));
-}
-
 static void
 begin(const char *activity)
 {
-	SetCurrentStatementStartTimestamp();
-	StartTransactionCommand();
-	PushActiveSnapshot(GetTransactionSnapshot());
-	pgstat_report_activity(STATE_RUNNING, activity);
+	WorkerBegin(activity);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 }
@@ -117,22 +97,7 @@ static void
 commit(void)
 {
 	SPI_finish();
-	PopActiveSnapshot();
-	CommitTransactionCommand();
-	pgstat_report_activity(STATE_IDLE, NULL);
-	MemoryContextSwitchTo(loop_cxt);
-}
-
-static bool
-extension_ready(void)
-{
-	bool		ready;
-
-	begin("scheduler bind: is the extension installed?");
-	ready = SPI_execute("SELECT 1 FROM pg_extension WHERE extname = 'scheduler'", true, 0) == SPI_OK_SELECT &&
-		SPI_processed == 1;
-	commit();
-	return ready;
+	WorkerCommit(loop_cxt);
 }
 
 /*
@@ -296,7 +261,7 @@ send_all(List *items)
 			if (it->status == 0 || it->status >= 500 || it->status == 401 || it->status == 403 ||
 				it->status == 429)
 			{
-				report_failure(psprintf("%s %s", req->method, req->path), KubeRequestError(req, result));
+				KubeLogFailure(&failures, psprintf("%s %s", req->method, req->path), KubeRequestError(req, result));
 				trouble = true;
 			}
 			it->response = req->response.data;
@@ -314,12 +279,8 @@ send_all(List *items)
 			done = NIL;
 		}
 	}
-	if (!trouble && last_error)
-	{
-		ereport(LOG, (errmsg("scheduler bind: the API server answers again")));
-		pfree(last_error);
-		last_error = NULL;
-	}
+	if (!trouble)
+		KubeLogRecovery(&failures);
 }
 
 void
@@ -356,7 +317,7 @@ scheduler_bind_main(Datum arg pg_attribute_unused())
 		}
 		if (!leader)
 		{
-			if (!KubeApiConfigured() || !extension_ready() || !(leader = KubeTryLeadership(BIND_LEADER_KEY)))
+			if (!KubeApiConfigured() || !(leader = WorkerTakeLead(BIND_LEADER_KEY, "scheduler bind")))
 			{
 				(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
 								 1000, PG_WAIT_EXTENSION);
@@ -367,7 +328,7 @@ scheduler_bind_main(Datum arg pg_attribute_unused())
 		}
 		if (!KubeConfigLoad(&cfg, &error))
 		{
-			report_failure("cannot connect", error);
+			KubeLogFailure(&failures, "cannot connect", error);
 			(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
 							 5000, PG_WAIT_EXTENSION);
 			continue;

@@ -23,16 +23,14 @@
 
 #include "common/jsonapi.h"
 #include "common/pg_prng.h"
-#include "executor/spi.h"
-#include "access/xact.h"
 #include "mb/pg_wchar.h"
 #include "miscadmin.h"
+#include "storage/fd.h"
 #include "storage/latch.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
 #include "utils/jsonb.h"
 #include "utils/memutils.h"
-#include "utils/snapmgr.h"
 #include "utils/timestamp.h"
 
 #include "jsonutil.h"
@@ -608,29 +606,31 @@ KubeJitteredBackoff(int failures, long base_ms, long max_ms)
 }
 
 /*
- * Leadership: one session-level advisory lock per role, held for the life of
- * the process, so only one process acts per database.  Never on a standby.
+ * Log a failure once: the same trouble again (for any request of this
+ * worker) stays quiet while it retries with backoff.  Compared without the
+ * request, so that one wrong token is one line, not one per resource.
  */
-bool
-KubeTryLeadership(int key)
+void
+KubeLogFailure(KubeFailureLog *log, const char *what, const char *detail)
 {
-	bool		got = false;
+	if (log->last && strcmp(log->last, detail) == 0)
+		return;
+	if (log->last)
+		pfree(log->last);
+	log->last = MemoryContextStrdup(TopMemoryContext, detail);
+	ereport(LOG,
+			(errmsg("%s: %s: %s", log->who, what, detail),
+			 errdetail("Retrying with backoff; the same failure is not logged again.")));
+}
 
-	if (RecoveryInProgress())
-		return false;
-	StartTransactionCommand();
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "SPI_connect failed");
-	PushActiveSnapshot(GetTransactionSnapshot());
-	if (SPI_execute(psprintf("SELECT pg_try_advisory_lock(1396852053, %d)", key), false, 1) == SPI_OK_SELECT &&
-		SPI_processed == 1)
+/* The API server answers again: say so once */
+void
+KubeLogRecovery(KubeFailureLog *log)
+{
+	if (log->last)
 	{
-		bool		isnull;
-
-		got = DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+		ereport(LOG, (errmsg("%s: the API server answers again", log->who)));
+		pfree(log->last);
+		log->last = NULL;
 	}
-	SPI_finish();
-	PopActiveSnapshot();
-	CommitTransactionCommand();
-	return got;
 }

@@ -77,7 +77,15 @@ extern void KubeLoopRemove(KubeLoop *loop, KubeRequest *req);
 extern void KubeLoopWait(KubeLoop *loop, long max_ms, uint32 wait_event_info);
 extern KubeRequest *KubeLoopNextDone(KubeLoop *loop, CURLcode *result);
 
+/* A worker's failures, each logged once (while it keeps failing the same way) */
+typedef struct KubeFailureLog
+{
+	const char *who;			/* "scheduler watch" */
+	char	   *last;			/* the failure last logged, or NULL */
+} KubeFailureLog;
+
 extern long KubeJitteredBackoff(int failures, long base_ms, long max_ms);
-extern bool KubeTryLeadership(int key);
+extern void KubeLogFailure(KubeFailureLog *log, const char *what, const char *detail);
+extern void KubeLogRecovery(KubeFailureLog *log);
 
 #endif

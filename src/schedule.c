@@ -43,8 +43,6 @@
 #include "kube_client.h"
 #include "scheduler.h"
 
-#define SCHEDULER_LOCK_KEY1 1396852053
-#define SCHEDULER_LOCK_KEY2 1
 
 typedef struct Attempt
 {
@@ -282,7 +280,7 @@ schedule_pending(PG_FUNCTION_ARGS)
 	cycle_cxt = AllocSetContextCreate(work, "scheduling cycle", ALLOCSET_DEFAULT_SIZES);
 
 	/* 1. one scheduler at a time, and no writer in between */
-	exec_args(psprintf("SELECT pg_advisory_xact_lock(%d, %d)", SCHEDULER_LOCK_KEY1, SCHEDULER_LOCK_KEY2),
+	exec_args(psprintf("SELECT pg_advisory_xact_lock(%d, %d)", SCHEDULER_LOCK_KEY, 1),
 			  0, NULL, NULL, NULL, SPI_OK_SELECT);
 	if (SPI_execute("UPDATE scheduler.cycle_lock SET generation = generation + 1, last_cycle_at = now()"
 					" RETURNING next_start_node_index",

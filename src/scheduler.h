@@ -380,6 +380,12 @@ extern void BindWorkerAttach(void);
 extern char *scheduler_database;
 extern int	scheduler_worker_interval;
 extern void WatchInitGucs(void);
+extern void WorkerBegin(const char *activity);
+extern void WorkerCommit(MemoryContext back);
+extern bool WorkerTakeLead(int key, const char *who);
+
+/* advisory lock keys: (SCHEDULER_LOCK_KEY, 1) schedule_pending, 2 watch, 3 bind */
+#define SCHEDULER_LOCK_KEY 1396852053
 extern void BindInitGucs(void);
 extern void WorkerInit(void);
 

@@ -93,38 +93,10 @@ static Watch watches[] = {
 
 static KubeLoop loop;
 static MemoryContext loop_cxt;	/* reset at each turn of the loop */
-static char *last_error = NULL;
+static KubeFailureLog failures = {.who = "scheduler watch"};
 static char *line_rv;			/* the resourceVersion of the line last read */
 
 void		scheduler_watch_main(Datum arg);
-
-/*
- * Log a failure once: the same trouble again (for either resource) stays
- * quiet while the worker retries with backoff.
- */
-static void
-report_failure(const char *what, const char *detail)
-{
-	if (last_error && strcmp(last_error, detail) == 0)
-		return;
-	if (last_error)
-		pfree(last_error);
-	last_error = MemoryContextStrdup(TopMemoryContext, detail);
-	ereport(LOG,
-			(errmsg("scheduler watch: %s: %s", what, detail),
-			 errdetail("Retrying with backoff; the same failure is not logged again.")));
-}
-
-static void
-report_success(void)
-{
-	if (last_error)
-	{
-		ereport(LOG, (errmsg("scheduler watch: the API server answers again")));
-		pfree(last_error);
-		last_error = NULL;
-	}
-}
 
 void
 WatchInitGucs(void)
@@ -143,44 +115,23 @@ WatchInitGucs(void)
 							PGC_SIGHUP, GUC_UNIT_MS, NULL, NULL, NULL);
 }
 
-/* ------------------------------------------------------------------------
- * Transactions
- * ------------------------------------------------------------------------
- */
 static void
 begin(const char *activity)
 {
-	SetCurrentStatementStartTimestamp();
-	StartTransactionCommand();
-	PushActiveSnapshot(GetTransactionSnapshot());
-	pgstat_report_activity(STATE_RUNNING, activity);
+	WorkerBegin(activity);
 }
 
 static void
 commit(void)
 {
-	PopActiveSnapshot();
-	CommitTransactionCommand();
-	pgstat_report_activity(STATE_IDLE, NULL);
-	MemoryContextSwitchTo(loop_cxt);
+	WorkerCommit(loop_cxt);
 }
 
-static bool
-extension_ready(void)
-{
-	bool		ready;
-
-	begin("scheduler watch: is the extension installed?");
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "SPI_connect failed");
-	ready = SPI_execute("SELECT 1 FROM pg_extension WHERE extname = 'scheduler'", true, 0) == SPI_OK_SELECT &&
-		SPI_processed == 1;
-	SPI_finish();
-	commit();
-	return ready;
-}
-
-/* the stored resourceVersion (caller is in a transaction, SPI connected) */
+/*
+ * The stored resourceVersion (caller is in a transaction, SPI connected).
+ * Not read-only: that would read with the caller's snapshot, blind to what
+ * relist() just stored in this transaction.
+ */
 static char *
 stored_rv(const char *resource)
 {
@@ -190,7 +141,7 @@ stored_rv(const char *resource)
 	Datum		d;
 
 	if (SPI_execute_with_args("SELECT resource_version FROM scheduler.watch_state WHERE resource = $1",
-							  1, argtypes, args, NULL, true, 1) != SPI_OK_SELECT)
+							  1, argtypes, args, NULL, false, 1) != SPI_OK_SELECT)
 		elog(ERROR, "reading scheduler.watch_state failed");
 	if (SPI_processed == 0)
 		return NULL;
@@ -248,6 +199,16 @@ drop_request(Watch *w)
 	w->lines = NIL;
 }
 
+/* list again, at once */
+static void
+relist_now(Watch *w)
+{
+	w->need_relist = true;
+	drop_request(w);
+	w->state = W_IDLE;
+	w->next_try = 0;
+}
+
 static void
 retry_later(Watch *w)
 {
@@ -269,7 +230,7 @@ start(Watch *w)
 
 	if (!KubeConfigLoad(&cfg, &error))
 	{
-		report_failure("cannot connect", error);
+		KubeLogFailure(&failures, "cannot connect", error);
 		retry_later(w);
 		return;
 	}
@@ -356,7 +317,7 @@ apply_line(Watch *w, const char *line)
 							w->resource, w->rv ? w->rv : "(none)")));
 			return B_RELIST;
 		}
-		report_failure(psprintf("watch of %s", w->resource),
+		KubeLogFailure(&failures, psprintf("watch of %s", w->resource),
 					   psprintf("ERROR event: %s", KubeCut(line, strlen(line), MAX_LOGGED_LINE)));
 		return B_REWATCH;
 	}
@@ -395,7 +356,7 @@ flush(Watch *w)
 
 	if (w->lines == NIL)
 		return B_CONTINUE;
-	report_success();			/* the stream flows */
+	KubeLogRecovery(&failures);			/* the stream flows */
 	begin(psprintf("scheduler watch: applying %d %s events", list_length(w->lines), w->resource));
 	cxt = CurrentMemoryContext;
 	owner = CurrentResourceOwner;
@@ -491,7 +452,7 @@ list_done(Watch *w, CURLcode result)
 
 	if (result != CURLE_OK || status != 200)
 	{
-		report_failure(psprintf("cannot list %s", w->resource), KubeRequestError(w->req, result));
+		KubeLogFailure(&failures, psprintf("cannot list %s", w->resource), KubeRequestError(w->req, result));
 		retry_later(w);
 		return;
 	}
@@ -515,7 +476,7 @@ list_done(Watch *w, CURLcode result)
 		SPI_finish();
 	}
 	commit();
-	report_success();
+	KubeLogRecovery(&failures);
 	ereport(DEBUG1, (errmsg("scheduler watch: listed %s at resourceVersion %s", w->resource, rv)));
 	drop_request(w);
 	set_rv(w, rv);
@@ -533,18 +494,13 @@ watch_done(Watch *w, CURLcode result)
 	BatchOutcome outcome = flush(w);
 
 	if (outcome == B_RELIST || status == 410)
-	{
-		w->need_relist = true;
-		drop_request(w);
-		w->state = W_IDLE;
-		w->next_try = 0;
-	}
+		relist_now(w);
 	else if (outcome == B_REWATCH)
 		retry_later(w);
 	else if (result == CURLE_OK && status == 200)
 	{
 		/* ended by its timeout: reopen at once */
-		report_success();
+		KubeLogRecovery(&failures);
 		drop_request(w);
 		w->failures = 0;
 		w->state = W_IDLE;
@@ -552,7 +508,7 @@ watch_done(Watch *w, CURLcode result)
 	}
 	else
 	{
-		report_failure(psprintf("watch of %s failed", w->resource), KubeRequestError(w->req, result));
+		KubeLogFailure(&failures, psprintf("watch of %s failed", w->resource), KubeRequestError(w->req, result));
 		retry_later(w);
 	}
 }
@@ -601,7 +557,7 @@ scheduler_watch_main(Datum arg pg_attribute_unused())
 
 		if (!leader)
 		{
-			if (!KubeApiConfigured() || !extension_ready() || !(leader = KubeTryLeadership(WATCH_LEADER_KEY)))
+			if (!KubeApiConfigured() || !(leader = WorkerTakeLead(WATCH_LEADER_KEY, "scheduler watch")))
 			{
 				(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
 								 1000, PG_WAIT_EXTENSION);
@@ -656,12 +612,7 @@ scheduler_watch_main(Datum arg pg_attribute_unused())
 					BatchOutcome outcome = flush(w);
 
 					if (outcome == B_RELIST)
-					{
-						w->need_relist = true;
-						drop_request(w);
-						w->state = W_IDLE;
-						w->next_try = 0;
-					}
+						relist_now(w);
 					else if (outcome == B_REWATCH)
 						retry_later(w);
 				}

@@ -184,6 +184,59 @@ WorkerInit(void)
 	register_worker("scheduler bind", "scheduler_bind_main");	/* bind.c */
 }
 
+/* ------------------------------------------------------------------------
+ * For the watch and bind workers: transactions and leadership
+ * ------------------------------------------------------------------------
+ */
+void
+WorkerBegin(const char *activity)
+{
+	SetCurrentStatementStartTimestamp();
+	StartTransactionCommand();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	pgstat_report_activity(STATE_RUNNING, activity);
+}
+
+/* Commit, and go back to the worker's own memory context */
+void
+WorkerCommit(MemoryContext back)
+{
+	PopActiveSnapshot();
+	CommitTransactionCommand();
+	pgstat_report_activity(STATE_IDLE, NULL);
+	MemoryContextSwitchTo(back);
+}
+
+/*
+ * Take the lead for role key (2: watch, 3: bind) if the extension is
+ * installed: a session-level advisory lock, held for the life of the
+ * process, so only one process acts per database.  Never on a standby.
+ */
+bool
+WorkerTakeLead(int key, const char *who)
+{
+	bool		got = false;
+	MemoryContext back = CurrentMemoryContext;
+
+	if (RecoveryInProgress())
+		return false;
+	WorkerBegin(psprintf("%s: taking the lead", who));
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	if (SPI_execute("SELECT 1 FROM pg_extension WHERE extname = 'scheduler'", true, 0) == SPI_OK_SELECT &&
+		SPI_processed == 1 &&
+		SPI_execute(psprintf("SELECT pg_try_advisory_lock(%d, %d)", SCHEDULER_LOCK_KEY, key), false, 1) == SPI_OK_SELECT &&
+		SPI_processed == 1)
+	{
+		bool		isnull;
+
+		got = DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+	}
+	SPI_finish();
+	WorkerCommit(back);
+	return got;
+}
+
 /*
  * One round: if the extension is installed, schedule what is ready and work
  * out when to wake next (the earliest backoff or unschedulable timeout).

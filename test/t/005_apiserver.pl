@@ -20,13 +20,11 @@
 # SCHEDULER_TEST_SEED to replay the random kill moments.
 use strict;
 use warnings;
-use Cwd qw(abs_path);
-use File::Basename qw(dirname);
-use File::Path qw(make_path);
 use IPC::Run;
 use JSON::PP;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
+use StandIn;
 use Test::More;
 use Time::HiRes qw(time usleep);
 
@@ -35,62 +33,18 @@ my $seed = $ENV{SCHEDULER_TEST_SEED} // (time() ^ $$) % 1_000_000;
 srand($seed);
 diag("random seed $seed (SCHEDULER_TEST_SEED=$seed replays it)");
 
-my $apidir = abs_path(dirname(__FILE__) . '/../apiserver');
-my $kreq = "$apidir/kreq.py";
-my $work = abs_path($PostgreSQL::Test::Utils::tmp_check) . '/apiserver';
-my $certdir = "$work/certs";
-make_path($certdir);
+my $api = StandIn->new('apiserver');
+my $api_url = $api->url;
+my $work = $api->work;
+my $certdir = $api->certdir;
+my $server = $api->server;
+my $server_json = $api->server_json;
+my $kreq = StandIn->kreq_py;
 my $json = JSON::PP->new->canonical;
-
-# ------------------------------------------------------------------ the stand-in
-my $api_h = IPC::Run::start(
-	[ 'python3', "$apidir/kube_apiserver.py", '--port', '0', '--cert-dir', $certdir ],
-	'>', "$work/apiserver.stdout", '2>', "$work/apiserver.stderr");
-my $api_deadline = time + 60;
-my $api_url;
-until ($api_url)
-{
-	($api_url) = (-e "$work/apiserver.stdout" ? slurp_file("$work/apiserver.stdout") : '') =~ /^READY (\S+)/m;
-	last if $api_url;
-	die "the stand-in API server did not start: " . slurp_file("$work/apiserver.stderr")
-	  if time > $api_deadline || !$api_h->pumpable;
-	usleep(50_000);
-}
-my $server_json = "$certdir/server.json";
-my $server = decode_json(slurp_file($server_json));
 diag("stand-in API server at $api_url");
 
-END
-{
-	if ($api_h)
-	{
-		$api_h->signal('TERM') if $api_h->pumpable;
-		eval { $api_h->finish; };
-		$api_h->kill_kill if $api_h->pumpable;
-	}
-}
-
-# kreq(METHOD, PATH [, BODY [, OUTFILE]]) -> (code, body) in list context,
-# body in scalar context.  Dies on a transport failure.
-sub kreq
-{
-	my ($method, $path, $body, $outfile) = @_;
-	my ($out, $err) = ('', '');
-	my @cmd = ('python3', $kreq, (defined $outfile ? ('-o', $outfile) : ()),
-		$server_json, $method, $path, (defined $body ? ($body) : ()));
-	IPC::Run::run(\@cmd, '>', \$out, '2>', \$err)
-	  or die "kreq $method $path failed: $err";
-	my ($code) = $err =~ /HTTP (\d+)/;
-	return wantarray ? ($code, $out) : $out;
-}
-
-sub kjson
-{
-	my ($method, $path, $body) = @_;
-	my ($code, $out) = kreq($method, $path, defined $body && ref $body ? $json->encode($body) : $body);
-	die "kreq $method $path: HTTP $code: " . substr($out, 0, 500) unless $code =~ /^2/;
-	return decode_json($out);
-}
+sub kreq { $api->kreq(@_) }
+sub kjson { $api->kjson(@_) }
 
 sub faults { kjson('POST', '/debug/faults', $_[0]) }
 
@@ -253,7 +207,7 @@ q1('CREATE EXTENSION scheduler');
 ok(wait_workers('the three workers run'), 'the three workers run: ' . join(', ', @worker_types));
 my $t0 = time;
 my @l401;
-ok(wait_until('a 401 line', 30, sub { @l401 = log_lines(qr/\b401\b/); @l401 > 0 }),
+ok(wait_until('a 401 line', 30, sub { @l401 = log_lines(qr/HTTP 401\b/); @l401 > 0 }),
 	'a wrong token: the log says 401');
 my $t401 = time - $t0;
 cmp_ok($t401, '<=', 10, sprintf('and within a few seconds (%.1f s)', $t401));
@@ -261,7 +215,7 @@ diag("401 line: $_") for @l401;
 my $watch_pid = worker_pid('scheduler watch');
 sleep 5;
 is(worker_pid('scheduler watch'), $watch_pid, 'the watch worker stays up over 5 s (same pid: no crash loop)');
-my @l401_after = log_lines(qr/\b401\b/);
+my @l401_after = log_lines(qr/HTTP 401\b/);
 is(scalar(@l401_after), 1, 'exactly one line with 401 in 6 s and more: retries are quiet')
   or diag("401 lines:\n" . join("\n", @l401_after));
 ok(scalar(grep { /scheduler watch/ } @l401_after), 'and it is the watch\'s')
@@ -283,7 +237,7 @@ is(worker_pid('scheduler watch'), $watch_pid, 'the watch worker stays up (same p
 my @lcert_after = log_lines(qr/certificate/i);
 is(scalar(@lcert_after), 1, 'exactly one line about the certificate in 5 s and more')
   or diag("certificate lines:\n" . join("\n", @lcert_after));
-is(scalar(log_lines(qr/\b401\b/)), 0, 'no 401 any more: the new token file was read');
+is(scalar(log_lines(qr/HTTP 401\b/)), 0, 'no 401 any more: the new token file was read');
 
 # Fixed: the watch lists (the stand-in is empty) without a restart.
 set_conn(kube_ca_file => $server->{ca});
@@ -499,6 +453,15 @@ ok(wait_workers('workers back after a restart'), 'postmaster restart: all worker
 # compacted away, so only a relist can learn of them.  New pods come too.
 ok(wait_sql('chunks 0-4 in the tables', 300, q{SELECT count(*) = 32500 FROM scheduler.pods}),
 	'chunks 0-4 are in the pods table');
+# The 410 of 1 may have gone out in a batch that a SIGKILL or the restart cut
+# before its commit: the worker then resumed from before it and the server
+# does not send it again, so no relist used up the list's 500s.  Force one
+# (a 410 on reconnect) so that every fault is seen to be served.
+if (grep { $_->{match} eq '/api/v1/pods?fieldSelector' } @{ kjson('GET', '/debug/faults')->{http_errors} })
+{
+	diag('the mid-stream 410 was cut by a kill before its commit: forcing a relist');
+	faults({ compact => JSON::PP::true, close_watches => JSON::PP::true });
+}
 faults_served('chunks 0-4');
 log_mark();
 faults({ http_500_next => 1_000_000, match => '/api/v1/pods', method => 'GET' });

@@ -13,44 +13,17 @@
 #     when recovery has finished), and makes no request to the API server.
 use strict;
 use warnings;
-use Cwd qw(abs_path);
-use File::Basename qw(dirname);
-use File::Path qw(make_path);
-use IPC::Run;
 use JSON::PP;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
+use StandIn;
 use Test::More;
 use Time::HiRes qw(time usleep);
 
-my $apidir = abs_path(dirname(__FILE__) . '/../apiserver');
-my $work = abs_path($PostgreSQL::Test::Utils::tmp_check) . '/apiserver_006';
-my $certdir = "$work/certs";
-make_path($certdir);
-
-my $api_h = IPC::Run::start(
-	[ 'python3', "$apidir/kube_apiserver.py", '--port', '0', '--cert-dir', $certdir ],
-	'>', "$work/stdout", '2>', "$work/stderr");
-my $api_url;
-my $deadline = time + 60;
-until ($api_url)
-{
-	($api_url) = (-e "$work/stdout" ? slurp_file("$work/stdout") : '') =~ /^READY (\S+)/m;
-	die "the stand-in API server did not start: " . slurp_file("$work/stderr")
-	  if !$api_url && (time > $deadline || !$api_h->pumpable);
-	usleep(50_000) unless $api_url;
-}
-END { if ($api_h) { $api_h->signal('TERM') if $api_h->pumpable; eval { $api_h->finish } } }
-
-sub kreq
-{
-	my ($method, $path, $body) = @_;
-	my ($out, $err) = ('', '');
-	IPC::Run::run([ 'python3', "$apidir/kreq.py", "$certdir/server.json", $method, $path,
-		(defined $body ? ($body) : ()) ], '>', \$out, '2>', \$err)
-	  or die "kreq $method $path failed: $err";
-	return decode_json($out);
-}
+my $api = StandIn->new('apiserver_006');
+my $api_url = $api->url;
+my $certdir = $api->certdir;
+sub kreq { $api->kjson(@_) }
 
 my $primary = PostgreSQL::Test::Cluster->new('primary');
 $primary->init(allows_streaming => 1);

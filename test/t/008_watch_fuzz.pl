@@ -16,48 +16,21 @@
 #     tables hold exactly what the API server holds.
 use strict;
 use warnings;
-use Cwd qw(abs_path);
-use File::Basename qw(dirname);
-use File::Path qw(make_path);
-use IPC::Run;
 use JSON::PP;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
+use StandIn;
 use Test::More;
 use Time::HiRes qw(time usleep);
 
 my $seed = $ENV{SCHEDULER_TEST_SEED} // (time() ^ $$) % 1_000_000;
 diag("fuzz seed $seed (SCHEDULER_TEST_SEED=$seed replays it)");
 
-my $apidir = abs_path(dirname(__FILE__) . '/../apiserver');
-my $work = abs_path($PostgreSQL::Test::Utils::tmp_check) . '/apiserver_008';
-my $certdir = "$work/certs";
-make_path($certdir);
-
-my $api_h = IPC::Run::start(
-	[ 'python3', "$apidir/kube_apiserver.py", '--port', '0', '--cert-dir', $certdir, '--bookmark-interval', '1' ],
-	'>', "$work/stdout", '2>', "$work/stderr");
-my $api_url;
-my $deadline = time + 60;
-until ($api_url)
-{
-	($api_url) = (-e "$work/stdout" ? slurp_file("$work/stdout") : '') =~ /^READY (\S+)/m;
-	die "the stand-in API server did not start: " . slurp_file("$work/stderr")
-	  if !$api_url && (time > $deadline || !$api_h->pumpable);
-	usleep(50_000) unless $api_url;
-}
-END { if ($api_h) { $api_h->signal('TERM') if $api_h->pumpable; eval { $api_h->finish } } }
-
-sub kreq
-{
-	my ($method, $path, $body) = @_;
-	my ($out, $err) = ('', '');
-	# the body on standard input: a 2 MB one is too long for an argument
-	IPC::Run::run([ 'python3', "$apidir/kreq.py", "$certdir/server.json", $method, $path,
-		(defined $body ? ('@-') : ()) ], '<', \($body // ''), '>', \$out, '2>', \$err)
-	  or die "kreq $method $path failed: $err";
-	return decode_json($out);
-}
+my $api = StandIn->new('apiserver_008', '--bookmark-interval', '1');
+my $api_url = $api->url;
+my $certdir = $api->certdir;
+sub kreq { $api->kjson(@_) }
+my $deadline;
 sub bulk { kreq('POST', '/debug/bulk', $_[0]) }
 sub faults { kreq('POST', '/debug/faults', encode_json($_[0])) }
 
@@ -113,6 +86,28 @@ faults({ stall_watch_seconds => 3 });
 bulk('{"generate": {"pods": {"count": 10, "prefix": "after-stall-"}}}');
 ok($node->poll_query_until('postgres', q{SELECT count(*) = 10 FROM scheduler.pods WHERE name LIKE 'after-stall-%'}),
 	'after a 3 s stall the events arrive');
+
+# --- a relist resumes from the list's resourceVersion: one 410, one relist.
+# With no bookmarks, a node created leaves the pods watch's stored version
+# behind; compacted, the pods watch reconnects into a 410 and relists.  (It
+# once resumed from the version read before relist() stored the list's,
+# got a second 410 here, and without compaction would have replayed older
+# events over newer rows.)
+faults({ bookmark_interval_seconds => 600 });
+faults({ close_watches => JSON::PP::true });
+usleep(500_000);
+bulk('{"generate": {"nodes": {"count": 1, "prefix": "lonely-"}}}');
+ok($node->poll_query_until('postgres', q{SELECT count(*) = 1 FROM scheduler.nodes WHERE name = 'lonely-0'}),
+	'a node created, with no bookmarks');
+my $mark = -s $node->logfile;
+faults({ compact => JSON::PP::true, close_watches => JSON::PP::true });
+bulk('{"generate": {"pods": {"count": 3, "prefix": "after-compaction-"}}}');
+ok($node->poll_query_until('postgres', q{SELECT count(*) = 3 FROM scheduler.pods WHERE name LIKE 'after-compaction-%'}),
+	'compacted: the pods created afterwards arrive');
+usleep(1_000_000);
+my @expired = slurp_file($node->logfile, $mark) =~ /(the watch of pods expired \(410 Gone\))/g;
+is(scalar(@expired), 1, 'the pods watch expired once: relisted, it resumed from the list\'s resourceVersion');
+faults({ bookmark_interval_seconds => 1 });
 
 # --- the end: the tables are the API server's truth
 sub api_names

@@ -1,0 +1,110 @@
+# The stand-in Kubernetes API server (test/apiserver/kube_apiserver.py) for
+# the TAP tests: start one on a free port over HTTPS, and talk to it through
+# test/apiserver/kreq.py (this Perl has no TLS).
+#
+#   my $api = StandIn->new('apiserver_006', '--bookmark-interval', '1');
+#   $node->append_conf('postgresql.conf', $api->conf);   # the connection GUCs
+#   my ($code, $body) = $api->kreq('GET', '/api/v1/pods');
+#   my $state = $api->kjson('GET', '/debug/state');      # dies unless 2xx
+#
+# Every server started is stopped at the end of the test.
+package StandIn;
+
+use strict;
+use warnings;
+use Cwd qw(abs_path);
+use File::Basename qw(dirname);
+use File::Path qw(make_path);
+use IPC::Run;
+use JSON::PP;
+use PostgreSQL::Test::Utils;
+use Time::HiRes qw(time usleep);
+
+my $apidir = abs_path(dirname(__FILE__) . '/apiserver');
+my @started;
+
+# new(NAME, EXTRA_ARGS...): its files go in tmp_check/NAME
+sub new
+{
+	my ($class, $name, @args) = @_;
+	my $work = abs_path($PostgreSQL::Test::Utils::tmp_check) . "/$name";
+	my $certdir = "$work/certs";
+	make_path($certdir);
+	my $h = IPC::Run::start(
+		[ 'python3', "$apidir/kube_apiserver.py", '--port', '0', '--cert-dir', $certdir, @args ],
+		'>', "$work/stdout", '2>', "$work/stderr");
+	push @started, $h;
+	my $url;
+	my $deadline = time + 60;
+	until ($url)
+	{
+		($url) = (-e "$work/stdout" ? slurp_file("$work/stdout") : '') =~ /^READY (\S+)/m;
+		die "the stand-in API server did not start: " . slurp_file("$work/stderr")
+		  if !$url && (time > $deadline || !$h->pumpable);
+		usleep(50_000) unless $url;
+	}
+	my ($port) = $url =~ /:(\d+)$/;
+	return bless {
+		name => $name, work => $work, certdir => $certdir, url => $url, port => $port,
+		server_json => "$certdir/server.json",
+		server => decode_json(slurp_file("$certdir/server.json")),
+	}, $class;
+}
+
+sub url { $_[0]{url} }
+sub port { $_[0]{port} }
+sub work { $_[0]{work} }
+sub certdir { $_[0]{certdir} }
+sub server_json { $_[0]{server_json} }
+sub server { $_[0]{server} }	# {url, token, ca, kubeconfig, port, pid}
+sub kreq_py { "$apidir/kreq.py" }	# for kreq.py's other options (--paths)
+sub token_file { "$_[0]{certdir}/token" }
+sub ca_file { "$_[0]{certdir}/ca.crt" }
+
+# postgresql.conf lines that point the workers at this server
+sub conf
+{
+	my ($self) = @_;
+	return "scheduler.kube_api_url = '$self->{url}'\n"
+	  . "scheduler.kube_token_file = '" . $self->token_file . "'\n"
+	  . "scheduler.kube_ca_file = '" . $self->ca_file . "'\n";
+}
+
+# kreq(METHOD, PATH [, BODY [, OUTFILE]]): (code, body) in list context, the
+# body in scalar context.  The body goes on standard input (a 2 MB one is too
+# long for an argument).  Dies on a transport failure.
+sub kreq
+{
+	my ($self, $method, $path, $body, $outfile) = @_;
+	my ($out, $err) = ('', '');
+	my @cmd = ('python3', "$apidir/kreq.py", (defined $outfile ? ('-o', $outfile) : ()),
+		$self->{server_json}, $method, $path, (defined $body ? ('@-') : ()));
+	IPC::Run::run(\@cmd, '<', \($body // ''), '>', \$out, '2>', \$err)
+	  or die "kreq $method $path failed: $err";
+	my ($code) = $err =~ /HTTP (\d+)/;
+	return wantarray ? ($code, $out) : $out;
+}
+
+# kjson(METHOD, PATH [, BODY]): the decoded response; dies unless 2xx.  BODY
+# may be a reference, sent as JSON.
+sub kjson
+{
+	my ($self, $method, $path, $body) = @_;
+	$body = JSON::PP->new->canonical->encode($body) if ref $body;
+	my ($code, $out) = $self->kreq($method, $path, $body);
+	die "kreq $method $path: HTTP $code: " . substr($out, 0, 500) unless $code && $code =~ /^2/;
+	return decode_json($out);
+}
+
+END
+{
+	for my $h (@started)
+	{
+		next unless $h;
+		$h->signal('TERM') if $h->pumpable;
+		eval { $h->finish; };
+		$h->kill_kill if $h->pumpable;
+	}
+}
+
+1;
