@@ -131,7 +131,7 @@ claim(KubeConfig *cfg, long *next_ms)
 							 " (SELECT id, kind, namespace, name, body::text FROM scheduler.outbox"
 							 "  WHERE state = 'pending' AND kind <> 'binding' AND next_attempt_at <= now()"
 							 "  ORDER BY id LIMIT %d)", BATCH, Min(status_room, BATCH)),
-					true, 0) != SPI_OK_SELECT)
+					false, 0) != SPI_OK_SELECT)
 		elog(ERROR, "reading scheduler.outbox failed");
 	for (uint64 i = 0; i < SPI_processed; i++)
 	{
@@ -171,7 +171,7 @@ claim(KubeConfig *cfg, long *next_ms)
 	*next_ms = -1;
 	/* NULL when nothing is pending (not greatest(0, ...): that makes it 0) */
 	if (SPI_execute("SELECT ceil(1000 * extract(epoch FROM min(next_attempt_at) - clock_timestamp()))::int8"
-					" FROM scheduler.outbox WHERE state = 'pending'", true, 0) == SPI_OK_SELECT &&
+					" FROM scheduler.outbox WHERE state = 'pending'", false, 0) == SPI_OK_SELECT &&
 		SPI_processed == 1)
 	{
 		bool		isnull;
