@@ -443,12 +443,122 @@ flush(Watch *w)
 	return outcome;
 }
 
+/*
+ * Apply a list as the whole truth (relist()).  If it cannot be applied whole
+ * (an item our parser refuses, where the API server's accepted it), the items
+ * are tried one by one, each in a subtransaction; those that fail are logged
+ * with a WARNING and left out, and the rest is applied as the truth.  So one
+ * bad object never stops the mirror.  Returns the stored resourceVersion.
+ */
+static char *
+relist(Watch *w, Jsonb *doc)
+{
+	Oid			types[3] = {JSONBOID, INT4OID, INT4ARRAYOID};	/* $2 unused */
+	Datum		args[3];
+	MemoryContext cxt = CurrentMemoryContext;
+	ResourceOwner owner = CurrentResourceOwner;
+	volatile bool whole = true;
+	volatile int nitems;
+	List	   *volatile bad = NIL;
+
+	args[0] = JsonbPGetDatum(doc);
+	args[1] = Int32GetDatum(0);
+	BeginInternalSubTransaction(NULL);
+	PG_TRY();
+	{
+		if (SPI_connect() != SPI_OK_CONNECT)
+			elog(ERROR, "SPI_connect failed");
+		if (SPI_execute_with_args("SELECT scheduler.relist($1)", 1, types, args, NULL, false, 0) != SPI_OK_SELECT)
+			elog(ERROR, "scheduler.relist failed");
+		SPI_finish();
+		ReleaseCurrentSubTransaction();
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		MemoryContextSwitchTo(cxt);
+		edata = CopyErrorData();
+		FlushErrorState();
+		RollbackAndReleaseCurrentSubTransaction();
+		ereport(WARNING,
+				(errmsg("scheduler watch: the list of %s cannot be applied whole: %s", w->resource, edata->message),
+				 errdetail("Its items are applied one by one; those that fail are left out.")));
+		whole = false;
+	}
+	PG_END_TRY();
+	MemoryContextSwitchTo(cxt);
+	CurrentResourceOwner = owner;
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	if (!whole)
+	{
+		/* one by one (each item a small document of its own): which fail? */
+		JsonbContainer *items = JGetArray(&doc->root, "items", "list", NULL);
+		char	   *kind = JGetString(&doc->root, "kind", "list", NULL);
+		Oid			itypes[2] = {TEXTOID, JSONBOID};
+		Datum		iargs[2];
+
+		nitems = items ? (int) JsonContainerSize(items) : 0;
+		iargs[0] = CStringGetTextDatum(kind ? kind : "List");
+		for (volatile int i = 0; i < nitems; i++)
+		{
+			iargs[1] = JsonbPGetDatum(JsonbValueToJsonb(getIthJsonbValueFromContainer(items, i)));
+			BeginInternalSubTransaction(NULL);
+			PG_TRY();
+			{
+				if (SPI_execute_with_args("SELECT scheduler.apply(jsonb_build_object('kind', $1, 'items', jsonb_build_array($2)))",
+										  2, itypes, iargs, NULL, false, 0) != SPI_OK_SELECT)
+					elog(ERROR, "scheduler.apply failed");
+				ReleaseCurrentSubTransaction();
+			}
+			PG_CATCH();
+			{
+				ErrorData  *edata;
+
+				MemoryContextSwitchTo(cxt);
+				edata = CopyErrorData();
+				FlushErrorState();
+				RollbackAndReleaseCurrentSubTransaction();
+				ereport(WARNING,
+						(errmsg("scheduler watch: left out of the list of %s: %s", w->resource, edata->message)));
+				bad = lappend_int(bad, i);
+			}
+			PG_END_TRY();
+			MemoryContextSwitchTo(cxt);
+			CurrentResourceOwner = owner;
+			pfree(DatumGetPointer(iargs[1]));
+		}
+		{
+			Datum	   *elems = palloc(sizeof(Datum) * Max(list_length(bad), 1));
+			ListCell   *lc;
+			int			n = 0;
+
+			foreach(lc, bad)
+				elems[n++] = Int32GetDatum(lfirst_int(lc));
+			args[2] = PointerGetDatum(construct_array(elems, n, INT4OID, 4, true, TYPALIGN_INT));
+		}
+		if (SPI_execute_with_args("SELECT scheduler.relist(jsonb_set($1, '{items}', coalesce((SELECT jsonb_agg(e ORDER BY i)"
+								  " FROM jsonb_array_elements($1->'items') WITH ORDINALITY a(e, i)"
+								  " WHERE i - 1 <> ALL($3)), '[]')))",
+								  3, types, args, NULL, false, 0) != SPI_OK_SELECT)
+			elog(ERROR, "scheduler.relist failed");
+	}
+	{
+		char	   *rv = stored_rv(w->resource);
+
+		SPI_finish();
+		return rv;
+	}
+}
+
 /* A LIST came back: apply it as the whole truth, then watch from it */
 static void
 list_done(Watch *w, CURLcode result)
 {
 	long		status = KubeRequestStatus(w->req);
-	char	   *rv = NULL;
+	char	   *rv;
+	Jsonb	   *doc;
 
 	if (result != CURLE_OK || status != 200)
 	{
@@ -457,24 +567,17 @@ list_done(Watch *w, CURLcode result)
 		return;
 	}
 	begin(psprintf("scheduler watch: relisting %s", w->resource));
+	doc = KubeParseJson(w->req->response.data, w->req->response.len);
+	if (doc == NULL || !JB_ROOT_IS_OBJECT(doc))
 	{
-		Jsonb	   *doc = KubeParseJson(w->req->response.data, w->req->response.len);
-		Oid			argtypes[1] = {JSONBOID};
-		Datum		args[1];
-
-		if (doc == NULL)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
-					 errmsg("scheduler watch: the list of %s is not JSON: %s", w->resource,
-							KubeCut(w->req->response.data, w->req->response.len, MAX_LOGGED_LINE))));
-		args[0] = JsonbPGetDatum(doc);
-		if (SPI_connect() != SPI_OK_CONNECT)
-			elog(ERROR, "SPI_connect failed");
-		if (SPI_execute_with_args("SELECT scheduler.relist($1)", 1, argtypes, args, NULL, false, 0) != SPI_OK_SELECT)
-			elog(ERROR, "scheduler.relist failed");
-		rv = stored_rv(w->resource);
-		SPI_finish();
+		KubeLogFailure(&failures, psprintf("cannot list %s", w->resource),
+					   psprintf("the list is not a JSON object: %s",
+								KubeCut(w->req->response.data, w->req->response.len, MAX_LOGGED_LINE)));
+		commit();
+		retry_later(w);
+		return;
 	}
+	rv = relist(w, doc);
 	commit();
 	KubeLogRecovery(&failures);
 	ereport(DEBUG1, (errmsg("scheduler watch: listed %s at resourceVersion %s", w->resource, rv)));
@@ -524,11 +627,98 @@ restart_all(void)
 	}
 }
 
+/*
+ * One turn of the loop: become the leader, take finished requests, apply
+ * batches that are due, start what waits.  Returns how long to wait.
+ */
+static long
+watch_round(void)
+{
+	static bool leader = false;
+	long		timeout = 1000;
+	TimestampTz now;
+
+	if (ConfigReloadPending)
+	{
+		ConfigReloadPending = false;
+		ProcessConfigFile(PGC_SIGHUP);
+		restart_all();		/* the connection settings may have changed */
+	}
+
+	if (!leader)
+	{
+		if (!KubeApiConfigured() || !(leader = WorkerTakeLead(WATCH_LEADER_KEY, "scheduler watch")))
+			return -1000;		/* a second on the latch alone */
+		elog(LOG, "scheduler watch: started in database \"%s\"", scheduler_database);
+		begin("scheduler watch: reading resourceVersions");
+		if (SPI_connect() != SPI_OK_CONNECT)
+			elog(ERROR, "SPI_connect failed");
+		for (int i = 0; i < (int) NWATCHES; i++)
+			set_rv(&watches[i], stored_rv(watches[i].resource));
+		SPI_finish();
+		commit();
+	}
+	if (!KubeApiConfigured())
+	{
+		restart_all();
+		return -1000;
+	}
+
+	/* finished requests */
+	for (;;)
+	{
+		CURLcode	result;
+		KubeRequest *req = KubeLoopNextDone(&loop, &result);
+		Watch	   *w;
+
+		if (req == NULL)
+			break;
+		w = (Watch *) req->arg;
+		if (w->state == W_LISTING)
+			list_done(w, result);
+		else
+			watch_done(w, result);
+	}
+
+	/* batches due, requests to start */
+	now = GetCurrentTimestamp();
+	for (int i = 0; i < (int) NWATCHES; i++)
+	{
+		Watch	   *w = &watches[i];
+
+		if (w->state == W_WATCHING && w->lines != NIL)
+		{
+			long		age = (now - w->first_line_at) / 1000;
+
+			if (list_length(w->lines) >= scheduler_watch_batch_size ||
+				age >= scheduler_watch_batch_delay)
+			{
+				BatchOutcome outcome = flush(w);
+
+				if (outcome == B_RELIST)
+					relist_now(w);
+				else if (outcome == B_REWATCH)
+					retry_later(w);
+			}
+			else
+				timeout = Min(timeout, scheduler_watch_batch_delay - age);
+		}
+		if (w->state == W_IDLE)
+		{
+			now = GetCurrentTimestamp();
+			if (w->next_try <= now)
+				start(w);
+			else
+				timeout = Min(timeout, (w->next_try - now) / 1000 + 1);
+		}
+	}
+
+	return Max(timeout, 0);
+}
+
 void
 scheduler_watch_main(Datum arg pg_attribute_unused())
 {
-	bool		leader = false;
-
 	pqsignal(SIGHUP, SignalHandlerForConfigReload);
 	pqsignal(SIGTERM, die);
 	BackgroundWorkerUnblockSignals();
@@ -541,94 +731,39 @@ scheduler_watch_main(Datum arg pg_attribute_unused())
 
 	for (;;)
 	{
-		long		timeout = 1000;
-		TimestampTz now;
+		volatile long timeout = 1000;
 
 		MemoryContextSwitchTo(loop_cxt);
 		MemoryContextReset(loop_cxt);
 		ResetLatch(MyLatch);
 		CHECK_FOR_INTERRUPTS();
-		if (ConfigReloadPending)
-		{
-			ConfigReloadPending = false;
-			ProcessConfigFile(PGC_SIGHUP);
-			restart_all();		/* the connection settings may have changed */
-		}
 
-		if (!leader)
+		/*
+		 * An error (the database refusing what was read, say) is logged, its
+		 * transaction rolled back, and every watch retried with backoff from
+		 * what was committed: the worker goes on, without a restart.
+		 */
+		PG_TRY();
 		{
-			if (!KubeApiConfigured() || !(leader = WorkerTakeLead(WATCH_LEADER_KEY, "scheduler watch")))
-			{
-				(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
-								 1000, PG_WAIT_EXTENSION);
-				continue;
-			}
-			elog(LOG, "scheduler watch: started in database \"%s\"", scheduler_database);
-			begin("scheduler watch: reading resourceVersions");
-			if (SPI_connect() != SPI_OK_CONNECT)
-				elog(ERROR, "SPI_connect failed");
+			timeout = watch_round();
+		}
+		PG_CATCH();
+		{
+			MemoryContextSwitchTo(loop_cxt);
+			EmitErrorReport();
+			FlushErrorState();
+			AbortOutOfAnyTransaction();
+			pgstat_report_activity(STATE_IDLE, NULL);
 			for (int i = 0; i < (int) NWATCHES; i++)
-				set_rv(&watches[i], stored_rv(watches[i].resource));
-			SPI_finish();
-			commit();
+				retry_later(&watches[i]);
+			timeout = 1000;
 		}
-		if (!KubeApiConfigured())
-		{
-			restart_all();
+		PG_END_TRY();
+
+		if (timeout < 0)
 			(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
-							 1000, PG_WAIT_EXTENSION);
-			continue;
-		}
-
-		/* finished requests */
-		for (;;)
-		{
-			CURLcode	result;
-			KubeRequest *req = KubeLoopNextDone(&loop, &result);
-			Watch	   *w;
-
-			if (req == NULL)
-				break;
-			w = (Watch *) req->arg;
-			if (w->state == W_LISTING)
-				list_done(w, result);
-			else
-				watch_done(w, result);
-		}
-
-		/* batches due, requests to start */
-		now = GetCurrentTimestamp();
-		for (int i = 0; i < (int) NWATCHES; i++)
-		{
-			Watch	   *w = &watches[i];
-
-			if (w->state == W_WATCHING && w->lines != NIL)
-			{
-				long		age = (now - w->first_line_at) / 1000;
-
-				if (list_length(w->lines) >= scheduler_watch_batch_size ||
-					age >= scheduler_watch_batch_delay)
-				{
-					BatchOutcome outcome = flush(w);
-
-					if (outcome == B_RELIST)
-						relist_now(w);
-					else if (outcome == B_REWATCH)
-						retry_later(w);
-				}
-				else
-					timeout = Min(timeout, scheduler_watch_batch_delay - age);
-			}
-			if (w->state == W_IDLE)
-			{
-				now = GetCurrentTimestamp();
-				if (w->next_try <= now)
-					start(w);
-				else
-					timeout = Min(timeout, (w->next_try - now) / 1000 + 1);
-			}
-		}
-
-		KubeLoopWait(&loop, Max(timeout, 0), PG_WAIT_EXTENSION);
+							 -timeout, PG_WAIT_EXTENSION);
+		else
+			KubeLoopWait(&loop, timeout, PG_WAIT_EXTENSION);
 	}
 }

@@ -145,5 +145,30 @@ ok(@torn > 0, scalar(@torn) . ' lines that were not JSON were logged');
 ok(!(grep { length($_) > 400 || /[^\x20-\x7e]/ } @torn), 'each logged cut short and escaped (printable ASCII)');
 unlike($log, qr/PANIC|terminated by signal|server process .* was terminated/, 'no crash in the log');
 
+# --- an object the API server took but our parser refuses (a quantity past
+# int64: apimachinery caps it, we refuse it): skipped on the watch, left out
+# of a list, which is applied all the same
+bulk('{"pods": [{"metadata": {"name": "out-of-range", "namespace": "default"}, "spec": {"containers": [{"name": "c", "image": "x", "resources": {"requests": {"cpu": "1e30"}}}]}}]}');
+$deadline = time + 30;
+until (slurp_file($node->logfile) =~ /skipped a pods event that cannot be applied: pod default\/out-of-range: spec\.containers\[0\]\.resources\.requests\.cpu: quantity "1e30" is out of range/)
+{
+	last if time > $deadline;
+	usleep(200_000);
+}
+like(slurp_file($node->logfile), qr/skipped a pods event that cannot be applied: pod default\/out-of-range/,
+	'on the watch: skipped, with a WARNING naming the field');
+$mark = -s $node->logfile;
+q1(q{DELETE FROM scheduler.watch_state WHERE resource = 'pods'});
+q1(q{SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE backend_type = 'scheduler watch'});
+ok($node->poll_query_until('postgres', q{SELECT count(*) = 1 FROM scheduler.watch_state WHERE resource = 'pods'}),
+	'with no resourceVersion stored, the restarted worker lists the pods');
+like(slurp_file($node->logfile, $mark), qr/the list of pods cannot be applied whole: .*\n.*\n?.*left out of the list of pods: pod default\/out-of-range/,
+	'the list cannot be applied whole: the refused item is left out, with a WARNING');
+bulk('{"generate": {"pods": {"count": 2, "prefix": "after-list-"}}}');
+ok($node->poll_query_until('postgres', q{SELECT count(*) = 2 FROM scheduler.pods WHERE name LIKE 'after-list-%'}),
+	'and the rest was applied: the watch goes on from the list');
+is(q1(q{SELECT count(*) FROM scheduler.pods}), scalar(@{ kreq('GET', '/api/v1/pods')->{items} }) - 1,
+	'the tables hold every pod but the refused one');
+
 $node->stop;
 done_testing();
