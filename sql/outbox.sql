@@ -53,6 +53,14 @@ UPDATE scheduler.queue SET state = 'active';
 SELECT name, result FROM schedule_pending();
 SELECT kind, count(*) FROM scheduler.outbox WHERE name = 'huge' GROUP BY 1 ORDER BY 1;
 RESET scheduler.event_interval;
+-- a new message while the old condition is not sent yet: the old one is
+-- closed unsent, so that it cannot land after the new one
+SELECT scheduler.apply('{"kind": "Node", "metadata": {"name": "n2"}, "spec": {"unschedulable": true}, "status": {"allocatable": {"cpu": "2", "memory": "4Gi", "pods": "10"}}}');
+UPDATE scheduler.queue SET state = 'active';
+SELECT name, result FROM schedule_pending();
+SELECT kind, state, last_error, body #>> '{status,conditions,0,message}' AS message
+FROM scheduler.outbox WHERE name = 'huge' AND kind = 'condition' ORDER BY id;
+DELETE FROM scheduler.nodes WHERE name = 'n2';
 
 ------------------------------------------------------------------------------
 -- Responses.

@@ -626,10 +626,12 @@ COMMENT ON TABLE scheduler.watch_state IS 'The resourceVersion each watch resume
  * A full list (what GET /api/v1/nodes or /api/v1/pods returns, or kubectl
  * get -o json): apply every item, delete the rows of that kind the list no
  * longer has (objects that vanished while the watch was down), and record
- * the list's resourceVersion for the watch.  Returns how many objects
- * changed, the deleted ones included.
+ * the list's resourceVersion for the watch.  The rows of the uids in keep
+ * stay (the watch worker keeps those of items it had to leave out of the
+ * list: refused, they keep what was last mirrored, as on the watch).
+ * Returns how many objects changed, the deleted ones included.
  */
-CREATE FUNCTION scheduler.relist(doc jsonb) RETURNS integer LANGUAGE plpgsql AS $$
+CREATE FUNCTION scheduler.relist(doc jsonb, keep text[] DEFAULT '{}') RETURNS integer LANGUAGE plpgsql AS $$
 DECLARE
     list_kind text := doc->>'kind';
     changed integer;
@@ -648,12 +650,12 @@ BEGIN
     -- linear in the list (the uid is never NULL)
     IF list_kind = 'NodeList' THEN
         DELETE FROM scheduler.nodes n
-        WHERE n.uid NOT IN (
+        WHERE n.uid <> ALL(keep) AND n.uid NOT IN (
             SELECT coalesce(nullif(i #>> '{metadata,uid}', ''), 'Node:' || (i #>> '{metadata,name}'))
             FROM jsonb_array_elements(doc->'items') i);
     ELSE
         DELETE FROM scheduler.pods p
-        WHERE p.uid NOT IN (
+        WHERE p.uid <> ALL(keep) AND p.uid NOT IN (
             SELECT coalesce(nullif(i #>> '{metadata,uid}', ''),
                             'Pod:' || coalesce(nullif(i #>> '{metadata,namespace}', ''), 'default')
                             || '/' || (i #>> '{metadata,name}'))
@@ -667,4 +669,4 @@ BEGIN
     END IF;
     RETURN changed + gone;
 END $$;
-COMMENT ON FUNCTION scheduler.relist(jsonb) IS 'Apply a NodeList or PodList as the whole truth: apply its items, delete what it no longer has, record its resourceVersion';
+COMMENT ON FUNCTION scheduler.relist(jsonb, text[]) IS 'Apply a NodeList or PodList as the whole truth: apply its items, delete what it no longer has (but the uids in keep), record its resourceVersion';

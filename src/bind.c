@@ -62,6 +62,7 @@ typedef struct OutboxItem
 
 static KubeLoop loop;
 static MemoryContext loop_cxt;
+static List *batch = NIL;		/* what was claimed, until it is recorded */
 static KubeFailureLog failures = {.who = "scheduler bind"};
 static double tokens = 0;
 static TimestampTz tokens_at = 0;
@@ -283,11 +284,56 @@ send_all(List *items)
 		KubeLogRecovery(&failures);
 }
 
+/*
+ * One turn: become the leader, take what is due and send it.  Returns how
+ * long to sleep (0: go on at once).
+ */
+static long
+bind_round(void)
+{
+	static bool leader = false;
+	KubeConfig	cfg;
+	char	   *error;
+	long		next_ms;
+	ListCell   *lc;
+
+	if (ConfigReloadPending)
+	{
+		ConfigReloadPending = false;
+		ProcessConfigFile(PGC_SIGHUP);
+	}
+	if (!leader)
+	{
+		if (!KubeApiConfigured() || !(leader = WorkerTakeLead(BIND_LEADER_KEY, "scheduler bind")))
+			return 1000;
+		elog(LOG, "scheduler bind: started in database \"%s\"", scheduler_database);
+	}
+	if (!KubeConfigLoad(&cfg, &error))
+	{
+		KubeLogFailure(&failures, "cannot connect", error);
+		return 5000;
+	}
+	batch = claim(&cfg, &next_ms);
+	KubeConfigFree(&cfg);
+	if (batch != NIL)
+	{
+		send_all(batch);
+		foreach(lc, batch)
+			KubeRequestFree(((OutboxItem *) lfirst(lc))->req);
+		batch = NIL;
+		return 0;
+	}
+	/* nothing due: wait for schedule_pending's wake-up or the next due row */
+	if (next_ms < 0 || next_ms > scheduler_worker_interval)
+		next_ms = scheduler_worker_interval;
+	if (next_ms == 0)			/* due, but the status bucket is empty */
+		next_ms = 1000 / scheduler_status_qps;
+	return Max(next_ms, 10);
+}
+
 void
 scheduler_bind_main(Datum arg pg_attribute_unused())
 {
-	bool		leader = false;
-
 	pqsignal(SIGHUP, SignalHandlerForConfigReload);
 	pqsignal(SIGTERM, die);
 	BackgroundWorkerUnblockSignals();
@@ -300,54 +346,45 @@ scheduler_bind_main(Datum arg pg_attribute_unused())
 
 	for (;;)
 	{
-		KubeConfig	cfg;
-		char	   *error;
-		long		next_ms;
-		List	   *items;
-		ListCell   *lc;
+		volatile long sleep_ms = 0;
 
 		MemoryContextSwitchTo(loop_cxt);
 		MemoryContextReset(loop_cxt);
 		ResetLatch(MyLatch);
 		CHECK_FOR_INTERRUPTS();
-		if (ConfigReloadPending)
+
+		/*
+		 * An error (a deadlock recording responses, say) is logged and rolled
+		 * back; what was in flight is dropped and sent again from the outbox,
+		 * where it is still pending: the worker goes on, without a restart.
+		 */
+		PG_TRY();
 		{
-			ConfigReloadPending = false;
-			ProcessConfigFile(PGC_SIGHUP);
+			sleep_ms = bind_round();
 		}
-		if (!leader)
+		PG_CATCH();
 		{
-			if (!KubeApiConfigured() || !(leader = WorkerTakeLead(BIND_LEADER_KEY, "scheduler bind")))
-			{
-				(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
-								 1000, PG_WAIT_EXTENSION);
-				continue;
-			}
+			ListCell   *lc;
+
 			MemoryContextSwitchTo(loop_cxt);
-			elog(LOG, "scheduler bind: started in database \"%s\"", scheduler_database);
+			EmitErrorReport();
+			FlushErrorState();
+			AbortOutOfAnyTransaction();
+			pgstat_report_activity(STATE_IDLE, NULL);
+			foreach(lc, batch)
+			{
+				KubeRequest *req = ((OutboxItem *) lfirst(lc))->req;
+
+				KubeLoopRemove(&loop, req);
+				KubeRequestFree(req);
+			}
+			batch = NIL;
+			sleep_ms = 1000;
 		}
-		if (!KubeConfigLoad(&cfg, &error))
-		{
-			KubeLogFailure(&failures, "cannot connect", error);
+		PG_END_TRY();
+
+		if (sleep_ms > 0)
 			(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
-							 5000, PG_WAIT_EXTENSION);
-			continue;
-		}
-		items = claim(&cfg, &next_ms);
-		KubeConfigFree(&cfg);
-		if (items != NIL)
-		{
-			send_all(items);
-			foreach(lc, items)
-				KubeRequestFree(((OutboxItem *) lfirst(lc))->req);
-			continue;
-		}
-		/* nothing due: wait for schedule_pending's wake-up or the next due row */
-		if (next_ms < 0 || next_ms > scheduler_worker_interval)
-			next_ms = scheduler_worker_interval;
-		if (next_ms == 0)		/* due, but the status bucket is empty */
-			next_ms = 1000 / scheduler_status_qps;
-		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
-						 Max(next_ms, 10), PG_WAIT_EXTENSION);
+							 sleep_ms, PG_WAIT_EXTENSION);
 	}
 }

@@ -229,6 +229,15 @@ write_cb(char *data, size_t size, size_t nmemb, void *userp)
 	appendBinaryStringInfo(&req->response, data, n);
 	if (req->on_line)
 	{
+		long		code = 0;
+
+		/* a refusal's body (a Status) is no stream of events: keep it whole */
+		curl_easy_getinfo(req->easy, CURLINFO_RESPONSE_CODE, &code);
+		if (code != 200)
+			return n;
+	}
+	if (req->on_line)
+	{
 		char	   *start = req->response.data;
 		char	   *nl;
 		size_t		used;
@@ -286,7 +295,12 @@ KubeRequestNew(KubeConfig *cfg, const char *method, const char *path,
 		explicit_bzero(auth, strlen(auth));
 		pfree(auth);
 	}
-	curl_easy_setopt(e, CURLOPT_URL, psprintf("%s%s", cfg->url, path));
+	{
+		char	   *url = psprintf("%s%s", cfg->url, path);
+
+		curl_easy_setopt(e, CURLOPT_URL, url);	/* curl keeps a copy */
+		pfree(url);
+	}
 	curl_easy_setopt(e, CURLOPT_HTTPHEADER, req->headers);
 	curl_easy_setopt(e, CURLOPT_USERAGENT, "scheduler/" "0.1 (PostgreSQL extension)");
 	curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
@@ -364,9 +378,13 @@ KubeCut(const char *s, size_t len, size_t max)
 }
 
 /*
- * Is text valid JSON?  Checked before jsonb_in so that a malformed line is
- * told apart from other errors.  The caller runs in a transaction (deep
- * nesting can still throw).
+ * Parse text as JSON into jsonb, or NULL when it is not JSON at all (checked
+ * first, so that a malformed line is told apart from a value jsonb cannot
+ * hold).  A \u0000 escape, which JSON allows and the API server keeps in
+ * strings (an annotation, an env value) but PostgreSQL's text cannot hold,
+ * becomes U+FFFD, so that such an object is mirrored rather than refused
+ * forever.  The caller runs in a transaction: jsonb_in can still throw (a
+ * nesting too deep), with a data exception or program-limit error.
  */
 Jsonb *
 KubeParseJson(const char *text, size_t len)
@@ -376,10 +394,18 @@ KubeParseJson(const char *text, size_t len)
 
 	if (memchr(text, '\0', len) != NULL)
 		return NULL;
-	lex = makeJsonLexContextCstringLen((char *) text, len, GetDatabaseEncoding(), true);
+	lex = makeJsonLexContextCstringLen((char *) text, len, GetDatabaseEncoding(), false);
 	if (pg_parse_json(lex, &nullSemAction) != JSON_SUCCESS)
 		return NULL;
 	copy = pnstrdup(text, len);
+	for (size_t i = 0; i + 1 < len; i++)
+	{
+		if (copy[i] != '\\')
+			continue;
+		if (copy[i + 1] == 'u' && i + 5 < len && strncmp(copy + i + 2, "0000", 4) == 0)
+			memcpy(copy + i + 2, "fffd", 4);
+		i++;					/* past the escaped character */
+	}
 	return DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum(copy)));
 }
 

@@ -165,7 +165,9 @@ write_results(Attempt *attempts, int n)
 				  " JOIN scheduler.pods p ON p.uid = d.uid"
 				  " WHERE d.node IS NOT NULL",
 				  2, types, args, nulls, SPI_OK_INSERT);
-		exec_args("INSERT INTO scheduler.outbox (kind, pod_uid, namespace, name, body)"
+		/* a newer condition supersedes one not sent yet: it must not land last */
+		exec_args("WITH new AS ("
+				  " INSERT INTO scheduler.outbox (kind, pod_uid, namespace, name, body)"
 				  " SELECT 'condition', d.uid, p.namespace, p.name,"
 				  " jsonb_build_object('status', jsonb_build_object('conditions', jsonb_build_array(jsonb_build_object("
 				  "   'type', 'PodScheduled', 'status', 'False',"
@@ -176,8 +178,12 @@ write_results(Attempt *attempts, int n)
 				  "   AS d(uid, node, message, diagnosis, rejected, error)"
 				  " JOIN scheduler.pods p ON p.uid = d.uid"
 				  " LEFT JOIN scheduler.pod_attempts a ON a.pod_uid = d.uid"
-				  " WHERE d.node IS NULL AND a.posted_message IS DISTINCT FROM d.message",
-				  6, types, args, nulls, SPI_OK_INSERT);
+				  " WHERE d.node IS NULL AND a.posted_message IS DISTINCT FROM d.message"
+				  " RETURNING pod_uid)"
+				  " UPDATE scheduler.outbox o SET state = 'done', finished_at = now(),"
+				  "   last_error = 'not sent: superseded by a newer condition'"
+				  " WHERE o.kind = 'condition' AND o.state = 'pending' AND o.pod_uid IN (SELECT pod_uid FROM new)",
+				  6, types, args, nulls, SPI_OK_UPDATE);
 		exec_args("INSERT INTO scheduler.outbox (kind, pod_uid, namespace, name, body)"
 				  " SELECT 'event', d.uid, p.namespace, p.name,"
 				  " jsonb_build_object('apiVersion', 'v1', 'kind', 'Event',"

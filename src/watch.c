@@ -82,6 +82,8 @@ typedef struct Watch
 	int			failures;
 	TimestampTz next_try;
 	uint64		events;			/* applied, for pg_stat_activity */
+	int			lines_seen;		/* by the current request */
+	TimestampTz started_at;		/* the current request */
 } Watch;
 
 static Watch watches[] = {
@@ -182,6 +184,7 @@ watch_line(KubeRequest *req, char *line, size_t len)
 
 	if (w->lines == NIL)
 		w->first_line_at = GetCurrentTimestamp();
+	w->lines_seen++;
 	w->lines = lappend(w->lines, pnstrdup(line, len));
 	MemoryContextSwitchTo(old);
 }
@@ -250,6 +253,8 @@ start(Watch *w)
 		w->state = W_WATCHING;
 	}
 	old = MemoryContextSwitchTo(TopMemoryContext);
+	w->lines_seen = 0;
+	w->started_at = GetCurrentTimestamp();
 	w->req = KubeRequestNew(&cfg, "GET", path, NULL, NULL, timeout_ms);
 	if (w->state == W_WATCHING)
 		w->req->on_line = watch_line;
@@ -278,7 +283,22 @@ object_rv(JsonbContainer *root)
 	if (md == NULL || md->type != jbvBinary)
 		return NULL;
 	rv = JGet(md->val.binary.data, "resourceVersion");
-	return rv && rv->type == jbvString ? pnstrdup(rv->val.string.val, rv->val.string.len) : NULL;
+	if (rv == NULL || rv->type != jbvString)
+		return NULL;
+	/* outlives a subtransaction rolled back for this line */
+	return MemoryContextStrdup(TopTransactionContext, pnstrdup(rv->val.string.val, rv->val.string.len));
+}
+
+/*
+ * Is this error about the input (an object or line we cannot take: data
+ * exceptions, nesting too deep), rather than the database (a deadlock, a
+ * timeout, no memory)?  Only the first kind skips an event.
+ */
+static bool
+bad_input(ErrorData *edata)
+{
+	return ERRCODE_TO_CATEGORY(edata->sqlerrcode) == ERRCODE_DATA_EXCEPTION ||
+		ERRCODE_TO_CATEGORY(edata->sqlerrcode) == ERRCODE_PROGRAM_LIMIT_EXCEEDED;
 }
 
 /*
@@ -411,6 +431,8 @@ flush(Watch *w)
 				edata = CopyErrorData();
 				FlushErrorState();
 				RollbackAndReleaseCurrentSubTransaction();
+				if (!bad_input(edata))
+					ReThrowError(edata);	/* a deadlock, say: the batch is retried */
 				ereport(WARNING,
 						(errmsg("scheduler watch: skipped a %s event that cannot be applied: %s",
 								w->resource, edata->message),
@@ -434,10 +456,14 @@ flush(Watch *w)
 			elog(ERROR, "SPI_connect failed");
 		store_rv(w->resource, last_rv);
 		SPI_finish();
-		set_rv(w, last_rv);
-		w->failures = 0;		/* the stream made progress */
+		last_rv = MemoryContextStrdup(loop_cxt, last_rv);
 	}
 	commit();
+	if (last_rv)
+	{
+		set_rv(w, last_rv);		/* only once committed */
+		w->failures = 0;		/* the stream made progress */
+	}
 	MemoryContextReset(w->lines_cxt);
 	w->lines = NIL;
 	return outcome;
@@ -453,13 +479,14 @@ flush(Watch *w)
 static char *
 relist(Watch *w, Jsonb *doc)
 {
-	Oid			types[3] = {JSONBOID, INT4OID, INT4ARRAYOID};	/* $2 unused */
-	Datum		args[3];
+	Oid			types[4] = {JSONBOID, INT4OID, INT4ARRAYOID, TEXTARRAYOID};	/* $2 unused */
+	Datum		args[4];
 	MemoryContext cxt = CurrentMemoryContext;
 	ResourceOwner owner = CurrentResourceOwner;
 	volatile bool whole = true;
 	volatile int nitems;
 	List	   *volatile bad = NIL;
+	List	   *volatile keep = NIL;	/* uids of the items left out */
 
 	args[0] = JsonbPGetDatum(doc);
 	args[1] = Int32GetDatum(0);
@@ -520,9 +547,20 @@ relist(Watch *w, Jsonb *doc)
 				edata = CopyErrorData();
 				FlushErrorState();
 				RollbackAndReleaseCurrentSubTransaction();
+				if (!bad_input(edata))
+					ReThrowError(edata);
 				ereport(WARNING,
-						(errmsg("scheduler watch: left out of the list of %s: %s", w->resource, edata->message)));
+						(errmsg("scheduler watch: left out of the list of %s: %s", w->resource, edata->message),
+						 errdetail("What was mirrored of it is kept.")));
 				bad = lappend_int(bad, i);
+				{
+					JsonbValue *item = getIthJsonbValueFromContainer(items, i);
+					JsonbValue *md = item->type == jbvBinary ? JGet(item->val.binary.data, "metadata") : NULL;
+					JsonbValue *uid = md && md->type == jbvBinary ? JGet(md->val.binary.data, "uid") : NULL;
+
+					if (uid && uid->type == jbvString)
+						keep = lappend(keep, pnstrdup(uid->val.string.val, uid->val.string.len));
+				}
 			}
 			PG_END_TRY();
 			MemoryContextSwitchTo(cxt);
@@ -537,11 +575,16 @@ relist(Watch *w, Jsonb *doc)
 			foreach(lc, bad)
 				elems[n++] = Int32GetDatum(lfirst_int(lc));
 			args[2] = PointerGetDatum(construct_array(elems, n, INT4OID, 4, true, TYPALIGN_INT));
+			n = 0;
+			elems = palloc(sizeof(Datum) * Max(list_length(keep), 1));
+			foreach(lc, keep)
+				elems[n++] = CStringGetTextDatum(lfirst(lc));
+			args[3] = PointerGetDatum(construct_array(elems, n, TEXTOID, -1, false, TYPALIGN_INT));
 		}
 		if (SPI_execute_with_args("SELECT scheduler.relist(jsonb_set($1, '{items}', coalesce((SELECT jsonb_agg(e ORDER BY i)"
 								  " FROM jsonb_array_elements($1->'items') WITH ORDINALITY a(e, i)"
-								  " WHERE i - 1 <> ALL($3)), '[]')))",
-								  3, types, args, NULL, false, 0) != SPI_OK_SELECT)
+								  " WHERE i - 1 <> ALL($3)), '[]')), $4)",
+								  4, types, args, NULL, false, 0) != SPI_OK_SELECT)
 			elog(ERROR, "scheduler.relist failed");
 	}
 	{
@@ -583,6 +626,8 @@ list_done(Watch *w, CURLcode result)
 	ereport(DEBUG1, (errmsg("scheduler watch: listed %s at resourceVersion %s", w->resource, rv)));
 	drop_request(w);
 	set_rv(w, rv);
+	if (rv)
+		pfree(rv);
 	w->need_relist = false;
 	w->failures = 0;
 	w->state = W_IDLE;
@@ -600,6 +645,9 @@ watch_done(Watch *w, CURLcode result)
 		relist_now(w);
 	else if (outcome == B_REWATCH)
 		retry_later(w);
+	else if (result == CURLE_OK && status == 200 && w->lines_seen == 0 &&
+			 !TimestampDifferenceExceeds(w->started_at, GetCurrentTimestamp(), 1000))
+		retry_later(w);			/* ended at once, empty: a proxy? not in a hot loop */
 	else if (result == CURLE_OK && status == 200)
 	{
 		/* ended by its timeout: reopen at once */
@@ -654,7 +702,13 @@ watch_round(void)
 		if (SPI_connect() != SPI_OK_CONNECT)
 			elog(ERROR, "SPI_connect failed");
 		for (int i = 0; i < (int) NWATCHES; i++)
-			set_rv(&watches[i], stored_rv(watches[i].resource));
+		{
+			char	   *rv = stored_rv(watches[i].resource);
+
+			set_rv(&watches[i], rv);
+			if (rv)
+				pfree(rv);
+		}
 		SPI_finish();
 		commit();
 	}

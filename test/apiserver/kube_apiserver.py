@@ -1824,7 +1824,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self._code = code
 
     def send_obj(self, code, obj, headers=None):
-        self.send_bytes(code, dumps(obj), headers=headers)
+        # the real server's JSON encoder ends every body with a newline
+        self.send_bytes(code, dumps(obj) + b"\n", headers=headers)
 
     def send_error_status(self, err):
         self.send_obj(err.code, err.status(), err.headers)

@@ -109,6 +109,24 @@ my @expired = slurp_file($node->logfile, $mark) =~ /(the watch of pods expired \
 is(scalar(@expired), 1, 'the pods watch expired once: relisted, it resumed from the list\'s resourceVersion');
 faults({ bookmark_interval_seconds => 1 });
 
+# --- a \u0000 in a string (JSON allows it, the API server keeps it, text
+# cannot hold it): mirrored with U+FFFD, not refused again and again
+bulk('{"pods": [{"metadata": {"name": "nul-annotation", "namespace": "default", "annotations": {"example.com/x": "a\\u0000b"}}, "spec": {"containers": [{"name": "c", "image": "x"}]}}]}');
+ok($node->poll_query_until('postgres', q{SELECT object #>> '{metadata,annotations,example.com/x}' = E'a\\uFFFDb' FROM scheduler.pods WHERE name = 'nul-annotation'}),
+	'a pod with \\u0000 in an annotation is mirrored, the NUL as U+FFFD');
+
+# --- a refused watch: its Status body (newline-terminated, as the real
+# server's) is the error, not an event
+$mark = -s $node->logfile;
+faults({ http_500_next => 1, match => '/api/v1/pods?watch', method => 'GET' });
+faults({ close_watches => JSON::PP::true });
+bulk('{"generate": {"pods": {"count": 1, "prefix": "after-500-"}}}');
+ok($node->poll_query_until('postgres', q{SELECT count(*) = 1 FROM scheduler.pods WHERE name = 'after-500-0'}),
+	'a watch refused with 500 is opened again');
+my $since = slurp_file($node->logfile, $mark);
+like($since, qr/watch of pods failed: HTTP 500: Internal error occurred: injected fault/, 'the log has the Status message');
+unlike($since, qr/skipped a pods event/, 'and the Status was not taken for an event');
+
 # --- the end: the tables are the API server's truth
 sub api_names
 {
@@ -148,7 +166,12 @@ unlike($log, qr/PANIC|terminated by signal|server process .* was terminated/, 'n
 # --- an object the API server took but our parser refuses (a quantity past
 # int64: apimachinery caps it, we refuse it): skipped on the watch, left out
 # of a list, which is applied all the same
-bulk('{"pods": [{"metadata": {"name": "out-of-range", "namespace": "default"}, "spec": {"containers": [{"name": "c", "image": "x", "resources": {"requests": {"cpu": "1e30"}}}]}}]}');
+# (large, and the last event of its batch, with a resourceVersion: the
+# version read from it once lived in memory freed with the rolled-back
+# subtransaction, and a crash loop followed)
+bulk(encode_json({ pods => [ { metadata => { name => 'out-of-range', namespace => 'default',
+	labels => { map { ("l$_" => "v$_") } 1 .. 20000 } },
+	spec => { containers => [ { name => 'c', image => 'x', resources => { requests => { cpu => '1e30' } } } ] } } ] }));
 $deadline = time + 30;
 until (slurp_file($node->logfile) =~ /skipped a pods event that cannot be applied: pod default\/out-of-range: spec\.containers\[0\]\.resources\.requests\.cpu: quantity "1e30" is out of range/)
 {
