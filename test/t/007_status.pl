@@ -44,6 +44,8 @@ sub q1 { $node->safe_psql('postgres', $_[0]) }
 q1('CREATE EXTENSION scheduler');
 
 bulk('{"generate": {"nodes": {"count": 2, "cpu": "1"}}}');
+# the nodes first (two watches: a pod could otherwise be tried before them)
+ok($node->poll_query_until('postgres', 'SELECT count(*) = 2 FROM scheduler.nodes'), 'the two nodes are mirrored');
 bulk('{"generate": {"pods": {"count": 1, "prefix": "big-", "cpu": "2"}}}');
 
 sub pod_condition
