@@ -621,6 +621,7 @@ list_done(Watch *w, CURLcode result)
 		return;
 	}
 	rv = relist(w, doc);
+	WorkerWakeAtCommit();		/* the scheduler waits for the first lists */
 	commit();
 	KubeLogRecovery(&failures);
 	ereport(DEBUG1, (errmsg("scheduler watch: listed %s at resourceVersion %s", w->resource, rv)));

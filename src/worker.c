@@ -259,6 +259,23 @@ run_once(void)
 		bool		isnull;
 		Datum		d;
 
+		/*
+		 * With an API server, not before the mirror has synced: both nodes and
+		 * pods listed once (kube-scheduler waits for its informers' caches),
+		 * lest pods seen before the nodes be found unschedulable, and told so.
+		 * The watch worker wakes this one when a list is applied.
+		 */
+		if (KubeApiConfigured() &&
+			SPI_execute("SELECT count(*) < 2 FROM scheduler.watch_state WHERE resource IN ('nodes', 'pods')",
+						false, 0) == SPI_OK_SELECT &&
+			DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull)))
+		{
+			SPI_finish();
+			PopActiveSnapshot();
+			CommitTransactionCommand();
+			pgstat_report_activity(STATE_IDLE, NULL);
+			return timeout;
+		}
 		if (SPI_execute("SELECT count(*) FROM schedule_pending()", false, 0) != SPI_OK_SELECT)
 			elog(ERROR, "schedule_pending() failed");
 		/* NULL when nothing waits (greatest() would turn that into 0) */
