@@ -124,3 +124,12 @@ SELECT kind, state, attempts FROM scheduler.outbox WHERE name = 'huge' ORDER BY 
 
 SELECT kind, state, count(*) FROM scheduler.outbox GROUP BY 1, 2 ORDER BY 1, 2;
 SELECT scheduler.outbox_result(123456789, 201);
+
+-- answered requests are kept as long as the history
+-- (scheduler.history_retention), pending ones until they are answered
+BEGIN;
+SET LOCAL scheduler.history_retention = 0;
+UPDATE scheduler.outbox SET finished_at = finished_at - interval '1 second' WHERE finished_at IS NOT NULL;
+SELECT count(*) FROM schedule_pending();
+SELECT state, count(*) FROM scheduler.outbox GROUP BY 1 ORDER BY 1;
+COMMIT;

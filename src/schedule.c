@@ -248,6 +248,10 @@ queue_housekeeping(void)
 	exec_args("DELETE FROM scheduler.attempt_history"
 			  " WHERE attempted_at < now() - $1 * interval '1 second'",
 			  1, &t, &v, NULL, SPI_OK_DELETE);
+	/* what the API server has answered is kept as long as the history */
+	exec_args("DELETE FROM scheduler.outbox"
+			  " WHERE state <> 'pending' AND finished_at < now() - $1 * interval '1 second'",
+			  1, &t, &v, NULL, SPI_OK_DELETE);
 }
 
 PG_FUNCTION_INFO_V1(schedule_pending);
