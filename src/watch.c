@@ -360,96 +360,113 @@ apply_line(Watch *w, const char *line)
 }
 
 /*
- * Apply the gathered lines in one transaction; the last resourceVersion is
- * stored with them.  All at once in a subtransaction first; if that fails,
- * line by line, each in its own, and a line that cannot be applied is logged
- * and skipped.
+ * Run fn(arg) in a subtransaction.  Returns NULL when it succeeded, or the
+ * error when it failed on bad input (data exceptions, nesting too deep), the
+ * subtransaction rolled back.  Any other error (a deadlock, a timeout, no
+ * memory) is thrown on: the caller's whole transaction is retried.
  */
-static BatchOutcome
-flush(Watch *w)
+static ErrorData *
+in_subxact(void (*fn) (void *arg), void *arg)
 {
-	volatile BatchOutcome outcome = B_CONTINUE;
-	char	   *volatile last_rv = NULL;
-	MemoryContext cxt;
-	ResourceOwner owner;
-	volatile bool ok = true;
-
-	if (w->lines == NIL)
-		return B_CONTINUE;
-	KubeLogRecovery(&failures);			/* the stream flows */
-	begin(psprintf("scheduler watch: applying %d %s events", list_length(w->lines), w->resource));
-	cxt = CurrentMemoryContext;
-	owner = CurrentResourceOwner;
+	MemoryContext cxt = CurrentMemoryContext;
+	ResourceOwner owner = CurrentResourceOwner;
+	ErrorData  *volatile edata = NULL;
 
 	BeginInternalSubTransaction(NULL);
 	PG_TRY();
 	{
-		ListCell   *lc;
-
-		foreach(lc, w->lines)
-		{
-			outcome = apply_line(w, lfirst(lc));
-			if (line_rv)
-				last_rv = line_rv;
-			if (outcome != B_CONTINUE)
-				break;
-		}
+		fn(arg);
 		ReleaseCurrentSubTransaction();
 	}
 	PG_CATCH();
 	{
 		MemoryContextSwitchTo(cxt);
+		edata = CopyErrorData();
 		FlushErrorState();
 		RollbackAndReleaseCurrentSubTransaction();
-		ok = false;
 	}
 	PG_END_TRY();
 	MemoryContextSwitchTo(cxt);
 	CurrentResourceOwner = owner;
+	if (edata && !bad_input(edata))
+		ReThrowError(edata);
+	return edata;
+}
 
-	if (!ok)
+/* What flush() hands to in_subxact() */
+typedef struct Lines
+{
+	Watch	   *w;
+	List	   *lines;			/* to apply, in order */
+	BatchOutcome outcome;
+	char	   *last_rv;		/* of the last line read */
+} Lines;
+
+static void
+apply_lines(void *arg)
+{
+	Lines	   *l = (Lines *) arg;
+	ListCell   *lc;
+
+	foreach(lc, l->lines)
+	{
+		l->outcome = apply_line(l->w, lfirst(lc));
+		if (line_rv)
+			l->last_rv = line_rv;
+		if (l->outcome != B_CONTINUE)
+			break;
+	}
+}
+
+/*
+ * Apply the gathered lines in one transaction; the last resourceVersion is
+ * stored with them.  All at once in a subtransaction first; if that fails on
+ * bad input, line by line, each in its own, and a line that cannot be
+ * applied is logged and skipped (its resourceVersion passed).
+ */
+static BatchOutcome
+flush(Watch *w)
+{
+	Lines		all = {.w = w,.lines = w->lines,.outcome = B_CONTINUE};
+	char	   *last_rv;
+
+	if (w->lines == NIL)
+		return B_CONTINUE;
+	KubeLogRecovery(&failures);			/* the stream flows */
+	begin(psprintf("scheduler watch: applying %d %s events", list_length(w->lines), w->resource));
+
+	if (in_subxact(apply_lines, &all) != NULL)
 	{
 		ListCell   *lc;
 
-		outcome = B_CONTINUE;
-		last_rv = NULL;
+		all.outcome = B_CONTINUE;
+		all.last_rv = NULL;
 		foreach(lc, w->lines)
 		{
-			char	   *line = lfirst(lc);
+			Lines		one = {.w = w,.lines = list_make1(lfirst(lc)),.outcome = B_CONTINUE};
+			ErrorData  *edata = in_subxact(apply_lines, &one);
 
-			BeginInternalSubTransaction(NULL);
-			PG_TRY();
+			if (edata)
 			{
-				outcome = apply_line(w, line);
-				ReleaseCurrentSubTransaction();
-			}
-			PG_CATCH();
-			{
-				ErrorData  *edata;
+				char	   *line = lfirst(lc);
 
-				MemoryContextSwitchTo(cxt);
-				edata = CopyErrorData();
-				FlushErrorState();
-				RollbackAndReleaseCurrentSubTransaction();
-				if (!bad_input(edata))
-					ReThrowError(edata);	/* a deadlock, say: the batch is retried */
 				ereport(WARNING,
 						(errmsg("scheduler watch: skipped a %s event that cannot be applied: %s",
 								w->resource, edata->message),
 						 errdetail("The event: %s", KubeCut(line, strlen(line), MAX_LOGGED_LINE))));
 				FreeErrorData(edata);
-				outcome = B_CONTINUE;	/* skipped; line_rv moves past it */
+				one.outcome = B_CONTINUE;
+				one.last_rv = line_rv;	/* read before it failed: passed */
 			}
-			PG_END_TRY();
-			MemoryContextSwitchTo(cxt);
-			CurrentResourceOwner = owner;
-			if (line_rv)
-				last_rv = line_rv;
-			if (outcome != B_CONTINUE)
+			if (one.last_rv)
+				all.last_rv = one.last_rv;
+			all.outcome = one.outcome;
+			if (one.outcome != B_CONTINUE)
 				break;
 		}
 	}
 
+	last_rv = all.last_rv;
 	if (last_rv)
 	{
 		if (SPI_connect() != SPI_OK_CONNECT)
@@ -466,133 +483,102 @@ flush(Watch *w)
 	}
 	MemoryContextReset(w->lines_cxt);
 	w->lines = NIL;
-	return outcome;
+	return all.outcome;
+}
+
+/* What relist() hands to in_subxact() */
+typedef struct ListCall
+{
+	const char *sql;
+	int			nargs;
+	Oid		   *types;
+	Datum	   *args;
+} ListCall;
+
+static void
+run_sql(void *arg)
+{
+	ListCall   *c = (ListCall *) arg;
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	if (SPI_execute_with_args(c->sql, c->nargs, c->types, c->args, NULL, false, 0) != SPI_OK_SELECT)
+		elog(ERROR, "%s failed", c->sql);
+	SPI_finish();
 }
 
 /*
  * Apply a list as the whole truth (relist()).  If it cannot be applied whole
  * (an item our parser refuses, where the API server's accepted it), the items
  * are tried one by one, each in a subtransaction; those that fail are logged
- * with a WARNING and left out, and the rest is applied as the truth.  So one
- * bad object never stops the mirror.  Returns the stored resourceVersion.
+ * with a WARNING and left out, their rows kept, and the rest is applied as
+ * the truth.  So one bad object never stops the mirror.  Returns the stored
+ * resourceVersion.
  */
 static char *
 relist(Watch *w, Jsonb *doc)
 {
-	Oid			types[4] = {JSONBOID, INT4OID, INT4ARRAYOID, TEXTARRAYOID};	/* $2 unused */
-	Datum		args[4];
-	MemoryContext cxt = CurrentMemoryContext;
-	ResourceOwner owner = CurrentResourceOwner;
-	volatile bool whole = true;
-	volatile int nitems;
-	List	   *volatile bad = NIL;
-	List	   *volatile keep = NIL;	/* uids of the items left out */
+	Oid			types[3] = {JSONBOID, INT4ARRAYOID, TEXTARRAYOID};
+	Datum		args[3];
+	ListCall	whole = {"SELECT scheduler.relist($1)", 1, types, args};
+	ErrorData  *edata;
+	char	   *rv;
 
 	args[0] = JsonbPGetDatum(doc);
-	args[1] = Int32GetDatum(0);
-	BeginInternalSubTransaction(NULL);
-	PG_TRY();
-	{
-		if (SPI_connect() != SPI_OK_CONNECT)
-			elog(ERROR, "SPI_connect failed");
-		if (SPI_execute_with_args("SELECT scheduler.relist($1)", 1, types, args, NULL, false, 0) != SPI_OK_SELECT)
-			elog(ERROR, "scheduler.relist failed");
-		SPI_finish();
-		ReleaseCurrentSubTransaction();
-	}
-	PG_CATCH();
-	{
-		ErrorData  *edata;
-
-		MemoryContextSwitchTo(cxt);
-		edata = CopyErrorData();
-		FlushErrorState();
-		RollbackAndReleaseCurrentSubTransaction();
-		ereport(WARNING,
-				(errmsg("scheduler watch: the list of %s cannot be applied whole: %s", w->resource, edata->message),
-				 errdetail("Its items are applied one by one; those that fail are left out.")));
-		whole = false;
-	}
-	PG_END_TRY();
-	MemoryContextSwitchTo(cxt);
-	CurrentResourceOwner = owner;
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "SPI_connect failed");
-	if (!whole)
+	edata = in_subxact(run_sql, &whole);
+	if (edata)
 	{
 		/* one by one (each item a small document of its own): which fail? */
 		JsonbContainer *items = JGetArray(&doc->root, "items", "list", NULL);
 		char	   *kind = JGetString(&doc->root, "kind", "list", NULL);
+		int			nitems = items ? (int) JsonContainerSize(items) : 0;
 		Oid			itypes[2] = {TEXTOID, JSONBOID};
 		Datum		iargs[2];
+		ListCall	one = {"SELECT scheduler.apply(jsonb_build_object('kind', $1, 'items', jsonb_build_array($2)))",
+		2, itypes, iargs};
+		Datum	   *bad = palloc(sizeof(Datum) * Max(nitems, 1));
+		Datum	   *keep = palloc(sizeof(Datum) * Max(nitems, 1));	/* their uids */
+		int			nbad = 0;
+		int			nkeep = 0;
 
-		nitems = items ? (int) JsonContainerSize(items) : 0;
+		ereport(WARNING,
+				(errmsg("scheduler watch: the list of %s cannot be applied whole: %s", w->resource, edata->message),
+				 errdetail("Its items are applied one by one; those that fail are left out.")));
 		iargs[0] = CStringGetTextDatum(kind ? kind : "List");
-		for (volatile int i = 0; i < nitems; i++)
+		for (int i = 0; i < nitems; i++)
 		{
-			iargs[1] = JsonbPGetDatum(JsonbValueToJsonb(getIthJsonbValueFromContainer(items, i)));
-			BeginInternalSubTransaction(NULL);
-			PG_TRY();
-			{
-				if (SPI_execute_with_args("SELECT scheduler.apply(jsonb_build_object('kind', $1, 'items', jsonb_build_array($2)))",
-										  2, itypes, iargs, NULL, false, 0) != SPI_OK_SELECT)
-					elog(ERROR, "scheduler.apply failed");
-				ReleaseCurrentSubTransaction();
-			}
-			PG_CATCH();
-			{
-				ErrorData  *edata;
+			JsonbValue *item = getIthJsonbValueFromContainer(items, i);
 
-				MemoryContextSwitchTo(cxt);
-				edata = CopyErrorData();
-				FlushErrorState();
-				RollbackAndReleaseCurrentSubTransaction();
-				if (!bad_input(edata))
-					ReThrowError(edata);
+			iargs[1] = JsonbPGetDatum(JsonbValueToJsonb(item));
+			edata = in_subxact(run_sql, &one);
+			pfree(DatumGetPointer(iargs[1]));
+			if (edata)
+			{
+				JsonbValue *md = item->type == jbvBinary ? JGet(item->val.binary.data, "metadata") : NULL;
+				JsonbValue *uid = md && md->type == jbvBinary ? JGet(md->val.binary.data, "uid") : NULL;
+
 				ereport(WARNING,
 						(errmsg("scheduler watch: left out of the list of %s: %s", w->resource, edata->message),
 						 errdetail("What was mirrored of it is kept.")));
-				bad = lappend_int(bad, i);
-				{
-					JsonbValue *item = getIthJsonbValueFromContainer(items, i);
-					JsonbValue *md = item->type == jbvBinary ? JGet(item->val.binary.data, "metadata") : NULL;
-					JsonbValue *uid = md && md->type == jbvBinary ? JGet(md->val.binary.data, "uid") : NULL;
-
-					if (uid && uid->type == jbvString)
-						keep = lappend(keep, pnstrdup(uid->val.string.val, uid->val.string.len));
-				}
+				bad[nbad++] = Int32GetDatum(i);
+				if (uid && uid->type == jbvString)
+					keep[nkeep++] = PointerGetDatum(cstring_to_text_with_len(uid->val.string.val,
+																			 uid->val.string.len));
 			}
-			PG_END_TRY();
-			MemoryContextSwitchTo(cxt);
-			CurrentResourceOwner = owner;
-			pfree(DatumGetPointer(iargs[1]));
 		}
-		{
-			Datum	   *elems = palloc(sizeof(Datum) * Max(list_length(bad), 1));
-			ListCell   *lc;
-			int			n = 0;
-
-			foreach(lc, bad)
-				elems[n++] = Int32GetDatum(lfirst_int(lc));
-			args[2] = PointerGetDatum(construct_array(elems, n, INT4OID, 4, true, TYPALIGN_INT));
-			n = 0;
-			elems = palloc(sizeof(Datum) * Max(list_length(keep), 1));
-			foreach(lc, keep)
-				elems[n++] = CStringGetTextDatum(lfirst(lc));
-			args[3] = PointerGetDatum(construct_array(elems, n, TEXTOID, -1, false, TYPALIGN_INT));
-		}
-		if (SPI_execute_with_args("SELECT scheduler.relist(jsonb_set($1, '{items}', coalesce((SELECT jsonb_agg(e ORDER BY i)"
-								  " FROM jsonb_array_elements($1->'items') WITH ORDINALITY a(e, i)"
-								  " WHERE i - 1 <> ALL($3)), '[]')), $4)",
-								  4, types, args, NULL, false, 0) != SPI_OK_SELECT)
-			elog(ERROR, "scheduler.relist failed");
+		args[1] = PointerGetDatum(construct_array(bad, nbad, INT4OID, 4, true, TYPALIGN_INT));
+		args[2] = PointerGetDatum(construct_array(keep, nkeep, TEXTOID, -1, false, TYPALIGN_INT));
+		whole.sql = "SELECT scheduler.relist(jsonb_set($1, '{items}', coalesce((SELECT jsonb_agg(e ORDER BY i)"
+			" FROM jsonb_array_elements($1->'items') WITH ORDINALITY a(e, i)"
+			" WHERE i - 1 <> ALL($2)), '[]')), $3)";
+		whole.nargs = 3;
+		run_sql(&whole);
 	}
-	{
-		char	   *rv = stored_rv(w->resource);
-
-		SPI_finish();
-		return rv;
-	}
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	rv = stored_rv(w->resource);
+	SPI_finish();
+	return rv;
 }
 
 /* A LIST came back: apply it as the whole truth, then watch from it */
