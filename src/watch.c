@@ -418,10 +418,31 @@ apply_lines(void *arg)
 	}
 }
 
+/* apply_lines, the pods of all the lines written in one batch (mirror.c) */
+static void
+apply_lines_batched(void *arg)
+{
+	MirrorBatchBegin();
+	PG_TRY();
+	{
+		apply_lines(arg);
+		if (SPI_connect() != SPI_OK_CONNECT)
+			elog(ERROR, "SPI_connect failed");
+		(void) MirrorBatchEnd();
+		SPI_finish();
+	}
+	PG_CATCH();
+	{
+		MirrorBatchAbandon();
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+}
+
 /*
  * Apply the gathered lines in one transaction; the last resourceVersion is
- * stored with them.  All at once in a subtransaction first; if that fails on
- * bad input, line by line, each in its own, and a line that cannot be
+ * stored with them.  All at once in a subtransaction first, the pods written
+ * in one batch; if that fails on bad input, line by line, each in its own, and a line that cannot be
  * applied is logged and skipped (its resourceVersion passed).
  */
 static BatchOutcome
@@ -435,7 +456,7 @@ flush(Watch *w)
 	KubeLogRecovery(&failures);			/* the stream flows */
 	begin(psprintf("scheduler watch: applying %d %s events", list_length(w->lines), w->resource));
 
-	if (in_subxact(apply_lines, &all) != NULL)
+	if (in_subxact(apply_lines_batched, &all) != NULL)
 	{
 		ListCell   *lc;
 
