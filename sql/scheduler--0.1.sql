@@ -374,6 +374,9 @@ CREATE TRIGGER check_plugin BEFORE INSERT OR UPDATE ON scheduler.profile_plugins
 CREATE FUNCTION scheduler.apply(doc jsonb) RETURNS integer
     AS 'MODULE_PATHNAME', 'scheduler_apply' LANGUAGE C STRICT VOLATILE;
 COMMENT ON FUNCTION scheduler.apply(jsonb) IS 'Apply a Node, a Pod, a List of them (kubectl get -o json), or a watch event; returns how many objects changed';
+CREATE FUNCTION scheduler.apply_events(events jsonb[]) RETURNS integer
+    AS 'MODULE_PATHNAME', 'scheduler_apply_events' LANGUAGE C STRICT VOLATILE;
+COMMENT ON FUNCTION scheduler.apply_events(jsonb[]) IS 'Apply watch events (or objects) in order as one batch, as the watch worker does: the pods written in one statement, the last event per pod winning; returns how many objects changed';
 
 CREATE FUNCTION scheduler.quantity_milli(quantity text) RETURNS bigint
     AS 'MODULE_PATHNAME', 'quantity_milli' LANGUAGE C STRICT IMMUTABLE PARALLEL SAFE;

@@ -22,6 +22,7 @@
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "fmgr.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/datum.h"
 #include "utils/fmgroids.h"
@@ -912,4 +913,56 @@ scheduler_apply(PG_FUNCTION_ARGS)
 	n = apply_document(&docv);
 	SPI_finish();
 	PG_RETURN_INT32(n);
+}
+
+PG_FUNCTION_INFO_V1(scheduler_apply_events);
+/*
+ * scheduler.apply_events(events jsonb[]) RETURNS integer
+ *		Apply watch events (or objects) in order, as one batch: what the watch
+ *		worker does with a batch of lines.
+ */
+Datum
+scheduler_apply_events(PG_FUNCTION_ARGS)
+{
+	ArrayType  *arr = PG_GETARG_ARRAYTYPE_P(0);
+	Datum	   *elems;
+	bool	   *isnull;
+	int			n;
+	int			changed = 0;
+
+	deconstruct_array(arr, JSONBOID, -1, false, TYPALIGN_INT, &elems, &isnull, &n);
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	MirrorBatchBegin();
+	PG_TRY();
+	{
+		for (int i = 0; i < n; i++)
+		{
+			Jsonb	   *doc;
+			JsonbValue	docv;
+
+			if (isnull[i])
+				ereport(ERROR,
+						(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+						 errmsg("scheduler.apply_events: events[%d] is null", i + 1)));
+			doc = DatumGetJsonbP(elems[i]);
+			if (!JB_ROOT_IS_OBJECT(doc))
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("scheduler.apply_events: events[%d]: expected a JSON object", i + 1)));
+			docv.type = jbvBinary;
+			docv.val.binary.data = &doc->root;
+			docv.val.binary.len = VARSIZE(doc) - VARHDRSZ;
+			changed += apply_document(&docv);
+		}
+		changed += MirrorBatchEnd();
+	}
+	PG_CATCH();
+	{
+		MirrorBatchAbandon();
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	SPI_finish();
+	PG_RETURN_INT32(changed);
 }

@@ -1,0 +1,64 @@
+-- scheduler.apply_events(jsonb[]): watch events applied in order as one
+-- batch, as the watch worker applies a batch of lines: the pods are written
+-- in one DELETE and one upsert, so the statement triggers (changelog, queue,
+-- QueueingHints) run once.  What a client-go informer's store would hold is
+-- pinned here: the state after the last event for each object.
+\set SHOW_CONTEXT never
+TRUNCATE scheduler.nodes, scheduler.pods, scheduler.pod_attempts, scheduler.queue;
+CREATE FUNCTION pg_temp.ev(type text, name text, uid text, extra jsonb DEFAULT '{}') RETURNS jsonb LANGUAGE sql AS $$
+    SELECT jsonb_build_object('type', type, 'object', jsonb_build_object('kind', 'Pod',
+        'metadata', jsonb_build_object('name', name, 'namespace', 'default', 'uid', uid,
+                                       'creationTimestamp', '2026-01-01T00:00:00Z') || coalesce(extra->'metadata', '{}'),
+        'spec', jsonb_build_object('containers', '[{"name": "c"}]'::jsonb) || coalesce(extra->'spec', '{}')))
+$$;
+CREATE VIEW pg_temp.rows AS
+SELECT p.name, p.uid, p.node_name, p.assumed_node, p.labels, q.state AS queue
+FROM scheduler.pods p LEFT JOIN scheduler.queue q ON q.pod_uid = p.uid ORDER BY p.name;
+
+-- added then modified: one row, the last version, queued once
+SELECT scheduler.apply_events(ARRAY[
+    pg_temp.ev('ADDED', 'a', 'u-a'),
+    pg_temp.ev('MODIFIED', 'a', 'u-a', '{"metadata": {"labels": {"v": "2"}}}')]);
+SELECT * FROM pg_temp.rows;
+SELECT count(*) AS changelog_rows FROM scheduler.changes WHERE uid = 'u-a';
+
+-- added then deleted in one batch: nothing, not even in the queue
+SELECT scheduler.apply_events(ARRAY[pg_temp.ev('ADDED', 'b', 'u-b'), pg_temp.ev('DELETED', 'b', 'u-b')]);
+SELECT * FROM pg_temp.rows;
+
+-- deleted and created again under the same name (a new uid): the new one
+SELECT scheduler.apply_events(ARRAY[pg_temp.ev('DELETED', 'a', 'u-a'), pg_temp.ev('ADDED', 'a', 'u-a2')]);
+SELECT * FROM pg_temp.rows;
+-- the new uid with no DELETED for the old one (a list, say): replaced too
+SELECT scheduler.apply_events(ARRAY[pg_temp.ev('ADDED', 'a', 'u-a3')]);
+SELECT * FROM pg_temp.rows;
+
+-- a node and a pod bound to it, in one batch (nodes are written at once)
+SELECT scheduler.apply_events(ARRAY[
+    '{"type": "ADDED", "object": {"kind": "Node", "metadata": {"name": "n1", "uid": "u-n1"}, "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "10"}}}}'::jsonb,
+    pg_temp.ev('ADDED', 'c', 'u-c', '{"spec": {"nodeName": "n1"}}')]);
+SELECT * FROM pg_temp.rows;
+
+-- the same object again changes nothing
+SELECT scheduler.apply_events(ARRAY[pg_temp.ev('ADDED', 'c', 'u-c', '{"spec": {"nodeName": "n1"}}')]) AS changed;
+
+-- an assumed pod: an update without nodeName keeps the reservation; the
+-- bound version clears it (the binding arrived)
+UPDATE scheduler.pods SET assumed_node = 'n1' WHERE name = 'a';
+SELECT scheduler.apply_events(ARRAY[pg_temp.ev('MODIFIED', 'a', 'u-a3', '{"metadata": {"labels": {"v": "3"}}}')]);
+SELECT * FROM pg_temp.rows WHERE name = 'a';
+SELECT scheduler.apply_events(ARRAY[pg_temp.ev('MODIFIED', 'a', 'u-a3', '{"spec": {"nodeName": "n1"}}')]);
+SELECT * FROM pg_temp.rows WHERE name = 'a';
+
+-- bookmarks are no change; one bad event fails the batch, naming the
+-- object, and nothing of the batch is applied
+SELECT scheduler.apply_events(ARRAY['{"type": "BOOKMARK", "object": {"kind": "Pod", "metadata": {"resourceVersion": "9"}}}'::jsonb]) AS changed;
+SELECT scheduler.apply_events(ARRAY[
+    pg_temp.ev('ADDED', 'd', 'u-d'),
+    pg_temp.ev('ADDED', 'e', 'u-e', '{"spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "bogus"}}}]}}')]);
+SELECT count(*) AS d_or_e FROM scheduler.pods WHERE name IN ('d', 'e');
+SELECT scheduler.apply_events(ARRAY[NULL::jsonb]);
+SELECT scheduler.apply_events(ARRAY['[1]'::jsonb]);
+-- and the next batch works (the failed one left nothing open)
+SELECT scheduler.apply_events(ARRAY[pg_temp.ev('ADDED', 'd', 'u-d')]);
+SELECT name, queue FROM pg_temp.rows WHERE name = 'd';
