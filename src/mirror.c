@@ -396,6 +396,25 @@ apply_node(JsonbValue *objv, JsonbContainer *obj, const char *name, const char *
  */
 #define POD_COLUMNS 22
 
+/*
+ * The end of both pod upserts (one row, a batch): every column from the
+ * incoming row; a reservation kept until the pod is seen bound; nothing
+ * written when the object is unchanged.
+ */
+#define POD_UPSERT_REST \
+	" node_name = EXCLUDED.node_name," \
+	" assumed_node = CASE WHEN EXCLUDED.node_name IS NULL THEN p.assumed_node END," \
+	" scheduler_name = EXCLUDED.scheduler_name, priority = EXCLUDED.priority," \
+	" phase = EXCLUDED.phase, deletion_timestamp = EXCLUDED.deletion_timestamp," \
+	" labels = EXCLUDED.labels, node_selector = EXCLUDED.node_selector," \
+	" tolerations = EXCLUDED.tolerations, affinity = EXCLUDED.affinity," \
+	" requests = EXCLUDED.requests, nonzero_cpu = EXCLUDED.nonzero_cpu," \
+	" nonzero_memory = EXCLUDED.nonzero_memory, object = EXCLUDED.object," \
+	" host_ports = EXCLUDED.host_ports, images = EXCLUDED.images," \
+	" has_sidecar = EXCLUDED.has_sidecar, scheduling_gates = EXCLUDED.scheduling_gates," \
+	" updated_at = now()" \
+	" WHERE p.object IS DISTINCT FROM EXCLUDED.object"
+
 typedef struct PodRow
 {
 	char		uid[NAMEDATALEN * 4];	/* hash key (uids are 36 bytes) */
@@ -593,18 +612,7 @@ MirrorBatchEnd(void)
 								"  tolerations, affinity, requests, nzc, nzm, object, ports, images, sidecar, gates)"
 								" ON CONFLICT (uid) DO UPDATE SET namespace = EXCLUDED.namespace, name = EXCLUDED.name,"
 								" resource_version = EXCLUDED.resource_version, created_at = EXCLUDED.created_at,"
-								" node_name = EXCLUDED.node_name,"
-								" assumed_node = CASE WHEN EXCLUDED.node_name IS NULL THEN p.assumed_node END,"
-								" scheduler_name = EXCLUDED.scheduler_name, priority = EXCLUDED.priority,"
-								" phase = EXCLUDED.phase, deletion_timestamp = EXCLUDED.deletion_timestamp,"
-								" labels = EXCLUDED.labels, node_selector = EXCLUDED.node_selector,"
-								" tolerations = EXCLUDED.tolerations, affinity = EXCLUDED.affinity,"
-								" requests = EXCLUDED.requests, nonzero_cpu = EXCLUDED.nonzero_cpu,"
-								" nonzero_memory = EXCLUDED.nonzero_memory, object = EXCLUDED.object,"
-								" host_ports = EXCLUDED.host_ports, images = EXCLUDED.images,"
-								" has_sidecar = EXCLUDED.has_sidecar, scheduling_gates = EXCLUDED.scheduling_gates,"
-								" updated_at = now()"
-								" WHERE p.object IS DISTINCT FROM EXCLUDED.object",
+								POD_UPSERT_REST,
 								POD_COLUMNS, argtypes), args, NULL);
 	}
 	MemoryContextDelete(cxt);
@@ -696,18 +704,7 @@ apply_pod(JsonbValue *objv, JsonbContainer *obj, const char *ns, const char *nam
 						" $14, $15, $16, $17, $18, $19, $20, $21, $22)"
 						" ON CONFLICT (uid) DO UPDATE SET namespace = EXCLUDED.namespace, name = EXCLUDED.name,"
 						" resource_version = EXCLUDED.resource_version, created_at = coalesce($5, p.created_at),"
-						" node_name = EXCLUDED.node_name,"
-						" assumed_node = CASE WHEN EXCLUDED.node_name IS NULL THEN p.assumed_node END,"
-						" scheduler_name = EXCLUDED.scheduler_name, priority = EXCLUDED.priority,"
-						" phase = EXCLUDED.phase, deletion_timestamp = EXCLUDED.deletion_timestamp,"
-						" labels = EXCLUDED.labels, node_selector = EXCLUDED.node_selector,"
-						" tolerations = EXCLUDED.tolerations, affinity = EXCLUDED.affinity,"
-						" requests = EXCLUDED.requests, nonzero_cpu = EXCLUDED.nonzero_cpu,"
-						" nonzero_memory = EXCLUDED.nonzero_memory, object = EXCLUDED.object,"
-						" host_ports = EXCLUDED.host_ports, images = EXCLUDED.images,"
-						" has_sidecar = EXCLUDED.has_sidecar, scheduling_gates = EXCLUDED.scheduling_gates,"
-						" updated_at = now()"
-						" WHERE p.object IS DISTINCT FROM EXCLUDED.object",
+						POD_UPSERT_REST,
 						22, types), values, nulls);
 }
 
