@@ -169,6 +169,19 @@ CREATE TRIGGER writer_lock BEFORE INSERT OR UPDATE OR DELETE OR TRUNCATE ON sche
 CREATE TRIGGER writer_lock BEFORE INSERT OR UPDATE OR DELETE OR TRUNCATE ON scheduler.pods
     FOR EACH STATEMENT EXECUTE FUNCTION scheduler.writer_lock();
 
+-- Namespaces: what InterPodAffinity's namespaceSelector reads (issue #6).
+CREATE TABLE scheduler.namespaces (
+    uid              text PRIMARY KEY,
+    name             text NOT NULL UNIQUE,
+    resource_version text,
+    labels           jsonb NOT NULL DEFAULT '{}',
+    object           jsonb NOT NULL,
+    updated_at       timestamptz NOT NULL DEFAULT now()
+);
+COMMENT ON TABLE scheduler.namespaces IS 'Mirror of Kubernetes Namespaces, written by scheduler.apply()';
+CREATE TRIGGER writer_lock BEFORE INSERT OR UPDATE OR DELETE OR TRUNCATE ON scheduler.namespaces
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler.writer_lock();
+
 -- QueueingHints (queue.c): the rows a statement changed become cluster events.
 CREATE FUNCTION scheduler.dispatch_events(kind text, old_rows jsonb, new_rows jsonb) RETURNS integer
     AS 'MODULE_PATHNAME', 'scheduler_dispatch_events' LANGUAGE C VOLATILE;
@@ -640,8 +653,8 @@ DECLARE
     changed integer;
     gone integer;
 BEGIN
-    IF list_kind IS NULL OR list_kind NOT IN ('NodeList', 'PodList') THEN
-        RAISE EXCEPTION 'scheduler.relist expects a NodeList or PodList, got kind %', coalesce(quote_literal(list_kind), 'none')
+    IF list_kind IS NULL OR list_kind NOT IN ('NodeList', 'PodList', 'NamespaceList') THEN
+        RAISE EXCEPTION 'scheduler.relist expects a NodeList, PodList or NamespaceList, got kind %', coalesce(quote_literal(list_kind), 'none')
             USING ERRCODE = 'invalid_parameter_value';
     END IF;
     IF jsonb_typeof(doc->'items') IS DISTINCT FROM 'array' THEN
@@ -656,6 +669,11 @@ BEGIN
         WHERE n.uid <> ALL(keep) AND n.uid NOT IN (
             SELECT coalesce(nullif(i #>> '{metadata,uid}', ''), 'Node:' || (i #>> '{metadata,name}'))
             FROM jsonb_array_elements(doc->'items') i);
+    ELSIF list_kind = 'NamespaceList' THEN
+        DELETE FROM scheduler.namespaces n
+        WHERE n.uid <> ALL(keep) AND n.uid NOT IN (
+            SELECT coalesce(nullif(i #>> '{metadata,uid}', ''), 'Namespace:' || (i #>> '{metadata,name}'))
+            FROM jsonb_array_elements(doc->'items') i);
     ELSE
         DELETE FROM scheduler.pods p
         WHERE p.uid <> ALL(keep) AND p.uid NOT IN (
@@ -667,7 +685,8 @@ BEGIN
     GET DIAGNOSTICS gone = ROW_COUNT;
     IF coalesce(doc #>> '{metadata,resourceVersion}', '') <> '' THEN
         INSERT INTO scheduler.watch_state (resource, resource_version)
-        VALUES (CASE list_kind WHEN 'NodeList' THEN 'nodes' ELSE 'pods' END, doc #>> '{metadata,resourceVersion}')
+        VALUES (CASE list_kind WHEN 'NodeList' THEN 'nodes' WHEN 'NamespaceList' THEN 'namespaces' ELSE 'pods' END,
+                doc #>> '{metadata,resourceVersion}')
         ON CONFLICT (resource) DO UPDATE SET resource_version = EXCLUDED.resource_version, updated_at = now();
     END IF;
     RETURN changed + gone;

@@ -40,7 +40,8 @@
 typedef enum ObjectKind
 {
 	KIND_NODE,
-	KIND_POD
+	KIND_POD,
+	KIND_NAMESPACE
 } ObjectKind;
 
 static int	apply_document(JsonbValue *docv);
@@ -381,6 +382,44 @@ apply_node(JsonbValue *objv, JsonbContainer *obj, const char *name, const char *
 						" object = EXCLUDED.object, updated_at = now()"
 						" WHERE n.object IS DISTINCT FROM EXCLUDED.object",
 						10, types), values, nulls);
+}
+
+/* ------------------------------------------------------------------------
+ * Namespaces (their labels, for InterPodAffinity's namespaceSelector)
+ * ------------------------------------------------------------------------
+ */
+static SPIPlanPtr namespace_upsert_plan;
+static SPIPlanPtr namespace_replace_plan;
+static SPIPlanPtr namespace_delete_plan;
+
+static int
+apply_namespace(JsonbValue *objv, const char *name, const char *uid, JsonbContainer *meta, const char *what)
+{
+	static Oid	types[] = {TEXTOID, TEXTOID, TEXTOID, JSONBOID, JSONBOID};
+	Datum		values[5];
+	char		nulls[5];
+	JsonbValue *labels = JGet(meta, "labels");
+
+	memset(nulls, ' ', sizeof(nulls));
+	check_string_map(labels, what, "metadata.labels");
+	values[0] = CStringGetTextDatum(uid);
+	values[1] = CStringGetTextDatum(name);
+	values[2] = text_or_null(JGetString(meta, "resourceVersion", what, "metadata"), &nulls[2]);
+	values[3] = jsonb_or(labels, "{}");
+	values[4] = JsonbPGetDatum(JToJsonb(objv));
+
+	/* the same name with another uid is an older object: it is gone */
+	exec(prepare(&namespace_replace_plan,
+				 "DELETE FROM scheduler.namespaces WHERE name = $2 AND uid <> $1",
+				 2, types), values, nulls);
+	return exec(prepare(&namespace_upsert_plan,
+						"INSERT INTO scheduler.namespaces AS n (uid, name, resource_version, labels, object)"
+						" VALUES ($1, $2, $3, $4, $5)"
+						" ON CONFLICT (uid) DO UPDATE SET name = EXCLUDED.name,"
+						" resource_version = EXCLUDED.resource_version, labels = EXCLUDED.labels,"
+						" object = EXCLUDED.object, updated_at = now()"
+						" WHERE n.object IS DISTINCT FROM EXCLUDED.object",
+						5, types), values, nulls);
 }
 
 /* ------------------------------------------------------------------------
@@ -732,11 +771,13 @@ apply_object(JsonbValue *objv, const char *kind, bool deleted, const char *where
 		k = KIND_NODE, kname = "node";
 	else if (strcmp(kind, "Pod") == 0)
 		k = KIND_POD, kname = "pod";
+	else if (strcmp(kind, "Namespace") == 0)
+		k = KIND_NAMESPACE, kname = "namespace";
 	else
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("%s%sunsupported kind \"%s\"", where ? where : "", where ? ": " : "", kind),
-				 errhint("scheduler.apply accepts a Node, a Pod, a List of them, or a watch event.")));
+				 errhint("scheduler.apply accepts a Node, a Pod, a Namespace, a List of them, or a watch event.")));
 
 	obj = JObject(objv, kname, "(object)");
 	meta = JGetObject(obj, "metadata", kname, NULL);
@@ -753,11 +794,12 @@ apply_object(JsonbValue *objv, const char *kind, bool deleted, const char *where
 		what = psprintf("pod %s/%s", ns, name);
 	}
 	else
-		what = psprintf("node %s", name);
+		what = psprintf("%s %s", kname, name);
 
 	uid = JGetString(meta, "uid", what, "metadata");
 	if (uid == NULL || uid[0] == '\0')
-		uid = k == KIND_POD ? psprintf("Pod:%s/%s", ns, name) : psprintf("Node:%s", name);
+		uid = k == KIND_POD ? psprintf("Pod:%s/%s", ns, name) :
+			psprintf("%s:%s", k == KIND_NODE ? "Node" : "Namespace", name);
 
 	cb.callback = apply_error_callback;
 	cb.arg = (void *) what;
@@ -771,6 +813,8 @@ apply_object(JsonbValue *objv, const char *kind, bool deleted, const char *where
 
 		if (k == KIND_NODE)
 			n = exec(prepare(&node_delete_plan, "DELETE FROM scheduler.nodes WHERE uid = $1", 1, types), v, NULL);
+		else if (k == KIND_NAMESPACE)
+			n = exec(prepare(&namespace_delete_plan, "DELETE FROM scheduler.namespaces WHERE uid = $1", 1, types), v, NULL);
 		else if (batch_cxt)
 			n = batch_pod(uid, true, NULL, NULL);
 		else
@@ -778,6 +822,8 @@ apply_object(JsonbValue *objv, const char *kind, bool deleted, const char *where
 	}
 	else if (k == KIND_NODE)
 		n = apply_node(objv, obj, name, uid, meta, what);
+	else if (k == KIND_NAMESPACE)
+		n = apply_namespace(objv, name, uid, meta, what);
 	else
 		n = apply_pod(objv, obj, ns, name, uid, meta, what);
 
@@ -838,7 +884,7 @@ apply_document(JsonbValue *docv)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("document has neither \"kind\" nor \"type\" and \"object\""),
-				 errhint("scheduler.apply accepts a Node, a Pod, a List of them, or a watch event.")));
+				 errhint("scheduler.apply accepts a Node, a Pod, a Namespace, a List of them, or a watch event.")));
 	}
 
 	klen = strlen(kind);
@@ -899,7 +945,7 @@ scheduler_apply(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("scheduler.apply expects a JSON object, got %s",
 						JB_ROOT_IS_ARRAY(doc) && !JB_ROOT_IS_SCALAR(doc) ? "an array" : "a scalar"),
-				 errhint("scheduler.apply accepts a Node, a Pod, a List of them, or a watch event.")));
+				 errhint("scheduler.apply accepts a Node, a Pod, a Namespace, a List of them, or a watch event.")));
 
 	docv.type = jbvBinary;
 	docv.val.binary.data = &doc->root;

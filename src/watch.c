@@ -1,6 +1,6 @@
 /*
  * watch.c
- *	  The watch worker: lists, then watches, nodes and pods on the API
+ *	  The watch worker: lists, then watches, nodes, pods and namespaces on the API
  *	  server, and applies what comes into the mirror tables.
  *
  * Per resource, as client-go's reflector does:
@@ -19,7 +19,8 @@
  *	   resourceVersion, so nothing after it is lost.
  *
  * Pods are watched as kube-scheduler's informer watches them: all but the
- * terminal ones (status.phase!=Succeeded,status.phase!=Failed).
+ * terminal ones (status.phase!=Succeeded,status.phase!=Failed).  Namespaces
+ * are watched too, for InterPodAffinity's namespaceSelector.
  *
  * One such worker acts per database (an advisory lock), never on a standby.
  */
@@ -88,6 +89,7 @@ typedef struct Watch
 
 static Watch watches[] = {
 	{.resource = "nodes",.kind = "Node",.path = "/api/v1/nodes",.query = ""},
+	{.resource = "namespaces",.kind = "Namespace",.path = "/api/v1/namespaces",.query = ""},
 	{.resource = "pods",.kind = "Pod",.path = "/api/v1/pods",
 	.query = "fieldSelector=status.phase%21%3DSucceeded%2Cstatus.phase%21%3DFailed"},
 };

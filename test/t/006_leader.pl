@@ -95,8 +95,8 @@ is($standby->safe_psql('postgres',
 	'0', 'a standby runs no scheduler worker');
 is($standby->safe_psql('postgres', 'SELECT count(*) FROM scheduler.nodes'), '3',
 	'(it has the mirror, replicated)');
-# only the primary's watches are open: two, as before the standby came
-is(scalar @{ kreq('GET', '/debug/state')->{watches} }, 2, 'the API server sees only the primary\'s two watches');
+# only the primary's watches are open: three, as before the standby came
+is(scalar @{ kreq('GET', '/debug/state')->{watches} }, 3, 'the API server sees only the primary\'s three watches (nodes, pods, namespaces)');
 
 $standby->stop;
 $primary->stop;

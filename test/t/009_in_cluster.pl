@@ -49,10 +49,15 @@ kreq('POST', '/debug/bulk', '{"generate": {"nodes": {"count": 2}, "pods": {"coun
 ok($node->poll_query_until('postgres', q{SELECT count(*) = 3 FROM scheduler.pods WHERE node_name IS NOT NULL}),
 	'in-cluster: the nodes and pods are mirrored, and the pods bound through the API');
 is(kreq('GET', '/debug/state')->{bindings}{succeeded}, 3, 'three bindings, as the API server recorded them');
+is(q1(q{SELECT string_agg(name, ',' ORDER BY name) FROM scheduler.namespaces}),
+	'default,kube-node-lease,kube-public,kube-system', 'the namespaces are mirrored too');
+kreq('POST', '/api/v1/namespaces', '{"metadata": {"name": "team-a", "labels": {"team": "a"}}}');
+ok($node->poll_query_until('postgres', q{SELECT labels = '{"team": "a"}' FROM scheduler.namespaces WHERE name = 'team-a'}),
+	'a namespace created in the API arrives through the watch, with its labels');
 
 # --- SIGTERM in the middle of a watch: gone at once
 my $pid = q1(q{SELECT pid FROM pg_stat_activity WHERE backend_type = 'scheduler watch'});
-ok(scalar(@{ kreq('GET', '/debug/state')->{watches} }) == 2, 'two watches are open (they last minutes)');
+ok(scalar(@{ kreq('GET', '/debug/state')->{watches} }) == 3, 'three watches are open (they last minutes)');
 my $t0 = time;
 q1("SELECT pg_terminate_backend($pid)");
 ok($node->poll_query_until('postgres', "SELECT count(*) = 0 FROM pg_stat_activity WHERE pid = $pid", 't'),
