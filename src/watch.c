@@ -12,11 +12,16 @@
  *	   (scheduler.watch_batch_size) and by time (scheduler.watch_batch_delay);
  *	   the batch's last resourceVersion is stored in the same transaction, so
  *	   a restart resumes exactly after what was applied.
+ *	   The pods of a batch are written in one statement (mirror.c's batch).
  *	 - A watch that ends cleanly (its timeoutSeconds) is reopened at once; a
  *	   dropped connection, a 5xx or a refused request is retried with
- *	   jittered backoff; an ERROR event or HTTP 410 relists; a malformed line
- *	   is logged (cut short) and the watch reopened from the last applied
- *	   resourceVersion, so nothing after it is lost.
+ *	   jittered backoff; a 410 (HTTP, or an ERROR event) relists; another
+ *	   ERROR event or a line that is not JSON is logged (cut short, escaped)
+ *	   and the watch reopened from the last applied resourceVersion, so
+ *	   nothing after it is lost.
+ *	 - An event or list item that cannot be applied (bad input) is skipped
+ *	   with a WARNING; any other error rolls the transaction back and the
+ *	   watches resume from what was committed.
  *
  * Pods are watched as kube-scheduler's informer watches them: all but the
  * terminal ones (status.phase!=Succeeded,status.phase!=Failed).  Namespaces
