@@ -334,13 +334,9 @@ bind_round(void)
 void
 scheduler_bind_main(Datum arg pg_attribute_unused())
 {
-	pqsignal(SIGHUP, SignalHandlerForConfigReload);
-	pqsignal(SIGTERM, die);
-	BackgroundWorkerUnblockSignals();
-	BackgroundWorkerInitializeConnection(scheduler_database, NULL, 0);
+	WorkerConnect(WORKER_BIND);
 	KubeLoopInit(&loop);
 	loop_cxt = AllocSetContextCreate(TopMemoryContext, "scheduler bind loop", ALLOCSET_DEFAULT_SIZES);
-	BindWorkerAttach();
 	tokens_at = GetCurrentTimestamp();
 	tokens = 2.0 * scheduler_status_qps;
 
@@ -366,11 +362,7 @@ scheduler_bind_main(Datum arg pg_attribute_unused())
 		{
 			ListCell   *lc;
 
-			MemoryContextSwitchTo(loop_cxt);
-			EmitErrorReport();
-			FlushErrorState();
-			AbortOutOfAnyTransaction();
-			pgstat_report_activity(STATE_IDLE, NULL);
+			WorkerRecover(loop_cxt);
 			foreach(lc, batch)
 			{
 				KubeRequest *req = ((OutboxItem *) lfirst(lc))->req;

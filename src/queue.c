@@ -372,7 +372,7 @@ void
 SchedulerWakeup(void)
 {
 	Async_Notify("scheduler_wakeup", "");
-	WorkerWakeAtCommit();
+	WorkerWakeAtCommit(WORKER_SCHEDULE);
 }
 
 PG_FUNCTION_INFO_V1(scheduler_wakeup);

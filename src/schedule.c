@@ -202,7 +202,7 @@ write_results(Attempt *attempts, int n)
 				  " WHERE d.node IS NULL AND (a.event_posted_at IS NULL"
 				  "   OR a.event_posted_at <= now() - $10 * interval '1 millisecond')",
 				  10, types, args, nulls, SPI_OK_INSERT);
-		BindWakeAtCommit();
+		WorkerWakeAtCommit(WORKER_BIND);
 	}
 
 	/* the latest attempt per pod, for why() */

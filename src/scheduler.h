@@ -374,9 +374,17 @@ extern char *AbsentPluginsText(const CycleResult *res);
 
 /* queue.c, worker.c */
 extern void SchedulerWakeup(void);
-extern void WorkerWakeAtCommit(void);
-extern void BindWakeAtCommit(void);
-extern void BindWorkerAttach(void);
+/* The background workers (worker.c); the first two are woken by others */
+typedef enum WorkerRole
+{
+	WORKER_SCHEDULE,			/* worker.c: runs schedule_pending() */
+	WORKER_BIND,				/* bind.c: sends the outbox */
+	NWORKER_ROLES				/* (and, passed to WorkerConnect: the watch) */
+} WorkerRole;
+extern void WorkerWakeAtCommit(WorkerRole role);
+extern void WorkerConnect(WorkerRole role);
+extern void WorkerRecover(MemoryContext back);
+extern Datum scheduler_apply(PG_FUNCTION_ARGS);
 extern char *scheduler_database;
 extern int	scheduler_worker_interval;
 extern void WatchInitGucs(void);

@@ -275,8 +275,6 @@ start(Watch *w)
  * Applying what came
  * ------------------------------------------------------------------------
  */
-extern Datum scheduler_apply(PG_FUNCTION_ARGS);
-
 static char *
 object_rv(JsonbContainer *root)
 {
@@ -635,7 +633,7 @@ list_done(Watch *w, CURLcode result)
 		return;
 	}
 	rv = relist(w, doc);
-	WorkerWakeAtCommit();		/* the scheduler waits for the first lists */
+	WorkerWakeAtCommit(WORKER_SCHEDULE);		/* the scheduler waits for the first lists */
 	commit();
 	KubeLogRecovery(&failures);
 	ereport(DEBUG1, (errmsg("scheduler watch: listed %s at resourceVersion %s", w->resource, rv)));
@@ -788,10 +786,7 @@ watch_round(void)
 void
 scheduler_watch_main(Datum arg pg_attribute_unused())
 {
-	pqsignal(SIGHUP, SignalHandlerForConfigReload);
-	pqsignal(SIGTERM, die);
-	BackgroundWorkerUnblockSignals();
-	BackgroundWorkerInitializeConnection(scheduler_database, NULL, 0);
+	WorkerConnect(NWORKER_ROLES);	/* nobody wakes the watch worker */
 	KubeLoopInit(&loop);
 	loop_cxt = AllocSetContextCreate(TopMemoryContext, "scheduler watch loop", ALLOCSET_DEFAULT_SIZES);
 	for (int i = 0; i < (int) NWATCHES; i++)
@@ -818,11 +813,7 @@ scheduler_watch_main(Datum arg pg_attribute_unused())
 		}
 		PG_CATCH();
 		{
-			MemoryContextSwitchTo(loop_cxt);
-			EmitErrorReport();
-			FlushErrorState();
-			AbortOutOfAnyTransaction();
-			pgstat_report_activity(STATE_IDLE, NULL);
+			WorkerRecover(loop_cxt);
 			for (int i = 0; i < (int) NWATCHES; i++)
 				retry_later(&watches[i]);
 			timeout = 1000;

@@ -10,6 +10,11 @@
  * callback reads the worker's latch from shared memory.  Clients that want
  * to know hear NOTIFY scheduler_wakeup (queue.c); the worker does not
  * LISTEN, as a background worker has no frontend to deliver to.
+ *
+ * Here too what the three workers share: their registration, the latches
+ * others set at commit (the scheduling and bind workers), the start of each
+ * (WorkerConnect), recovery from a caught error, transactions and
+ * leadership.
  */
 #include "postgres.h"
 
@@ -32,19 +37,17 @@
 #include "kube_client.h"
 #include "scheduler.h"
 
+/* Each worker that others wake (the scheduling and bind workers) has a slot */
 typedef struct WorkerShared
 {
-	Latch	   *latch;			/* the scheduling worker's, while it runs */
-	pid_t		pid;
-	Latch	   *bind_latch;		/* the bind worker's (bind.c) */
-	pid_t		bind_pid;
+	Latch	   *latch[NWORKER_ROLES];	/* the worker's, while it runs */
+	pid_t		pid[NWORKER_ROLES];
 } WorkerShared;
 
 static WorkerShared *shared = NULL;
 static shmem_request_hook_type prev_shmem_request_hook = NULL;
 static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
-static bool wake_at_commit = false;
-static bool wake_bind_at_commit = false;
+static bool wake_at_commit[NWORKER_ROLES];
 static bool callback_registered = false;
 
 char	   *scheduler_database = NULL;
@@ -77,62 +80,76 @@ shmem_startup(void)
 static void
 commit_callback(XactEvent event, void *arg pg_attribute_unused())
 {
-	if (event == XACT_EVENT_COMMIT && wake_at_commit && shared && shared->latch)
-		SetLatch(shared->latch);
-	if (event == XACT_EVENT_COMMIT && wake_bind_at_commit && shared && shared->bind_latch)
-		SetLatch(shared->bind_latch);
-	if (event == XACT_EVENT_COMMIT || event == XACT_EVENT_ABORT ||
-		event == XACT_EVENT_PARALLEL_COMMIT || event == XACT_EVENT_PARALLEL_ABORT)
-		wake_at_commit = wake_bind_at_commit = false;
+	for (int r = 0; r < NWORKER_ROLES; r++)
+	{
+		if (event == XACT_EVENT_COMMIT && wake_at_commit[r] && shared && shared->latch[r])
+			SetLatch(shared->latch[r]);
+		if (event == XACT_EVENT_COMMIT || event == XACT_EVENT_ABORT ||
+			event == XACT_EVENT_PARALLEL_COMMIT || event == XACT_EVENT_PARALLEL_ABORT)
+			wake_at_commit[r] = false;
+	}
 }
 
-static void
-register_callback(void)
+/*
+ * Set a worker's latch when this transaction commits (never on rollback):
+ * the scheduling worker when pods moved back to the queue, the bind worker
+ * when the outbox has new rows.
+ */
+void
+WorkerWakeAtCommit(WorkerRole role)
 {
+	if (shared == NULL)
+		return;					/* not preloaded: no worker */
 	if (!callback_registered)
 	{
 		RegisterXactCallback(commit_callback, NULL);
 		callback_registered = true;
 	}
-}
-
-/* Set the worker's latch when this transaction commits. */
-void
-WorkerWakeAtCommit(void)
-{
-	if (shared == NULL)
-		return;					/* not preloaded: no worker */
-	register_callback();
-	wake_at_commit = true;
-}
-
-/* Set the bind worker's latch when this transaction commits (outbox rows) */
-void
-BindWakeAtCommit(void)
-{
-	if (shared == NULL)
-		return;
-	register_callback();
-	wake_bind_at_commit = true;
+	wake_at_commit[role] = true;
 }
 
 static void
-bind_exit(int code pg_attribute_unused(), Datum arg pg_attribute_unused())
+detach(int code pg_attribute_unused(), Datum arg)
 {
-	if (shared && shared->bind_pid == MyProcPid)
+	WorkerRole	role = (WorkerRole) DatumGetInt32(arg);
+
+	if (shared && shared->pid[role] == MyProcPid)
 	{
-		shared->bind_latch = NULL;
-		shared->bind_pid = 0;
+		shared->latch[role] = NULL;
+		shared->pid[role] = 0;
 	}
 }
 
-/* The bind worker makes its latch known */
+/*
+ * A background worker's start: signals, its database, and (for a role others
+ * wake) its latch made known until it exits.
+ */
 void
-BindWorkerAttach(void)
+WorkerConnect(WorkerRole role)
 {
-	shared->bind_pid = MyProcPid;
-	shared->bind_latch = MyLatch;
-	before_shmem_exit(bind_exit, 0);
+	pqsignal(SIGHUP, SignalHandlerForConfigReload);
+	pqsignal(SIGTERM, die);
+	BackgroundWorkerUnblockSignals();
+	BackgroundWorkerInitializeConnection(scheduler_database, NULL, 0);
+	if (role == NWORKER_ROLES)
+		return;
+	shared->pid[role] = MyProcPid;
+	shared->latch[role] = MyLatch;
+	before_shmem_exit(detach, Int32GetDatum(role));
+}
+
+/*
+ * After an error caught in a worker's loop: log it, roll back what was open,
+ * and go on in the worker's own memory context (no restart).
+ */
+void
+WorkerRecover(MemoryContext back)
+{
+	MemoryContextSwitchTo(back);
+	EmitErrorReport();
+	FlushErrorState();
+	AbortOutOfAnyTransaction();
+	pgstat_report_activity(STATE_IDLE, NULL);
 }
 
 static void
@@ -245,37 +262,27 @@ static long
 run_once(void)
 {
 	long		timeout = scheduler_worker_interval;
+	MemoryContext back = CurrentMemoryContext;
+	bool		isnull;
 
-	SetCurrentStatementStartTimestamp();
-	StartTransactionCommand();
+	WorkerBegin("schedule_pending()");
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	PushActiveSnapshot(GetTransactionSnapshot());
-	pgstat_report_activity(STATE_RUNNING, "schedule_pending()");
 
+	/*
+	 * If the extension is installed and, with an API server, the mirror has
+	 * synced: both nodes and pods listed once (kube-scheduler waits for its
+	 * informers' caches), lest pods seen before the nodes be found
+	 * unschedulable, and told so.  The watch worker wakes this one when a
+	 * list is applied.
+	 */
 	if (SPI_execute("SELECT 1 FROM pg_extension WHERE extname = 'scheduler'", true, 0) == SPI_OK_SELECT &&
-		SPI_processed == 1)
+		SPI_processed == 1 &&
+		(!KubeApiConfigured() ||
+		 (SPI_execute("SELECT count(*) = 2 FROM scheduler.watch_state WHERE resource IN ('nodes', 'pods')",
+					  false, 0) == SPI_OK_SELECT &&
+		  DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull)))))
 	{
-		bool		isnull;
-		Datum		d;
-
-		/*
-		 * With an API server, not before the mirror has synced: both nodes and
-		 * pods listed once (kube-scheduler waits for its informers' caches),
-		 * lest pods seen before the nodes be found unschedulable, and told so.
-		 * The watch worker wakes this one when a list is applied.
-		 */
-		if (KubeApiConfigured() &&
-			SPI_execute("SELECT count(*) < 2 FROM scheduler.watch_state WHERE resource IN ('nodes', 'pods')",
-						false, 0) == SPI_OK_SELECT &&
-			DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull)))
-		{
-			SPI_finish();
-			PopActiveSnapshot();
-			CommitTransactionCommand();
-			pgstat_report_activity(STATE_IDLE, NULL);
-			return timeout;
-		}
 		if (SPI_execute("SELECT count(*) FROM schedule_pending()", false, 0) != SPI_OK_SELECT)
 			elog(ERROR, "schedule_pending() failed");
 		/* NULL when nothing waits (greatest() would turn that into 0) */
@@ -287,39 +294,21 @@ run_once(void)
 								 scheduler_unschedulable_timeout),
 						false, 0) == SPI_OK_SELECT && SPI_processed == 1)
 		{
-			d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+			Datum		d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+
 			if (!isnull)
 				timeout = Min(timeout, Max((long) DatumGetInt64(d), 0) + 1);
 		}
 	}
 	SPI_finish();
-	PopActiveSnapshot();
-	CommitTransactionCommand();
-	pgstat_report_activity(STATE_IDLE, NULL);
+	WorkerCommit(back);
 	return timeout;
-}
-
-static void
-worker_exit(int code pg_attribute_unused(), Datum arg pg_attribute_unused())
-{
-	if (shared && shared->pid == MyProcPid)
-	{
-		shared->latch = NULL;
-		shared->pid = 0;
-	}
 }
 
 void
 scheduler_worker_main(Datum arg pg_attribute_unused())
 {
-	pqsignal(SIGHUP, SignalHandlerForConfigReload);
-	pqsignal(SIGTERM, die);
-	BackgroundWorkerUnblockSignals();
-	BackgroundWorkerInitializeConnection(scheduler_database, NULL, 0);
-
-	shared->pid = MyProcPid;
-	shared->latch = MyLatch;
-	before_shmem_exit(worker_exit, 0);
+	WorkerConnect(WORKER_SCHEDULE);
 
 	elog(LOG, "scheduler worker started in database \"%s\"", scheduler_database);
 	for (;;)
