@@ -1006,14 +1006,17 @@ def fuzz_line(rng, kind, stopper=False):
                 % (kind.encode(), name.encode(), b"[" * 300 + b"]" * 300),
     ]
     # lines after which a client cannot trust the stream (not JSON, not an
-    # object, or an ERROR event): it must reopen or relist
+    # object, or an ERROR event): it must reopen or relist.  (Two are JSON
+    # that PostgreSQL's text cannot hold as such: a lone surrogate, and a
+    # \u0000, which a client may keep as U+FFFD -- so that object is
+    # invalid otherwise, and never a valid object either way.)
     stoppers = [
         lambda: bytes(rng.randrange(256) for _ in range(rng.randrange(1, 200))).replace(b"\n", b" "),
         lambda: b'{"type":"ADDED","object":{"kind":"%s","metadata":{"name":"%s"' % (kind.encode(), name.encode()),
         lambda: b"[" * rng.randrange(1, 5000),
         lambda: rng.choice([b"[]", b"1", b'"x"', b"null", b"\r"]),
         lambda: b'{"type":"ADDED","object":{"kind":"%s","metadata":{"name":%s}}}'
-                % (kind.encode(), rng.choice([b'"\\ud800"', b'"a\\u0000b"'])),
+                % (kind.encode(), rng.choice([b'"\\ud800"', b'"a\\u0000b","labels":{"x":1}'])),
         lambda: b'{"type":"ERROR","object":{"kind":"Status","code":%d,"message":"fuzz"}}' % rng.choice([500, 0]),
         lambda: ("\u00e9\u4e2d" * rng.randrange(1, 50)).encode()[:rng.randrange(1, 100)],
     ]

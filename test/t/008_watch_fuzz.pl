@@ -4,8 +4,8 @@
 # watches start with random lines -- JSON that is no applicable event (a
 # wrong or missing type, an object of the wrong shape or kind, an invalid
 # quantity, effect or name), then sometimes one that is not JSON at all
-# (binary, torn, 5000 levels deep, a lone surrogate, \u0000) or an ERROR
-# event -- and write every line in random pieces of 1 byte and up, each its
+# (binary, torn, 5000 levels deep), one jsonb cannot hold (a lone
+# surrogate), or an ERROR event -- and write every line in random pieces of 1 byte and up, each its
 # own HTTP chunk.  Also: a 2 MB object, and a stream that stalls.
 # What a client-go informer does, and what is pinned here:
 #   * an event that cannot be applied is skipped with a WARNING that names
