@@ -410,6 +410,21 @@ FilterPasses(void (*filter) (PluginCall *, const PodInfo *, const NodeInfo *, St
 	return st.code == CODE_SUCCESS;
 }
 
+/*
+ * The QueueingHint of a plugin whose verdict depends on the node alone: a
+ * node added, or changed, that passes the Filter now and did not before.
+ */
+QueueingHint
+NodeNowPasses(void (*filter) (PluginCall *, const PodInfo *, const NodeInfo *, Status *),
+			  const PodInfo *pod, const ClusterEvent *ev)
+{
+	if (ev->new_node == NULL || !FilterPasses(filter, pod, ev->new_node))
+		return HINT_SKIP;
+	if (ev->old_node && FilterPasses(filter, pod, ev->old_node))
+		return HINT_SKIP;
+	return HINT_QUEUE;
+}
+
 CycleCtx *
 NewCycleCtx(ClusterSnapshot *snap, const Profile *profile)
 {

@@ -364,6 +364,8 @@ extern int	RunFilters(CycleCtx *ctx, const PodInfo *pod, const NodeInfo *node, S
 extern void RunPostFilters(CycleCtx *ctx, const PodInfo *pod, CycleResult *res);
 extern bool FilterPasses(void (*filter) (PluginCall *, const PodInfo *, const NodeInfo *, Status *),
 						 const PodInfo *pod, const NodeInfo *node);
+extern QueueingHint NodeNowPasses(void (*filter) (PluginCall *, const PodInfo *, const NodeInfo *, Status *),
+								  const PodInfo *pod, const ClusterEvent *ev);
 extern bool RunScores(CycleCtx *ctx, const PodInfo *pod, NodeInfo **nodes, int n,
 					  int64 **raw, int64 **norm, int64 *totals, char **err);
 extern NodeInfo **CandidateNodes(ClusterSnapshot *snap, List *names, bool restricted, int *n, int *nabsent);

@@ -690,11 +690,7 @@ normalize(PluginCall *call pg_attribute_unused(), const PodInfo *pod pg_attribut
 static QueueingHint
 hint(const PodInfo *pod, const ClusterEvent *ev)
 {
-	if (ev->new_node == NULL || !FilterPasses(filter, pod, ev->new_node))
-		return HINT_SKIP;
-	if (ev->old_node && FilterPasses(filter, pod, ev->old_node))
-		return HINT_SKIP;
-	return HINT_QUEUE;
+	return NodeNowPasses(filter, pod, ev);
 }
 
 const Plugin NodeAffinityPlugin = {
