@@ -65,13 +65,36 @@ rows_of(Jsonb *arr, int *n)
 	return rows;
 }
 
-static Jsonb *
-find_row(Row *rows, int n, const char *uid)
+static int
+row_cmp(const void *a, const void *b)
 {
-	for (int i = 0; i < n; i++)
-		if (strcmp(rows[i].uid, uid) == 0)
-			return rows[i].row;
-	return NULL;
+	return strcmp(((const Row *) a)->uid, ((const Row *) b)->uid);
+}
+
+/*
+ * The rows sorted by uid, for find_row: a statement can change a whole
+ * batch of rows (the watch worker writes up to a batch of pods at once), and
+ * matching old and new rows must not be quadratic.  The rows themselves stay
+ * in statement order, which is the order of the events.
+ */
+static Row *
+by_uid(const Row *rows, int n)
+{
+	Row		   *sorted = palloc(sizeof(Row) * Max(n, 1));
+
+	if (n > 0)
+		memcpy(sorted, rows, sizeof(Row) * n);
+	qsort(sorted, n, sizeof(Row), row_cmp);
+	return sorted;
+}
+
+static Jsonb *
+find_row(const Row *sorted, int n, const char *uid)
+{
+	Row			key = {.uid = (char *) uid};
+	Row		   *found = n > 0 ? bsearch(&key, sorted, n, sizeof(Row), row_cmp) : NULL;
+
+	return found ? found->row : NULL;
 }
 
 static ClusterEvent *
@@ -107,11 +130,13 @@ node_events(Jsonb *olds, Jsonb *news)
 				nn;
 	Row		   *o = rows_of(olds, &no);
 	Row		   *n = rows_of(news, &nn);
+	Row		   *o_by_uid = by_uid(o, no);
+	Row		   *n_by_uid = by_uid(n, nn);
 	List	   *events = NIL;
 
 	for (int i = 0; i < nn; i++)
 	{
-		Jsonb	   *before = find_row(o, no, n[i].uid);
+		Jsonb	   *before = find_row(o_by_uid, no, n[i].uid);
 		NodeInfo   *after = NodeInfoFromJsonb(n[i].row);
 		NodeInfo   *prev;
 		ClusterEvent *ev;
@@ -139,7 +164,7 @@ node_events(Jsonb *olds, Jsonb *news)
 #undef NODE_UPDATE
 	}
 	for (int i = 0; i < no; i++)
-		if (find_row(n, nn, o[i].uid) == NULL)
+		if (find_row(n_by_uid, nn, o[i].uid) == NULL)
 			add_event(&events, RES_NODE, ACT_DELETE, "NodeDelete")->old_node = NodeInfoFromJsonb(o[i].row);
 	return events;
 }
@@ -184,11 +209,13 @@ pod_events(Jsonb *olds, Jsonb *news)
 				nn;
 	Row		   *o = rows_of(olds, &no);
 	Row		   *n = rows_of(news, &nn);
+	Row		   *o_by_uid = by_uid(o, no);
+	Row		   *n_by_uid = by_uid(n, nn);
 	List	   *events = NIL;
 
 	for (int i = 0; i < nn; i++)
 	{
-		Jsonb	   *before = find_row(o, no, n[i].uid);
+		Jsonb	   *before = find_row(o_by_uid, no, n[i].uid);
 		bool		was = assigned(before);
 		bool		is = assigned(n[i].row);
 		ClusterEvent *ev;
@@ -218,7 +245,7 @@ pod_events(Jsonb *olds, Jsonb *news)
 			add_event(&events, RES_ASSIGNED_POD, ACT_DELETE, "AssignedPodDelete")->old_pod = PodRefFromJsonb(before);
 	}
 	for (int i = 0; i < no; i++)
-		if (find_row(n, nn, o[i].uid) == NULL && assigned(o[i].row))
+		if (find_row(n_by_uid, nn, o[i].uid) == NULL && assigned(o[i].row))
 			add_event(&events, RES_ASSIGNED_POD, ACT_DELETE, "AssignedPodDelete")->old_pod = PodRefFromJsonb(o[i].row);
 	return events;
 }
