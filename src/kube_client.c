@@ -49,6 +49,16 @@ char	   *scheduler_kube_client_key_file = NULL;
 
 static bool curl_ready = false;
 
+static void
+curl_init_once(void)
+{
+	if (curl_ready)
+		return;
+	if (curl_global_init(CURL_GLOBAL_DEFAULT) != 0)
+		elog(ERROR, "curl_global_init failed");
+	curl_ready = true;
+}
+
 void
 KubeClientInit(void)
 {
@@ -270,12 +280,7 @@ KubeRequestNew(KubeConfig *cfg, const char *method, const char *path,
 	CURL	   *e;
 	char	   *auth;
 
-	if (!curl_ready)
-	{
-		if (curl_global_init(CURL_GLOBAL_DEFAULT) != 0)
-			elog(ERROR, "curl_global_init failed");
-		curl_ready = true;
-	}
+	curl_init_once();
 	e = curl_easy_init();
 	if (e == NULL)
 		elog(ERROR, "curl_easy_init failed");
@@ -500,12 +505,7 @@ KubeLoopInit(KubeLoop *loop)
 {
 	MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
 
-	if (!curl_ready)
-	{
-		if (curl_global_init(CURL_GLOBAL_DEFAULT) != 0)
-			elog(ERROR, "curl_global_init failed");
-		curl_ready = true;
-	}
+	curl_init_once();
 	memset(loop, 0, sizeof(*loop));
 	loop->multi = curl_multi_init();
 	if (loop->multi == NULL)
