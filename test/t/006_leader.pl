@@ -21,8 +21,6 @@ use Test::More;
 use Time::HiRes qw(time usleep);
 
 my $api = StandIn->new('apiserver_006');
-my $api_url = $api->url;
-my $certdir = $api->certdir;
 sub kreq { $api->kjson(@_) }
 
 my $primary = PostgreSQL::Test::Cluster->new('primary');
@@ -30,10 +28,8 @@ $primary->init(allows_streaming => 1);
 $primary->append_conf('postgresql.conf', qq{
 shared_preload_libraries = 'scheduler'
 scheduler.database = 'postgres'
-scheduler.kube_api_url = '$api_url'
-scheduler.kube_token_file = '$certdir/token'
-scheduler.kube_ca_file = '$certdir/ca.crt'
 });
+$primary->append_conf('postgresql.conf', $api->conf);
 $primary->start;
 sub q1 { $primary->safe_psql('postgres', $_[0]) }
 

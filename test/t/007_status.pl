@@ -21,8 +21,6 @@ use Test::More;
 use Time::HiRes qw(time usleep);
 
 my $api = StandIn->new('apiserver_007');
-my $api_url = $api->url;
-my $certdir = $api->certdir;
 sub kreq { $api->kjson(@_) }
 my $deadline;
 sub bulk { kreq('POST', '/debug/bulk', $_[0]) }
@@ -32,13 +30,11 @@ $node->init;
 $node->append_conf('postgresql.conf', qq{
 shared_preload_libraries = 'scheduler'
 scheduler.database = 'postgres'
-scheduler.kube_api_url = '$api_url'
-scheduler.kube_token_file = '$certdir/token'
-scheduler.kube_ca_file = '$certdir/ca.crt'
 scheduler.unschedulable_timeout = '1s'
 scheduler.pod_initial_backoff = 0
 scheduler.pod_max_backoff = 0
 });
+$node->append_conf('postgresql.conf', $api->conf);
 $node->start;
 sub q1 { $node->safe_psql('postgres', $_[0]) }
 q1('CREATE EXTENSION scheduler');

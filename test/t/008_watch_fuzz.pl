@@ -27,8 +27,6 @@ my $seed = $ENV{SCHEDULER_TEST_SEED} // (time() ^ $$) % 1_000_000;
 diag("fuzz seed $seed (SCHEDULER_TEST_SEED=$seed replays it)");
 
 my $api = StandIn->new('apiserver_008', '--bookmark-interval', '1');
-my $api_url = $api->url;
-my $certdir = $api->certdir;
 sub kreq { $api->kjson(@_) }
 my $deadline;
 sub bulk { kreq('POST', '/debug/bulk', $_[0]) }
@@ -39,11 +37,9 @@ $node->init;
 $node->append_conf('postgresql.conf', qq{
 shared_preload_libraries = 'scheduler'
 scheduler.database = 'postgres'
-scheduler.kube_api_url = '$api_url'
-scheduler.kube_token_file = '$certdir/token'
-scheduler.kube_ca_file = '$certdir/ca.crt'
 log_min_messages = warning
 });
+$node->append_conf('postgresql.conf', $api->conf);
 $node->start;
 sub q1 { $node->safe_psql('postgres', $_[0]) }
 q1('CREATE EXTENSION scheduler');
