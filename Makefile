@@ -6,6 +6,7 @@ MODULE_big = scheduler
 OBJS = \
 	src/scheduler.o \
 	src/jsonutil.o \
+	src/labels.o \
 	src/quantity.o \
 	src/resources.o \
 	src/mirror.o \

@@ -24,6 +24,7 @@
 #include "utils/builtins.h"
 
 #include "jsonutil.h"
+#include "labels.h"
 #include "scheduler.h"
 
 #define ErrReasonPod "node(s) didn't match Pod's node affinity/selector"
@@ -59,69 +60,6 @@ typedef struct Selector
 	int			nterms;
 	Term	   *terms;
 } Selector;
-
-/* ------------------------------------------------------------------------
- * Validation, as apimachinery's: qualified names and label values
- * ------------------------------------------------------------------------
- */
-static bool
-is_alnum(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-}
-
-/* [A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?, at most max chars; empty if allow_empty */
-static bool
-valid_name_part(const char *s, int len, int max, bool allow_empty)
-{
-	if (len == 0)
-		return allow_empty;
-	if (len > max || !is_alnum(s[0]) || !is_alnum(s[len - 1]))
-		return false;
-	for (int i = 1; i < len - 1; i++)
-		if (!is_alnum(s[i]) && s[i] != '-' && s[i] != '_' && s[i] != '.')
-			return false;
-	return true;
-}
-
-/* DNS-1123 subdomain: lowercase, [a-z0-9]([-a-z0-9]*[a-z0-9])? parts joined by '.', <= 253 */
-static bool
-valid_dns_subdomain(const char *s, int len)
-{
-	if (len == 0 || len > 253)
-		return false;
-	for (int i = 0; i < len; i++)
-	{
-		char		c = s[i];
-		bool		alnum = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
-
-		if (!alnum && c != '-' && c != '.')
-			return false;
-		if ((i == 0 || i == len - 1) && !alnum)
-			return false;
-		if (c == '.' && (s[i - 1] == '.' || s[i - 1] == '-' || s[i + 1] == '-'))
-			return false;
-	}
-	return true;
-}
-
-static bool
-valid_qualified_name(const char *s)
-{
-	const char *slash = strchr(s, '/');
-
-	if (slash == NULL)
-		return valid_name_part(s, strlen(s), 63, false);
-	if (strchr(slash + 1, '/') != NULL)
-		return false;
-	return valid_dns_subdomain(s, slash - s) && valid_name_part(slash + 1, strlen(slash + 1), 63, false);
-}
-
-static bool
-valid_label_value(const char *s)
-{
-	return valid_name_part(s, strlen(s), 63, true);
-}
 
 /* strconv.ParseInt(s, 10, 64): optional sign, digits, no overflow */
 static bool
@@ -205,13 +143,13 @@ parse_requirement(JsonbContainer *c, bool field, Requirement *r, char **why)
 		return true;
 	}
 
-	if (!valid_qualified_name(r->key))
+	if (!LabelValidKey(r->key))
 	{
 		*why = psprintf("invalid label key \"%s\"", r->key);
 		return false;
 	}
 	for (int i = 0; i < n; i++)
-		if (!valid_label_value(r->values[i]))
+		if (!LabelValidValue(r->values[i]))
 		{
 			*why = psprintf("invalid label value: \"%s\"", r->values[i]);
 			return false;
