@@ -11,6 +11,7 @@ OBJS = \
 	src/resources.o \
 	src/mirror.o \
 	src/snapshot.o \
+	src/topology.o \
 	src/framework.o \
 	src/explain.o \
 	src/schedule.o \
@@ -28,7 +29,8 @@ OBJS = \
 	src/plugins/node_ports.o \
 	src/plugins/node_resources_fit.o \
 	src/plugins/balanced_allocation.o \
-	src/plugins/image_locality.o
+	src/plugins/image_locality.o \
+	src/plugins/inter_pod_affinity.o
 
 # Install scripts: sql/scheduler--<version>.sql and upgrade scripts sql/scheduler--<a>--<b>.sql.
 DATA = $(wildcard sql/$(EXTENSION)--*.sql)

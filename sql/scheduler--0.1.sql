@@ -288,12 +288,14 @@ BEGIN
         IF TG_OP IN ('UPDATE', 'DELETE') THEN
             SELECT jsonb_agg(jsonb_build_object('uid', uid, 'node', coalesce(node_name, assumed_node),
                        'requests', requests, 'host_ports', host_ports, 'labels', labels,
+                       'namespace', namespace, 'affinity', affinity, 'terminating', deletion_timestamp IS NOT NULL,
                        'counts', phase IS NULL OR phase NOT IN ('Succeeded', 'Failed')))
             INTO olds FROM old_rows WHERE coalesce(node_name, assumed_node) IS NOT NULL;
         END IF;
         IF TG_OP IN ('UPDATE', 'INSERT') THEN
             SELECT jsonb_agg(jsonb_build_object('uid', uid, 'node', coalesce(node_name, assumed_node),
                        'requests', requests, 'host_ports', host_ports, 'labels', labels,
+                       'namespace', namespace, 'affinity', affinity, 'terminating', deletion_timestamp IS NOT NULL,
                        'counts', phase IS NULL OR phase NOT IN ('Succeeded', 'Failed')))
             INTO news FROM new_rows WHERE coalesce(node_name, assumed_node) IS NOT NULL;
         END IF;
@@ -367,8 +369,9 @@ INSERT INTO scheduler.profile_plugins (scheduler_name, plugin, position, weight)
     ('default-scheduler', 'NodeAffinity', 4, 2),
     ('default-scheduler', 'NodePorts', 5, NULL),
     ('default-scheduler', 'NodeResourcesFit', 6, 1),
-    ('default-scheduler', 'NodeResourcesBalancedAllocation', 7, 1),
-    ('default-scheduler', 'ImageLocality', 8, 1);
+    ('default-scheduler', 'InterPodAffinity', 8, 2),
+    ('default-scheduler', 'NodeResourcesBalancedAllocation', 9, 1),
+    ('default-scheduler', 'ImageLocality', 10, 1);
 
 ------------------------------------------------------------------------------
 -- Functions

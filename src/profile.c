@@ -28,6 +28,7 @@ static const Plugin *const registry[] = {
 	&NodeResourcesFitPlugin,
 	&NodeResourcesBalancedAllocationPlugin,
 	&ImageLocalityPlugin,
+	&InterPodAffinityPlugin,
 };
 
 const Plugin *

@@ -19,6 +19,7 @@
 #include "utils/hsearch.h"
 #include "utils/jsonb.h"
 
+#include "labels.h"
 #include "resources.h"
 
 /* GUCs (scheduler.c) */
@@ -82,11 +83,16 @@ typedef struct PodRef
 	int64		nonzero_memory;
 	int			nports;
 	HostPort   *ports;
+	char	   *namespace;
+	Jsonb	   *labels;
+	bool		terminating;	/* metadata.deletionTimestamp is set */
+	PodAffinity *affinity;		/* inter-pod affinity terms; NULL: none */
 } PodRef;
 
 typedef struct NodeInfo
 {
 	char	   *name;
+	int			ordinal;		/* numbers the nodes of a snapshot, from 0 */
 	bool		exists;			/* false: only pods name it so far */
 	bool		unschedulable;
 	Jsonb	   *labels;
@@ -100,6 +106,9 @@ typedef struct NodeInfo
 	int64		nonzero_memory;
 	int			npods;
 	List	   *port_pods;		/* PodRefs on this node that use host ports */
+	List	   *pods;			/* every PodRef on this node */
+	List	   *affinity_pods;	/* those with inter-pod affinity terms */
+	List	   *anti_pods;		/* those with required anti-affinity terms */
 	MemoryContext cxt;			/* node-owned data (labels, taints, images) */
 } NodeInfo;
 
@@ -124,7 +133,10 @@ typedef struct PodInfo
 	int			nimages;
 	char	  **images;			/* container images, init containers first */
 	bool		has_sidecar;	/* a restartable init container */
+	Jsonb	   *spread;			/* spec.topologySpreadConstraints, NULL when none */
 } PodInfo;
+
+typedef struct TopologyState TopologyState;
 
 typedef struct ClusterSnapshot
 {
@@ -133,11 +145,15 @@ typedef struct ClusterSnapshot
 	HTAB	   *by_name;		/* node name -> NodeInfo (incl. placeholders) */
 	HTAB	   *pods;			/* uid -> PodRef */
 	HTAB	   *image_nodes;	/* normalized image name -> nodes having it */
+	int			nordinals;		/* NodeInfo ordinals given out */
+	MemoryContext cxt;			/* where it lives */
+	struct TopologyState *topology; /* per-domain counts (topology.c) */
 } ClusterSnapshot;
 
 /* snapshot.c */
 extern ClusterSnapshot *SnapshotGet(void);
 extern void SnapshotAssume(ClusterSnapshot *snap, const PodInfo *pod, NodeInfo *node);
+extern NodeInfo *SnapshotNode(ClusterSnapshot *snap, const char *name);
 extern int	SnapshotImageNodes(ClusterSnapshot *snap, const char *image);
 extern void SnapshotPrune(void);
 extern NodeInfo *NodeInfoFromJsonb(Jsonb *row);
@@ -285,6 +301,7 @@ extern const Plugin NodePortsPlugin;
 extern const Plugin NodeResourcesFitPlugin;
 extern const Plugin NodeResourcesBalancedAllocationPlugin;
 extern const Plugin ImageLocalityPlugin;
+extern const Plugin InterPodAffinityPlugin;
 
 extern const Plugin *FindPlugin(const char *name);
 extern bool EventOfInterest(const ClusterEvent *ev);

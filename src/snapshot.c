@@ -35,6 +35,7 @@
 
 #include "jsonutil.h"
 #include "scheduler.h"
+#include "topology.h"
 
 #define NODE_NAME_KEYSIZE	256
 #define IMAGE_KEYSIZE		512
@@ -193,12 +194,14 @@ NormalizedImageName(const char *name)
 
 const char *PodInfoColumns =
 "uid, namespace, name, node_name, priority, requests, nonzero_cpu, nonzero_memory,"
-" tolerations, labels, node_selector, affinity, host_ports, images, has_sidecar";
+" tolerations, labels, node_selector, affinity, host_ports, images, has_sidecar,"
+" object->'spec'->'topologySpreadConstraints'";
 
 /* The same, qualified with the alias p, for joins */
 const char *PodInfoColumnsQualified =
 "p.uid, p.namespace, p.name, p.node_name, p.priority, p.requests, p.nonzero_cpu, p.nonzero_memory,"
-" p.tolerations, p.labels, p.node_selector, p.affinity, p.host_ports, p.images, p.has_sidecar";
+" p.tolerations, p.labels, p.node_selector, p.affinity, p.host_ports, p.images, p.has_sidecar,"
+" p.object->'spec'->'topologySpreadConstraints'";
 
 /* A pod to schedule, from a row of PodInfoColumns. */
 void
@@ -231,6 +234,9 @@ PodInfoFromTuple(PodInfo *pod, HeapTuple tup, TupleDesc desc)
 		pod->images[i] = v->type == jbvString ? pnstrdup(v->val.string.val, v->val.string.len) : "";
 	}
 	pod->has_sidecar = DatumGetBool(SPI_getbinval(tup, desc, 15, &isnull));
+	pod->spread = get_jsonb(tup, desc, 16);
+	if (pod->spread && (!JB_ROOT_IS_ARRAY(pod->spread) || JB_ROOT_IS_SCALAR(pod->spread)))
+		pod->spread = NULL;
 }
 
 /* ------------------------------------------------------------------------
@@ -273,6 +279,7 @@ node_slot(const char *name, bool create)
 		NodeInfo   *n = MemoryContextAllocZero(cache_cxt, sizeof(NodeInfo));
 
 		n->name = MemoryContextStrdup(cache_cxt, name);
+		n->ordinal = cache->nordinals++;
 		n->cxt = AllocSetContextCreate(cache_cxt, "scheduler node", ALLOCSET_SMALL_SIZES);
 		e->node = n;
 		e->uid = NULL;
@@ -294,6 +301,18 @@ image_count(const char *image, int delta)
 	e->nodes += delta;
 }
 
+/* The node of that name, when it exists */
+NodeInfo *
+SnapshotNode(ClusterSnapshot *snap, const char *name)
+{
+	NodeEntry  *e;
+
+	if (strlen(name) >= NODE_NAME_KEYSIZE)
+		return NULL;
+	e = hash_search(snap->by_name, name, HASH_FIND, NULL);
+	return (e && e->node->exists) ? e->node : NULL;
+}
+
 int
 SnapshotImageNodes(ClusterSnapshot *snap, const char *image)
 {
@@ -309,6 +328,8 @@ SnapshotImageNodes(ClusterSnapshot *snap, const char *image)
 static void
 node_clear(NodeInfo *n)
 {
+	/* its pods leave their topology domains while it has no labels */
+	TopologyAccountNode(cache, n, -1);
 	for (int i = 0; i < n->nimages; i++)
 		image_count(n->images[i].name, -1);
 	MemoryContextReset(n->cxt);
@@ -382,6 +403,7 @@ node_load(HeapTuple tup, TupleDesc desc)
 	MemoryContextSwitchTo(old);
 	for (int i = 0; i < n->nimages; i++)
 		image_count(n->images[i].name, 1);
+	TopologyAccountNode(cache, n, 1);
 	order_dirty = true;			/* labels may have moved it to another zone */
 }
 
@@ -422,6 +444,12 @@ pod_account(PodRef *p, int sign)
 		n->npods++;
 		if (p->nports > 0)
 			n->port_pods = lappend(n->port_pods, p);
+		n->pods = lappend(n->pods, p);
+		if (p->affinity)
+			n->affinity_pods = lappend(n->affinity_pods, p);
+		if (p->affinity && p->affinity->nreq_anti > 0)
+			n->anti_pods = lappend(n->anti_pods, p);
+		TopologyAccountPod(cache, p, n, 1);
 	}
 	else
 	{
@@ -431,6 +459,12 @@ pod_account(PodRef *p, int sign)
 		n->npods--;
 		if (p->nports > 0)
 			n->port_pods = list_delete_ptr(n->port_pods, p);
+		n->pods = list_delete_ptr(n->pods, p);
+		if (p->affinity)
+			n->affinity_pods = list_delete_ptr(n->affinity_pods, p);
+		if (p->affinity && p->affinity->nreq_anti > 0)
+			n->anti_pods = list_delete_ptr(n->anti_pods, p);
+		TopologyAccountPod(cache, p, n, -1);
 	}
 	MemoryContextSwitchTo(old);
 }
@@ -452,6 +486,8 @@ pod_forget(const char *uid)
 		pfree(p->requests.scalar);
 	if (p->ports)
 		pfree(p->ports);
+	if (p->labels)
+		pfree(p->labels);
 	hash_search(cache->pods, uid, HASH_REMOVE, NULL);
 }
 
@@ -471,7 +507,27 @@ pod_enter(const char *uid)
 	return p;
 }
 
-/* (Re)load a pod from a row of (uid, node, requests, nonzero_cpu, nonzero_memory, host_ports, counts) */
+/*
+ * What inter-pod affinity and topology spread read of a pod on a node: its
+ * namespace, labels, whether it is terminating, and its affinity terms.
+ * Terms that do not parse are left out, as kube-scheduler's cache does.
+ * In the cache context.
+ */
+static void
+pod_set_identity(PodRef *p, const char *ns, Jsonb *labels, Jsonb *affinity, bool terminating)
+{
+	char	   *err;
+
+	p->namespace = pstrdup(ns ? ns : "");
+	p->labels = labels;
+	p->terminating = terminating;
+	p->affinity = PodAffinityParse(affinity, p->namespace, labels, &err);
+}
+
+/*
+ * (Re)load a pod from a row of (uid, node, requests, nonzero_cpu,
+ * nonzero_memory, host_ports, counts, namespace, labels, affinity, terminating)
+ */
 static void
 pod_load(HeapTuple tup, TupleDesc desc)
 {
@@ -495,13 +551,16 @@ pod_load(HeapTuple tup, TupleDesc desc)
 	p->nonzero_cpu = get_int64(tup, desc, 4);
 	p->nonzero_memory = get_int64(tup, desc, 5);
 	p->ports = HostPortsFromJsonb(ports, &p->nports);
+	pod_set_identity(p, SPI_getvalue(tup, desc, 8), get_jsonb(tup, desc, 9), get_jsonb(tup, desc, 10),
+					 DatumGetBool(SPI_getbinval(tup, desc, 11, &isnull)));
 	MemoryContextSwitchTo(old);
 	pod_account(p, 1);
 }
 
 #define NODE_COLUMNS "uid, name, unschedulable, labels, taints, allocatable, images"
 #define POD_COLUMNS "uid, coalesce(node_name, assumed_node), requests, nonzero_cpu, nonzero_memory," \
-	" host_ports, (phase IS NULL OR phase NOT IN ('Succeeded', 'Failed'))"
+	" host_ports, (phase IS NULL OR phase NOT IN ('Succeeded', 'Failed')), namespace, labels, affinity," \
+	" deletion_timestamp IS NOT NULL"
 
 /* kube-scheduler's zone key (GetZoneKey): the beta labels win over the GA ones */
 static char *
@@ -599,6 +658,7 @@ rebuild(void)
 	cache_cxt = AllocSetContextCreate(TopMemoryContext, "scheduler snapshot cache", ALLOCSET_DEFAULT_SIZES);
 	old = MemoryContextSwitchTo(cache_cxt);
 	cache = palloc0(sizeof(ClusterSnapshot));
+	cache->cxt = cache_cxt;
 
 	memset(&hctl, 0, sizeof(hctl));
 	hctl.keysize = NODE_NAME_KEYSIZE;
@@ -796,6 +856,8 @@ SnapshotAssume(ClusterSnapshot *snap pg_attribute_unused(), const PodInfo *pod, 
 		}
 		p->nports = pod->nports;
 	}
+	pod_set_identity(p, pod->namespace, pod->labels ? DatumGetJsonbPCopy(JsonbPGetDatum(pod->labels)) : NULL,
+					 pod->affinity, false);
 	MemoryContextSwitchTo(old);
 	pod_account(p, 1);
 }
@@ -886,7 +948,10 @@ NodeInfoFromJsonb(Jsonb *row)
 	return n;
 }
 
-/* An assigned pod from {"uid", "node", "requests", "host_ports"} */
+/*
+ * An assigned pod from {"uid", "node", "requests", "host_ports", "namespace",
+ * "labels", "affinity", "terminating"}
+ */
 PodRef *
 PodRefFromJsonb(Jsonb *row)
 {
@@ -902,5 +967,14 @@ PodRefFromJsonb(Jsonb *row)
 	ResourceVecFromNormalized(&p->requests, v ? JsonbValueToJsonb(v) : NULL);
 	v = JGet(c, "host_ports");
 	p->ports = HostPortsFromJsonb(v ? JsonbValueToJsonb(v) : NULL, &p->nports);
+	v = JGet(c, "labels");
+	{
+		JsonbValue *aff = JGet(c, "affinity");
+		JsonbValue *term = JGet(c, "terminating");
+
+		pod_set_identity(p, jstr(c, "namespace"), v ? JsonbValueToJsonb(v) : NULL,
+						 aff ? JsonbValueToJsonb(aff) : NULL,
+						 term && term->type == jbvBool && term->val.boolean);
+	}
 	return p;
 }

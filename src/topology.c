@@ -1,0 +1,450 @@
+/*
+ * topology.c
+ *	  Per-topology-domain counts of pods, kept current as pods come and go,
+ *	  so that inter-pod affinity and topology spreading cost a cycle what
+ *	  the number of distinct terms costs, not what the number of pods does.
+ *
+ * Two kinds of count live beside the snapshot (snapshot.c calls
+ * TopologyAccountPod whenever a pod joins or leaves a node, and
+ * TopologyAccountNode around a node's labels changing):
+ *
+ *	 - Pods matching a term (TopologyCounts): for a set of affinity terms,
+ *	   ANDed, the number of pods on the nodes that match them all, per
+ *	   topology pair (key, value of that key on the pod's node) for each
+ *	   term's topology key, and per node.  kube-scheduler's PreFilter counts
+ *	   these afresh for every pod (topologyToMatchedTermCount, and topology
+ *	   spreading's TpValueToMatchNum); here they are made the first time a
+ *	   term set is asked for, by one pass over the pods, and kept.  The
+ *	   TOPOLOGY_MAX_COUNTS most recently used sets are kept.
+ *
+ *	 - Terms that pods on nodes carry (OwnedTerm): each distinct required
+ *	   or preferred (anti-)affinity term of the pods on nodes, with the
+ *	   number of its owners per topology pair.  kube-scheduler walks every
+ *	   pod with affinity for these (existing pods' anti-affinity, and the
+ *	   symmetric scores); here a cycle walks the distinct terms instead.
+ *
+ * Everything lives in the snapshot's memory and goes with it on a rebuild.
+ */
+#include "postgres.h"
+
+#include "common/hashfn.h"
+#include "utils/memutils.h"
+
+#include "scheduler.h"
+#include "topology.h"
+
+#define PAIR_KEYSIZE 400
+#define TOPOLOGY_MAX_COUNTS 64
+
+typedef struct PairEntry
+{
+	char		key[PAIR_KEYSIZE];	/* topology key, \x01, value */
+	int64		count;
+} PairEntry;
+
+typedef struct OwnedBucket
+{
+	uint32		hash;
+	List	   *terms;			/* OwnedTerm *, same hash */
+} OwnedBucket;
+
+struct TopologyState
+{
+	MemoryContext cxt;
+	List	   *counts;			/* TopologyCounts *, most recently used first */
+	HTAB	   *owned;			/* hash of key -> OwnedBucket */
+	List	   *owned_list;		/* every OwnedTerm */
+	uint64		clock;
+};
+
+static HTAB *
+pair_table(MemoryContext cxt)
+{
+	HASHCTL		hctl;
+
+	memset(&hctl, 0, sizeof(hctl));
+	hctl.keysize = PAIR_KEYSIZE;
+	hctl.entrysize = sizeof(PairEntry);
+	hctl.hcxt = cxt;
+	return hash_create("scheduler topology pairs", 64, &hctl, HASH_ELEM | HASH_STRINGS | HASH_CONTEXT);
+}
+
+/* "key\x01value" into buf; false when it does not fit (such a pair is never counted) */
+static bool
+pair_key(char *buf, const char *key, int keylen, const char *value, int valuelen)
+{
+	if (keylen + valuelen + 2 > PAIR_KEYSIZE)
+		return false;
+	memcpy(buf, key, keylen);
+	buf[keylen] = '\x01';
+	memcpy(buf + keylen + 1, value, valuelen);
+	buf[keylen + 1 + valuelen] = '\0';
+	return true;
+}
+
+/* Add delta to the pair (key, the node's value of key), when the node has key. */
+static void
+pair_add(HTAB *pairs, const NodeInfo *node, const char *key, int64 delta)
+{
+	char		buf[PAIR_KEYSIZE];
+	int			vlen;
+	const char *v = LabelGet(node->labels, key, strlen(key), &vlen);
+	PairEntry  *e;
+	bool		found;
+
+	if (v == NULL || !pair_key(buf, key, strlen(key), v, vlen))
+		return;
+	e = hash_search(pairs, buf, HASH_ENTER, &found);
+	if (!found)
+		e->count = 0;
+	e->count += delta;
+	if (e->count == 0)
+		hash_search(pairs, buf, HASH_REMOVE, NULL);
+}
+
+HTAB *
+TopologyPairTable(void)
+{
+	return pair_table(CurrentMemoryContext);
+}
+
+/* Add delta to (key, value), keeping entries that come to 0 */
+void
+TopologyPairAdd(HTAB *pairs, const char *key, const char *value, int64 delta)
+{
+	char		buf[PAIR_KEYSIZE];
+	PairEntry  *e;
+	bool		found;
+
+	if (!pair_key(buf, key, strlen(key), value, strlen(value)))
+		return;
+	e = hash_search(pairs, buf, HASH_ENTER, &found);
+	if (!found)
+		e->count = 0;
+	e->count += delta;
+}
+
+int64
+TopologyPairCount(HTAB *pairs, const char *key, const char *value, int valuelen)
+{
+	char		buf[PAIR_KEYSIZE];
+	PairEntry  *e;
+
+	if (!pair_key(buf, key, strlen(key), value, valuelen))
+		return 0;
+	e = hash_search(pairs, buf, HASH_FIND, NULL);
+	return e ? e->count : 0;
+}
+
+/* The count of the pair (key, the node's value of key); 0 when the node lacks key */
+int64
+TopologyNodePairCount(HTAB *pairs, const NodeInfo *node, const char *key)
+{
+	int			vlen;
+	const char *v = LabelGet(node->labels, key, strlen(key), &vlen);
+
+	return v ? TopologyPairCount(pairs, key, v, vlen) : 0;
+}
+
+/* Iterate the pairs: call fn(key, value, count, arg) for each */
+void
+TopologyPairsForEach(HTAB *pairs, void (*fn) (const char *key, const char *value, int64 count, void *arg), void *arg)
+{
+	HASH_SEQ_STATUS seq;
+	PairEntry  *e;
+
+	hash_seq_init(&seq, pairs);
+	while ((e = hash_seq_search(&seq)) != NULL)
+	{
+		char	   *sep = strchr(e->key, '\x01');
+		char	   *key = pnstrdup(e->key, sep - e->key);
+
+		fn(key, sep + 1, e->count, arg);
+	}
+}
+
+/* ------------------------------------------------------------------------
+ * Canonical texts: equal texts, same pods selected
+ * ------------------------------------------------------------------------
+ */
+static int
+cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *) a, *(char *const *) b);
+}
+
+static void
+append_term_key(StringInfo buf, const AffinityTerm *t)
+{
+	char	  **ns = palloc(sizeof(char *) * Max(t->nnamespaces, 1));
+
+	memcpy(ns, t->namespaces, sizeof(char *) * t->nnamespaces);
+	qsort(ns, t->nnamespaces, sizeof(char *), cmp_str);
+	appendStringInfoString(buf, "ns[");
+	for (int i = 0; i < t->nnamespaces; i++)
+		appendStringInfo(buf, "%s\x02", ns[i]);
+	appendStringInfoString(buf, "]nssel");
+	LabelSelectorAppendKey(buf, t->ns_selector);
+	appendStringInfoString(buf, "sel");
+	LabelSelectorAppendKey(buf, t->selector);
+	appendStringInfo(buf, "tk[%s]", t->topology_key);
+}
+
+/* ------------------------------------------------------------------------
+ * Pods matching a term set
+ * ------------------------------------------------------------------------
+ */
+static TopologyState *
+state_of(ClusterSnapshot *snap)
+{
+	if (snap->topology == NULL)
+	{
+		MemoryContext cxt = AllocSetContextCreate(snap->cxt, "scheduler topology counts", ALLOCSET_DEFAULT_SIZES);
+		TopologyState *ts = MemoryContextAllocZero(cxt, sizeof(TopologyState));
+		HASHCTL		hctl;
+
+		ts->cxt = cxt;
+		memset(&hctl, 0, sizeof(hctl));
+		hctl.keysize = sizeof(uint32);
+		hctl.entrysize = sizeof(OwnedBucket);
+		hctl.hcxt = cxt;
+		ts->owned = hash_create("scheduler owned terms", 64, &hctl, HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+		snap->topology = ts;
+	}
+	return snap->topology;
+}
+
+static bool
+counts_match(const TopologyCounts *tc, const PodRef *p)
+{
+	if (tc->skip_terminating && p->terminating)
+		return false;
+	for (int i = 0; i < tc->nterms; i++)
+		if (!AffinityTermMatches(&tc->terms[i], p->namespace, p->labels, NULL))
+			return false;
+	return true;
+}
+
+static void
+counts_add(TopologyCounts *tc, const PodRef *p, const NodeInfo *n, int sign)
+{
+	if (!counts_match(tc, p))
+		return;
+	if (n->ordinal >= tc->nnode_counts)
+	{
+		int			size = Max(n->ordinal + 1, tc->nnode_counts * 2);
+
+		tc->node_counts = tc->node_counts ?
+			repalloc(tc->node_counts, sizeof(int32) * size) : palloc(sizeof(int32) * size);
+		memset(tc->node_counts + tc->nnode_counts, 0, sizeof(int32) * (size - tc->nnode_counts));
+		tc->nnode_counts = size;
+	}
+	tc->node_counts[n->ordinal] += sign;
+	tc->total += sign;
+	for (int i = 0; i < tc->nterms; i++)
+		pair_add(tc->pairs, n, tc->terms[i].topology_key, sign);
+}
+
+/*
+ * TopologyCountsFor
+ *		The counts of pods (on nodes) matching every one of terms, made on the
+ *		first call for an equal term set and kept current after.  The terms'
+ *		namespace selectors are matched without namespace labels, as the
+ *		incoming pod's terms are once their selectors are resolved to names.
+ *		skip_terminating leaves out pods being deleted (topology spreading).
+ */
+TopologyCounts *
+TopologyCountsFor(ClusterSnapshot *snap, const AffinityTerm *terms, int nterms, bool skip_terminating)
+{
+	TopologyState *ts = state_of(snap);
+	StringInfoData key;
+	ListCell   *lc;
+	TopologyCounts *tc;
+	MemoryContext old;
+	HASH_SEQ_STATUS seq;
+	PodRef	   *p;
+
+	initStringInfo(&key);
+	appendStringInfo(&key, "%d:", (int) skip_terminating);
+	for (int i = 0; i < nterms; i++)
+		append_term_key(&key, &terms[i]);
+	ts->clock++;
+	foreach(lc, ts->counts)
+	{
+		tc = lfirst(lc);
+		if (strcmp(tc->key, key.data) == 0)
+		{
+			tc->last_used = ts->clock;
+			return tc;
+		}
+	}
+
+	/* forget the least recently used set */
+	if (list_length(ts->counts) >= TOPOLOGY_MAX_COUNTS)
+	{
+		TopologyCounts *oldest = NULL;
+
+		foreach(lc, ts->counts)
+		{
+			TopologyCounts *c = lfirst(lc);
+
+			if (oldest == NULL || c->last_used < oldest->last_used)
+				oldest = c;
+		}
+		ts->counts = list_delete_ptr(ts->counts, oldest);
+		MemoryContextDelete(oldest->cxt);
+	}
+
+	{
+		MemoryContext cxt = AllocSetContextCreate(ts->cxt, "scheduler term counts", ALLOCSET_SMALL_SIZES);
+
+		old = MemoryContextSwitchTo(cxt);
+		tc = palloc0(sizeof(TopologyCounts));
+		tc->cxt = cxt;
+	}
+	tc->key = pstrdup(key.data);
+	tc->skip_terminating = skip_terminating;
+	tc->nterms = nterms;
+	tc->terms = palloc(sizeof(AffinityTerm) * Max(nterms, 1));
+	for (int i = 0; i < nterms; i++)
+		tc->terms[i] = AffinityTermCopy(&terms[i]);
+	tc->pairs = pair_table(tc->cxt);
+	tc->last_used = ts->clock;
+
+	hash_seq_init(&seq, snap->pods);
+	while ((p = hash_seq_search(&seq)) != NULL)
+	{
+		NodeInfo   *n = p->node ? SnapshotNode(snap, p->node) : NULL;
+
+		if (n)
+			counts_add(tc, p, n, 1);
+	}
+	MemoryContextSwitchTo(old);
+	ts->counts = lappend(ts->counts, tc);
+	return tc;
+}
+
+int32
+TopologyNodeCount(const TopologyCounts *tc, const NodeInfo *node)
+{
+	return node->ordinal < tc->nnode_counts ? tc->node_counts[node->ordinal] : 0;
+}
+
+/* ------------------------------------------------------------------------
+ * Terms that pods on nodes carry
+ * ------------------------------------------------------------------------
+ */
+static OwnedTerm *
+owned_term(TopologyState *ts, int kind, const AffinityTerm *t)
+{
+	StringInfoData key;
+	uint32		h;
+	OwnedBucket *b;
+	bool		found;
+	ListCell   *lc;
+	OwnedTerm  *o;
+
+	initStringInfo(&key);
+	appendStringInfo(&key, "%d:%d:", kind, (int) t->weight);
+	append_term_key(&key, t);
+	h = hash_bytes((const unsigned char *) key.data, key.len);
+	b = hash_search(ts->owned, &h, HASH_ENTER, &found);
+	if (!found)
+		b->terms = NIL;
+	foreach(lc, b->terms)
+	{
+		o = lfirst(lc);
+		if (strcmp(o->key, key.data) == 0)
+		{
+			pfree(key.data);
+			return o;
+		}
+	}
+	o = palloc0(sizeof(OwnedTerm));
+	o->key = key.data;
+	o->kind = kind;
+	o->term = AffinityTermCopy(t);
+	o->pairs = pair_table(ts->cxt);
+	b->terms = lappend(b->terms, o);
+	ts->owned_list = lappend(ts->owned_list, o);
+	return o;
+}
+
+static void
+owned_add(TopologyState *ts, const PodRef *p, const NodeInfo *n, int sign)
+{
+	const PodAffinity *pa = p->affinity;
+	const AffinityTerm *lists[4];
+	int			counts[4];
+
+	lists[OWNED_REQ_AFFINITY] = pa->req_aff;
+	counts[OWNED_REQ_AFFINITY] = pa->nreq_aff;
+	lists[OWNED_REQ_ANTI] = pa->req_anti;
+	counts[OWNED_REQ_ANTI] = pa->nreq_anti;
+	lists[OWNED_PREF_AFFINITY] = pa->pref_aff;
+	counts[OWNED_PREF_AFFINITY] = pa->npref_aff;
+	lists[OWNED_PREF_ANTI] = pa->pref_anti;
+	counts[OWNED_PREF_ANTI] = pa->npref_anti;
+	for (int k = 0; k < 4; k++)
+		for (int i = 0; i < counts[k]; i++)
+		{
+			AffinityTerm *t = (AffinityTerm *) &lists[k][i];
+			OwnedTerm  *o = t->owned;
+
+			/* a term remembers its entry; entries outlive their owners */
+			if (o == NULL)
+				t->owned = o = owned_term(ts, k, t);
+			o->owners += sign;
+			pair_add(o->pairs, n, o->term.topology_key, sign);
+		}
+}
+
+/* The distinct terms of pods on nodes (OwnedTerm *; owners may be 0) */
+List *
+TopologyOwnedTerms(ClusterSnapshot *snap)
+{
+	return state_of(snap)->owned_list;
+}
+
+/* ------------------------------------------------------------------------
+ * Keeping them current (snapshot.c)
+ * ------------------------------------------------------------------------
+ */
+
+/* A pod joins (sign 1) or leaves (-1) node n.  In the snapshot's context. */
+void
+TopologyAccountPod(ClusterSnapshot *snap, const PodRef *p, const NodeInfo *n, int sign)
+{
+	TopologyState *ts = snap->topology;
+	ListCell   *lc;
+
+	if (!n->exists)
+		return;					/* counted when the node comes (node_load) */
+	if (ts == NULL)
+	{
+		if (p->affinity == NULL)
+			return;
+		ts = state_of(snap);
+	}
+	foreach(lc, ts->counts)
+		counts_add(lfirst(lc), p, n, sign);
+	if (p->affinity)
+	{
+		MemoryContext old = MemoryContextSwitchTo(ts->cxt);
+
+		owned_add(ts, p, n, sign);
+		MemoryContextSwitchTo(old);
+	}
+}
+
+/* Every pod of node n leaves (-1) or rejoins (1), around a change of its labels. */
+void
+TopologyAccountNode(ClusterSnapshot *snap, const NodeInfo *n, int sign)
+{
+	ListCell   *lc;
+
+	if (snap->topology == NULL)
+		return;
+	foreach(lc, n->pods)
+		TopologyAccountPod(snap, lfirst(lc), n, sign);
+}
