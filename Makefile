@@ -30,7 +30,8 @@ OBJS = \
 	src/plugins/node_resources_fit.o \
 	src/plugins/balanced_allocation.o \
 	src/plugins/image_locality.o \
-	src/plugins/inter_pod_affinity.o
+	src/plugins/inter_pod_affinity.o \
+	src/plugins/pod_topology_spread.o
 
 # Install scripts: sql/scheduler--<version>.sql and upgrade scripts sql/scheduler--<a>--<b>.sql.
 DATA = $(wildcard sql/$(EXTENSION)--*.sql)

@@ -369,6 +369,7 @@ INSERT INTO scheduler.profile_plugins (scheduler_name, plugin, position, weight)
     ('default-scheduler', 'NodeAffinity', 4, 2),
     ('default-scheduler', 'NodePorts', 5, NULL),
     ('default-scheduler', 'NodeResourcesFit', 6, 1),
+    ('default-scheduler', 'PodTopologySpread', 7, 2),
     ('default-scheduler', 'InterPodAffinity', 8, 2),
     ('default-scheduler', 'NodeResourcesBalancedAllocation', 9, 1),
     ('default-scheduler', 'ImageLocality', 10, 1);

@@ -29,6 +29,7 @@ static const Plugin *const registry[] = {
 	&NodeResourcesBalancedAllocationPlugin,
 	&ImageLocalityPlugin,
 	&InterPodAffinityPlugin,
+	&PodTopologySpreadPlugin,
 };
 
 const Plugin *

@@ -50,6 +50,8 @@ parse_gates(const char *value, FeatureGates *out)
 
 	out->SidecarContainers = true;
 	out->TaintTolerationComparisonOperators = false;
+	out->MatchLabelKeysInPodTopologySpread = true;
+	out->NodeInclusionPolicyInPodTopologySpread = true;
 	for (char *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save))
 	{
 		char	   *eq;
@@ -71,9 +73,14 @@ parse_gates(const char *value, FeatureGates *out)
 			gate = &out->SidecarContainers;
 		else if (strcmp(item, "TaintTolerationComparisonOperators") == 0)
 			gate = &out->TaintTolerationComparisonOperators;
+		else if (strcmp(item, "MatchLabelKeysInPodTopologySpread") == 0)
+			gate = &out->MatchLabelKeysInPodTopologySpread;
+		else if (strcmp(item, "NodeInclusionPolicyInPodTopologySpread") == 0)
+			gate = &out->NodeInclusionPolicyInPodTopologySpread;
 		else
 		{
-			GUC_check_errdetail("Unknown feature gate \"%s\"; known: SidecarContainers, TaintTolerationComparisonOperators.", item);
+			GUC_check_errdetail("Unknown feature gate \"%s\"; known: SidecarContainers, TaintTolerationComparisonOperators,"
+								" MatchLabelKeysInPodTopologySpread, NodeInclusionPolicyInPodTopologySpread.", item);
 			return false;
 		}
 		*gate = on;

@@ -38,6 +38,8 @@ typedef struct FeatureGates
 {
 	bool		SidecarContainers;
 	bool		TaintTolerationComparisonOperators;
+	bool		MatchLabelKeysInPodTopologySpread;
+	bool		NodeInclusionPolicyInPodTopologySpread;
 } FeatureGates;
 extern FeatureGates scheduler_features;
 
@@ -146,6 +148,7 @@ typedef struct ClusterSnapshot
 	HTAB	   *pods;			/* uid -> PodRef */
 	HTAB	   *image_nodes;	/* normalized image name -> nodes having it */
 	int			nordinals;		/* NodeInfo ordinals given out */
+	uint64		nodes_version;	/* bumped when nodes come, go or change labels */
 	MemoryContext cxt;			/* where it lives */
 	struct TopologyState *topology; /* per-domain counts (topology.c) */
 } ClusterSnapshot;
@@ -302,6 +305,7 @@ extern const Plugin NodeResourcesFitPlugin;
 extern const Plugin NodeResourcesBalancedAllocationPlugin;
 extern const Plugin ImageLocalityPlugin;
 extern const Plugin InterPodAffinityPlugin;
+extern const Plugin PodTopologySpreadPlugin;
 
 extern const Plugin *FindPlugin(const char *name);
 extern bool EventOfInterest(const ClusterEvent *ev);
@@ -309,6 +313,10 @@ extern bool EventOfInterest(const ClusterEvent *ev);
 /* node_resources_fit.c: resource_allocation.go, shared with BalancedAllocation */
 extern bool ResourceAllocatableRequested(const PodInfo *pod, const NodeInfo *node, const char *name,
 										 bool nonzero, int64 *alloc, int64 *requested);
+
+/* node_affinity.c: nodeaffinity.GetRequiredNodeAffinity(pod).Match(node), for other plugins */
+extern const void *RequiredNodeAffinity(const PodInfo *pod);
+extern bool RequiredNodeAffinityMatches(const void *req, const PodInfo *pod, const NodeInfo *node);
 
 /* helper/normalize_score.go: DefaultNormalizeScore */
 extern void DefaultNormalizeScore(int64 max_priority, bool reverse, int64 *scores, int n);

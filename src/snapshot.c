@@ -330,6 +330,7 @@ node_clear(NodeInfo *n)
 {
 	/* its pods leave their topology domains while it has no labels */
 	TopologyAccountNode(cache, n, -1);
+	cache->nodes_version++;
 	for (int i = 0; i < n->nimages; i++)
 		image_count(n->images[i].name, -1);
 	MemoryContextReset(n->cxt);
@@ -404,6 +405,7 @@ node_load(HeapTuple tup, TupleDesc desc)
 	for (int i = 0; i < n->nimages; i++)
 		image_count(n->images[i].name, 1);
 	TopologyAccountNode(cache, n, 1);
+	cache->nodes_version++;
 	order_dirty = true;			/* labels may have moved it to another zone */
 }
 

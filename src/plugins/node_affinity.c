@@ -624,6 +624,26 @@ normalize(PluginCall *call pg_attribute_unused(), const PodInfo *pod pg_attribut
 	DefaultNormalizeScore(100, false, scores, n);
 }
 
+/*
+ * The pod's nodeSelector and required node affinity, as
+ * nodeaffinity.GetRequiredNodeAffinity reads them (terms that do not parse
+ * match nothing), for PodTopologySpread's node inclusion.
+ */
+const void *
+RequiredNodeAffinity(const PodInfo *pod)
+{
+	JsonbValue *req = node_affinity_part(pod, "requiredDuringSchedulingIgnoredDuringExecution");
+
+	return req ? parse_selector(req, false, NULL) : NULL;
+}
+
+bool
+RequiredNodeAffinityMatches(const void *req, const PodInfo *pod, const NodeInfo *node)
+{
+	return node_selector_matches(pod->node_selector, node) &&
+		(req == NULL || selector_matches(req, node));
+}
+
 /* Hint: a node added or relabelled that matches now, and did not before. */
 static QueueingHint
 hint(const PodInfo *pod, const ClusterEvent *ev)

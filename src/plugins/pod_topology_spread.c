@@ -1,0 +1,626 @@
+/*
+ * pod_topology_spread.c
+ *	  PodTopologySpread: spec.topologySpreadConstraints.  DoNotSchedule
+ *	  constraints filter nodes by skew; ScheduleAnyway constraints score
+ *	  them, fewer matching pods scoring higher.
+ *
+ * kube-scheduler: pkg/scheduler/framework/plugins/podtopologyspread.
+ *	 - A constraint counts the pods in the pod's namespace that its label
+ *	   selector matches (matchLabelKeys add the pod's own values), leaving
+ *	   out pods being deleted, per value of its topology key.
+ *	 - Only nodes that have every constraint's topology key count, and of
+ *	   those the ones that pass the node inclusion policies:
+ *	   nodeAffinityPolicy Honor (the default: the pod's nodeSelector and
+ *	   required node affinity) and nodeTaintsPolicy Honor (not the default:
+ *	   NoSchedule and NoExecute taints the pod does not tolerate).  With the
+ *	   NodeInclusionPolicyInPodTopologySpread gate off, node affinity always
+ *	   applies and taints never do.
+ *	 - Filter: a node without a constraint's key is
+ *	   UnschedulableAndUnresolvable; one where (matching pods in its domain)
+ *	   + (1 if the pod matches itself) - (the least over domains, 0 when
+ *	   there are fewer domains than minDomains) exceeds maxSkew is
+ *	   Unschedulable.
+ *	 - Score: over the nodes that passed filtering, with every key (else
+ *	   ignored, score 0), sum per constraint count * ln(domains + 2) +
+ *	   maxSkew - 1 (a hostname constraint counts the node's own pods);
+ *	   normalized so that fewer pods score higher.
+ * Counts per node and per domain come from topology.c, kept current as pods
+ * come and go, so a cycle does integer work per node instead of walking
+ * every pod on it.
+ *
+ * Not yet: the system default constraints for pods that Services,
+ * ReplicaSets, StatefulSets or ReplicationControllers select (kube-
+ * scheduler's defaultingType System), which needs those objects mirrored.
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "utils/builtins.h"
+
+#include "jsonutil.h"
+#include "scheduler.h"
+#include "topology.h"
+
+#define ErrReasonConstraintsNotMatch "node(s) didn't match pod topology spread constraints"
+#define ErrReasonNodeLabelNotMatch ErrReasonConstraintsNotMatch " (missing required label)"
+#define LabelHostname "kubernetes.io/hostname"
+
+typedef struct Constraint
+{
+	int32		max_skew;
+	char	   *topology_key;
+	LabelSelector *selector;
+	int32		min_domains;
+	bool		honor_affinity;
+	bool		honor_taints;
+	TopologyCounts *counts;		/* matching pods, per node */
+	TopologyDomains *domains;
+	/* PreFilter: matching pods per domain number; -1 = not an eligible domain */
+	int64	   *domain_count;
+	int			ndomains_eligible;
+	int64		min_count;
+} Constraint;
+
+typedef struct Args
+{
+	bool		system_defaulted;	/* defaultingType System */
+	Jsonb	   *default_constraints;	/* defaultingType List */
+} Args;
+
+typedef struct State
+{
+	int			nconstraints;
+	Constraint *constraints;
+	/* PreScore */
+	bool	   *ignored;		/* by NodeInfo ordinal */
+	int			nignored;
+	double	   *weight;			/* per constraint */
+	NodeInfo  **scored;			/* the nodes PreScore was given, in order */
+} State;
+
+/*
+ * PodTopologySpreadArgs: defaultingType System (the default; no
+ * defaultConstraints then) or List.
+ */
+static void *
+parse_args(Jsonb *args)
+{
+	Args	   *a = palloc0(sizeof(Args));
+	JsonbValue *type = JGet(&args->root, "defaultingType");
+	JsonbValue *dc = JGet(&args->root, "defaultConstraints");
+	char	   *t = (type && type->type != jbvNull) ? JString(type, "PodTopologySpread args", "defaultingType") : "System";
+
+	if (strcmp(t, "System") == 0)
+		a->system_defaulted = true;
+	else if (strcmp(t, "List") != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("PodTopologySpread args: defaultingType: Unsupported value: \"%s\": supported values: \"List\", \"System\"", t)));
+	if (dc && dc->type != jbvNull)
+	{
+		(void) JArray(dc, "PodTopologySpread args", "defaultConstraints");
+		if (a->system_defaulted && JsonContainerSize(dc->val.binary.data) > 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("PodTopologySpread args: defaultConstraints: Invalid value: must be empty for System defaulting type")));
+		a->default_constraints = JsonbValueToJsonb(dc);
+	}
+	return a;
+}
+
+/* ------------------------------------------------------------------------
+ * Constraints
+ * ------------------------------------------------------------------------
+ */
+static int32
+int_field(JsonbContainer *c, const char *key, int32 dflt, int i, char **err)
+{
+	JsonbValue *v = JGet(c, key);
+
+	if (v == NULL || v->type == jbvNull)
+		return dflt;
+	if (v->type != jbvNumeric)
+	{
+		*err = psprintf("topologySpreadConstraints[%d].%s: must be an integer", i, key);
+		return dflt;
+	}
+	return DatumGetInt32(DirectFunctionCall1(numeric_int4, NumericGetDatum(v->val.numeric)));
+}
+
+/* "Honor" or "Ignore"; dflt when unset */
+static bool
+policy_field(JsonbContainer *c, const char *key, bool dflt, int i, char **err)
+{
+	JsonbValue *v = JGet(c, key);
+
+	if (v == NULL || v->type == jbvNull)
+		return dflt;
+	if (v->type == jbvString && v->val.string.len == 5 && memcmp(v->val.string.val, "Honor", 5) == 0)
+		return true;
+	if (v->type == jbvString && v->val.string.len == 6 && memcmp(v->val.string.val, "Ignore", 6) == 0)
+		return false;
+	*err = psprintf("topologySpreadConstraints[%d].%s: Unsupported value: must be \"Honor\" or \"Ignore\"", i, key);
+	return dflt;
+}
+
+/*
+ * filterTopologySpreadConstraints: the pod's constraints whose
+ * whenUnsatisfiable is action, parsed; NULL with *err on a bad one.
+ */
+static Constraint *
+constraints_for(ClusterSnapshot *snap, const PodInfo *pod, const char *action, int *n, char **err)
+{
+	int			count = pod->spread ? JB_ROOT_COUNT(pod->spread) : 0;
+	Constraint *cs = palloc0(sizeof(Constraint) * Max(count, 1));
+
+	*n = 0;
+	*err = NULL;
+	for (int i = 0; i < count; i++)
+	{
+		JsonbValue *e = getIthJsonbValueFromContainer(&pod->spread->root, i);
+		JsonbContainer *c;
+		JsonbValue *when;
+		JsonbValue *tk;
+		Constraint *k = &cs[*n];
+		AffinityTerm term;
+
+		if (e->type != jbvBinary || !JsonContainerIsObject(e->val.binary.data))
+		{
+			*err = psprintf("topologySpreadConstraints[%d]: must be an object", i);
+			return NULL;
+		}
+		c = e->val.binary.data;
+		when = JGet(c, "whenUnsatisfiable");
+		if (when == NULL || when->type != jbvString ||
+			strlen(action) != (size_t) when->val.string.len ||
+			memcmp(when->val.string.val, action, when->val.string.len) != 0)
+			continue;
+		tk = JGet(c, "topologyKey");
+		if (tk == NULL || tk->type != jbvString)
+		{
+			*err = psprintf("topologySpreadConstraints[%d].topologyKey: Required value", i);
+			return NULL;
+		}
+		k->topology_key = pnstrdup(tk->val.string.val, tk->val.string.len);
+		k->max_skew = int_field(c, "maxSkew", 0, i, err);
+		k->min_domains = int_field(c, "minDomains", 1, i, err);
+		if (scheduler_features.NodeInclusionPolicyInPodTopologySpread)
+		{
+			k->honor_affinity = policy_field(c, "nodeAffinityPolicy", true, i, err);
+			k->honor_taints = policy_field(c, "nodeTaintsPolicy", false, i, err);
+		}
+		else
+			k->honor_affinity = true;
+		if (*err)
+			return NULL;
+		k->selector = LabelSelectorParse(JGet(c, "labelSelector"), err);
+		if (k->selector == NULL)
+			return NULL;
+		if (scheduler_features.MatchLabelKeysInPodTopologySpread)
+		{
+			JsonbValue *keys = JGet(c, "matchLabelKeys");
+
+			if (keys && keys->type == jbvBinary && JsonContainerIsArray(keys->val.binary.data))
+				for (int j = 0; j < (int) JsonContainerSize(keys->val.binary.data); j++)
+				{
+					JsonbValue *key = getIthJsonbValueFromContainer(keys->val.binary.data, j);
+					int			vlen;
+					const char *v;
+
+					if (key->type != jbvString)
+						continue;
+					v = LabelGet(pod->labels, key->val.string.val, key->val.string.len, &vlen);
+					if (v == NULL)
+						continue;
+					/* mergeLabelSetWithSelector: even a nil selector then selects by these */
+					if (k->selector->nothing)
+					{
+						k->selector->nothing = false;
+						k->selector->nreqs = 0;
+					}
+					LabelSelectorAdd(k->selector, pnstrdup(key->val.string.val, key->val.string.len),
+									 LABEL_IN, pnstrdup(v, vlen));
+				}
+		}
+		(*n)++;
+		if (snap == NULL)
+			continue;			/* a QueueingHint: the selector is enough */
+		/* the pods it counts: this namespace, this selector, not being deleted */
+		memset(&term, 0, sizeof(term));
+		term.selector = k->selector;
+		term.topology_key = k->topology_key;
+		term.nnamespaces = 1;
+		term.namespaces = (char **) &pod->namespace;
+		term.ns_selector = palloc0(sizeof(LabelSelector));
+		term.ns_selector->nothing = true;
+		k->counts = TopologyCountsFor(snap, &term, 1, true);
+		k->domains = TopologyDomainsFor(snap, k->topology_key);
+	}
+	return cs;
+}
+
+/* Does the node count for constraint c (matchNodeInclusionPolicies)? */
+static bool
+node_included(const Constraint *c, const PodInfo *pod, const void *req, const NodeInfo *node)
+{
+	if (c->honor_affinity && !RequiredNodeAffinityMatches(req, pod, node))
+		return false;
+	if (c->honor_taints)
+		for (int i = 0; i < node->ntaints; i++)
+		{
+			const Taint *t = &node->taints[i];
+			char	   *err;
+
+			if (t->effect == NULL || (strcmp(t->effect, "NoSchedule") != 0 && strcmp(t->effect, "NoExecute") != 0))
+				continue;
+			if (!TolerationsTolerateTaint(pod->tolerations, pod->ntolerations, t, &err))
+				return false;
+		}
+	return true;
+}
+
+/* Does the node have every constraint's key? */
+static bool
+has_all_keys(const Constraint *cs, int n, const NodeInfo *node)
+{
+	for (int i = 0; i < n; i++)
+		if (TopologyNodeDomain(cs[i].domains, node) < 0)
+			return false;
+	return true;
+}
+
+static bool
+needs_node_check(const Constraint *c, const void *req, const PodInfo *pod)
+{
+	return (c->honor_affinity && (req != NULL || pod->node_selector != NULL)) || c->honor_taints;
+}
+
+/*
+ * The matching pods per domain over the nodes that count, for each
+ * constraint (calPreFilterState's TpValueToMatchNum); only_nodes, when not
+ * NULL, marks by ordinal the nodes whose domains may be eligible.
+ */
+static void
+count_domains(Constraint *cs, int n, ClusterSnapshot *snap, const PodInfo *pod, const bool *only_nodes)
+{
+	const void *req = RequiredNodeAffinity(pod);
+	bool		gate = scheduler_features.NodeInclusionPolicyInPodTopologySpread;
+
+	for (int k = 0; k < n; k++)
+	{
+		cs[k].domain_count = palloc(sizeof(int64) * Max(cs[k].domains->ndomains, 1));
+		for (int d = 0; d < cs[k].domains->ndomains; d++)
+			cs[k].domain_count[d] = only_nodes ? -2 : -1;	/* -2: not among the candidates */
+	}
+	if (only_nodes)
+		for (int i = 0; i < snap->nnodes; i++)
+		{
+			const NodeInfo *node = snap->nodes[i];
+
+			if (!only_nodes[node->ordinal])
+				continue;
+			for (int k = 0; k < n; k++)
+			{
+				int32		d = TopologyNodeDomain(cs[k].domains, node);
+
+				if (d >= 0)
+					cs[k].domain_count[d] = -1;
+			}
+		}
+	for (int i = 0; i < snap->nnodes; i++)
+	{
+		const NodeInfo *node = snap->nodes[i];
+
+		if (!gate && (req != NULL || pod->node_selector != NULL) && !RequiredNodeAffinityMatches(req, pod, node))
+			continue;
+		if (!has_all_keys(cs, n, node))
+			continue;
+		for (int k = 0; k < n; k++)
+		{
+			Constraint *c = &cs[k];
+			int32		d = TopologyNodeDomain(c->domains, node);
+
+			if (c->domain_count[d] == -2)
+				continue;
+			if (gate && needs_node_check(c, req, pod) && !node_included(c, pod, req, node))
+				continue;
+			if (c->domain_count[d] < 0)
+				c->domain_count[d] = 0;
+			c->domain_count[d] += TopologyNodeCount(c->counts, node);
+		}
+	}
+	for (int k = 0; k < n; k++)
+	{
+		Constraint *c = &cs[k];
+
+		c->ndomains_eligible = 0;
+		c->min_count = PG_INT32_MAX;
+		for (int d = 0; d < c->domains->ndomains; d++)
+			if (c->domain_count[d] >= 0)
+			{
+				c->ndomains_eligible++;
+				if (c->domain_count[d] < c->min_count)
+					c->min_count = c->domain_count[d];
+			}
+	}
+}
+
+static State *
+state_of(PluginCall *call)
+{
+	if (call->state == NULL)
+		call->state = palloc0(sizeof(State));
+	return call->state;
+}
+
+/* ------------------------------------------------------------------------
+ * PreFilter and Filter
+ * ------------------------------------------------------------------------
+ */
+static void
+prefilter(PluginCall *call, const PodInfo *pod, Status *st, List **node_names pg_attribute_unused())
+{
+	State	   *s = state_of(call);
+	char	   *err;
+
+	s->constraints = constraints_for(call->snap, pod, "DoNotSchedule", &s->nconstraints, &err);
+	if (err)
+	{
+		StatusSet(st, CODE_ERROR, psprintf("get constraints from pod: %s", err));
+		return;
+	}
+	if (s->nconstraints == 0)
+	{
+		st->code = CODE_SKIP;
+		return;
+	}
+	count_domains(s->constraints, s->nconstraints, call->snap, pod, NULL);
+}
+
+static void
+filter(PluginCall *call, const PodInfo *pod, const NodeInfo *node, Status *st)
+{
+	State	   *s = call->state;
+
+	if (s == NULL)
+		return;
+	for (int k = 0; k < s->nconstraints; k++)
+	{
+		Constraint *c = &s->constraints[k];
+		int32		d = TopologyNodeDomain(c->domains, node);
+		int64		min;
+		int64		match;
+
+		if (d < 0)
+		{
+			StatusSet(st, CODE_UNSCHEDULABLE_AND_UNRESOLVABLE, ErrReasonNodeLabelNotMatch);
+			return;
+		}
+		min = c->ndomains_eligible < c->min_domains ? 0 : c->min_count;
+		match = c->domain_count[d] > 0 ? c->domain_count[d] : 0;
+		if (LabelSelectorMatches(c->selector, pod->labels))
+			match++;
+		if (match - min > c->max_skew)
+		{
+			StatusSet(st, CODE_UNSCHEDULABLE, ErrReasonConstraintsNotMatch);
+			return;
+		}
+	}
+}
+
+/* ------------------------------------------------------------------------
+ * PreScore, Score, NormalizeScore
+ * ------------------------------------------------------------------------
+ */
+static void
+prescore(PluginCall *call, const PodInfo *pod, NodeInfo **nodes, int n, Status *st)
+{
+	State	   *s = state_of(call);
+	char	   *err;
+	bool	   *candidate;
+	Constraint *cs;
+	int			ncs;
+
+	if (call->snap->nnodes == 0)
+	{
+		st->code = CODE_SKIP;
+		return;
+	}
+	cs = constraints_for(call->snap, pod, "ScheduleAnyway", &ncs, &err);
+	if (err)
+	{
+		StatusSet(st, CODE_ERROR,
+				  psprintf("calculating preScoreState: obtaining pod's soft topology spread constraints: %s", err));
+		return;
+	}
+	if (ncs == 0)
+	{
+		st->code = CODE_SKIP;
+		return;
+	}
+	s->constraints = cs;
+	s->nconstraints = ncs;
+	s->scored = nodes;
+	s->ignored = palloc0(sizeof(bool) * Max(call->snap->nordinals, 1));
+	candidate = palloc0(sizeof(bool) * Max(call->snap->nordinals, 1));
+	s->nignored = 0;
+	for (int i = 0; i < n; i++)
+	{
+		if (!has_all_keys(cs, ncs, nodes[i]))
+		{
+			s->ignored[nodes[i]->ordinal] = true;
+			s->nignored++;
+		}
+		else
+			candidate[nodes[i]->ordinal] = true;
+	}
+	/* domains among the candidates; their counts over every node that counts */
+	count_domains(cs, ncs, call->snap, pod, candidate);
+	s->weight = palloc(sizeof(double) * ncs);
+	for (int k = 0; k < ncs; k++)
+	{
+		int			size = 0;
+
+		if (strcmp(cs[k].topology_key, LabelHostname) == 0)
+			size = n - s->nignored;
+		else
+			for (int d = 0; d < cs[k].domains->ndomains; d++)
+				size += (cs[k].domain_count[d] != -2);
+		s->weight[k] = log((double) size + 2);
+	}
+}
+
+static int64
+score(PluginCall *call, const PodInfo *pod pg_attribute_unused(), const NodeInfo *node, Status *st pg_attribute_unused())
+{
+	State	   *s = call->state;
+	double		total = 0;
+
+	if (s->ignored[node->ordinal])
+		return 0;
+	for (int k = 0; k < s->nconstraints; k++)
+	{
+		Constraint *c = &s->constraints[k];
+		int32		d = TopologyNodeDomain(c->domains, node);
+		int64		count;
+
+		if (d < 0)
+			continue;
+		if (strcmp(c->topology_key, LabelHostname) == 0)
+			count = TopologyNodeCount(c->counts, node);
+		else
+			count = c->domain_count[d] > 0 ? c->domain_count[d] : 0;
+		total += (double) count * s->weight[k] + (double) (c->max_skew - 1);
+	}
+	return (int64) round(total);
+}
+
+static void
+normalize(PluginCall *call, const PodInfo *pod pg_attribute_unused(), int64 *scores, int n, Status *st pg_attribute_unused())
+{
+	/* RunScores passes the scores in the order of the nodes it scored */
+	State	   *s = call->state;
+	int64		min = PG_INT64_MAX;
+	int64		max = 0;
+	NodeInfo  **nodes = s->scored;
+
+	for (int i = 0; i < n; i++)
+	{
+		if (s->ignored[nodes[i]->ordinal])
+			continue;
+		if (scores[i] < min)
+			min = scores[i];
+		if (scores[i] > max)
+			max = scores[i];
+	}
+	for (int i = 0; i < n; i++)
+	{
+		if (s->ignored[nodes[i]->ordinal])
+			scores[i] = 0;
+		else if (max == 0)
+			scores[i] = 100;
+		else
+			scores[i] = 100 * (max + min - scores[i]) / max;
+	}
+}
+
+/* ------------------------------------------------------------------------
+ * QueueingHints
+ * ------------------------------------------------------------------------
+ */
+static bool
+node_has_keys(const Constraint *cs, int n, const NodeInfo *node)
+{
+	for (int i = 0; i < n; i++)
+	{
+		int			len;
+
+		if (LabelGet(node->labels, cs[i].topology_key, strlen(cs[i].topology_key), &len) == NULL)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * isSchedulableAfterPodChange: an assigned pod of the same namespace added
+ * or deleted that a DoNotSchedule constraint's selector matches, or
+ * relabelled so that some selector's verdict on it changes.
+ */
+static QueueingHint
+pod_hint(const PodInfo *pod, const ClusterEvent *ev)
+{
+	const PodRef *o = ev->old_pod;
+	const PodRef *n = ev->new_pod;
+	char	   *err;
+	int			ncs;
+	Constraint *cs;
+
+	if ((n && strcmp(n->namespace, pod->namespace) != 0) || (o && strcmp(o->namespace, pod->namespace) != 0))
+		return HINT_SKIP;
+	cs = constraints_for(NULL, pod, "DoNotSchedule", &ncs, &err);
+	if (err)
+		return HINT_QUEUE;
+	for (int i = 0; i < ncs; i++)
+	{
+		if (o && n)
+		{
+			if (LabelSelectorMatches(cs[i].selector, o->labels) != LabelSelectorMatches(cs[i].selector, n->labels))
+				return HINT_QUEUE;
+		}
+		else if (LabelSelectorMatches(cs[i].selector, n ? n->labels : o->labels))
+			return HINT_QUEUE;
+	}
+	return HINT_SKIP;
+}
+
+/*
+ * isSchedulableAfterNodeChange: a node added or deleted that has every
+ * constraint's key; a node updated that has them, and did not have them
+ * all or had other values for them, or whose taints changed.
+ */
+static QueueingHint
+node_hint(const PodInfo *pod, const ClusterEvent *ev)
+{
+	const NodeInfo *o = ev->old_node;
+	const NodeInfo *n = ev->new_node;
+	char	   *err;
+	int			ncs;
+	Constraint *cs = constraints_for(NULL, pod, "DoNotSchedule", &ncs, &err);
+
+	if (err)
+		return HINT_QUEUE;
+	if (n == NULL)
+		return node_has_keys(cs, ncs, o) ? HINT_QUEUE : HINT_SKIP;
+	if (!node_has_keys(cs, ncs, n))
+		return HINT_SKIP;
+	if (o == NULL || !node_has_keys(cs, ncs, o) || ev->action == ACT_UPDATE_NODE_TAINT)
+		return HINT_QUEUE;
+	for (int i = 0; i < ncs; i++)
+	{
+		const char *key = cs[i].topology_key;
+		int			olen,
+					nlen;
+		const char *ov = LabelGet(o->labels, key, strlen(key), &olen);
+		const char *nv = LabelGet(n->labels, key, strlen(key), &nlen);
+
+		if (olen != nlen || memcmp(ov, nv, olen) != 0)
+			return HINT_QUEUE;
+	}
+	return HINT_SKIP;
+}
+
+const Plugin PodTopologySpreadPlugin = {
+	.name = "PodTopologySpread",
+	.default_weight = 2,
+	.parse_args = parse_args,
+	.prefilter = prefilter,
+	.filter = filter,
+	.prescore = prescore,
+	.score = score,
+	.normalize = normalize,
+	.events = {
+		{RES_ASSIGNED_POD, ACT_ADD | ACT_UPDATE_POD_LABEL | ACT_DELETE, pod_hint},
+		{RES_NODE, ACT_ADD | ACT_DELETE | ACT_UPDATE_NODE_LABEL | ACT_UPDATE_NODE_TAINT, node_hint},
+	},
+};
