@@ -320,8 +320,9 @@ TopologyCountsFor(ClusterSnapshot *snap, const AffinityTerm *terms, int nterms, 
 		if (n)
 			counts_add(tc, p, n, 1);
 	}
-	MemoryContextSwitchTo(old);
+	MemoryContextSwitchTo(ts->cxt);
 	ts->counts = lappend(ts->counts, tc);
+	MemoryContextSwitchTo(old);
 	return tc;
 }
 

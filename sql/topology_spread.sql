@@ -1,0 +1,109 @@
+-- PodTopologySpread through whole scheduling cycles, as kube-scheduler's
+-- podtopologyspread plugin behaves (filtering.go, scoring.go, plugin.go's
+-- QueueingHints), on per-node counts that topology.c keeps current.
+\set SHOW_CONTEXT never
+TRUNCATE scheduler.nodes, scheduler.pods, scheduler.pod_attempts, scheduler.attempt_history;
+SET scheduler.pod_initial_backoff = 0;
+SET scheduler.pod_max_backoff = 0;
+
+CREATE FUNCTION pg_temp.node(name text, zone text, taints jsonb DEFAULT '[]') RETURNS int LANGUAGE sql AS $$
+    SELECT scheduler.apply(jsonb_build_object('kind', 'Node',
+        'metadata', jsonb_build_object('name', name, 'labels',
+            jsonb_build_object('kubernetes.io/hostname', name, 'topology.kubernetes.io/zone', zone)),
+        'spec', jsonb_build_object('taints', taints),
+        'status', jsonb_build_object('allocatable', jsonb_build_object('cpu', '8', 'memory', '16Gi', 'pods', '110'))))
+$$;
+CREATE FUNCTION pg_temp.pod(name text, labels jsonb, spec jsonb DEFAULT '{}', ns text DEFAULT 'default')
+RETURNS int LANGUAGE sql AS $$
+    SELECT scheduler.apply(jsonb_build_object('kind', 'Pod',
+        'metadata', jsonb_build_object('name', name, 'namespace', ns, 'uid', ns || '/' || name, 'labels', labels),
+        'spec', jsonb_build_object('containers', jsonb_build_array(jsonb_build_object('name', 'c',
+                'resources', jsonb_build_object('requests', jsonb_build_object('cpu', '100m'))))) || spec))
+$$;
+-- one spread constraint on app=<app>
+CREATE FUNCTION pg_temp.spread(app text, key text, when_unsatisfiable text DEFAULT 'DoNotSchedule',
+                               extra jsonb DEFAULT '{}') RETURNS jsonb LANGUAGE sql AS $$
+    SELECT jsonb_build_object('topologySpreadConstraints', jsonb_build_array(jsonb_build_object(
+        'maxSkew', 1, 'topologyKey', key, 'whenUnsatisfiable', when_unsatisfiable,
+        'labelSelector', jsonb_build_object('matchLabels', jsonb_build_object('app', app))) || extra))
+$$;
+CREATE FUNCTION pg_temp.delete_pod(pod_name text) RETURNS int LANGUAGE sql AS $$
+    SELECT scheduler.apply(jsonb_build_object('type', 'DELETED', 'object', object))
+    FROM scheduler.pods WHERE name = pod_name
+$$;
+CREATE VIEW pg_temp.per_zone AS
+    SELECT p.labels->>'app' AS app, n.labels->>'topology.kubernetes.io/zone' AS zone, count(*) AS pods
+    FROM scheduler.pods p JOIN scheduler.nodes n ON n.name = coalesce(p.node_name, p.assumed_node)
+    GROUP BY 1, 2 ORDER BY 1, 2;
+CREATE VIEW pg_temp.q AS
+    SELECT p.name, q.state, q.rejected_by, q.moved_by
+    FROM scheduler.queue q JOIN scheduler.pods p ON p.uid = q.pod_uid ORDER BY p.name;
+
+SELECT pg_temp.node('n1', 'a'), pg_temp.node('n2', 'a'), pg_temp.node('n3', 'b');
+
+------------------------------------------------------------------------------
+-- maxSkew 1 over zones: six pods in one call go three and three, each
+-- assumed pod counting for the next (a zone two ahead is refused).
+------------------------------------------------------------------------------
+SELECT pg_temp.pod('s-' || i, '{"app": "s"}', pg_temp.spread('s', 'topology.kubernetes.io/zone'))
+FROM generate_series(1, 6) i;
+SELECT count(*) FILTER (WHERE result = 'scheduled') AS scheduled FROM schedule_pending();
+SELECT * FROM pg_temp.per_zone;
+
+-- a node without the constraint's key is UnschedulableAndUnresolvable
+SELECT pg_temp.pod('racked', '{"app": "s"}', pg_temp.spread('s', 'rack'));
+SELECT node, code, reason FROM scheduler.filter('default', 'racked')
+WHERE plugin = 'PodTopologySpread' ORDER BY node NULLS FIRST;
+
+------------------------------------------------------------------------------
+-- nodeTaintsPolicy.  Zone c has only a tainted node.  Ignored (the
+-- default), zone c counts as a domain with no pods, the global minimum is
+-- 0 and zones a and b (3 pods) are too far ahead; honoured, zone c is not a
+-- domain and they are not.  (TaintToleration, not this plugin, keeps the
+-- pod off n4.)  minDomains 3 with two domains left makes the minimum 0
+-- again.
+------------------------------------------------------------------------------
+SELECT pg_temp.node('n4', 'c', '[{"key": "dedicated", "value": "x", "effect": "NoSchedule"}]');
+SELECT pg_temp.pod('t-ignore', '{"app": "s"}', pg_temp.spread('s', 'topology.kubernetes.io/zone'));
+SELECT pg_temp.pod('t-honor', '{"app": "s"}', pg_temp.spread('s', 'topology.kubernetes.io/zone', 'DoNotSchedule',
+    '{"nodeTaintsPolicy": "Honor"}'));
+SELECT pg_temp.pod('t-min3', '{"app": "s"}', pg_temp.spread('s', 'topology.kubernetes.io/zone', 'DoNotSchedule',
+    '{"nodeTaintsPolicy": "Honor", "minDomains": 3}'));
+SELECT f.node, f.code, f.reason, t.code AS honor, m.code AS min3
+FROM scheduler.filter('default', 't-ignore') f
+JOIN scheduler.filter('default', 't-honor') t USING (node, plugin)
+JOIN scheduler.filter('default', 't-min3') m USING (node, plugin)
+WHERE f.plugin = 'PodTopologySpread' AND f.node IS NOT NULL ORDER BY f.node;
+-- with the gate off, taints never count (the legacy behaviour)
+SET scheduler.feature_gates = 'NodeInclusionPolicyInPodTopologySpread=false';
+SELECT node, code FROM scheduler.filter('default', 't-honor')
+WHERE plugin = 'PodTopologySpread' AND node IS NOT NULL ORDER BY node;
+RESET scheduler.feature_gates;
+
+------------------------------------------------------------------------------
+-- QueueingHints (isSchedulableAfterPodChange).  h-new may only go to n1
+-- (nodeSelector), and nodeAffinityPolicy Ignore counts every node: n1 has
+-- two h pods, n2 and n3 one, n4 (taints honoured) is out, so n1 is two
+-- ahead of the minimum.  A pod of another app added, or an h pod deleted in
+-- another namespace, does not help; an h pod deleted from n1 does.
+------------------------------------------------------------------------------
+SELECT pg_temp.pod('h-1', '{"app": "h"}', '{"nodeName": "n1"}'), pg_temp.pod('h-2', '{"app": "h"}', '{"nodeName": "n1"}'),
+       pg_temp.pod('h-3', '{"app": "h"}', '{"nodeName": "n2"}'), pg_temp.pod('h-4', '{"app": "h"}', '{"nodeName": "n3"}'),
+       pg_temp.pod('h-5', '{"app": "h"}', '{"nodeName": "n3"}', 'elsewhere');
+SELECT pg_temp.pod('h-new', '{"app": "h"}', pg_temp.spread('h', 'kubernetes.io/hostname', 'DoNotSchedule',
+    '{"nodeAffinityPolicy": "Ignore", "nodeTaintsPolicy": "Honor"}') || '{"nodeSelector": {"kubernetes.io/hostname": "n1"}}');
+SELECT name, result, message FROM schedule_pending() WHERE name = 'h-new';
+SELECT * FROM pg_temp.q WHERE name = 'h-new';
+SELECT pg_temp.pod('other', '{"app": "other"}', '{"nodeName": "n1"}');
+SELECT pg_temp.delete_pod('h-5');
+SELECT * FROM pg_temp.q WHERE name = 'h-new';
+SELECT pg_temp.delete_pod('h-1');
+SELECT * FROM pg_temp.q WHERE name = 'h-new';
+SELECT name, node, result FROM schedule_pending() WHERE name = 'h-new';
+
+------------------------------------------------------------------------------
+-- Constraints that do not parse: the cycle fails for the pod with an Error.
+------------------------------------------------------------------------------
+SELECT pg_temp.pod('bad', '{"app": "s"}', '{"topologySpreadConstraints": [{"maxSkew": 1, "topologyKey": "zone",
+    "whenUnsatisfiable": "DoNotSchedule", "labelSelector": {"matchExpressions": [{"key": "app", "operator": "In"}]}}]}');
+SELECT node, code, reason FROM scheduler.filter('default', 'bad') WHERE plugin = 'PodTopologySpread' AND node IS NULL;
