@@ -31,7 +31,8 @@ OBJS = \
 	src/plugins/balanced_allocation.o \
 	src/plugins/image_locality.o \
 	src/plugins/inter_pod_affinity.o \
-	src/plugins/pod_topology_spread.o
+	src/plugins/pod_topology_spread.o \
+	src/plugins/default_preemption.o
 
 # Install scripts: sql/scheduler--<version>.sql and upgrade scripts sql/scheduler--<a>--<b>.sql.
 DATA = $(wildcard sql/$(EXTENSION)--*.sql)

@@ -53,10 +53,12 @@ CREATE TABLE scheduler.pods (
     images             jsonb NOT NULL DEFAULT '[]',  -- container images, init containers first
     has_sidecar        boolean NOT NULL DEFAULT false,
     scheduling_gates   text[] NOT NULL DEFAULT '{}', -- spec.schedulingGates names
+    nominated_node     text,          -- where a preemption by schedule_pending() made room
     object             jsonb NOT NULL,
     updated_at         timestamptz NOT NULL DEFAULT now(),
     UNIQUE (namespace, name)
 );
+CREATE INDEX pods_nominated ON scheduler.pods (nominated_node) WHERE nominated_node IS NOT NULL;
 COMMENT ON TABLE scheduler.pods IS 'Mirror of Kubernetes Pods, written by scheduler.apply(); assumed_node by schedule_pending()';
 COMMENT ON COLUMN scheduler.pods.requests IS 'effective request as kube-scheduler computes it (containers summed, max with init containers, sidecars added, overhead added), normalized';
 COMMENT ON COLUMN scheduler.pods.nonzero_cpu IS 'effective cpu request in millicores with the 100m default for containers that set none (used for scoring)';
@@ -180,6 +182,24 @@ CREATE TABLE scheduler.namespaces (
 );
 COMMENT ON TABLE scheduler.namespaces IS 'Mirror of Kubernetes Namespaces, written by scheduler.apply()';
 CREATE TRIGGER writer_lock BEFORE INSERT OR UPDATE OR DELETE OR TRUNCATE ON scheduler.namespaces
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler.writer_lock();
+
+-- PodDisruptionBudgets (policy/v1): what DefaultPreemption respects.  The
+-- disruption controller's status says how many pods may go.
+CREATE TABLE scheduler.pdbs (
+    uid                 text PRIMARY KEY,
+    namespace           text NOT NULL,
+    name                text NOT NULL,
+    resource_version    text,
+    selector            jsonb,                 -- spec.selector; NULL selects no pod
+    disruptions_allowed integer NOT NULL DEFAULT 0,  -- status.disruptionsAllowed
+    disrupted_pods      jsonb NOT NULL DEFAULT '{}', -- status.disruptedPods: pod name -> time
+    object              jsonb NOT NULL,
+    updated_at          timestamptz NOT NULL DEFAULT now(),
+    UNIQUE (namespace, name)
+);
+COMMENT ON TABLE scheduler.pdbs IS 'Mirror of PodDisruptionBudgets, written by scheduler.apply(); read by DefaultPreemption';
+CREATE TRIGGER writer_lock BEFORE INSERT OR UPDATE OR DELETE OR TRUNCATE ON scheduler.pdbs
     FOR EACH STATEMENT EXECUTE FUNCTION scheduler.writer_lock();
 
 -- QueueingHints (queue.c): the rows a statement changed become cluster events.
@@ -371,8 +391,9 @@ INSERT INTO scheduler.profile_plugins (scheduler_name, plugin, position, weight)
     ('default-scheduler', 'NodeResourcesFit', 6, 1),
     ('default-scheduler', 'PodTopologySpread', 7, 2),
     ('default-scheduler', 'InterPodAffinity', 8, 2),
-    ('default-scheduler', 'NodeResourcesBalancedAllocation', 9, 1),
-    ('default-scheduler', 'ImageLocality', 10, 1);
+    ('default-scheduler', 'DefaultPreemption', 9, NULL),
+    ('default-scheduler', 'NodeResourcesBalancedAllocation', 10, 1),
+    ('default-scheduler', 'ImageLocality', 11, 1);
 
 ------------------------------------------------------------------------------
 -- Functions
@@ -564,7 +585,7 @@ CREATE FUNCTION scheduler.k8s_time(t timestamptz) RETURNS text LANGUAGE sql IMMU
 
 CREATE TABLE scheduler.outbox (
     id              bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-    kind            text NOT NULL CHECK (kind IN ('binding', 'condition', 'event')),
+    kind            text NOT NULL CHECK (kind IN ('binding', 'condition', 'event', 'delete')),
     pod_uid         text NOT NULL,
     namespace       text NOT NULL,
     name            text NOT NULL,
@@ -584,6 +605,8 @@ COMMENT ON TABLE scheduler.outbox IS 'Bindings, PodScheduled conditions and Fail
 /*
  * A response to an outbox request (the bind worker calls this):
  *   201 (200 for a status patch or event): done.
+ *   A victim's delete: 200, 202 or 404 (gone already) is done; a 409 (its
+ *     uid precondition: another pod of that name now) failed.
  *   409 to a binding whose pod is already assigned to the same node: done.
  *   Any other 409, or a 404, to a binding: failed, and the reservation is
  *     forgotten: the pod goes back to the queue (or stays gone).
@@ -608,6 +631,8 @@ BEGIN
     END IF;
     verdict := CASE
         WHEN http_status IN (200, 201) THEN 'done'
+        -- a preemption victim: deleting (202), or already gone (404)
+        WHEN o.kind = 'delete' AND http_status IN (202, 404) THEN 'done'
         WHEN o.kind = 'binding' AND http_status = 409
              AND msg LIKE '%is already assigned to node "' || o.node || '"%' THEN 'done'
         WHEN http_status IN (0, 401, 403, 429) OR http_status >= 500 THEN 'retry'
@@ -657,8 +682,8 @@ DECLARE
     changed integer;
     gone integer;
 BEGIN
-    IF list_kind IS NULL OR list_kind NOT IN ('NodeList', 'PodList', 'NamespaceList') THEN
-        RAISE EXCEPTION 'scheduler.relist expects a NodeList, PodList or NamespaceList, got kind %', coalesce(quote_literal(list_kind), 'none')
+    IF list_kind IS NULL OR list_kind NOT IN ('NodeList', 'PodList', 'NamespaceList', 'PodDisruptionBudgetList') THEN
+        RAISE EXCEPTION 'scheduler.relist expects a NodeList, PodList, NamespaceList or PodDisruptionBudgetList, got kind %', coalesce(quote_literal(list_kind), 'none')
             USING ERRCODE = 'invalid_parameter_value';
     END IF;
     IF jsonb_typeof(doc->'items') IS DISTINCT FROM 'array' THEN
@@ -678,6 +703,13 @@ BEGIN
         WHERE n.uid <> ALL(keep) AND n.uid NOT IN (
             SELECT coalesce(nullif(i #>> '{metadata,uid}', ''), 'Namespace:' || (i #>> '{metadata,name}'))
             FROM jsonb_array_elements(doc->'items') i);
+    ELSIF list_kind = 'PodDisruptionBudgetList' THEN
+        DELETE FROM scheduler.pdbs b
+        WHERE b.uid <> ALL(keep) AND b.uid NOT IN (
+            SELECT coalesce(nullif(i #>> '{metadata,uid}', ''),
+                            'PodDisruptionBudget:' || coalesce(nullif(i #>> '{metadata,namespace}', ''), 'default')
+                            || '/' || (i #>> '{metadata,name}'))
+            FROM jsonb_array_elements(doc->'items') i);
     ELSE
         DELETE FROM scheduler.pods p
         WHERE p.uid <> ALL(keep) AND p.uid NOT IN (
@@ -689,10 +721,11 @@ BEGIN
     GET DIAGNOSTICS gone = ROW_COUNT;
     IF coalesce(doc #>> '{metadata,resourceVersion}', '') <> '' THEN
         INSERT INTO scheduler.watch_state (resource, resource_version)
-        VALUES (CASE list_kind WHEN 'NodeList' THEN 'nodes' WHEN 'NamespaceList' THEN 'namespaces' ELSE 'pods' END,
+        VALUES (CASE list_kind WHEN 'NodeList' THEN 'nodes' WHEN 'NamespaceList' THEN 'namespaces'
+                               WHEN 'PodDisruptionBudgetList' THEN 'poddisruptionbudgets' ELSE 'pods' END,
                 doc #>> '{metadata,resourceVersion}')
         ON CONFLICT (resource) DO UPDATE SET resource_version = EXCLUDED.resource_version, updated_at = now();
     END IF;
     RETURN changed + gone;
 END $$;
-COMMENT ON FUNCTION scheduler.relist(jsonb, text[]) IS 'Apply a NodeList or PodList as the whole truth: apply its items, delete what it no longer has (but the uids in keep), record its resourceVersion';
+COMMENT ON FUNCTION scheduler.relist(jsonb, text[]) IS 'Apply a NodeList, PodList, NamespaceList or PodDisruptionBudgetList as the whole truth: apply its items, delete what it no longer has (but the uids in keep), record its resourceVersion';

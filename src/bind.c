@@ -9,8 +9,10 @@
  *	 condition  PATCH  namespaces/{ns}/pods/{name}/status (strategic merge:
  *	                   PodScheduled False, Unschedulable, the message)
  *	 event      POST   namespaces/{ns}/events (FailedScheduling)
+ *	 delete     DELETE namespaces/{ns}/pods/{name} (a preemption victim; its
+ *	                   uid a precondition)
  *
- * Bindings go first and are never rate-limited; conditions and events share
+ * Bindings and deletions go first and are never rate-limited; conditions and events share
  * a token bucket (scheduler.status_qps, burst twice that), so they can never
  * hold bindings or scheduling up.  A condition whose pod has been scheduled
  * since is not sent: it would overwrite PodScheduled=True.
@@ -126,11 +128,11 @@ claim(KubeConfig *cfg, long *next_ms)
 					" AND (p.assumed_node IS NOT NULL OR p.node_name IS NOT NULL)", false, 0) != SPI_OK_UPDATE)
 		elog(ERROR, "closing stale conditions failed");
 	if (SPI_execute(psprintf("(SELECT id, kind, namespace, name, body::text FROM scheduler.outbox"
-							 "  WHERE state = 'pending' AND kind = 'binding' AND next_attempt_at <= now()"
+							 "  WHERE state = 'pending' AND kind IN ('binding', 'delete') AND next_attempt_at <= now()"
 							 "  ORDER BY id LIMIT %d)"
 							 " UNION ALL"
 							 " (SELECT id, kind, namespace, name, body::text FROM scheduler.outbox"
-							 "  WHERE state = 'pending' AND kind <> 'binding' AND next_attempt_at <= now()"
+							 "  WHERE state = 'pending' AND kind IN ('condition', 'event') AND next_attempt_at <= now()"
 							 "  ORDER BY id LIMIT %d)", BATCH, Min(status_room, BATCH)),
 					false, 0) != SPI_OK_SELECT)
 		elog(ERROR, "reading scheduler.outbox failed");
@@ -151,6 +153,10 @@ claim(KubeConfig *cfg, long *next_ms)
 		if (strcmp(kind, "binding") == 0)
 			it->req = KubeRequestNew(cfg, "POST",
 									 psprintf("/api/v1/namespaces/%s/pods/%s/binding", ns, name),
+									 "application/json", body, 30000L);
+		else if (strcmp(kind, "delete") == 0)
+			it->req = KubeRequestNew(cfg, "DELETE",
+									 psprintf("/api/v1/namespaces/%s/pods/%s", ns, name),
 									 "application/json", body, 30000L);
 		else if (strcmp(kind, "condition") == 0)
 		{

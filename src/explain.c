@@ -52,6 +52,8 @@ count_reason(ReasonCount **counts, int *n, int *cap, const char *r, int by)
 static char *
 absent_reason(const CycleResult *res)
 {
+	if (res->absent_status)
+		return pstrdup(res->absent_status);
 	return psprintf("node(s) didn't satisfy plugin(s) %s", AbsentPluginsText(res));
 }
 
@@ -415,6 +417,8 @@ scheduler_filter(PG_FUNCTION_ARGS)
 	for (int k = 0; k < e.snap->nnodes; k++)
 	{
 		NodeInfo   *node = e.snap->nodes[k];
+		/* pods nominated here count first, as in the cycle (RunFilters) */
+		NodeInfo   *with = NodeWithNominatedPods(node, &e.pod);
 
 		for (int i = 0; i < prof->nplugins; i++)
 		{
@@ -425,7 +429,10 @@ scheduler_filter(PG_FUNCTION_ARGS)
 
 			if (e.ctx->skip_filter[i] || pl->filter == NULL || e.res.prefilter_plugin == i)
 				continue;
-			pl->filter(&e.ctx->calls[i], &e.pod, node, &st);
+			if (with)
+				pl->filter(&e.ctx->calls[i], &e.pod, with, &st);
+			if (st.code == CODE_SUCCESS)
+				pl->filter(&e.ctx->calls[i], &e.pod, node, &st);
 			v[0] = CStringGetTextDatum(node->name);
 			v[1] = CStringGetTextDatum(pl->name);
 			v[2] = CStringGetTextDatum(StatusCodeName(st.code));

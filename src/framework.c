@@ -1,7 +1,7 @@
 /*
  * framework.c
  *	  One scheduling cycle for one pod over a snapshot, with kube-scheduler's
- *	  extension points: PreFilter, Filter, PostFilter (none yet), PreScore,
+ *	  extension points: PreFilter, Filter, PostFilter, PreScore,
  *	  Score, NormalizeScore, weights, and selecting the host.
  *
  * As in kube-scheduler (schedule_one.go, runtime/framework.go):
@@ -261,8 +261,8 @@ AbsentPluginsText(const CycleResult *res)
 }
 
 /* Filter one node, stopping at the first plugin that does not pass it. */
-int
-RunFilters(CycleCtx *ctx, const PodInfo *pod, const NodeInfo *node, Status *st)
+static int
+run_filters(CycleCtx *ctx, const PodInfo *pod, const NodeInfo *node, Status *st)
 {
 	const Profile *prof = ctx->profile;
 
@@ -282,6 +282,31 @@ RunFilters(CycleCtx *ctx, const PodInfo *pod, const NodeInfo *node, Status *st)
 		}
 	}
 	return -1;
+}
+
+/*
+ * RunFilters (RunFilterPluginsWithNominatedPods): when pods of the same or
+ * higher priority are nominated to the node (preemption made room for
+ * them), the node must first pass with them counted in, then without them
+ * (a filter such as inter-pod affinity may pass only with them).  Returns
+ * the rejecting plugin, or -1.
+ */
+int
+RunFilters(CycleCtx *ctx, const PodInfo *pod, const NodeInfo *node, Status *st)
+{
+	if (node->nominated != NIL)
+	{
+		NodeInfo   *with = NodeWithNominatedPods(node, pod);
+
+		if (with)
+		{
+			int			rejected = run_filters(ctx, pod, with, st);
+
+			if (rejected >= 0)
+				return rejected;
+		}
+	}
+	return run_filters(ctx, pod, node, st);
 }
 
 /*
@@ -376,18 +401,18 @@ RunPostFilters(CycleCtx *ctx, const PodInfo *pod, CycleResult *res)
 	{
 		const Plugin *pl = prof->plugins[i].plugin;
 		Status		st = {CODE_SUCCESS, NIL};
-		char	   *nominated = NULL;
 
 		if (pl->postfilter == NULL)
 			continue;
-		pl->postfilter(&ctx->calls[i], pod, res, &st, &nominated);
+		pl->postfilter(&ctx->calls[i], pod, res, &st);
 		if (st.code == CODE_SUCCESS || st.code == CODE_UNSCHEDULABLE_AND_UNRESOLVABLE)
 		{
-			res->nominated = nominated;
 			if (st.reasons != NIL)
 				res->postfilter_msg = StatusMessage(&st);
 			return;
 		}
+		res->nominated = NULL;
+		res->victims = NIL;
 		all.reasons = list_concat(all.reasons, st.reasons);
 	}
 	if (all.reasons != NIL)
@@ -498,10 +523,17 @@ RunSchedulingCycle(ClusterSnapshot *snap, const Profile *profile, const PodInfo 
 	res->best_score = -1;
 
 	if (!RunPreFilters(ctx, pod, res, &names, &restricted))
+	{
+		if (res->prefilter_status.code != CODE_ERROR)
+			RunPostFilters(ctx, pod, res);
 		return;
+	}
 	cand = CandidateNodes(snap, names, restricted, &ncand, &res->nabsent);
 	if (ncand == 0)
+	{
+		RunPostFilters(ctx, pod, res);
 		return;
+	}
 
 	percentage = profile->percentage_of_nodes_to_score >= 0 ?
 		profile->percentage_of_nodes_to_score : scheduler_percentage_of_nodes_to_score;

@@ -41,7 +41,8 @@ typedef enum ObjectKind
 {
 	KIND_NODE,
 	KIND_POD,
-	KIND_NAMESPACE
+	KIND_NAMESPACE,
+	KIND_PDB
 } ObjectKind;
 
 static int	apply_document(JsonbValue *docv);
@@ -423,6 +424,63 @@ apply_namespace(JsonbValue *objv, const char *name, const char *uid, JsonbContai
 }
 
 /* ------------------------------------------------------------------------
+ * PodDisruptionBudgets (policy/v1), for DefaultPreemption
+ * ------------------------------------------------------------------------
+ */
+static SPIPlanPtr pdb_upsert_plan;
+static SPIPlanPtr pdb_replace_plan;
+static SPIPlanPtr pdb_delete_plan;
+
+static int
+apply_pdb(JsonbValue *objv, JsonbContainer *obj, const char *ns, const char *name, const char *uid,
+		  JsonbContainer *meta, const char *what)
+{
+	static Oid	types[] = {TEXTOID, TEXTOID, TEXTOID, TEXTOID, JSONBOID, INT4OID, JSONBOID, JSONBOID};
+	Datum		values[8];
+	char		nulls[8];
+	JsonbContainer *spec = JGetObject(obj, "spec", what, NULL);
+	JsonbContainer *status = JGetObject(obj, "status", what, NULL);
+	JsonbValue *selector = spec ? JGet(spec, "selector") : NULL;
+	JsonbValue *allowed = status ? JGet(status, "disruptionsAllowed") : NULL;
+	JsonbValue *disrupted = status ? JGet(status, "disruptedPods") : NULL;
+
+	memset(nulls, ' ', sizeof(nulls));
+	if (selector && selector->type != jbvNull)
+		(void) JObject(selector, what, "spec.selector");
+	if (disrupted && disrupted->type != jbvNull)
+		(void) JObject(disrupted, what, "status.disruptedPods");
+	values[0] = CStringGetTextDatum(uid);
+	values[1] = CStringGetTextDatum(ns);
+	values[2] = CStringGetTextDatum(name);
+	values[3] = text_or_null(JGetString(meta, "resourceVersion", what, "metadata"), &nulls[3]);
+	if (selector && selector->type != jbvNull)
+		values[4] = JsonbPGetDatum(JToJsonb(selector));
+	else
+	{
+		values[4] = (Datum) 0;
+		nulls[4] = 'n';
+	}
+	values[5] = Int32GetDatum((allowed && allowed->type != jbvNull) ?
+							  JInt32(allowed, what, "status.disruptionsAllowed") : 0);
+	values[6] = jsonb_or(disrupted && disrupted->type != jbvNull ? disrupted : NULL, "{}");
+	values[7] = JsonbPGetDatum(JToJsonb(objv));
+
+	exec(prepare(&pdb_replace_plan,
+				 "DELETE FROM scheduler.pdbs WHERE namespace = $2 AND name = $3 AND uid <> $1",
+				 3, types), values, nulls);
+	return exec(prepare(&pdb_upsert_plan,
+						"INSERT INTO scheduler.pdbs AS b (uid, namespace, name, resource_version, selector,"
+						" disruptions_allowed, disrupted_pods, object)"
+						" VALUES ($1, $2, $3, $4, $5, $6, $7, $8)"
+						" ON CONFLICT (uid) DO UPDATE SET namespace = EXCLUDED.namespace, name = EXCLUDED.name,"
+						" resource_version = EXCLUDED.resource_version, selector = EXCLUDED.selector,"
+						" disruptions_allowed = EXCLUDED.disruptions_allowed,"
+						" disrupted_pods = EXCLUDED.disrupted_pods, object = EXCLUDED.object, updated_at = now()"
+						" WHERE b.object IS DISTINCT FROM EXCLUDED.object",
+						8, types), values, nulls);
+}
+
+/* ------------------------------------------------------------------------
  * Pods
  *
  * Pods come one at a time, or in a batch (MirrorBatchBegin/End: the watch
@@ -773,11 +831,13 @@ apply_object(JsonbValue *objv, const char *kind, bool deleted, const char *where
 		k = KIND_POD, kname = "pod";
 	else if (strcmp(kind, "Namespace") == 0)
 		k = KIND_NAMESPACE, kname = "namespace";
+	else if (strcmp(kind, "PodDisruptionBudget") == 0)
+		k = KIND_PDB, kname = "poddisruptionbudget";
 	else
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("%s%sunsupported kind \"%s\"", where ? where : "", where ? ": " : "", kind),
-				 errhint("scheduler.apply accepts a Node, a Pod, a Namespace, a List of them, or a watch event.")));
+				 errhint("scheduler.apply accepts a Node, a Pod, a Namespace, a PodDisruptionBudget, a List of them, or a watch event.")));
 
 	obj = JObject(objv, kname, "(object)");
 	meta = JGetObject(obj, "metadata", kname, NULL);
@@ -786,12 +846,12 @@ apply_object(JsonbValue *objv, const char *kind, bool deleted, const char *where
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("%s: metadata.name: required value", kname)));
-	if (k == KIND_POD)
+	if (k == KIND_POD || k == KIND_PDB)
 	{
 		ns = JGetString(meta, "namespace", kname, "metadata");
 		if (ns == NULL || ns[0] == '\0')
 			ns = "default";
-		what = psprintf("pod %s/%s", ns, name);
+		what = psprintf("%s %s/%s", kname, ns, name);
 	}
 	else
 		what = psprintf("%s %s", kname, name);
@@ -799,6 +859,7 @@ apply_object(JsonbValue *objv, const char *kind, bool deleted, const char *where
 	uid = JGetString(meta, "uid", what, "metadata");
 	if (uid == NULL || uid[0] == '\0')
 		uid = k == KIND_POD ? psprintf("Pod:%s/%s", ns, name) :
+			k == KIND_PDB ? psprintf("PodDisruptionBudget:%s/%s", ns, name) :
 			psprintf("%s:%s", k == KIND_NODE ? "Node" : "Namespace", name);
 
 	cb.callback = apply_error_callback;
@@ -815,6 +876,8 @@ apply_object(JsonbValue *objv, const char *kind, bool deleted, const char *where
 			n = exec(prepare(&node_delete_plan, "DELETE FROM scheduler.nodes WHERE uid = $1", 1, types), v, NULL);
 		else if (k == KIND_NAMESPACE)
 			n = exec(prepare(&namespace_delete_plan, "DELETE FROM scheduler.namespaces WHERE uid = $1", 1, types), v, NULL);
+		else if (k == KIND_PDB)
+			n = exec(prepare(&pdb_delete_plan, "DELETE FROM scheduler.pdbs WHERE uid = $1", 1, types), v, NULL);
 		else if (batch_cxt)
 			n = batch_pod(uid, true, NULL, NULL);
 		else
@@ -824,6 +887,8 @@ apply_object(JsonbValue *objv, const char *kind, bool deleted, const char *where
 		n = apply_node(objv, obj, name, uid, meta, what);
 	else if (k == KIND_NAMESPACE)
 		n = apply_namespace(objv, name, uid, meta, what);
+	else if (k == KIND_PDB)
+		n = apply_pdb(objv, obj, ns, name, uid, meta, what);
 	else
 		n = apply_pod(objv, obj, ns, name, uid, meta, what);
 
@@ -884,7 +949,7 @@ apply_document(JsonbValue *docv)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("document has neither \"kind\" nor \"type\" and \"object\""),
-				 errhint("scheduler.apply accepts a Node, a Pod, a Namespace, a List of them, or a watch event.")));
+				 errhint("scheduler.apply accepts a Node, a Pod, a Namespace, a PodDisruptionBudget, a List of them, or a watch event.")));
 	}
 
 	klen = strlen(kind);
@@ -945,7 +1010,7 @@ scheduler_apply(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("scheduler.apply expects a JSON object, got %s",
 						JB_ROOT_IS_ARRAY(doc) && !JB_ROOT_IS_SCALAR(doc) ? "an array" : "a scalar"),
-				 errhint("scheduler.apply accepts a Node, a Pod, a Namespace, a List of them, or a watch event.")));
+				 errhint("scheduler.apply accepts a Node, a Pod, a Namespace, a PodDisruptionBudget, a List of them, or a watch event.")));
 
 	docv.type = jbvBinary;
 	docv.val.binary.data = &doc->root;

@@ -30,6 +30,7 @@ static const Plugin *const registry[] = {
 	&ImageLocalityPlugin,
 	&InterPodAffinityPlugin,
 	&PodTopologySpreadPlugin,
+	&DefaultPreemptionPlugin,
 };
 
 const Plugin *

@@ -53,6 +53,9 @@ typedef struct Attempt
 	Jsonb	   *rejected_by;	/* jsonb array of plugin names */
 	bool		error;			/* a plugin failed: backoff, not unschedulable */
 	int64		cycle_us;		/* this pod's cycle */
+	const char *nominated;		/* preemption made room there */
+	bool		clear_nomination;	/* preemption failed: no nominated node */
+	List	   *victims;		/* uids of the pods preemption deletes */
 } Attempt;
 
 static void
@@ -63,6 +66,8 @@ exec_args(const char *sql, int n, Oid *types, Datum *args, const char *nulls, in
 	if (rc != expect)
 		elog(ERROR, "schedule_pending: statement failed (%s): %s", SPI_result_code_string(rc), sql);
 }
+
+static void write_preemptions(Attempt *attempts, int n, bool outbox);
 
 static void
 write_results(Attempt *attempts, int n)
@@ -129,7 +134,7 @@ write_results(Attempt *attempts, int n)
 			  7, types, args, nulls, SPI_OK_INSERT);
 
 	/* the choices: the queue trigger takes these pods out of the queue */
-	exec_args("UPDATE scheduler.pods p SET assumed_node = d.node"
+	exec_args("UPDATE scheduler.pods p SET assumed_node = d.node, nominated_node = NULL"
 			  " FROM unnest($1::text[], $2::text[]) AS d(uid, node)"
 			  " WHERE d.node IS NOT NULL AND p.uid = d.uid"
 			  " AND p.node_name IS NULL AND p.assumed_node IS NULL",
@@ -205,6 +210,8 @@ write_results(Attempt *attempts, int n)
 		WorkerWakeAtCommit(WORKER_BIND);
 	}
 
+	write_preemptions(attempts, n, outbox);
+
 	/* the latest attempt per pod, for why() */
 	exec_args("INSERT INTO scheduler.pod_attempts AS a (pod_uid, attempts, last_attempt_at, result,"
 			  " node, message, rejected_by, diagnosis, posted_message, event_posted_at)"
@@ -226,6 +233,92 @@ write_results(Attempt *attempts, int n)
 			  "   AND (a.event_posted_at IS NULL OR a.event_posted_at <= now() - $10 * interval '1 millisecond')"
 			  "   THEN EXCLUDED.event_posted_at ELSE a.event_posted_at END",
 			  11, types, args, nulls, SPI_OK_INSERT);
+}
+
+/*
+ * DefaultPreemption's outcome: the nominated node (kept in pods.nominated_node,
+ * and sent with the PodScheduled condition), lower-priority pods nominated
+ * there lose their nomination, and the victims are deleted: through the API
+ * server when there is one (outbox 'delete', the victim's uid a
+ * precondition), else here, as the API server would.
+ */
+static void
+write_preemptions(Attempt *attempts, int n, bool outbox)
+{
+	List	   *uids = NIL;
+	List	   *nodes = NIL;
+	List	   *victims = NIL;
+	Datum		args[3];
+	Oid			types[3] = {TEXTARRAYOID, TEXTARRAYOID, TEXTARRAYOID};
+	Datum	   *d;
+	int			k;
+	ListCell   *lc;
+
+	for (int i = 0; i < n; i++)
+	{
+		if (attempts[i].nominated || attempts[i].clear_nomination)
+		{
+			uids = lappend(uids, attempts[i].pod.uid);
+			nodes = lappend(nodes, (void *) (attempts[i].nominated ? attempts[i].nominated : ""));
+		}
+		victims = list_concat(victims, attempts[i].victims);
+	}
+	if (uids == NIL)
+		return;
+#define TEXT_ARRAY(list, out) \
+	do { \
+		d = palloc(sizeof(Datum) * Max(list_length(list), 1)); \
+		k = 0; \
+		foreach(lc, list) \
+			d[k++] = CStringGetTextDatum((char *) lfirst(lc)); \
+		out = PointerGetDatum(construct_array(d, k, TEXTOID, -1, false, TYPALIGN_INT)); \
+	} while (0)
+	TEXT_ARRAY(uids, args[0]);
+	TEXT_ARRAY(nodes, args[1]);
+	TEXT_ARRAY(victims, args[2]);
+#undef TEXT_ARRAY
+
+	/* lower-priority pods nominated to a node now taken lose their nomination */
+	exec_args("UPDATE scheduler.pods o SET nominated_node = NULL"
+			  " FROM unnest($1::text[], $2::text[]) AS d(uid, node)"
+			  " JOIN scheduler.pods p ON p.uid = d.uid"
+			  " WHERE d.node <> '' AND o.nominated_node = d.node AND o.priority < p.priority AND o.uid <> d.uid",
+			  2, types, args, NULL, SPI_OK_UPDATE);
+	exec_args("UPDATE scheduler.pods p SET nominated_node = nullif(d.node, '')"
+			  " FROM unnest($1::text[], $2::text[]) AS d(uid, node) WHERE p.uid = d.uid",
+			  2, types, args, NULL, SPI_OK_UPDATE);
+	/*
+	 * status.nominatedNodeName goes with the PodScheduled condition, as
+	 * kube-scheduler's updatePod sends both; alone when the condition did
+	 * not change.  null clears it.
+	 */
+	if (outbox)
+	{
+		exec_args("UPDATE scheduler.outbox o"
+				  " SET body = jsonb_set(o.body, '{status,nominatedNodeName}', coalesce(to_jsonb(nullif(d.node, '')), 'null'))"
+				  " FROM unnest($1::text[], $2::text[]) AS d(uid, node)"
+				  " WHERE o.kind = 'condition' AND o.state = 'pending' AND o.pod_uid = d.uid",
+				  2, types, args, NULL, SPI_OK_UPDATE);
+		exec_args("INSERT INTO scheduler.outbox (kind, pod_uid, namespace, name, body)"
+				  " SELECT 'condition', p.uid, p.namespace, p.name,"
+				  " jsonb_build_object('status', jsonb_build_object('nominatedNodeName', to_jsonb(nullif(d.node, ''))))"
+				  " FROM unnest($1::text[], $2::text[]) AS d(uid, node) JOIN scheduler.pods p ON p.uid = d.uid"
+				  " WHERE NOT EXISTS (SELECT 1 FROM scheduler.outbox o WHERE o.kind = 'condition'"
+				  "   AND o.state = 'pending' AND o.pod_uid = d.uid)",
+				  2, types, args, NULL, SPI_OK_INSERT);
+	}
+	if (victims == NIL)
+		return;
+	if (outbox)
+		exec_args("INSERT INTO scheduler.outbox (kind, pod_uid, namespace, name, body)"
+				  " SELECT 'delete', p.uid, p.namespace, p.name,"
+				  " jsonb_build_object('apiVersion', 'v1', 'kind', 'DeleteOptions',"
+				  "   'preconditions', jsonb_build_object('uid', p.uid))"
+				  " FROM scheduler.pods p WHERE p.uid = ANY($3::text[])",
+				  3, types, args, NULL, SPI_OK_INSERT);
+	else
+		exec_args("DELETE FROM scheduler.pods WHERE uid = ANY($3::text[])",
+				  3, types, args, NULL, SPI_OK_DELETE);
 }
 
 /* Promote expired backoffs; flush pods unschedulable for too long. */
@@ -354,6 +447,16 @@ schedule_pending(PG_FUNCTION_ARGS)
 			a->error = (res.error != NULL);
 		}
 		a->rejected_by = RejectingPlugins(&res);
+		if (res.nominated)
+		{
+			ListCell   *lc;
+
+			SnapshotNominate(snap, &a->pod, res.nominated);
+			a->nominated = pstrdup(res.nominated);
+			foreach(lc, res.victims)
+				a->victims = lappend(a->victims, pstrdup(((PodRef *) lfirst(lc))->uid));
+		}
+		a->clear_nomination = res.clear_nomination && a->pod.nominated_node != NULL;
 		a->cycle_us = GetCurrentTimestamp() - start;
 
 		values[0] = CStringGetTextDatum(a->pod.namespace);

@@ -18,6 +18,7 @@
 #include "utils/array.h"
 #include "utils/hsearch.h"
 #include "utils/jsonb.h"
+#include "utils/timestamp.h"
 
 #include "labels.h"
 #include "resources.h"
@@ -86,6 +87,9 @@ typedef struct PodRef
 	int			nports;
 	HostPort   *ports;
 	char	   *namespace;
+	char	   *name;
+	int32		priority;
+	TimestampTz start_time;		/* DefaultPreemption's order (creation time) */
 	Jsonb	   *labels;
 	bool		terminating;	/* metadata.deletionTimestamp is set */
 	PodAffinity *affinity;		/* inter-pod affinity terms; NULL: none */
@@ -111,6 +115,7 @@ typedef struct NodeInfo
 	List	   *pods;			/* every PodRef on this node */
 	List	   *affinity_pods;	/* those with inter-pod affinity terms */
 	List	   *anti_pods;		/* those with required anti-affinity terms */
+	List	   *nominated;		/* PodRefs of pending pods nominated here (preemption) */
 	MemoryContext cxt;			/* node-owned data (labels, taints, images) */
 } NodeInfo;
 
@@ -136,6 +141,8 @@ typedef struct PodInfo
 	char	  **images;			/* container images, init containers first */
 	bool		has_sidecar;	/* a restartable init container */
 	Jsonb	   *spread;			/* spec.topologySpreadConstraints, NULL when none */
+	bool		preempt_never;	/* spec.preemptionPolicy Never */
+	char	   *nominated_node; /* where an earlier preemption made room, or NULL */
 } PodInfo;
 
 typedef struct TopologyState TopologyState;
@@ -157,6 +164,10 @@ typedef struct ClusterSnapshot
 extern ClusterSnapshot *SnapshotGet(void);
 extern void SnapshotAssume(ClusterSnapshot *snap, const PodInfo *pod, NodeInfo *node);
 extern NodeInfo *SnapshotNode(ClusterSnapshot *snap, const char *name);
+extern void SnapshotNominate(ClusterSnapshot *snap, const PodInfo *pod, const char *node);
+extern NodeInfo *NodeWithNominatedPods(const NodeInfo *node, const PodInfo *pod);
+extern void SnapshotTakeOut(ClusterSnapshot *snap, PodRef *p);
+extern void SnapshotPutBack(ClusterSnapshot *snap, PodRef *p);
 extern int	SnapshotImageNodes(ClusterSnapshot *snap, const char *image);
 extern void SnapshotPrune(void);
 extern NodeInfo *NodeInfoFromJsonb(Jsonb *row);
@@ -283,11 +294,11 @@ typedef struct Plugin
 	void		(*normalize) (PluginCall *call, const PodInfo *pod, int64 *scores, int n, Status *st);
 
 	/*
-	 * PostFilter, run when no node passed: may make room (preemption) and
-	 * nominate a node in *nominated.  Its message joins the FitError.
+	 * PostFilter, run when no node passed: may make room (preemption),
+	 * setting res->nominated and res->victims on Success.  Its message joins
+	 * the FitError.
 	 */
-	void		(*postfilter) (PluginCall *call, const PodInfo *pod, const struct CycleResult *res,
-							   Status *st, char **nominated);
+	void		(*postfilter) (PluginCall *call, const PodInfo *pod, struct CycleResult *res, Status *st);
 
 	/*
 	 * EventsToRegister: the events that may make a pod this plugin rejected
@@ -306,6 +317,7 @@ extern const Plugin NodeResourcesBalancedAllocationPlugin;
 extern const Plugin ImageLocalityPlugin;
 extern const Plugin InterPodAffinityPlugin;
 extern const Plugin PodTopologySpreadPlugin;
+extern const Plugin DefaultPreemptionPlugin;
 
 extern const Plugin *FindPlugin(const char *name);
 extern bool EventOfInterest(const ClusterEvent *ev);
@@ -372,6 +384,10 @@ typedef struct CycleResult
 	char	   *error;			/* a plugin failed: the cycle failed for this pod */
 	char	   *postfilter_msg; /* PostFilter's status message, if any */
 	char	   *nominated;		/* node a PostFilter nominated */
+	bool		clear_nomination;	/* PostFilter: the pod's nomination, if any, goes */
+	List	   *victims;		/* PodRef *: pods to delete for the nominated node */
+	const char *absent_status;	/* the reason of the nodes not among the verdicts, when
+								 * not a PreFilterResult's */
 } CycleResult;
 
 /* Per-pod state of one cycle: each plugin's call data */

@@ -55,6 +55,8 @@ typedef struct ImageEntry
 } ImageEntry;
 
 static MemoryContext cache_cxt = NULL;
+static MemoryContext nominated_cxt = NULL;	/* the nominated pods, reloaded each time */
+static List *nominated_nodes = NIL;	/* nodes whose nominated list is set */
 static ClusterSnapshot *cache = NULL;
 static bool cache_valid = false;
 static uint64 cache_xmin = 0;
@@ -195,13 +197,13 @@ NormalizedImageName(const char *name)
 const char *PodInfoColumns =
 "uid, namespace, name, node_name, priority, requests, nonzero_cpu, nonzero_memory,"
 " tolerations, labels, node_selector, affinity, host_ports, images, has_sidecar,"
-" object->'spec'->'topologySpreadConstraints'";
+" object->'spec'->'topologySpreadConstraints', object->'spec'->>'preemptionPolicy', nominated_node";
 
 /* The same, qualified with the alias p, for joins */
 const char *PodInfoColumnsQualified =
 "p.uid, p.namespace, p.name, p.node_name, p.priority, p.requests, p.nonzero_cpu, p.nonzero_memory,"
 " p.tolerations, p.labels, p.node_selector, p.affinity, p.host_ports, p.images, p.has_sidecar,"
-" p.object->'spec'->'topologySpreadConstraints'";
+" p.object->'spec'->'topologySpreadConstraints', p.object->'spec'->>'preemptionPolicy', p.nominated_node";
 
 /* A pod to schedule, from a row of PodInfoColumns. */
 void
@@ -237,6 +239,12 @@ PodInfoFromTuple(PodInfo *pod, HeapTuple tup, TupleDesc desc)
 	pod->spread = get_jsonb(tup, desc, 16);
 	if (pod->spread && (!JB_ROOT_IS_ARRAY(pod->spread) || JB_ROOT_IS_SCALAR(pod->spread)))
 		pod->spread = NULL;
+	{
+		char	   *policy = SPI_getvalue(tup, desc, 17);
+
+		pod->preempt_never = policy && strcmp(policy, "Never") == 0;
+	}
+	pod->nominated_node = SPI_getvalue(tup, desc, 18);
 }
 
 /* ------------------------------------------------------------------------
@@ -471,6 +479,22 @@ pod_account(PodRef *p, int sign)
 	MemoryContextSwitchTo(old);
 }
 
+/*
+ * Take a pod off its node, and put it back: DefaultPreemption's dry runs
+ * (what-if without the victims).  Everything that counts pods follows.
+ */
+void
+SnapshotTakeOut(ClusterSnapshot *snap pg_attribute_unused(), PodRef *p)
+{
+	pod_account(p, -1);
+}
+
+void
+SnapshotPutBack(ClusterSnapshot *snap pg_attribute_unused(), PodRef *p)
+{
+	pod_account(p, 1);
+}
+
 static void
 pod_forget(const char *uid)
 {
@@ -516,11 +540,15 @@ pod_enter(const char *uid)
  * In the cache context.
  */
 static void
-pod_set_identity(PodRef *p, const char *ns, Jsonb *labels, Jsonb *affinity, bool terminating)
+pod_set_identity(PodRef *p, const char *ns, const char *name, int32 priority, TimestampTz start,
+				 Jsonb *labels, Jsonb *affinity, bool terminating)
 {
 	char	   *err;
 
 	p->namespace = pstrdup(ns ? ns : "");
+	p->name = pstrdup(name ? name : "");
+	p->priority = priority;
+	p->start_time = start;
 	p->labels = labels;
 	p->terminating = terminating;
 	p->affinity = PodAffinityParse(affinity, p->namespace, labels, &err);
@@ -553,7 +581,10 @@ pod_load(HeapTuple tup, TupleDesc desc)
 	p->nonzero_cpu = get_int64(tup, desc, 4);
 	p->nonzero_memory = get_int64(tup, desc, 5);
 	p->ports = HostPortsFromJsonb(ports, &p->nports);
-	pod_set_identity(p, SPI_getvalue(tup, desc, 8), get_jsonb(tup, desc, 9), get_jsonb(tup, desc, 10),
+	pod_set_identity(p, SPI_getvalue(tup, desc, 8), SPI_getvalue(tup, desc, 12),
+					 DatumGetInt32(SPI_getbinval(tup, desc, 13, &isnull)),
+					 DatumGetTimestampTz(SPI_getbinval(tup, desc, 14, &isnull)),
+					 get_jsonb(tup, desc, 9), get_jsonb(tup, desc, 10),
 					 DatumGetBool(SPI_getbinval(tup, desc, 11, &isnull)));
 	MemoryContextSwitchTo(old);
 	pod_account(p, 1);
@@ -562,7 +593,7 @@ pod_load(HeapTuple tup, TupleDesc desc)
 #define NODE_COLUMNS "uid, name, unschedulable, labels, taints, allocatable, images"
 #define POD_COLUMNS "uid, coalesce(node_name, assumed_node), requests, nonzero_cpu, nonzero_memory," \
 	" host_ports, (phase IS NULL OR phase NOT IN ('Succeeded', 'Failed')), namespace, labels, affinity," \
-	" deletion_timestamp IS NOT NULL"
+	" deletion_timestamp IS NOT NULL, name, priority, created_at"
 
 /* kube-scheduler's zone key (GetZoneKey): the beta labels win over the GA ones */
 static char *
@@ -656,6 +687,8 @@ rebuild(void)
 
 	if (cache_cxt)
 		MemoryContextDelete(cache_cxt);
+	nominated_cxt = NULL;		/* it lived in cache_cxt */
+	nominated_nodes = NIL;
 	churn = 0;
 	cache_cxt = AllocSetContextCreate(TopMemoryContext, "scheduler snapshot cache", ALLOCSET_DEFAULT_SIZES);
 	old = MemoryContextSwitchTo(cache_cxt);
@@ -785,6 +818,164 @@ apply_changes(void)
 	return true;
 }
 
+/* A pending pod as the nodes' nominated lists keep it, in nominated_cxt */
+static PodRef *
+nominated_ref(const char *uid, int32 priority, Jsonb *requests, int64 nzc, int64 nzm, Jsonb *ports)
+{
+	PodRef	   *p = palloc0(sizeof(PodRef));
+
+	strlcpy(p->uid, uid, sizeof(p->uid));
+	p->priority = priority;
+	ResourceVecFromNormalized(&p->requests, requests);
+	p->nonzero_cpu = nzc;
+	p->nonzero_memory = nzm;
+	p->ports = HostPortsFromJsonb(ports, &p->nports);
+	return p;
+}
+
+static void
+nominate(NodeInfo *n, PodRef *p)
+{
+	MemoryContext old = MemoryContextSwitchTo(nominated_cxt);
+
+	if (n->nominated == NIL)
+		nominated_nodes = lappend(nominated_nodes, n);
+	n->nominated = lappend(n->nominated, p);
+	MemoryContextSwitchTo(old);
+}
+
+/*
+ * The pending pods nominated to nodes (pods.nominated_node, set when
+ * preemption made room for them): kube-scheduler's nominator.  Read afresh
+ * at each refresh; there are few.
+ */
+static void
+load_nominated(void)
+{
+	SPITupleTable *tt;
+	ListCell   *lc;
+
+	foreach(lc, nominated_nodes)
+		((NodeInfo *) lfirst(lc))->nominated = NIL;
+	nominated_nodes = NIL;
+	if (nominated_cxt == NULL)
+		nominated_cxt = AllocSetContextCreate(cache_cxt, "scheduler nominated pods", ALLOCSET_SMALL_SIZES);
+	else
+		MemoryContextReset(nominated_cxt);
+	if (SPI_execute("SELECT uid, nominated_node, priority, requests, nonzero_cpu, nonzero_memory, host_ports"
+					" FROM scheduler.pods WHERE nominated_node IS NOT NULL"
+					" AND node_name IS NULL AND assumed_node IS NULL", false, 0) != SPI_OK_SELECT)
+		elog(ERROR, "could not read the nominated pods");
+	tt = SPI_tuptable;
+	for (uint64 i = 0; i < SPI_processed; i++)
+	{
+		bool		isnull;
+		char	   *uid = SPI_getvalue(tt->vals[i], tt->tupdesc, 1);
+		NodeInfo   *n = SnapshotNode(cache, SPI_getvalue(tt->vals[i], tt->tupdesc, 2));
+		MemoryContext old;
+		PodRef	   *p;
+
+		if (n == NULL || strlen(uid) >= sizeof(p->uid))
+			continue;
+		old = MemoryContextSwitchTo(nominated_cxt);
+		p = nominated_ref(uid, DatumGetInt32(SPI_getbinval(tt->vals[i], tt->tupdesc, 3, &isnull)),
+						  get_jsonb(tt->vals[i], tt->tupdesc, 4), get_int64(tt->vals[i], tt->tupdesc, 5),
+						  get_int64(tt->vals[i], tt->tupdesc, 6), get_jsonb(tt->vals[i], tt->tupdesc, 7));
+		MemoryContextSwitchTo(old);
+		nominate(n, p);
+	}
+	SPI_freetuptable(tt);
+}
+
+/* Forget a pod's nomination (it has been assumed, or nominated elsewhere). */
+static void
+unnominate(const char *uid)
+{
+	ListCell   *lc;
+
+	foreach(lc, nominated_nodes)
+	{
+		NodeInfo   *n = lfirst(lc);
+		ListCell   *x;
+
+		foreach(x, n->nominated)
+			if (strcmp(((PodRef *) lfirst(x))->uid, uid) == 0)
+			{
+				n->nominated = foreach_delete_current(n->nominated, x);
+				break;
+			}
+	}
+}
+
+/* Preemption made room for pod on node: later cycles leave it that room. */
+void
+SnapshotNominate(ClusterSnapshot *snap, const PodInfo *pod, const char *node)
+{
+	NodeInfo   *n = SnapshotNode(snap, node);
+	MemoryContext old;
+	PodRef	   *p;
+
+	unnominate(pod->uid);
+	if (n == NULL || strlen(pod->uid) >= sizeof(p->uid))
+		return;
+	old = MemoryContextSwitchTo(nominated_cxt);
+	p = palloc0(sizeof(PodRef));
+	strlcpy(p->uid, pod->uid, sizeof(p->uid));
+	p->priority = pod->priority;
+	ResourceAdd(&p->requests, &pod->requests);
+	p->nonzero_cpu = pod->nonzero_cpu;
+	p->nonzero_memory = pod->nonzero_memory;
+	if (pod->nports > 0)
+	{
+		p->ports = palloc(sizeof(HostPort) * pod->nports);
+		memcpy(p->ports, pod->ports, sizeof(HostPort) * pod->nports);
+		for (int i = 0; i < pod->nports; i++)
+		{
+			p->ports[i].ip = pod->ports[i].ip ? pstrdup(pod->ports[i].ip) : NULL;
+			p->ports[i].protocol = pod->ports[i].protocol ? pstrdup(pod->ports[i].protocol) : NULL;
+		}
+		p->nports = pod->nports;
+	}
+	MemoryContextSwitchTo(old);
+	nominate(n, p);
+}
+
+/*
+ * addGENominatedPods: the node as the filters see it for pod, with the pods
+ * nominated to it of the same or higher priority (but pod itself) counted
+ * in: their requests, their number and their host ports.  NULL when there
+ * are none.  A copy in the current context.
+ */
+NodeInfo *
+NodeWithNominatedPods(const NodeInfo *node, const PodInfo *pod)
+{
+	NodeInfo   *copy = NULL;
+	ListCell   *lc;
+
+	foreach(lc, node->nominated)
+	{
+		PodRef	   *p = lfirst(lc);
+
+		if (p->priority < pod->priority || strcmp(p->uid, pod->uid) == 0)
+			continue;
+		if (copy == NULL)
+		{
+			copy = palloc(sizeof(NodeInfo));
+			*copy = *node;
+			memset(&copy->requested, 0, sizeof(ResourceVec));
+			ResourceAdd(&copy->requested, &node->requested);
+			copy->port_pods = list_copy(node->port_pods);
+		}
+		ResourceAdd(&copy->requested, &p->requests);
+		copy->nonzero_cpu += p->nonzero_cpu;
+		copy->nonzero_memory += p->nonzero_memory;
+		copy->npods++;
+		if (p->nports > 0)
+			copy->port_pods = lappend(copy->port_pods, p);
+	}
+	return copy;
+}
+
 /*
  * SnapshotGet
  *		The current snapshot, refreshed.  Call inside SPI, in the transaction
@@ -825,6 +1016,7 @@ SnapshotGet(void)
 	cache_valid = true;
 	cache_relid = relid;
 	cache_xmin = xmin;
+	load_nominated();
 	return cache;
 }
 
@@ -839,6 +1031,7 @@ SnapshotAssume(ClusterSnapshot *snap pg_attribute_unused(), const PodInfo *pod, 
 	PodRef	   *p;
 	MemoryContext old;
 
+	unnominate(pod->uid);
 	pod_forget(pod->uid);
 	p = pod_enter(pod->uid);
 	old = MemoryContextSwitchTo(cache_cxt);
@@ -858,7 +1051,8 @@ SnapshotAssume(ClusterSnapshot *snap pg_attribute_unused(), const PodInfo *pod, 
 		}
 		p->nports = pod->nports;
 	}
-	pod_set_identity(p, pod->namespace, pod->labels ? DatumGetJsonbPCopy(JsonbPGetDatum(pod->labels)) : NULL,
+	pod_set_identity(p, pod->namespace, pod->name, pod->priority, GetCurrentTimestamp(),
+					 pod->labels ? DatumGetJsonbPCopy(JsonbPGetDatum(pod->labels)) : NULL,
 					 pod->affinity, false);
 	MemoryContextSwitchTo(old);
 	pod_account(p, 1);
@@ -974,7 +1168,7 @@ PodRefFromJsonb(Jsonb *row)
 		JsonbValue *aff = JGet(c, "affinity");
 		JsonbValue *term = JGet(c, "terminating");
 
-		pod_set_identity(p, jstr(c, "namespace"), v ? JsonbValueToJsonb(v) : NULL,
+		pod_set_identity(p, jstr(c, "namespace"), jstr(c, "name"), 0, 0, v ? JsonbValueToJsonb(v) : NULL,
 						 aff ? JsonbValueToJsonb(aff) : NULL,
 						 term && term->type == jbvBool && term->val.boolean);
 	}

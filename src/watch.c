@@ -1,7 +1,8 @@
 /*
  * watch.c
- *	  The watch worker: lists, then watches, nodes, pods and namespaces on the API
- *	  server, and applies what comes into the mirror tables.
+ *	  The watch worker: lists, then watches, nodes, pods, namespaces and
+ *	  PodDisruptionBudgets on the API server, and applies what comes into the
+ *	  mirror tables.
  *
  * Per resource, as client-go's reflector does:
  *	 - with no resourceVersion stored (scheduler.watch_state), or after a 410,
@@ -25,7 +26,8 @@
  *
  * Pods are watched as kube-scheduler's informer watches them: all but the
  * terminal ones (status.phase!=Succeeded,status.phase!=Failed).  Namespaces
- * are watched too, for InterPodAffinity's namespaceSelector.
+ * are watched too, for InterPodAffinity's namespaceSelector, and
+ * PodDisruptionBudgets (policy/v1), for DefaultPreemption.
  *
  * One such worker acts per database (an advisory lock), never on a standby.
  */
@@ -97,6 +99,8 @@ static Watch watches[] = {
 	{.resource = "namespaces",.kind = "Namespace",.path = "/api/v1/namespaces",.query = ""},
 	{.resource = "pods",.kind = "Pod",.path = "/api/v1/pods",
 	.query = "fieldSelector=status.phase%21%3DSucceeded%2Cstatus.phase%21%3DFailed"},
+	{.resource = "poddisruptionbudgets",.kind = "PodDisruptionBudget",
+	.path = "/apis/policy/v1/poddisruptionbudgets",.query = ""},
 };
 #define NWATCHES lengthof(watches)
 

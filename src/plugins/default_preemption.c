@@ -1,0 +1,429 @@
+/*
+ * default_preemption.c
+ *	  DefaultPreemption: when no node passes, find a node where deleting
+ *	  lower-priority pods lets the pod in, nominate it, and name the victims.
+ *
+ * kube-scheduler: pkg/scheduler/framework/plugins/defaultpreemption and
+ * pkg/scheduler/framework/preemption (Evaluator.Preempt):
+ *	 1. A pod with preemptionPolicy Never does not preempt; nor does one
+ *		whose nominated node still has lower-priority pods terminating.
+ *	 2. Candidates are the nodes whose filter status was Unschedulable (not
+ *		UnschedulableAndUnresolvable).  From a random offset, each is tried
+ *		in a dry run until enough are found (10% of them, at least 100,
+ *		stopping once there are that many and one violates no budget):
+ *		take every lower-priority pod off the node; if the pod still does
+ *		not pass the filters the node is no candidate; else put the pods
+ *		back one by one, most important first (priority, then earlier
+ *		start), those whose PodDisruptionBudget would be violated first,
+ *		keeping each that still lets the pod pass; the rest are victims.
+ *	 3. The node is picked by: fewest budget violations, lowest highest
+ *		victim priority, smallest sum of priorities, fewest victims, latest
+ *		start of its highest-priority victims, then the first found.
+ *	 4. The pod is nominated there and the victims are deleted (schedule.c
+ *		writes both); failing, the message is a FitError over the dry runs,
+ *		"preemption: 0/N nodes are available: ...", the nodes never tried
+ *		reporting "Preemption is not helpful for scheduling".
+ * A dry run takes pods off the snapshot and runs PreFilter and Filter
+ * again, so the plugins whose state counts other pods (inter-pod affinity,
+ * topology spread) see the node without them; then puts everything back.
+ * A pod's start time is its creation time here.
+ */
+#include "postgres.h"
+
+#include "executor/spi.h"
+#include "miscadmin.h"
+#include "utils/builtins.h"
+
+#include "jsonutil.h"
+#include "scheduler.h"
+
+#define MIN_CANDIDATE_NODES_PERCENTAGE 10
+#define MIN_CANDIDATE_NODES_ABSOLUTE 100
+#define NotHelpful "Preemption is not helpful for scheduling"
+#define NoVictims "No preemption victims found for incoming pod"
+
+typedef struct Pdb
+{
+	char	   *namespace;
+	LabelSelector *selector;
+	int32		allowed;
+	Jsonb	   *disrupted;		/* pod name -> time */
+} Pdb;
+
+typedef struct Candidate
+{
+	NodeInfo   *node;
+	List	   *victims;		/* PodRef *, most important first */
+	int			violations;
+} Candidate;
+
+/* util.MoreImportantPod: higher priority, then started earlier */
+static int
+cmp_importance(const ListCell *a, const ListCell *b)
+{
+	const PodRef *x = lfirst(a);
+	const PodRef *y = lfirst(b);
+
+	if (x->priority != y->priority)
+		return x->priority > y->priority ? -1 : 1;
+	if (x->start_time != y->start_time)
+		return x->start_time < y->start_time ? -1 : 1;
+	return 0;
+}
+
+static Pdb *
+load_pdbs(int *n)
+{
+	Pdb		   *pdbs;
+
+	if (SPI_execute("SELECT namespace, selector, disruptions_allowed, disrupted_pods FROM scheduler.pdbs"
+					" ORDER BY namespace, name", false, 0) != SPI_OK_SELECT)
+		elog(ERROR, "could not read scheduler.pdbs");
+	pdbs = palloc0(sizeof(Pdb) * Max(SPI_processed, 1));
+	*n = 0;
+	for (uint64 i = 0; i < SPI_processed; i++)
+	{
+		HeapTuple	t = SPI_tuptable->vals[i];
+		TupleDesc	d = SPI_tuptable->tupdesc;
+		bool		isnull;
+		Datum		sel = SPI_getbinval(t, d, 2, &isnull);
+		Pdb		   *p = &pdbs[*n];
+		char	   *err;
+
+		if (isnull)
+			continue;			/* a nil selector matches nothing */
+		{
+			Jsonb	   *jb = DatumGetJsonbPCopy(sel);
+			JsonbValue	v;
+
+			v.type = jbvBinary;
+			v.val.binary.data = &jb->root;
+			v.val.binary.len = VARSIZE(jb) - VARHDRSZ;
+			p->selector = LabelSelectorParse(&v, &err);
+		}
+		/* an invalid selector matches nothing; so does an empty one here */
+		if (p->selector == NULL || p->selector->everything || p->selector->nothing)
+			continue;
+		p->namespace = SPI_getvalue(t, d, 1);
+		p->allowed = DatumGetInt32(SPI_getbinval(t, d, 3, &isnull));
+		p->disrupted = DatumGetJsonbPCopy(SPI_getbinval(t, d, 4, &isnull));
+		(*n)++;
+	}
+	SPI_freetuptable(SPI_tuptable);
+	return pdbs;
+}
+
+/*
+ * filterPodsWithPDBViolation: in order, a pod whose budget (one of its
+ * namespace's PDBs selecting it, unless already among its disrupted pods)
+ * would go below zero is violating.
+ */
+static void
+split_by_pdb(List *pods, Pdb *pdbs, int npdbs, List **violating, List **fine)
+{
+	int32	   *allowed = palloc(sizeof(int32) * Max(npdbs, 1));
+	ListCell   *lc;
+
+	for (int i = 0; i < npdbs; i++)
+		allowed[i] = pdbs[i].allowed;
+	*violating = *fine = NIL;
+	foreach(lc, pods)
+	{
+		PodRef	   *p = lfirst(lc);
+		bool		violated = false;
+
+		if (p->labels && JB_ROOT_COUNT(p->labels) > 0)
+			for (int i = 0; i < npdbs; i++)
+			{
+				int			len;
+
+				if (strcmp(pdbs[i].namespace, p->namespace) != 0 ||
+					!LabelSelectorMatches(pdbs[i].selector, p->labels))
+					continue;
+				if (LabelGet(pdbs[i].disrupted, p->name, strlen(p->name), &len) != NULL)
+					continue;
+				if (--allowed[i] < 0)
+					violated = true;
+			}
+		if (violated)
+			*violating = lappend(*violating, p);
+		else
+			*fine = lappend(*fine, p);
+	}
+}
+
+/* Does the pod pass every filter on node as the snapshot stands?  *st gets the verdict. */
+static bool
+fits(const CycleResult *res, const PodInfo *pod, NodeInfo *node, Status *st)
+{
+	CycleCtx   *ctx = NewCycleCtx(res->snap, res->profile);
+	CycleResult pre;
+	List	   *names;
+	bool		restricted;
+
+	memset(&pre, 0, sizeof(pre));
+	st->code = CODE_SUCCESS;
+	st->reasons = NIL;
+	if (!RunPreFilters(ctx, pod, &pre, &names, &restricted))
+	{
+		*st = pre.prefilter_status;
+		return false;
+	}
+	if (restricted)
+	{
+		bool		in = false;
+		ListCell   *lc;
+
+		foreach(lc, names)
+			in |= (strcmp(lfirst(lc), node->name) == 0);
+		if (!in)
+		{
+			StatusSet(st, CODE_UNSCHEDULABLE_AND_UNRESOLVABLE,
+					  psprintf("node(s) didn't satisfy plugin(s) %s", AbsentPluginsText(&pre)));
+			return false;
+		}
+	}
+	return RunFilters(ctx, pod, node, st) < 0;
+}
+
+/*
+ * SelectVictimsOnNode: the victims, or NIL with *st saying why the node is
+ * no candidate.  The snapshot is as it was on return.
+ */
+static List *
+select_victims(const CycleResult *res, const PodInfo *pod, NodeInfo *node, Pdb *pdbs, int npdbs,
+			   int *violations, Status *st)
+{
+	List	   *potential = NIL;
+	List	   *violating;
+	List	   *fine;
+	List	   *victims = NIL;
+	ListCell   *lc;
+
+	*violations = 0;
+	foreach(lc, node->pods)
+	{
+		PodRef	   *p = lfirst(lc);
+
+		if (p->priority < pod->priority)
+			potential = lappend(potential, p);
+	}
+	if (potential == NIL)
+	{
+		StatusSet(st, CODE_UNSCHEDULABLE_AND_UNRESOLVABLE, NoVictims);
+		return NIL;
+	}
+	foreach(lc, potential)
+		SnapshotTakeOut(res->snap, lfirst(lc));
+	if (!fits(res, pod, node, st))
+	{
+		foreach(lc, potential)
+			SnapshotPutBack(res->snap, lfirst(lc));
+		return NIL;
+	}
+	list_sort(potential, cmp_importance);
+	split_by_pdb(potential, pdbs, npdbs, &violating, &fine);
+	for (int pass = 0; pass < 2; pass++)
+		foreach(lc, pass == 0 ? violating : fine)
+		{
+			PodRef	   *p = lfirst(lc);
+			Status		s = {CODE_SUCCESS, NIL};
+
+			SnapshotPutBack(res->snap, p);
+			if (fits(res, pod, node, &s))
+				continue;		/* reprieved */
+			SnapshotTakeOut(res->snap, p);
+			victims = lappend(victims, p);
+			if (pass == 0)
+				(*violations)++;
+		}
+	foreach(lc, victims)
+		SnapshotPutBack(res->snap, lfirst(lc));
+	list_sort(victims, cmp_importance);
+	st->code = CODE_SUCCESS;
+	st->reasons = NIL;
+	return victims;
+}
+
+/* The start time of the earliest-started among the highest-priority victims */
+static TimestampTz
+earliest_start_of_highest(List *victims)
+{
+	int32		top = ((PodRef *) linitial(victims))->priority;
+	TimestampTz earliest = DT_NOEND;
+	ListCell   *lc;
+
+	foreach(lc, victims)
+	{
+		PodRef	   *p = lfirst(lc);
+
+		if (p->priority == top && p->start_time < earliest)
+			earliest = p->start_time;
+	}
+	return earliest;
+}
+
+/* pickOneNodeForPreemption: is a a better choice than b? */
+static bool
+better(const Candidate *a, const Candidate *b)
+{
+	int64		sa = 0,
+				sb = 0;
+	ListCell   *lc;
+	int32		ha = ((PodRef *) linitial(a->victims))->priority;
+	int32		hb = ((PodRef *) linitial(b->victims))->priority;
+
+	if (a->violations != b->violations)
+		return a->violations < b->violations;
+	if (ha != hb)
+		return ha < hb;
+	foreach(lc, a->victims)
+		sa += (int64) ((PodRef *) lfirst(lc))->priority + (int64) PG_INT32_MAX + 1;
+	foreach(lc, b->victims)
+		sb += (int64) ((PodRef *) lfirst(lc))->priority + (int64) PG_INT32_MAX + 1;
+	if (sa != sb)
+		return sa < sb;
+	if (list_length(a->victims) != list_length(b->victims))
+		return list_length(a->victims) < list_length(b->victims);
+	return earliest_start_of_highest(a->victims) > earliest_start_of_highest(b->victims);
+}
+
+/* The FitError of the dry runs, as PostFilter's message */
+static void
+dry_run_failure(const CycleResult *res, NodeVerdict *verdicts, int nverdicts, Status *st)
+{
+	CycleResult fe;
+
+	memset(&fe, 0, sizeof(fe));
+	fe.nnodes = res->nnodes;
+	fe.prefilter_plugin = -1;
+	fe.verdicts = verdicts;
+	fe.nverdicts = nverdicts;
+	fe.nabsent = res->nnodes - nverdicts;
+	fe.absent_status = NotHelpful;
+	StatusSet(st, CODE_UNSCHEDULABLE, psprintf("preemption: %s", FitErrorMessage(&fe)));
+}
+
+static void
+postfilter(PluginCall *call pg_attribute_unused(), const PodInfo *pod, CycleResult *res, Status *st)
+{
+	NodeInfo  **potential;
+	int			npotential = 0;
+	int			ncandidates;
+	int			offset;
+	Pdb		   *pdbs;
+	int			npdbs;
+	NodeVerdict *tried;
+	int			ntried = 0;
+	List	   *nonviolating = NIL;
+	List	   *violating = NIL;
+	Candidate  *best = NULL;
+	ListCell   *lc;
+
+	/* 1. eligible? */
+	if (pod->preempt_never)
+	{
+		StatusSet(st, CODE_UNSCHEDULABLE, "preemption: not eligible due to preemptionPolicy=Never.");
+		return;
+	}
+	if (pod->nominated_node)
+	{
+		NodeInfo   *nom = SnapshotNode(res->snap, pod->nominated_node);
+		bool		unresolvable = false;
+
+		for (int i = 0; i < res->nverdicts; i++)
+			if (res->verdicts[i].node == nom &&
+				res->verdicts[i].status.code == CODE_UNSCHEDULABLE_AND_UNRESOLVABLE)
+				unresolvable = true;
+		if (nom && !unresolvable)
+			foreach(lc, nom->pods)
+			{
+				PodRef	   *p = lfirst(lc);
+
+				if (p->priority < pod->priority && p->terminating)
+				{
+					StatusSet(st, CODE_UNSCHEDULABLE,
+							  "preemption: not eligible due to a terminating pod on the nominated node.");
+					return;
+				}
+			}
+	}
+
+	/* 2. the nodes where preemption might help */
+	potential = palloc(sizeof(NodeInfo *) * Max(res->snap->nnodes, 1));
+	if (res->prefilter_plugin >= 0)
+	{
+		if (res->prefilter_status.code == CODE_UNSCHEDULABLE)
+			for (int i = 0; i < res->snap->nnodes; i++)
+				potential[npotential++] = res->snap->nodes[i];
+	}
+	else
+		for (int i = 0; i < res->nverdicts; i++)
+			if (res->verdicts[i].status.code == CODE_UNSCHEDULABLE)
+				potential[npotential++] = res->verdicts[i].node;
+	res->clear_nomination = true;
+	if (npotential == 0)
+	{
+		dry_run_failure(res, NULL, 0, st);
+		return;
+	}
+
+	ncandidates = Max(npotential * MIN_CANDIDATE_NODES_PERCENTAGE / 100, MIN_CANDIDATE_NODES_ABSOLUTE);
+	if (ncandidates > npotential)
+		ncandidates = npotential;
+	offset = (int) pg_prng_uint64_range(&scheduler_prng, 0, npotential - 1);
+	pdbs = load_pdbs(&npdbs);
+	tried = palloc0(sizeof(NodeVerdict) * npotential);
+	for (int i = 0; i < npotential; i++)
+	{
+		NodeInfo   *node = potential[(offset + i) % npotential];
+		Status		s = {CODE_SUCCESS, NIL};
+		int			violations;
+		List	   *victims = select_victims(res, pod, node, pdbs, npdbs, &violations, &s);
+
+		CHECK_FOR_INTERRUPTS();
+		if (victims != NIL)
+		{
+			Candidate  *c = palloc(sizeof(Candidate));
+
+			c->node = node;
+			c->victims = victims;
+			c->violations = violations;
+			if (violations == 0)
+				nonviolating = lappend(nonviolating, c);
+			else
+				violating = lappend(violating, c);
+			if (nonviolating != NIL && list_length(nonviolating) + list_length(violating) >= ncandidates)
+				break;
+			continue;
+		}
+		tried[ntried].node = node;
+		tried[ntried].rejected_by = -1;
+		tried[ntried].status = s;
+		ntried++;
+	}
+	if (nonviolating == NIL && violating == NIL)
+	{
+		dry_run_failure(res, tried, ntried, st);
+		return;
+	}
+
+	/* 3. the best candidate, non-violating ones first as found */
+	foreach(lc, list_concat(nonviolating, violating))
+	{
+		Candidate  *c = lfirst(lc);
+
+		if (best == NULL || better(c, best))
+			best = c;
+	}
+
+	/* 4. nominate; schedule.c deletes the victims */
+	res->clear_nomination = false;
+	res->nominated = best->node->name;
+	res->victims = best->victims;
+}
+
+const Plugin DefaultPreemptionPlugin = {
+	.name = "DefaultPreemption",
+	.postfilter = postfilter,
+};
