@@ -13,6 +13,7 @@ OBJS = \
 	src/snapshot.o \
 	src/topology.o \
 	src/framework.o \
+	src/equivalence.o \
 	src/explain.o \
 	src/schedule.o \
 	src/profile.o \

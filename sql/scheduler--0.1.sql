@@ -90,7 +90,7 @@ CREATE TABLE scheduler.pod_attempts (
     node            text,
     message         text NOT NULL,
     rejected_by     text[] NOT NULL DEFAULT '{}',
-    diagnosis       jsonb,       -- [{"plugin", "code", "reason", "nodes": [...]}]
+    diagnosis       jsonb COMPRESSION lz4,  -- [{"plugin", "code", "reason", "nodes": [...]}]
     posted_message  text,        -- the PodScheduled message last put in the outbox
     event_posted_at timestamptz  -- the FailedScheduling event last put in the outbox
 );
@@ -259,15 +259,20 @@ BEGIN
         INSERT INTO scheduler.changes (kind, uid, name) SELECT 'p', uid, namespace || '/' || name FROM old_rows;
     END IF;
     -- (2) the queue
+    -- (rows are matched by uid = ANY(ARRAY(...)): an index scan, where a
+    -- join to a transition table, which has no statistics, may be planned
+    -- as a nested loop over every queue row, and copies the transition
+    -- table's whole rows, toasted objects included, for EvalPlanQual)
     IF TG_OP = 'DELETE' THEN
-        DELETE FROM scheduler.queue q USING old_rows o WHERE q.pod_uid = o.uid;
-        DELETE FROM scheduler.pod_attempts a USING old_rows o WHERE a.pod_uid = o.uid;
+        DELETE FROM scheduler.queue WHERE pod_uid = ANY(ARRAY(SELECT uid FROM old_rows));
+        DELETE FROM scheduler.pod_attempts WHERE pod_uid = ANY(ARRAY(SELECT uid FROM old_rows));
     ELSE
         -- gone from pending: bound, assumed, deleting or finished
-        DELETE FROM scheduler.queue q USING new_rows n
-        WHERE q.pod_uid = n.uid
-          AND NOT (n.node_name IS NULL AND n.assumed_node IS NULL AND n.deletion_timestamp IS NULL
-                   AND (n.phase IS NULL OR n.phase NOT IN ('Succeeded', 'Failed')));
+        DELETE FROM scheduler.queue
+        WHERE pod_uid = ANY(ARRAY(
+            SELECT uid FROM new_rows n
+            WHERE NOT (n.node_name IS NULL AND n.assumed_node IS NULL AND n.deletion_timestamp IS NULL
+                       AND (n.phase IS NULL OR n.phase NOT IN ('Succeeded', 'Failed')))));
         -- new pending pods, gates set or cleared; newly active pods wake the scheduler
         WITH entered AS (
         INSERT INTO scheduler.queue AS q (pod_uid, state, enqueued_at)
@@ -293,10 +298,10 @@ BEGIN
             UPDATE scheduler.queue q
             SET state = CASE WHEN q.backoff_until > clock_timestamp() THEN 'backoff' ELSE 'active' END,
                 moved_at = clock_timestamp(), moved_by = 'pod updated'
-            FROM new_rows n JOIN old_rows o ON o.uid = n.uid
-            WHERE q.pod_uid = n.uid AND q.state = 'unschedulable'
-              AND (n.requests, n.tolerations, n.affinity, n.node_selector, n.host_ports, n.priority)
-                  IS DISTINCT FROM (o.requests, o.tolerations, o.affinity, o.node_selector, o.host_ports, o.priority);
+            WHERE q.state = 'unschedulable' AND q.pod_uid = ANY(ARRAY(
+                SELECT n.uid FROM new_rows n JOIN old_rows o ON o.uid = n.uid
+                WHERE (n.requests, n.tolerations, n.affinity, n.node_selector, n.host_ports, n.priority)
+                      IS DISTINCT FROM (o.requests, o.tolerations, o.affinity, o.node_selector, o.host_ports, o.priority)));
             IF FOUND THEN
                 PERFORM scheduler.wakeup();
             END IF;
@@ -351,7 +356,7 @@ CREATE TABLE scheduler.attempt_history (
     node         text,
     message      text NOT NULL,
     rejected_by  text[] NOT NULL DEFAULT '{}',
-    diagnosis    jsonb,
+    diagnosis    jsonb COMPRESSION lz4,
     queue_wait   interval,         -- from entering active to this attempt
     cycle_time   interval          -- this pod's scheduling cycle
 );

@@ -221,7 +221,13 @@ DiagnosisToJsonb(const CycleResult *res)
 				   res->prefilter_status.code, StatusMessage(&res->prefilter_status), all);
 	}
 	for (int i = 0; i < n; i++)
-		msgs[i] = StatusMessage(&res->verdicts[i].status);
+	{
+		/* verdicts from equivalence.c share their Status: one message each */
+		if (i > 0 && res->verdicts[i].status.reasons == res->verdicts[i - 1].status.reasons)
+			msgs[i] = msgs[i - 1];
+		else
+			msgs[i] = StatusMessage(&res->verdicts[i].status);
+	}
 	for (int i = 0; i < n; i++)
 	{
 		const NodeVerdict *v = &res->verdicts[i];
@@ -234,7 +240,7 @@ DiagnosisToJsonb(const CycleResult *res)
 			const NodeVerdict *w = &res->verdicts[j];
 
 			if (done[j] || w->rejected_by != v->rejected_by || w->status.code != v->status.code ||
-				strcmp(msgs[j], msgs[i]) != 0)
+				(msgs[j] != msgs[i] && strcmp(msgs[j], msgs[i]) != 0))
 				continue;
 			nodes = lappend(nodes, w->node->name);
 			done[j] = true;

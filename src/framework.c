@@ -67,6 +67,8 @@ StatusMessage(const Status *st)
 	StringInfoData buf;
 	ListCell   *lc;
 
+	if (list_length(st->reasons) == 1)
+		return (char *) linitial(st->reasons);	/* callers do not change it */
 	initStringInfo(&buf);
 	foreach(lc, st->reasons)
 	{
@@ -517,6 +519,7 @@ RunSchedulingCycle(ClusterSnapshot *snap, const Profile *profile, const PodInfo 
 	int			percentage;
 
 	memset(res, 0, sizeof(*res));
+	res->ctx = ctx;
 	res->nnodes = snap->nnodes;
 	res->snap = snap;
 	res->profile = profile;
@@ -528,11 +531,31 @@ RunSchedulingCycle(ClusterSnapshot *snap, const Profile *profile, const PodInfo 
 			RunPostFilters(ctx, pod, res);
 		return;
 	}
+	ctx->equiv = EquivClassFor(ctx, pod);
 	cand = CandidateNodes(snap, names, restricted, &ncand, &res->nabsent);
 	if (ncand == 0)
 	{
 		RunPostFilters(ctx, pod, res);
 		return;
+	}
+
+	/*
+	 * PreferNominatedNode: a pod that preemption made room for tries that
+	 * node first; if it passes, it is the only feasible node.
+	 */
+	if (pod->nominated_node)
+	{
+		NodeInfo   *nom = NULL;
+		Status		st = {CODE_SUCCESS, NIL};
+
+		for (int i = 0; i < ncand && nom == NULL; i++)
+			if (strcmp(cand[i]->name, pod->nominated_node) == 0)
+				nom = cand[i];
+		if (nom && RunFilters(ctx, pod, nom, &st) < 0)
+		{
+			res->chosen = nom;
+			return;
+		}
 	}
 
 	percentage = profile->percentage_of_nodes_to_score >= 0 ?
@@ -546,7 +569,14 @@ RunSchedulingCycle(ClusterSnapshot *snap, const Profile *profile, const PodInfo 
 	{
 		NodeInfo   *node = cand[(start + i) % ncand];
 		Status		st = {CODE_SUCCESS, NIL};
-		int			rejected = RunFilters(ctx, pod, node, &st);
+		int			rejected;
+
+		if (ctx->equiv == NULL || !EquivFilterGet(ctx->equiv, node, &rejected, &st))
+		{
+			rejected = RunFilters(ctx, pod, node, &st);
+			if (ctx->equiv)
+				EquivFilterPut(ctx->equiv, node, rejected, &st);
+		}
 
 		examined++;
 		if (rejected < 0)

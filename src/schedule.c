@@ -44,6 +44,8 @@
 #include "scheduler.h"
 
 
+#define WRITE_CHUNK 256
+
 typedef struct Attempt
 {
 	PodInfo		pod;
@@ -360,6 +362,9 @@ schedule_pending(PG_FUNCTION_ARGS)
 	MemoryContext work;
 	MemoryContext old;
 	MemoryContext cycle_cxt;
+	MemoryContext results_cxt;
+	Jsonb	   *diagnosis;
+	int			written = 0;
 	ClusterSnapshot *snap;
 	Profile    *profile;
 	int			next_start = 0;
@@ -418,7 +423,12 @@ schedule_pending(PG_FUNCTION_ARGS)
 		PodInfoFromTuple(&attempts[i].pod, SPI_tuptable->vals[i], SPI_tuptable->tupdesc);
 	SPI_freetuptable(SPI_tuptable);
 
-	/* 4. one cycle per pod */
+	/*
+	 * 4. one cycle per pod; the results are written every WRITE_CHUNK pods
+	 * (same transaction), so that what failing pods leave (a diagnosis over
+	 * every node) does not pile up
+	 */
+	results_cxt = AllocSetContextCreate(work, "scheduling results", ALLOCSET_DEFAULT_SIZES);
 	for (int i = 0; i < npods; i++)
 	{
 		Attempt    *a = &attempts[i];
@@ -432,7 +442,8 @@ schedule_pending(PG_FUNCTION_ARGS)
 		MemoryContextReset(cycle_cxt);
 		oldcxt = MemoryContextSwitchTo(cycle_cxt);
 		RunSchedulingCycle(snap, profile, &a->pod, &next_start, &res);
-		MemoryContextSwitchTo(oldcxt);
+		diagnosis = res.chosen ? NULL : DiagnosisToJsonb(&res);
+		MemoryContextSwitchTo(results_cxt);
 		if (res.chosen)
 		{
 			SnapshotAssume(snap, &a->pod, res.chosen);
@@ -443,7 +454,7 @@ schedule_pending(PG_FUNCTION_ARGS)
 		else
 		{
 			a->message = FitErrorMessage(&res);
-			a->diagnosis = DiagnosisToJsonb(&res);
+			a->diagnosis = DatumGetJsonbPCopy(JsonbPGetDatum(diagnosis));
 			a->error = (res.error != NULL);
 		}
 		a->rejected_by = RejectingPlugins(&res);
@@ -468,10 +479,17 @@ schedule_pending(PG_FUNCTION_ARGS)
 		values[3] = CStringGetTextDatum(a->node ? "scheduled" : "unschedulable");
 		values[4] = CStringGetTextDatum(a->message);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		MemoryContextSwitchTo(oldcxt);
+		if (i + 1 - written == WRITE_CHUNK)
+		{
+			write_results(attempts + written, i + 1 - written);
+			written = i + 1;
+			MemoryContextReset(results_cxt);
+		}
 	}
 
 	/* 5. write back, batched */
-	write_results(attempts, npods);
+	write_results(attempts + written, npods - written);
 	{
 		Oid			t = INT4OID;
 		Datum		v = Int32GetDatum(next_start);

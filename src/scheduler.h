@@ -99,6 +99,7 @@ typedef struct NodeInfo
 {
 	char	   *name;
 	int			ordinal;		/* numbers the nodes of a snapshot, from 0 */
+	uint64		generation;		/* changes with anything a Filter reads of it */
 	bool		exists;			/* false: only pods name it so far */
 	bool		unschedulable;
 	Jsonb	   *labels;
@@ -156,6 +157,7 @@ typedef struct ClusterSnapshot
 	HTAB	   *image_nodes;	/* normalized image name -> nodes having it */
 	int			nordinals;		/* NodeInfo ordinals given out */
 	uint64		nodes_version;	/* bumped when nodes come, go or change labels */
+	uint64		generations;	/* the last NodeInfo generation given out */
 	MemoryContext cxt;			/* where it lives */
 	struct TopologyState *topology; /* per-domain counts (topology.c) */
 } ClusterSnapshot;
@@ -276,6 +278,7 @@ typedef struct PluginCall
 typedef struct Plugin
 {
 	const char *name;
+	bool		reads_pods;		/* its PreFilter state counts pods on other nodes */
 	int			default_weight; /* in kube-scheduler's default profile; 0 = not a scorer */
 
 	/* validate and parse plugin args (jsonb object); ERROR naming the field */
@@ -388,6 +391,7 @@ typedef struct CycleResult
 	List	   *victims;		/* PodRef *: pods to delete for the nominated node */
 	const char *absent_status;	/* the reason of the nodes not among the verdicts, when
 								 * not a PreFilterResult's */
+	struct CycleCtx *ctx;		/* the cycle's PreFilter state */
 } CycleResult;
 
 /* Per-pod state of one cycle: each plugin's call data */
@@ -397,7 +401,19 @@ typedef struct CycleCtx
 	const Profile *profile;
 	PluginCall *calls;			/* per profile plugin */
 	bool	   *skip_filter;	/* per profile plugin */
+	struct EquivClass *equiv;	/* the pod's equivalence class, or NULL */
 } CycleCtx;
+
+/* equivalence.c */
+typedef struct EquivClass EquivClass;
+extern void EquivReset(MemoryContext parent);
+extern EquivClass *EquivClassFor(CycleCtx *ctx, const PodInfo *pod);
+extern bool PreFilterIsPodLocal(const CycleCtx *ctx);
+extern bool EquivFilterGet(EquivClass *c, const NodeInfo *node, int *rejected, Status *st);
+extern void EquivFilterPut(EquivClass *c, const NodeInfo *node, int rejected, const Status *st);
+extern void *EquivPreemptGet(EquivClass *c, const NodeInfo *node);
+extern void EquivPreemptPut(EquivClass *c, const NodeInfo *node, void *result);
+extern MemoryContext EquivMemory(EquivClass *c);
 
 extern CycleCtx *NewCycleCtx(ClusterSnapshot *snap, const Profile *profile);
 extern bool RunPreFilters(CycleCtx *ctx, const PodInfo *pod, CycleResult *res, List **names, bool *restricted);

@@ -265,6 +265,13 @@ invalidate_sub_callback(SubXactEvent event, SubTransactionId my pg_attribute_unu
 		cache_valid = false;
 }
 
+/* Anything a Filter reads of the node changed: a new generation (equivalence.c) */
+static inline void
+touch(NodeInfo *n)
+{
+	n->generation = ++cache->generations;
+}
+
 static NodeInfo *
 node_slot(const char *name, bool create)
 {
@@ -338,6 +345,7 @@ node_clear(NodeInfo *n)
 {
 	/* its pods leave their topology domains while it has no labels */
 	TopologyAccountNode(cache, n, -1);
+	touch(n);
 	cache->nodes_version++;
 	for (int i = 0; i < n->nimages; i++)
 		image_count(n->images[i].name, -1);
@@ -413,6 +421,7 @@ node_load(HeapTuple tup, TupleDesc desc)
 	for (int i = 0; i < n->nimages; i++)
 		image_count(n->images[i].name, 1);
 	TopologyAccountNode(cache, n, 1);
+	touch(n);
 	cache->nodes_version++;
 	order_dirty = true;			/* labels may have moved it to another zone */
 }
@@ -444,6 +453,7 @@ pod_account(PodRef *p, int sign)
 	if (p->node == NULL)
 		return;
 	n = node_slot(p->node, true);
+	touch(n);
 	/* aggregates may add scalar resource slots: they live in the cache */
 	old = MemoryContextSwitchTo(cache_cxt);
 	if (sign > 0)
@@ -694,6 +704,7 @@ rebuild(void)
 	old = MemoryContextSwitchTo(cache_cxt);
 	cache = palloc0(sizeof(ClusterSnapshot));
 	cache->cxt = cache_cxt;
+	EquivReset(cache_cxt);
 
 	memset(&hctl, 0, sizeof(hctl));
 	hctl.keysize = NODE_NAME_KEYSIZE;
@@ -841,6 +852,7 @@ nominate(NodeInfo *n, PodRef *p)
 	if (n->nominated == NIL)
 		nominated_nodes = lappend(nominated_nodes, n);
 	n->nominated = lappend(n->nominated, p);
+	touch(n);
 	MemoryContextSwitchTo(old);
 }
 
@@ -856,7 +868,10 @@ load_nominated(void)
 	ListCell   *lc;
 
 	foreach(lc, nominated_nodes)
+	{
 		((NodeInfo *) lfirst(lc))->nominated = NIL;
+		touch(lfirst(lc));
+	}
 	nominated_nodes = NIL;
 	if (nominated_cxt == NULL)
 		nominated_cxt = AllocSetContextCreate(cache_cxt, "scheduler nominated pods", ALLOCSET_SMALL_SIZES);
@@ -887,24 +902,26 @@ load_nominated(void)
 	SPI_freetuptable(tt);
 }
 
-/* Forget a pod's nomination (it has been assumed, or nominated elsewhere). */
+/*
+ * Forget a pod's nomination (it has been assumed, or nominated elsewhere).
+ * A pod is nominated where pods.nominated_node said when its cycle began,
+ * or where this call nominated it since (kept in nominated_at).
+ */
 static void
-unnominate(const char *uid)
+unnominate(const char *uid, const char *where)
 {
-	ListCell   *lc;
+	NodeInfo   *n = where ? SnapshotNode(cache, where) : NULL;
+	ListCell   *x;
 
-	foreach(lc, nominated_nodes)
-	{
-		NodeInfo   *n = lfirst(lc);
-		ListCell   *x;
-
-		foreach(x, n->nominated)
-			if (strcmp(((PodRef *) lfirst(x))->uid, uid) == 0)
-			{
-				n->nominated = foreach_delete_current(n->nominated, x);
-				break;
-			}
-	}
+	if (n == NULL)
+		return;
+	foreach(x, n->nominated)
+		if (strcmp(((PodRef *) lfirst(x))->uid, uid) == 0)
+		{
+			n->nominated = foreach_delete_current(n->nominated, x);
+			touch(n);
+			break;
+		}
 }
 
 /* Preemption made room for pod on node: later cycles leave it that room. */
@@ -915,7 +932,7 @@ SnapshotNominate(ClusterSnapshot *snap, const PodInfo *pod, const char *node)
 	MemoryContext old;
 	PodRef	   *p;
 
-	unnominate(pod->uid);
+	unnominate(pod->uid, pod->nominated_node);
 	if (n == NULL || strlen(pod->uid) >= sizeof(p->uid))
 		return;
 	old = MemoryContextSwitchTo(nominated_cxt);
@@ -1017,6 +1034,7 @@ SnapshotGet(void)
 	cache_relid = relid;
 	cache_xmin = xmin;
 	load_nominated();
+	EquivReset(NULL);
 	return cache;
 }
 
@@ -1031,7 +1049,7 @@ SnapshotAssume(ClusterSnapshot *snap pg_attribute_unused(), const PodInfo *pod, 
 	PodRef	   *p;
 	MemoryContext old;
 
-	unnominate(pod->uid);
+	unnominate(pod->uid, pod->nominated_node);
 	pod_forget(pod->uid);
 	p = pod_enter(pod->uid);
 	old = MemoryContextSwitchTo(cache_cxt);

@@ -50,6 +50,14 @@ typedef struct Pdb
 	Jsonb	   *disrupted;		/* pod name -> time */
 } Pdb;
 
+/* A dry run's outcome, as equivalence.c keeps it */
+typedef struct DryRun
+{
+	List	   *victims;		/* NIL: no candidate, for status */
+	int			violations;
+	Status		status;
+} DryRun;
+
 typedef struct Candidate
 {
 	NodeInfo   *node;
@@ -156,14 +164,18 @@ split_by_pdb(List *pods, Pdb *pdbs, int npdbs, List **violating, List **fine)
 static bool
 fits(const CycleResult *res, const PodInfo *pod, NodeInfo *node, Status *st)
 {
-	CycleCtx   *ctx = NewCycleCtx(res->snap, res->profile);
+	CycleCtx   *ctx;
 	CycleResult pre;
 	List	   *names;
 	bool		restricted;
 
-	memset(&pre, 0, sizeof(pre));
 	st->code = CODE_SUCCESS;
 	st->reasons = NIL;
+	/* no PreFilter state counts other pods: the cycle's still holds */
+	if (res->ctx && PreFilterIsPodLocal(res->ctx))
+		return RunFilters(res->ctx, pod, node, st) < 0;
+	ctx = NewCycleCtx(res->snap, res->profile);
+	memset(&pre, 0, sizeof(pre));
 	if (!RunPreFilters(ctx, pod, &pre, &names, &restricted))
 	{
 		*st = pre.prefilter_status;
@@ -199,6 +211,7 @@ select_victims(const CycleResult *res, const PodInfo *pod, NodeInfo *node, Pdb *
 	List	   *fine;
 	List	   *victims = NIL;
 	ListCell   *lc;
+	uint64		generation = node->generation;	/* the same node after, for equivalence.c */
 
 	*violations = 0;
 	foreach(lc, node->pods)
@@ -219,6 +232,7 @@ select_victims(const CycleResult *res, const PodInfo *pod, NodeInfo *node, Pdb *
 	{
 		foreach(lc, potential)
 			SnapshotPutBack(res->snap, lfirst(lc));
+		node->generation = generation;
 		return NIL;
 	}
 	list_sort(potential, cmp_importance);
@@ -239,6 +253,7 @@ select_victims(const CycleResult *res, const PodInfo *pod, NodeInfo *node, Pdb *
 		}
 	foreach(lc, victims)
 		SnapshotPutBack(res->snap, lfirst(lc));
+	node->generation = generation;
 	list_sort(victims, cmp_importance);
 	st->code = CODE_SUCCESS;
 	st->reasons = NIL;
@@ -319,6 +334,7 @@ postfilter(PluginCall *call pg_attribute_unused(), const PodInfo *pod, CycleResu
 	List	   *violating = NIL;
 	Candidate  *best = NULL;
 	ListCell   *lc;
+	EquivClass *equiv = res->ctx ? res->ctx->equiv : NULL;
 
 	/* 1. eligible? */
 	if (pod->preempt_never)
@@ -379,9 +395,35 @@ postfilter(PluginCall *call pg_attribute_unused(), const PodInfo *pod, CycleResu
 		NodeInfo   *node = potential[(offset + i) % npotential];
 		Status		s = {CODE_SUCCESS, NIL};
 		int			violations;
-		List	   *victims = select_victims(res, pod, node, pdbs, npdbs, &violations, &s);
+		List	   *victims;
+		DryRun	   *dr = equiv ? EquivPreemptGet(equiv, node) : NULL;
 
 		CHECK_FOR_INTERRUPTS();
+		if (dr == NULL)
+		{
+			victims = select_victims(res, pod, node, pdbs, npdbs, &violations, &s);
+			if (equiv)
+			{
+				/* kept for the next pod of this shape, while the node stays as it is */
+				MemoryContext old = MemoryContextSwitchTo(EquivMemory(equiv));
+				ListCell   *x;
+
+				dr = palloc0(sizeof(DryRun));
+				dr->victims = list_copy(victims);
+				dr->violations = violations;
+				dr->status.code = s.code;
+				foreach(x, s.reasons)
+					dr->status.reasons = lappend(dr->status.reasons, pstrdup(lfirst(x)));
+				MemoryContextSwitchTo(old);
+				EquivPreemptPut(equiv, node, dr);
+			}
+		}
+		else
+		{
+			victims = dr->victims;
+			violations = dr->violations;
+			s = dr->status;
+		}
 		if (victims != NIL)
 		{
 			Candidate  *c = palloc(sizeof(Candidate));

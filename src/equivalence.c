@@ -1,0 +1,290 @@
+/*
+ * equivalence.c
+ *	  What a cycle found out about a node for a pod, kept for the next pod
+ *	  of the same shape, as long as the node has not changed.
+ *
+ * Pods of one workload (a ReplicaSet's, a Job's) ask the same question of
+ * every node.  When none of the plugins that read other pods (inter-pod
+ * affinity, topology spread) has anything to say about a pod (their
+ * PreFilter skipped), a node's Filter verdict depends only on the pod's spec
+ * and on the node: its own data, the pods on it and the pods nominated to
+ * it.  Pods whose specs agree in everything the plugins read form a class;
+ * a verdict is kept per class and node together with the node's generation,
+ * which the snapshot bumps whenever any of that changes (snapshot.c).  The
+ * same goes for DefaultPreemption's dry run on a node.
+ *
+ * The cache lives beside the snapshot and is emptied at each refresh (the
+ * profile, its args and the budgets can only change between calls).
+ */
+#include "postgres.h"
+
+#include "utils/jsonb.h"
+#include "utils/memutils.h"
+
+#include "scheduler.h"
+
+#define MAX_CLASSES 16
+
+typedef struct Entry
+{
+	uint64		generation;		/* 0: empty */
+	int			rejected_by;
+	Status		status;			/* its reasons shared among the class's entries */
+	void	   *preempt;		/* DefaultPreemption's, or NULL */
+	uint64		preempt_generation;
+} Entry;
+
+struct EquivClass
+{
+	char	   *key;
+	Entry	   *entries;		/* by node ordinal */
+	int			nentries;
+	uint64		last_used;
+	MemoryContext cxt;
+	List	   *statuses;		/* Status *: the distinct verdicts, shared */
+};
+
+static MemoryContext equiv_cxt = NULL;
+static List *classes = NIL;
+static uint64 clock_ticks = 0;
+
+/* Forget every class (a refresh of the snapshot, or its rebuild) */
+void
+EquivReset(MemoryContext parent)
+{
+	if (equiv_cxt && parent == NULL)
+		MemoryContextReset(equiv_cxt);
+	else
+		equiv_cxt = AllocSetContextCreate(parent, "scheduler equivalence classes", ALLOCSET_DEFAULT_SIZES);
+	classes = NIL;
+}
+
+static void
+append_jsonb(StringInfo buf, Jsonb *jb)
+{
+	appendStringInfoChar(buf, '|');
+	if (jb)
+		appendStringInfoString(buf, JsonbToCString(NULL, &jb->root, VARSIZE(jb)));
+}
+
+static void
+append_str(StringInfo buf, const char *s)
+{
+	appendStringInfo(buf, "|%s", s ? s : "\x01");
+}
+
+/*
+ * The class of a pod: a text of everything about it that a Filter (or
+ * preemption) reads.  NULL when the pod is nominated somewhere (its own
+ * nomination is left out of its node's count, which makes it unlike others).
+ */
+static char *
+class_key(const PodInfo *pod)
+{
+	StringInfoData buf;
+
+	if (pod->nominated_node)
+		return NULL;
+	initStringInfo(&buf);
+	appendStringInfo(&buf, "%d|%s|%lld|%lld|%lld|%lld|%lld|%d|%d", pod->priority, pod->namespace,
+					 (long long) pod->requests.cpu, (long long) pod->requests.memory,
+					 (long long) pod->requests.ephemeral, (long long) pod->nonzero_cpu,
+					 (long long) pod->nonzero_memory, (int) pod->has_sidecar, (int) pod->preempt_never);
+	for (int i = 0; i < pod->requests.nscalar; i++)
+		appendStringInfo(&buf, "|%s=%lld", pod->requests.scalar[i].name, (long long) pod->requests.scalar[i].value);
+	append_str(&buf, pod->node_name);
+	for (int i = 0; i < pod->nports; i++)
+		appendStringInfo(&buf, "|p%s/%s/%d", pod->ports[i].ip ? pod->ports[i].ip : "",
+						 pod->ports[i].protocol ? pod->ports[i].protocol : "", pod->ports[i].port);
+	for (int i = 0; i < pod->ntolerations; i++)
+	{
+		const Toleration *t = &pod->tolerations[i];
+
+		append_str(&buf, t->key);
+		append_str(&buf, t->operator);
+		append_str(&buf, t->value);
+		append_str(&buf, t->effect);
+	}
+	append_jsonb(&buf, pod->labels);
+	append_jsonb(&buf, pod->node_selector);
+	append_jsonb(&buf, pod->affinity);
+	append_jsonb(&buf, pod->spread);
+	return buf.data;
+}
+
+/* Did every plugin whose PreFilter state counts other pods skip this pod? */
+bool
+PreFilterIsPodLocal(const CycleCtx *ctx)
+{
+	const Profile *prof = ctx->profile;
+
+	for (int i = 0; i < prof->nplugins; i++)
+		if (prof->plugins[i].plugin->reads_pods && !ctx->skip_filter[i])
+			return false;
+	return true;
+}
+
+/*
+ * EquivClassFor
+ *		The class of a pod whose PreFilters ran in ctx, or NULL when its
+ *		verdicts may depend on pods elsewhere (a plugin that reads other
+ *		pods did not skip) or it is nominated.
+ */
+EquivClass *
+EquivClassFor(CycleCtx *ctx, const PodInfo *pod)
+{
+	char	   *key;
+	ListCell   *lc;
+	EquivClass *c;
+	MemoryContext old;
+
+	if (equiv_cxt == NULL || !PreFilterIsPodLocal(ctx))
+		return NULL;
+	key = class_key(pod);
+	if (key == NULL)
+		return NULL;
+	clock_ticks++;
+	foreach(lc, classes)
+	{
+		c = lfirst(lc);
+		if (strcmp(c->key, key) == 0)
+		{
+			c->last_used = clock_ticks;
+			return c;
+		}
+	}
+	if (list_length(classes) >= MAX_CLASSES)
+	{
+		EquivClass *oldest = NULL;
+
+		foreach(lc, classes)
+		{
+			EquivClass *x = lfirst(lc);
+
+			if (oldest == NULL || x->last_used < oldest->last_used)
+				oldest = x;
+		}
+		classes = list_delete_ptr(classes, oldest);
+		MemoryContextDelete(oldest->cxt);
+	}
+	{
+		MemoryContext cxt = AllocSetContextCreate(equiv_cxt, "scheduler equivalence class", ALLOCSET_DEFAULT_SIZES);
+
+		old = MemoryContextSwitchTo(cxt);
+		c = palloc0(sizeof(EquivClass));
+		c->cxt = cxt;
+		c->key = pstrdup(key);
+		c->nentries = Max(ctx->snap->nordinals, 1);
+		c->entries = palloc0(sizeof(Entry) * c->nentries);
+		c->last_used = clock_ticks;
+	}
+	MemoryContextSwitchTo(equiv_cxt);
+	classes = lappend(classes, c);
+	MemoryContextSwitchTo(old);
+	return c;
+}
+
+static Entry *
+entry(EquivClass *c, const NodeInfo *node)
+{
+	if (node->ordinal >= c->nentries)
+	{
+		int			n = node->ordinal + 1 + c->nentries / 2;
+
+		c->entries = repalloc(c->entries, sizeof(Entry) * n);
+		memset(c->entries + c->nentries, 0, sizeof(Entry) * (n - c->nentries));
+		c->nentries = n;
+	}
+	return &c->entries[node->ordinal];
+}
+
+/* The kept Filter verdict for node, if still good: *rejected (-1 passes) and *st */
+bool
+EquivFilterGet(EquivClass *c, const NodeInfo *node, int *rejected, Status *st)
+{
+	Entry	   *e = entry(c, node);
+
+	if (e->generation != node->generation || node->generation == 0)
+		return false;
+	*rejected = e->rejected_by;
+	*st = e->status;
+	return true;
+}
+
+static bool
+same_reasons(List *a, List *b)
+{
+	ListCell   *x,
+			   *y;
+
+	if (list_length(a) != list_length(b))
+		return false;
+	forboth(x, a, y, b)
+		if (strcmp(lfirst(x), lfirst(y)) != 0)
+		return false;
+	return true;
+}
+
+/*
+ * Keep a verdict.  Equal verdicts share one list of reasons, so that those
+ * who group them (DiagnosisToJsonb) can tell them equal by pointer.
+ */
+void
+EquivFilterPut(EquivClass *c, const NodeInfo *node, int rejected, const Status *st)
+{
+	Entry	   *e = entry(c, node);
+	ListCell   *lc;
+	Status	   *shared = NULL;
+
+	foreach(lc, c->statuses)
+	{
+		Status	   *x = lfirst(lc);
+
+		if (x->code == st->code && same_reasons(x->reasons, st->reasons))
+		{
+			shared = x;
+			break;
+		}
+	}
+	if (shared == NULL)
+	{
+		MemoryContext old = MemoryContextSwitchTo(c->cxt);
+
+		shared = palloc0(sizeof(Status));
+		shared->code = st->code;
+		foreach(lc, st->reasons)
+			shared->reasons = lappend(shared->reasons, pstrdup(lfirst(lc)));
+		c->statuses = lappend(c->statuses, shared);
+		MemoryContextSwitchTo(old);
+	}
+	e->generation = node->generation;
+	e->rejected_by = rejected;
+	e->status = *shared;
+}
+
+/* DefaultPreemption's dry run on node, if still good */
+void *
+EquivPreemptGet(EquivClass *c, const NodeInfo *node)
+{
+	Entry	   *e = entry(c, node);
+
+	if (e->preempt_generation != node->generation || node->generation == 0)
+		return NULL;
+	return e->preempt;
+}
+
+/* Keep a dry run (allocated in EquivMemory(c)) */
+void
+EquivPreemptPut(EquivClass *c, const NodeInfo *node, void *result)
+{
+	Entry	   *e = entry(c, node);
+
+	e->preempt_generation = node->generation;
+	e->preempt = result;
+}
+
+MemoryContext
+EquivMemory(EquivClass *c)
+{
+	return c->cxt;
+}
