@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """A stand-in Kubernetes API server for tests (core/v1 nodes, pods, events,
-namespaces, pod bindings), Python 3 standard library only.
+namespaces, pod bindings; policy/v1 poddisruptionbudgets), Python 3 standard
+library only.
 
     python3 kube_apiserver.py --port N --cert-dir DIR [--token TOKEN] [--plain-http]
 
@@ -12,11 +13,15 @@ DIR/server.json ({"url", "token", "ca", "kubeconfig", "port", "pid"}); then it
 prints one line "READY https://127.0.0.1:N" (port 0 picks a free port).
 
 What it speaks, as the real server does (v1.20 wire format, JSON only):
-  * discovery: /version /api /api/v1 /apis /openapi/v2, /healthz /livez /readyz
+  * discovery: /version /api /api/v1 /apis /apis/policy /apis/policy/v1
+    /openapi/v2, /healthz /livez /readyz
   * GET/LIST/WATCH/POST/PUT/PATCH/DELETE and DELETE-collection on
     /api/v1/{nodes,namespaces}, /api/v1/{pods,events} (all namespaces, list and
     watch) and /api/v1/namespaces/{ns}/{pods,events}; status subresources;
-    pods/{name}/binding and namespaces/{ns}/bindings.
+    pods/{name}/binding and namespaces/{ns}/bindings.  The same for
+    /apis/policy/v1/poddisruptionbudgets (all namespaces) and
+    /apis/policy/v1/namespaces/{ns}/poddisruptionbudgets (kind
+    PodDisruptionBudget, apiVersion policy/v1, short name pdb).
   * lists: labelSelector, fieldSelector (the fields the real server supports),
     limit/continue paging over a consistent snapshot, resourceVersion,
     resourceVersionMatch=Exact; list items carry no kind (as the real server).
@@ -35,6 +40,43 @@ What it speaks, as the real server does (v1.20 wire format, JSON only):
     limits, qosClass), pod spec immutability on update, status only through
     /status, node allocatable defaulting to capacity.
   * Status objects for every error (401, 404, 405, 409, 410, 413, 415, 422...).
+  * DELETE removes an object at once (no kubelet, no graceful termination of
+    pods unless the graceful_delete_seconds fault asks for it), DeleteOptions
+    preconditions {uid, resourceVersion} checked (409 Conflict).
+
+PodDisruptionBudgets (policy/v1 only: no policy/v1beta1, so kubectl 1.20's
+"describe pdb", which asks for v1beta1, gets 404; get/create/apply/patch/
+delete work).  Exactly one of spec.minAvailable and spec.maxUnavailable must
+be set (422 Invalid otherwise; the real server accepts neither, this one does
+not), each an int >= 0 or "N%" (N <= 100); spec.selector is validated as a
+LabelSelector.  metadata.generation is 1 on create and grows by one with each
+spec change.  The disruption controller runs inside the request that changes
+a budget or a pod of its namespace: the budget's status is written (a new
+resourceVersion, a MODIFIED event) when, and only when, it changes:
+  * expectedPods: the pods of the budget's namespace that spec.selector
+    matches (matchLabels; matchExpressions In/NotIn/Exists/DoesNotExist; {}
+    matches every pod, no selector none), are not Succeeded or Failed and
+    have no deletionTimestamp.
+  * currentHealthy: those of them that are healthy.  No kubelet runs here, so
+    the rule is: a pod is healthy when it has spec.nodeName and its Ready
+    condition is "True" or, when it has no Ready condition at all, its
+    status.phase is Running.  A test makes a bound pod healthy by patching
+    its status to {"phase": "Running"} (a Ready condition "False" makes it
+    unhealthy again); a Pending pod is healthy only with Ready "True", an
+    unbound or terminal pod never.  Pods named in status.disruptedPods (as
+    an eviction writes them) are not healthy either; an entry is kept while
+    its pod is there and for 2 minutes (dropped at the next recount after
+    that).
+  * desiredHealthy: spec.minAvailable (an int, or "N%" of expectedPods
+    rounded up), or expectedPods - spec.maxUnavailable (an int, or "N%" of
+    expectedPods rounded up), at least 0.
+  * disruptionsAllowed = max(0, currentHealthy - desiredHealthy);
+    observedGeneration = metadata.generation; conditions: DisruptionAllowed
+    "True" (reason SufficientPods) when disruptionsAllowed > 0, else "False"
+    (InsufficientPods), lastTransitionTime moving only when it flips.
+  A write of the budget (spec, or status through /status) recounts its pods,
+  as the controller would at once; a pod change adjusts the counts of the
+  budgets it joins, leaves or changes health in.
 
 Test hooks (bearer token required too):
   GET  /debug/state            summary: counts, resourceVersion, watches, threads
@@ -91,10 +133,12 @@ VERBS_ALL = ["create", "delete", "deletecollection", "get", "list", "patch", "up
 
 class Resource:
     def __init__(self, name, kind, namespaced, short=(), categories=(), subresources=(), fields=None,
-                 singular=""):
+                 singular="", group=""):
         self.name = name
         self.kind = kind
         self.list_kind = kind + "List"
+        self.group = group
+        self.api_version = group + "/v1" if group else "v1"
         self.namespaced = namespaced
         self.short = list(short)
         self.categories = list(categories)
@@ -162,8 +206,13 @@ RESOURCES = {
                            singular="namespace", fields=dict(META_FIELDS, **{
                                "status.phase": _field("status", "phase"),
                            })),
+    "poddisruptionbudgets": Resource("poddisruptionbudgets", "PodDisruptionBudget", True, short=["pdb"],
+                                     subresources=("status",), singular="poddisruptionbudget", group="policy",
+                                     fields=dict(META_FIELDS)),
 }
 KIND_TO_RESOURCE = {r.kind: r.name for r in RESOURCES.values()}
+KIND_API_VERSION = {r.kind: r.api_version for r in RESOURCES.values()}
+API_GROUPS = {"policy": "policy/v1"}
 INITIAL_NAMESPACES = ["default", "kube-system", "kube-public", "kube-node-lease"]
 
 DNS1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
@@ -315,11 +364,13 @@ class Rec:
 
     def full_json(self):
         if self._full is None:
-            self._full = b'{"kind":"%s","apiVersion":"v1",%s' % (self.kind.encode(), self.item_json()[1:])
+            self._full = b'{"kind":"%s","apiVersion":"%s",%s' % (self.kind.encode(),
+                                                                  KIND_API_VERSION[self.kind].encode(),
+                                                                  self.item_json()[1:])
         return self._full
 
     def full_obj(self):
-        d = {"kind": self.kind, "apiVersion": "v1"}
+        d = {"kind": self.kind, "apiVersion": KIND_API_VERSION[self.kind]}
         d.update(self.obj)
         return d
 
@@ -493,6 +544,7 @@ SMP_KEYS = {
     "nodes": {("status", "conditions"): "type", ("status", "addresses"): "type", ("spec", "podCIDRs"): PRIMITIVE},
     "namespaces": {("status", "conditions"): "type"},
     "events": {},
+    "poddisruptionbudgets": {("status", "conditions"): "type"},
 }
 
 
@@ -806,8 +858,188 @@ def validate_object(res, obj):
         st = obj.get("status") or {}
         _check_quantities(kind, name, "status.capacity", st.get("capacity"), causes)
         _check_quantities(kind, name, "status.allocatable", st.get("allocatable"), causes)
+    elif res == "poddisruptionbudgets":
+        _check_pdb_spec(obj.get("spec"), causes)
     if causes:
         raise invalid(kind, name, causes)
+
+
+PERCENT_RE = re.compile(r"^[0-9]+%$")
+SELECTOR_OPS = {"In": "in", "NotIn": "notin", "Exists": "exists", "DoesNotExist": "!exists"}
+
+
+def _check_int_or_percent(where, v, causes):
+    """ValidatePositiveIntOrPercent and IsNotMoreThan100Percent."""
+    if isinstance(v, int) and not isinstance(v, bool):
+        if v < 0:
+            causes.append((where, "Invalid value: %d: must be greater than or equal to 0" % v))
+    elif isinstance(v, str):
+        if not PERCENT_RE.match(v):
+            causes.append((where, "Invalid value: %s: a valid percent string must be a numeric string followed by "
+                                  "an ending '%%' (e.g. '1%%',  or '93%%', regex used for validation is '[0-9]+%%')"
+                           % json.dumps(v)))
+        elif int(v[:-1]) > 100:
+            causes.append((where, "Invalid value: %s: must not be greater than 100%%" % json.dumps(v)))
+    else:
+        causes.append((where, "Invalid value: %s: must be an integer or percentage (e.g '5%%')" % json.dumps(v)))
+
+
+def _check_pdb_spec(spec, causes):
+    """ValidatePodDisruptionBudgetSpec, and exactly one of minAvailable and
+    maxUnavailable."""
+    if not isinstance(spec, dict):
+        causes.append(("spec", "Required value"))
+        return
+    has_min, has_max = spec.get("minAvailable") is not None, spec.get("maxUnavailable") is not None
+    if has_min and has_max:
+        causes.append(("spec", "Invalid value: %s: minAvailable and maxUnavailable cannot be both set"
+                       % json.dumps({"minAvailable": spec["minAvailable"], "maxUnavailable": spec["maxUnavailable"]})))
+    elif not has_min and not has_max:
+        causes.append(("spec.minAvailable", "Required value: one of spec.minAvailable and spec.maxUnavailable "
+                                            "must be set"))
+    for f in ("minAvailable", "maxUnavailable"):
+        if spec.get(f) is not None:
+            _check_int_or_percent("spec." + f, spec[f], causes)
+    sel = spec.get("selector")
+    if sel is None:
+        return
+    if not isinstance(sel, dict):
+        causes.append(("spec.selector", "Invalid value: must be a label selector object"))
+        return
+    ml = sel.get("matchLabels")
+    if ml is not None and (not isinstance(ml, dict) or not all(isinstance(v, str) for v in ml.values())):
+        causes.append(("spec.selector.matchLabels", "Invalid value: must be a map of strings"))
+    me = sel.get("matchExpressions")
+    if me is not None and not isinstance(me, list):
+        causes.append(("spec.selector.matchExpressions", "Invalid value: must be a list"))
+        me = []
+    for i, e in enumerate(me or []):
+        where = "spec.selector.matchExpressions[%d]" % i
+        if not isinstance(e, dict):
+            causes.append((where, "Invalid value: must be an object"))
+            continue
+        if not isinstance(e.get("key"), str) or not e["key"]:
+            causes.append((where + ".key", "Invalid value: \"\": name part must be non-empty"))
+        op, vals = e.get("operator"), e.get("values")
+        if vals is not None and (not isinstance(vals, list) or not all(isinstance(v, str) for v in vals)):
+            causes.append((where + ".values", "Invalid value: must be a list of strings"))
+        elif op in ("In", "NotIn"):
+            if not vals:
+                causes.append((where + ".values", "Required value: must be specified when `operator` is 'In' or "
+                                                  "'NotIn'"))
+        elif op in ("Exists", "DoesNotExist"):
+            if vals:
+                causes.append((where + ".values", "Forbidden: may not be specified when `operator` is 'Exists' or "
+                                                  "'DoesNotExist'"))
+        else:
+            causes.append((where + ".operator", "Invalid value: %s: not a valid selector operator" % json.dumps(op)))
+
+
+# ---------------------------------------------------------------- the disruption controller
+
+PDB_DELETION_TIMEOUT = 120      # seconds an entry of status.disruptedPods holds (DeletionTimeout)
+
+
+def pdb_selector(spec):
+    """label_match requirements of a PDB's spec.selector (a LabelSelector);
+    None for no selector, which matches no pod ({} matches every pod)."""
+    sel = spec.get("selector") if isinstance(spec, dict) else None
+    if not isinstance(sel, dict):
+        return None
+    reqs = [(k, "=", v) for k, v in (sel.get("matchLabels") or {}).items()]
+    for e in sel.get("matchExpressions") or []:
+        op = SELECTOR_OPS.get(e.get("operator"))
+        if op is None:
+            return None
+        reqs.append((e.get("key"), op, set(e.get("values") or ()) if op in ("in", "notin") else None))
+    return reqs
+
+
+def _scaled(v, total):
+    """GetScaledValueFromIntOrPercent(v, total, roundUp=true)."""
+    if isinstance(v, str) and v.endswith("%"):
+        return -(-int(v[:-1]) * total // 100)
+    return int(v)
+
+
+def pod_healthy(pod):
+    """Bound, and Ready=True; without a Ready condition (no kubelet here),
+    phase Running."""
+    if not (pod.get("spec") or {}).get("nodeName"):
+        return False
+    st = pod.get("status") or {}
+    ready = next((c.get("status") for c in st.get("conditions") or []
+                  if isinstance(c, dict) and c.get("type") == "Ready"), None)
+    if ready is not None:
+        return ready == "True"
+    return st.get("phase") == "Running"
+
+
+def pdb_pod_counts(pod, reqs):
+    """(counted in expectedPods, healthy) of pod (an object, or None) for a
+    budget whose selector is reqs (pdb_selector's), as 0/1 each."""
+    if pod is None or reqs is None:
+        return 0, 0
+    md = pod.get("metadata") or {}
+    if md.get("deletionTimestamp") or (pod.get("status") or {}).get("phase") in ("Succeeded", "Failed") or \
+            not label_match(md.get("labels"), reqs):
+        return 0, 0
+    return 1, 1 if pod_healthy(pod) else 0
+
+
+def pdb_status(pdb, pods, now):
+    """The status the disruption controller would write for pdb (a stored
+    object) given pods (the objects of every pod in its namespace)."""
+    old = pdb.get("status") if isinstance(pdb.get("status"), dict) else {}
+    reqs = pdb_selector(pdb.get("spec"))
+    counts = [(p, pdb_pod_counts(p, reqs)) for p in pods]
+    mine = [(p, h) for p, (e, h) in counts if e]
+    names = {p["metadata"]["name"] for p, _ in mine}
+    disrupted = {}
+    old_disrupted = old.get("disruptedPods")
+    for name, t in (old_disrupted.items() if isinstance(old_disrupted, dict) else ()):
+        ts = parse_rfc3339(t)
+        if name in names and ts is not None and ts + PDB_DELETION_TIMEOUT > now:
+            disrupted[name] = t
+    healthy = sum(h for p, h in mine if p["metadata"]["name"] not in disrupted)
+    return pdb_status_for(pdb, len(mine), healthy, disrupted, now)
+
+
+def pdb_status_for(pdb, expected, healthy, disrupted, now):
+    """pdb_status from the counts of its pods (and the disruptedPods kept)."""
+    spec = pdb.get("spec") or {}
+    old = pdb.get("status") if isinstance(pdb.get("status"), dict) else {}
+    desired = 0
+    if spec.get("maxUnavailable") is not None:
+        desired = max(0, expected - _scaled(spec["maxUnavailable"], expected))
+    elif spec.get("minAvailable") is not None:
+        desired = _scaled(spec["minAvailable"], expected)
+    allowed = max(0, healthy - desired)
+    gen = (pdb.get("metadata") or {}).get("generation") or 0
+    status = {}
+    if gen:
+        status["observedGeneration"] = gen
+    if disrupted:
+        status["disruptedPods"] = disrupted
+    status.update({"disruptionsAllowed": allowed, "currentHealthy": healthy, "desiredHealthy": desired,
+                   "expectedPods": expected})
+    # meta.SetStatusCondition: lastTransitionTime moves only when status does
+    cond = {"type": "DisruptionAllowed", "status": "True" if allowed > 0 else "False"}
+    if gen:
+        cond["observedGeneration"] = gen
+    cond["lastTransitionTime"] = now_rfc3339(now)
+    cond["reason"] = "SufficientPods" if allowed > 0 else "InsufficientPods"
+    cond["message"] = ""
+    conds = [copy.deepcopy(c) for c in old.get("conditions") or [] if isinstance(c, dict)]
+    i = next((i for i, c in enumerate(conds) if c.get("type") == "DisruptionAllowed"), None)
+    if i is None:
+        conds.append(cond)
+    else:
+        if conds[i].get("status") == cond["status"] and conds[i].get("lastTransitionTime"):
+            cond["lastTransitionTime"] = conds[i]["lastTransitionTime"]
+        conds[i] = cond
+    status["conditions"] = conds
+    return status
 
 
 def pod_spec_mask(spec):
@@ -849,6 +1081,13 @@ TABLE_COLUMNS = {
     "events": [_col("Last Seen"), _col("Type"), _col("Reason"), _col("Object"), _col("Message"),
                _col("Name", fmt="name", priority=1)],
     "namespaces": [_col("Name", fmt="name"), _col("Status"), _col("Age")],
+    "poddisruptionbudgets": [
+        _col("Name", fmt="name", desc="Name must be unique within a namespace."),
+        _col("Min Available", desc="The minimum number of pods that must be available."),
+        _col("Max Unavailable", desc="The maximum number of pods that may be unavailable."),
+        _col("Allowed Disruptions", "integer", desc="Calculated number of pods that may be disrupted at this time."),
+        _col("Age", desc="CreationTimestamp is a timestamp representing the server time when this object was "
+                         "created.")],
 }
 
 
@@ -887,13 +1126,17 @@ def table_cells(res, obj, now):
         return [last, obj.get("type") or "", obj.get("reason") or "",
                 "%s/%s" % ((io.get("kind") or "").lower(), io.get("name") or ""), obj.get("message") or "",
                 md.get("name")]
+    if res == "poddisruptionbudgets":
+        return [md.get("name"), "N/A" if spec.get("minAvailable") is None else _s(spec["minAvailable"]),
+                "N/A" if spec.get("maxUnavailable") is None else _s(spec["maxUnavailable"]),
+                int(st.get("disruptionsAllowed") or 0), age]
     return [md.get("name"), st.get("phase") or "Active", age]
 
 
 def table_row(res, obj, kind, include, now):
     row = {"cells": table_cells(res, obj, now)}
     if include == "Object":
-        d = {"kind": kind, "apiVersion": "v1"}
+        d = {"kind": kind, "apiVersion": KIND_API_VERSION[kind]}
         d.update(obj)
         row["object"] = d
     elif include != "None":
@@ -915,6 +1158,7 @@ class Store:
         self.compacted_rv = 0      # every event with rv > compacted_rv is in history
         self.history_max = history_max
         self.watch_generation = 0
+        self.on_commit = None      # f(res, etype, rec, prev), called after each commit (lock held)
 
     # callers hold the lock
     def get(self, res, key):
@@ -943,6 +1187,8 @@ class Store:
             drop = len(self.history) - self.history_max
             self.compacted_rv = self.history[drop - 1].rv
             del self.history[:drop]
+        if self.on_commit is not None:
+            self.on_commit(res, etype, rec, prev)
         return rec
 
     def compact(self):
@@ -1209,6 +1455,8 @@ class App:
         self.conn_lock = threading.Lock()
         self.started = time.time()
         self.url = ""
+        self._pdb_syncing = False
+        self.store.on_commit = self._after_commit
         with self.store.lock:
             for ns in INITIAL_NAMESPACES:
                 self.create("namespaces", None, {"metadata": {"name": ns}})
@@ -1230,8 +1478,10 @@ class App:
         if kind and kind not in expect:
             raise bad_request("the kind in the data (%s) does not match the expected kind (%s)" % (kind, expect[0]))
         av = obj.get("apiVersion")
-        if av and av != "v1":
-            raise bad_request('the API version in the data (%s) does not match the expected API version (v1)' % av)
+        want = RESOURCES[res].api_version
+        if av and av != want:
+            raise bad_request('the API version in the data (%s) does not match the expected API version (%s)'
+                              % (av, want))
         obj.pop("kind", None)
         obj.pop("apiVersion", None)
         md = obj.get("metadata")
@@ -1296,6 +1546,10 @@ class App:
             elif res == "namespaces":
                 obj.setdefault("spec", {"finalizers": ["kubernetes"]})
                 obj["status"] = {"phase": "Active"}
+            elif res == "poddisruptionbudgets":
+                md["generation"] = 1
+                obj["status"] = {"disruptionsAllowed": 0, "currentHealthy": 0, "desiredHealthy": 0,
+                                 "expectedPods": 0}
             validate_object(res, obj)
             rec = st.commit(res, "ADDED", obj, None)
             if not bulk:
@@ -1329,7 +1583,11 @@ class App:
                 else:
                     md.pop(k, None)
             md.pop("selfLink", None)
-            if res in ("pods", "nodes", "namespaces"):
+            if res == "poddisruptionbudgets":
+                md["generation"] = int(omd.get("generation") or 0)
+                if new.get("spec") != old.obj.get("spec"):
+                    md["generation"] += 1
+            if res in ("pods", "nodes", "namespaces", "poddisruptionbudgets"):
                 if "status" in old.obj:
                     new["status"] = copy.deepcopy(old.obj["status"])
                 else:
@@ -1415,7 +1673,8 @@ class App:
         st = self.store
         if res == "namespaces":
             ns = old.name
-            for r, R in RESOURCES.items():
+            # the budgets first: no status updates for pods about to go
+            for r, R in sorted(RESOURCES.items(), key=lambda i: i[0] != "poddisruptionbudgets"):
                 if R.namespaced:
                     for k in [k for k in st.objs[r] if k[0] == ns]:
                         st.commit(r, "DELETED", None, st.objs[r][k])
@@ -1497,6 +1756,66 @@ class App:
                     out.append(self.delete(res, key[0] or None, key[1], b"", params))
         return out
 
+    # --- the disruption controller
+    def _after_commit(self, res, etype, rec, prev):
+        """Store.on_commit.  A budget changed: recount its pods.  A pod
+        changed: the budgets of its namespace whose counts it changes (it
+        joined, left, or became healthy or not) get them updated by the
+        difference -- a budget's stored status always holds the counts, as
+        every write of a budget recounts -- or recounted when the budget has
+        disruptedPods."""
+        if self._pdb_syncing or res not in ("pods", "poddisruptionbudgets"):
+            return
+        st = self.store
+        ns = rec.namespace
+        if res == "poddisruptionbudgets":
+            if etype != "DELETED":
+                self._sync_pdbs(ns, [rec])
+            return
+        now = time.time()
+        old_pod = prev.obj if prev is not None else None
+        new_pod = rec.obj if etype != "DELETED" else None
+        recount = []
+        for key, pdb in list(st.objs["poddisruptionbudgets"].items()):
+            if key[0] != ns:
+                continue
+            reqs = pdb_selector(pdb.obj.get("spec"))
+            a, b = pdb_pod_counts(old_pod, reqs), pdb_pod_counts(new_pod, reqs)
+            if a == b:
+                continue
+            status = pdb.obj.get("status") or {}
+            if status.get("disruptedPods"):
+                recount.append(pdb)
+                continue
+            self._write_pdb_status(pdb, pdb_status_for(
+                pdb.obj, int(status.get("expectedPods") or 0) + b[0] - a[0],
+                int(status.get("currentHealthy") or 0) + b[1] - a[1], {}, now))
+        if recount:
+            self._sync_pdbs(ns, recount)
+
+    def _sync_pdbs(self, ns, pdbs):
+        """Recount the pods of budgets pdbs (Recs of namespace ns) and write
+        their status where it changes (caller holds the lock)."""
+        st = self.store
+        pods = [r.obj for k, r in st.objs["pods"].items() if k[0] == ns]
+        now = time.time()
+        for pdb in pdbs:
+            cur = st.get("poddisruptionbudgets", (ns, pdb.name))
+            if cur is not None and cur.obj["metadata"]["uid"] == pdb.obj["metadata"]["uid"]:
+                self._write_pdb_status(cur, pdb_status(cur.obj, pods, now))
+
+    def _write_pdb_status(self, cur, status):
+        """Store status as budget cur's (the current Rec) if it differs."""
+        if status == cur.obj.get("status"):
+            return
+        new = cur.clone()
+        new["status"] = status
+        self._pdb_syncing = True
+        try:
+            self.store.commit("poddisruptionbudgets", "MODIFIED", new, cur)
+        finally:
+            self._pdb_syncing = False
+
     # --- bindings
     def bind(self, ns, url_name, body):
         b = self._parse(body)
@@ -1577,9 +1896,11 @@ class App:
 
     # --- bulk
     def bulk(self, body):
-        """Body: a list of objects with kind (Node, Pod, Namespace, Event), or
+        """Body: a list of objects with kind (Node, Pod, Namespace, Event,
+        PodDisruptionBudget), or
         {"namespaces": [...], "nodes": [...], "pods": [...], "events": [...],
-         "items": [...], "generate": {"nodes": {...}, "pods": {...}}}.
+         "poddisruptionbudgets": [...], "items": [...],
+         "generate": {"nodes": {...}, "pods": {...}}}.
         generate.nodes: count, prefix ("node-"), start (0), cpu ("4"),
           memory ("16Gi"), pods ("110"), labels {}, taints [], ready (true)
         generate.pods: count, prefix ("pod-"), start (0), namespace
@@ -1591,7 +1912,7 @@ class App:
         if not isinstance(body, dict):
             raise bad_request("bulk: expected a JSON list or object")
         todo = []
-        for res in ("namespaces", "nodes", "pods", "events"):
+        for res in ("namespaces", "nodes", "pods", "events", "poddisruptionbudgets"):
             for o in body.get(res) or []:
                 todo.append((res, o))
         for o in body.get("items") or []:
@@ -1632,7 +1953,7 @@ class App:
     def reset(self):
         st = self.store
         with st.lock:
-            for res in ("events", "pods", "nodes"):
+            for res in ("poddisruptionbudgets", "events", "pods", "nodes"):
                 for key in list(st.sorted_keys(res)):
                     st.commit(res, "DELETED", None, st.objs[res][key])
             for key in list(st.sorted_keys("namespaces")):
@@ -1826,6 +2147,22 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.wfile.write(head if self.command == "HEAD" else head + data)
         self._code = code
 
+    def linger(self):
+        """After answering a request whose body is left unread, read and drop
+        what the client still sends (for up to 2 s, until it stops) before the
+        connection closes: closing with unread data resets the connection, and
+        the client may then lose the response while it is still sending (Go's
+        net/http lingers likewise)."""
+        deadline = time.time() + 2
+        try:
+            self.wfile.flush()
+            self.connection.settimeout(0.5)
+            while time.time() < deadline:
+                if not self.rfile.read1(65536):
+                    break
+        except (OSError, ValueError, ssl.SSLError):
+            pass
+
     def send_obj(self, code, obj, headers=None):
         # the real server's JSON encoder ends every body with a newline
         self.send_bytes(code, dumps(obj) + b"\n", headers=headers)
@@ -1853,11 +2190,13 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 total += size
                 if total > limit and not unlimited:
                     self.close_connection = True
+                    self._linger = True
                     raise ApiError(413, "RequestEntityTooLarge", "the request body is too large")
             return b"".join(parts)
         n = int(self.headers.get("Content-Length") or 0)
         if n > limit and not unlimited:
             self.close_connection = True
+            self._linger = True
             raise ApiError(413, "RequestEntityTooLarge", "Request entity too large: limit is %d" % limit)
         data = self.rfile.read(n) if n > 0 else b""
         if len(data) < n:
@@ -1882,6 +2221,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def dispatch(self):
         app = self.server.app
         self._code = 0
+        self._linger = False
         t0 = time.time()
         url = urllib.parse.urlsplit(self.path)
         path = url.path
@@ -1917,6 +2257,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             if bind_m:
                 app.record_binding(bind_m.group(1), bind_m.group(2), body, e.code, (e.reason, e.message))
             self.send_error_status(e)
+            if self._linger:
+                self.linger()
         except (OSError, ssl.SSLError, EOFError):
             self.close_connection = True
         except Exception:
@@ -1980,16 +2322,22 @@ class Handler(http.server.BaseHTTPRequestHandler):
             if disc is not None:
                 return
         parts = [urllib.parse.unquote(p) for p in path.strip("/").split("/")] if path.strip("/") else []
-        if len(parts) < 3 or parts[0] != "api" or parts[1] != "v1":
+        if len(parts) >= 3 and parts[0] == "api" and parts[1] == "v1":
+            gv, parts = "v1", parts[2:]
+        elif len(parts) >= 4 and parts[0] == "apis" and API_GROUPS.get(parts[1]) == parts[1] + "/" + parts[2]:
+            gv, parts = API_GROUPS[parts[1]], parts[3:]
+        else:
             raise ApiError(404, "NotFound", "the server could not find the requested resource", {})
-        parts = parts[2:]
+        known = {r for r, R in RESOURCES.items() if R.api_version == gv}
+        if gv == "v1":
+            known.add("bindings")
         if parts[0] == "watch":
             parts = parts[1:]
             params["watch"] = "true"
             if not parts:
                 raise ApiError(404, "NotFound", "the server could not find the requested resource", {})
         ns = name = sub = None
-        if parts[0] == "namespaces" and len(parts) >= 3 and (parts[2] in RESOURCES or parts[2] == "bindings") \
+        if parts[0] == "namespaces" and len(parts) >= 3 and parts[2] in known \
                 and RESOURCES.get(parts[2], RESOURCES["pods"]).namespaced:
             ns, res = parts[1], parts[2]
             name = parts[3] if len(parts) > 3 else None
@@ -2000,7 +2348,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             res = parts[0]
             name = parts[1] if len(parts) > 1 else None
             sub = parts[2] if len(parts) > 2 else None
-            if len(parts) > 3 or res not in RESOURCES or (RESOURCES[res].namespaced and name is not None):
+            if len(parts) > 3 or res not in known or res == "bindings" or \
+                    (RESOURCES[res].namespaced and name is not None):
                 raise ApiError(404, "NotFound", "the server could not find the requested resource", {})
         if res == "bindings":
             if name is not None:
@@ -2072,7 +2421,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.send_obj(200, {"kind": "APIVersions", "versions": ["v1"], "serverAddressByClientCIDRs": [
                 {"clientCIDR": "0.0.0.0/0", "serverAddress": "127.0.0.1:%d" % self.server.server_port}]})
         elif p == "/apis":
-            self.send_obj(200, {"kind": "APIGroupList", "apiVersion": "v1", "groups": []})
+            self.send_obj(200, {"kind": "APIGroupList", "apiVersion": "v1",
+                                "groups": [api_group(g) for g in sorted(API_GROUPS)]})
+        elif p.startswith("/apis/") and p[6:] in API_GROUPS:
+            d = {"kind": "APIGroup", "apiVersion": "v1"}
+            d.update(api_group(p[6:]))
+            self.send_obj(200, d)
+        elif p.startswith("/apis/") and p[6:] in API_GROUPS.values():
+            self.send_obj(200, api_resource_list(p[6:]))
         elif p == "/api/v1":
             self.send_obj(200, api_resource_list())
         elif p == "/openapi/v2":
@@ -2087,8 +2443,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 self.send_obj(200, {"swagger": "2.0", "info": {"title": "Kubernetes", "version": "v1.20.2"},
                                     "paths": {}, "definitions": {}})
         elif p == "/":
-            self.send_obj(200, {"paths": ["/api", "/api/v1", "/apis", "/healthz", "/livez", "/openapi/v2",
-                                          "/readyz", "/version"]})
+            self.send_obj(200, {"paths": sorted(["/api", "/api/v1", "/apis", "/healthz", "/livez", "/openapi/v2",
+                                                 "/readyz", "/version"] + ["/apis/" + g for g in API_GROUPS] +
+                                                ["/apis/" + gv for gv in API_GROUPS.values()])})
         else:
             return None
         return True
@@ -2122,8 +2479,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
                               "metadata": r.obj["metadata"]} for r in recs]}
             return self.send_bytes(200, dumps(out),
                                    "application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io")
-        data = b"".join([b'{"kind":"%s","apiVersion":"v1","metadata":%s,"items":[' % (R.list_kind.encode(),
-                                                                                       dumps(meta)),
+        data = b"".join([b'{"kind":"%s","apiVersion":"%s","metadata":%s,"items":[' % (
+                             R.list_kind.encode(), R.api_version.encode(), dumps(meta)),
                          b",".join(r.item_json() for r in recs), b"]}"])
         return self.send_bytes(200, data)
 
@@ -2237,7 +2594,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if fmt == "meta":
             return dumps({"type": etype, "object": {"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1",
                                                     "metadata": o["metadata"]}}) + b"\n"
-        d = {"kind": kind, "apiVersion": "v1"}
+        d = {"kind": kind, "apiVersion": RESOURCES[res].api_version}
         d.update(o)
         return dumps({"type": etype, "object": d}) + b"\n"
 
@@ -2251,7 +2608,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         elif fmt == "meta":
             obj = {"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata": md}
         else:
-            obj = {"kind": RESOURCES[res].kind, "apiVersion": "v1", "metadata": md,
+            obj = {"kind": RESOURCES[res].kind, "apiVersion": RESOURCES[res].api_version, "metadata": md,
                    "spec": {"containers": None} if res == "pods" else {}, "status": {}}
         return dumps({"type": "BOOKMARK", "object": obj}) + b"\n"
 
@@ -2461,9 +2818,16 @@ def method_not_allowed():
     return ApiError(405, "MethodNotAllowed", "the server does not allow this method on the requested resource", {})
 
 
-def api_resource_list():
+def api_group(group):
+    gv = {"groupVersion": API_GROUPS[group], "version": API_GROUPS[group].split("/", 1)[1]}
+    return {"name": group, "versions": [gv], "preferredVersion": dict(gv)}
+
+
+def api_resource_list(group_version="v1"):
     res = []
     for R in RESOURCES.values():
+        if R.api_version != group_version:
+            continue
         e = {"name": R.name, "singularName": "", "namespaced": R.namespaced, "kind": R.kind, "verbs": VERBS_ALL}
         if R.short:
             e["shortNames"] = R.short
@@ -2476,6 +2840,8 @@ def api_resource_list():
         if "binding" in R.subresources:
             res.append({"name": R.name + "/binding", "singularName": "", "namespaced": R.namespaced,
                         "kind": "Binding", "verbs": ["create"]})
+    if group_version != "v1":
+        return {"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": group_version, "resources": res}
     res.insert(0, {"name": "bindings", "singularName": "", "namespaced": True, "kind": "Binding",
                    "verbs": ["create"]})
     return {"kind": "APIResourceList", "groupVersion": "v1", "resources": res}

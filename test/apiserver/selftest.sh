@@ -2,11 +2,13 @@
 # Self-test of test/apiserver/kube_apiserver.py, the stand-in Kubernetes API
 # server: it starts the server on a free port and talks to it with real
 # clients -- Debian's kubectl 1.20 (package kubernetes-client), the Python
-# `kubernetes` client 22.6 (python3-kubernetes) and curl -- then checks the
-# test hooks (faults, bindings record, bulk load, thread hygiene).
+# `kubernetes` client 22.6 (python3-kubernetes) and curl -- including
+# PodDisruptionBudgets (policy/v1) and the status its disruption controller
+# computes, then checks the test hooks (faults, bindings record, bulk load,
+# thread hygiene).
 #
 # Output is TAP: "ok N - ..." / "not ok N - ..." lines, then the plan "1..N".
-# Exits non-zero when a check fails.  Takes about 30-40 s.
+# Exits non-zero when a check fails.  Takes about 40-60 s.
 #
 # Environment: KUBECTL=/path/to/kubectl to use another kubectl;
 # SELFTEST_KEEP=1 keeps the work folder (its path is printed).
@@ -525,6 +527,222 @@ t_events() {
 	K get events | grep -q 'Successfully assigned'
 }
 check "events: POST, list with fieldSelector, kubectl get events" t_events
+
+# ------------------------------------------------------------ 3b. PodDisruptionBudgets (policy/v1)
+# Pods of namespace pdbt; "healthy" = bound and Ready=True, or bound, Running and no Ready condition.
+cat >"$WORK/pdb.yaml" <<'YAML'
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata:
+  name: web
+  namespace: pdbt
+spec:
+  minAvailable: 1
+  selector:
+    matchLabels:
+      app: web
+YAML
+pdb_get() { # name: the budget's JSON
+	api "$URL/apis/policy/v1/namespaces/pdbt/poddisruptionbudgets/$1"
+}
+web_pod() { # name [labels json]
+	local labels='{"app":"web"}'
+	[ $# -lt 2 ] || labels=$2
+	mkpod "$1" pdbt ",\"labels\":$labels"
+}
+
+t_pdb_discovery() {
+	local out
+	api "$URL/apis" | js 'g=[g for g in d["groups"] if g["name"]=="policy"][0]
+assert g["versions"]==[{"groupVersion":"policy/v1","version":"v1"}] and g["preferredVersion"]["version"]=="v1", d'
+	api "$URL/apis/policy/v1" | js 'assert d["kind"]=="APIResourceList" and d["groupVersion"]=="policy/v1", d
+r={x["name"]: x for x in d["resources"]}
+p=r["poddisruptionbudgets"]; assert p["shortNames"]==["pdb"] and p["namespaced"] and p["kind"]=="PodDisruptionBudget", p
+assert "watch" in p["verbs"] and "create" in p["verbs"] and "poddisruptionbudgets/status" in r, d'
+	out=$(K api-resources --api-group=policy)
+	echo "$out"
+	grep -Eq '^poddisruptionbudgets +pdb +policy/v1 +true +PodDisruptionBudget' <<<"$out"
+	[ "$(api_code GET /api/v1/poddisruptionbudgets)" = 404 ]
+	[ "$(api_code GET /apis/policy/v1/pods)" = 404 ]
+}
+check "discovery: /apis lists policy/v1, /apis/policy/v1 has poddisruptionbudgets (pdb) and /status; kubectl api-resources" t_pdb_discovery
+
+t_pdb_create() {
+	local out
+	cur_rv >"$WORK/pdb.rv"
+	K create namespace pdbt
+	out=$(K create -f "$WORK/pdb.yaml")
+	echo "$out"
+	grep -q 'poddisruptionbudget.policy/web created' <<<"$out"
+	out=$(K get pdb -n pdbt)
+	echo "$out"
+	grep -Eq '^NAME +MIN AVAILABLE +MAX UNAVAILABLE +ALLOWED DISRUPTIONS +AGE' <<<"$out"
+	grep -Eq '^web +1 +N/A +0 ' <<<"$out"
+	K get pdb -n pdbt web -o json | js 'assert d["apiVersion"]=="policy/v1" and d["kind"]=="PodDisruptionBudget", d
+assert d["metadata"]["generation"]==1, d["metadata"]
+s=d["status"]; assert (s["observedGeneration"],s["expectedPods"],s["currentHealthy"],s["desiredHealthy"],s["disruptionsAllowed"])==(1,0,0,1,0), s
+c=s["conditions"]; assert len(c)==1 and (c[0]["type"],c[0]["status"],c[0]["reason"])==("DisruptionAllowed","False","InsufficientPods"), c'
+	api "$URL/apis/policy/v1/poddisruptionbudgets?fieldSelector=metadata.namespace%3Dpdbt,metadata.name%3Dweb" |
+		js 'assert d["kind"]=="PodDisruptionBudgetList" and d["apiVersion"]=="policy/v1" and [i["metadata"]["name"] for i in d["items"]]==["web"], d'
+	# exactly one of minAvailable and maxUnavailable: 422 naming the field
+	sed 's/^  minAvailable: 1/  minAvailable: 1\n  maxUnavailable: 1/; s/name: web/name: both/' "$WORK/pdb.yaml" >"$WORK/pdb-both.yaml"
+	if out=$(K create -f "$WORK/pdb-both.yaml" 2>&1); then echo "both set accepted"; return 1; fi
+	echo "$out"
+	grep -q 'minAvailable and maxUnavailable cannot be both set' <<<"$out"
+	[ "$(post_json /apis/policy/v1/namespaces/pdbt/poddisruptionbudgets '{"metadata":{"name":"neither"},"spec":{"selector":{}}}')" = 422 ]
+	js 'assert d["reason"]=="Invalid" and d["details"]["causes"][0]["field"]=="spec.minAvailable", d' <"$WORK/body"
+	[ "$(post_json /apis/policy/v1/namespaces/pdbt/poddisruptionbudgets '{"apiVersion":"v1","kind":"PodDisruptionBudget","metadata":{"name":"v"},"spec":{"minAvailable":1}}')" = 400 ]
+}
+check "kubectl create -f a PodDisruptionBudget (YAML); kubectl get pdb; status computed; both/neither -> 422" t_pdb_create
+
+t_pdb_status() {
+	local out
+	[ "$(post_json /api/v1/namespaces/pdbt/pods "$(web_pod w1)")" = 201 ]
+	pdb_get web | js 's=d["status"]; assert (s["expectedPods"],s["currentHealthy"],s["disruptionsAllowed"])==(1,0,0), s'
+	[ "$(post_json /api/v1/namespaces/pdbt/pods/w1/binding '{"metadata":{"name":"w1"},"target":{"name":"kn1"}}')" = 201 ]
+	[ "$(api_code PATCH /api/v1/namespaces/pdbt/pods/w1/status -H 'Content-Type: application/merge-patch+json' \
+		--data-binary '{"status":{"phase":"Running"}}')" = 200 ]
+	pdb_get web | js 's=d["status"]; assert (s["expectedPods"],s["currentHealthy"],s["desiredHealthy"],s["disruptionsAllowed"])==(1,1,1,0), s'
+	# a second matching pod, bound and Running: one disruption allowed
+	[ "$(post_json /api/v1/namespaces/pdbt/pods "$(web_pod w2)")" = 201 ]
+	[ "$(post_json /api/v1/namespaces/pdbt/pods/w2/binding '{"metadata":{"name":"w2"},"target":{"name":"kn1"}}')" = 201 ]
+	[ "$(api_code PATCH /api/v1/namespaces/pdbt/pods/w2/status -H 'Content-Type: application/strategic-merge-patch+json' \
+		--data-binary '{"status":{"phase":"Running"}}')" = 200 ]
+	pdb_get web | js 's=d["status"]; assert (s["expectedPods"],s["currentHealthy"],s["desiredHealthy"],s["disruptionsAllowed"])==(2,2,1,1), s
+c=s["conditions"][0]; assert (c["status"],c["reason"])==("True","SufficientPods"), c'
+	out=$(K get pdb -n pdbt)
+	echo "$out"
+	grep -Eq '^web +1 +N/A +1 ' <<<"$out"
+	# a pod the selector does not match changes nothing (no new resourceVersion)
+	local rv
+	rv=$(pdb_get web | js 'print(d["metadata"]["resourceVersion"])')
+	[ "$(post_json /api/v1/namespaces/pdbt/pods "$(web_pod o1 '{"app":"other"}')")" = 201 ]
+	pdb_get web | js 'assert d["metadata"]["resourceVersion"]=="'"$rv"'", d["metadata"]'
+	# Ready=False overrides phase Running
+	[ "$(api_code PATCH /api/v1/namespaces/pdbt/pods/w2/status -H 'Content-Type: application/strategic-merge-patch+json' \
+		--data-binary '{"status":{"conditions":[{"type":"Ready","status":"False"}]}}')" = 200 ]
+	pdb_get web | js 's=d["status"]; assert (s["currentHealthy"],s["disruptionsAllowed"])==(1,0), s'
+	[ "$(api_code PATCH /api/v1/namespaces/pdbt/pods/w2/status -H 'Content-Type: application/strategic-merge-patch+json' \
+		--data-binary '{"status":{"conditions":[{"type":"Ready","status":"True"}]}}')" = 200 ]
+	pdb_get web | js 's=d["status"]; assert (s["currentHealthy"],s["disruptionsAllowed"])==(2,1), s'
+}
+check "PDB status follows its pods: expectedPods, currentHealthy (bound + Running / Ready), disruptionsAllowed" t_pdb_status
+
+t_pdb_watch() {
+	local rv
+	rv=$(cat "$WORK/pdb.rv")
+	# from the resourceVersion before the budget was made: history replayed
+	api -N --max-time 5 "$URL/apis/policy/v1/poddisruptionbudgets?watch=1&resourceVersion=$rv&timeoutSeconds=1" >"$WORK/pdbw.out"
+	cut -c1-200 "$WORK/pdbw.out"
+	js_lines 'assert all(e["object"]["kind"]=="PodDisruptionBudget" and e["object"]["apiVersion"]=="policy/v1" for e in evs), evs
+assert [e["type"] for e in evs][:2]==["ADDED","MODIFIED"] and set(e["type"] for e in evs[1:])=={"MODIFIED"}, [e["type"] for e in evs]
+assert all(e["object"]["metadata"]["name"]=="web" for e in evs), evs
+st=[e["object"]["status"] for e in evs]
+assert all(a!=b for a,b in zip(st,st[1:])), "a MODIFIED without a status change"
+allowed=[s["disruptionsAllowed"] for s in st]; assert allowed[-1]==1 and 0 in allowed, allowed
+rvs=[int(e["object"]["metadata"]["resourceVersion"]) for e in evs]; assert rvs==sorted(rvs) and len(set(rvs))==len(rvs), rvs' <"$WORK/pdbw.out"
+	# namespaced watch, no resourceVersion: the current state as ADDED, a BOOKMARK at the end of it
+	api -N --max-time 5 "$URL/apis/policy/v1/namespaces/pdbt/poddisruptionbudgets?watch=1&timeoutSeconds=1&allowWatchBookmarks=true&sendInitialEvents=true" |
+		js_lines 'assert [e["type"] for e in evs][:2]==["ADDED","BOOKMARK"] and {e["type"] for e in evs[2:]}<={"BOOKMARK"}, evs
+assert evs[1]["object"]["metadata"]["annotations"]=={"k8s.io/initial-events-end":"true"}, evs[1]
+assert evs[0]["object"]["status"]["disruptionsAllowed"]==1 and evs[1]["object"]["kind"]=="PodDisruptionBudget" and evs[1]["object"]["apiVersion"]=="policy/v1", evs'
+	# a watch sees a spec change (generation 2) and the status it leads to
+	rv=$(cur_rv)
+	[ "$(api_code PATCH /apis/policy/v1/namespaces/pdbt/poddisruptionbudgets/web -H 'Content-Type: application/merge-patch+json' \
+		--data-binary '{"spec":{"minAvailable":"50%"}}')" = 200 ]
+	api -N --max-time 5 "$URL/apis/policy/v1/watch/namespaces/pdbt/poddisruptionbudgets?resourceVersion=$rv&timeoutSeconds=1" |
+		js_lines 'assert [e["type"] for e in evs]==["MODIFIED","MODIFIED"], evs
+a,b=[e["object"] for e in evs]
+assert a["metadata"]["generation"]==2 and a["status"]["observedGeneration"]==1, a
+assert b["status"]["observedGeneration"]==2 and (b["status"]["desiredHealthy"],b["status"]["disruptionsAllowed"])==(1,1), b'
+	# the fault hooks apply here too
+	fault '{"http_500_next":1,"match":"/apis/policy/"}'
+	[ "$(api_code GET /apis/policy/v1/poddisruptionbudgets)" = 500 ]
+	[ "$(api_code GET /apis/policy/v1/poddisruptionbudgets)" = 200 ]
+}
+check "watch /apis/policy/v1/poddisruptionbudgets: ADDED, then MODIFIED only on status changes; namespaced; faults" t_pdb_watch
+
+t_pdb_selectors() {
+	local body
+	for body in \
+		'{"metadata":{"name":"pct"},"spec":{"maxUnavailable":"50%","selector":{"matchExpressions":[{"key":"app","operator":"In","values":["web","other"]},{"key":"gone","operator":"DoesNotExist"}]}}}' \
+		'{"metadata":{"name":"all"},"spec":{"minAvailable":0,"selector":{}}}' \
+		'{"metadata":{"name":"none"},"spec":{"maxUnavailable":1}}'; do
+		[ "$(post_json /apis/policy/v1/namespaces/pdbt/poddisruptionbudgets "$body")" = 201 ]
+	done
+	# pods w1 w2 (healthy) and o1 (pending): pct 3 expected, 2 healthy, 3-ceil(1.5)=1 desired -> 1 allowed
+	pdb_get pct | js 's=d["status"]; assert (s["expectedPods"],s["currentHealthy"],s["desiredHealthy"],s["disruptionsAllowed"])==(3,2,1,1), s'
+	pdb_get all | js 's=d["status"]; assert (s["expectedPods"],s["currentHealthy"],s["desiredHealthy"],s["disruptionsAllowed"])==(3,2,0,2), s'
+	pdb_get none | js 's=d["status"]; assert (s["expectedPods"],s["currentHealthy"],s["disruptionsAllowed"])==(0,0,0), s'
+	# a terminal pod is no longer expected
+	[ "$(api_code PATCH /api/v1/namespaces/pdbt/pods/o1/status -H 'Content-Type: application/merge-patch+json' \
+		--data-binary '{"status":{"phase":"Succeeded"}}')" = 200 ]
+	pdb_get pct | js 's=d["status"]; assert (s["expectedPods"],s["desiredHealthy"],s["disruptionsAllowed"])==(2,1,1), s'
+	pdb_get all | js 's=d["status"]; assert s["expectedPods"]==2, s'
+	[ "$(api_code DELETE /apis/policy/v1/namespaces/pdbt/poddisruptionbudgets/none)" = 200 ]
+	[ "$(api_code GET /apis/policy/v1/namespaces/pdbt/poddisruptionbudgets/none)" = 404 ]
+}
+check "PDB selectors (matchExpressions, {} = every pod, none = no pod), percentages rounded up, terminal pods" t_pdb_selectors
+
+t_pod_delete_preconditions() {
+	local uid rv
+	uid=$(api "$URL/api/v1/namespaces/pdbt/pods/w2" | js 'print(d["metadata"]["uid"])')
+	rv=$(cur_rv)
+	[ "$(api_code DELETE /api/v1/namespaces/pdbt/pods/w2 -H 'Content-Type: application/json' \
+		--data-binary '{"kind":"DeleteOptions","apiVersion":"v1","preconditions":{"uid":"00000000-0000-0000-0000-000000000000"}}')" = 409 ]
+	cat "$WORK/body"
+	js 'assert d["reason"]=="Conflict" and d["code"]==409 and "Precondition failed: UID in precondition" in d["message"], d' <"$WORK/body"
+	[ "$(api_code GET /api/v1/namespaces/pdbt/pods/w2)" = 200 ]
+	[ "$(api_code DELETE /api/v1/namespaces/pdbt/pods/w2 -H 'Content-Type: application/json' \
+		--data-binary "{\"preconditions\":{\"uid\":\"$uid\"}}")" = 200 ]
+	[ "$(api_code GET /api/v1/namespaces/pdbt/pods/w2)" = 404 ]
+	api -N --max-time 5 "$URL/api/v1/namespaces/pdbt/pods?watch=1&resourceVersion=$rv&timeoutSeconds=1" |
+		js_lines 'assert [(e["type"],e["object"]["metadata"]["name"]) for e in evs]==[("DELETED","w2")], evs'
+	pdb_get web | js 's=d["status"]; assert (s["expectedPods"],s["currentHealthy"],s["disruptionsAllowed"])==(1,1,0), s'
+	K get pdb -n pdbt web | grep -Eq '^web +50% +N/A +0 '
+}
+check "DELETE pod with preconditions.uid: a wrong uid -> 409 Conflict, the right one deletes (DELETED), PDB updated" t_pod_delete_preconditions
+
+t_nominated_node() {
+	local rv prv
+	prv=$(pdb_get web | js 'print(d["metadata"]["resourceVersion"])')
+	rv=$(cur_rv)
+	[ "$(post_json /api/v1/namespaces/pdbt/pods "$(web_pod n1)")" = 201 ]
+	[ "$(api_code PATCH /api/v1/namespaces/pdbt/pods/n1/status -H 'Content-Type: application/merge-patch+json' \
+		--data-binary '{"status":{"nominatedNodeName":"kn1"}}')" = 200 ]
+	[ "$(api_code PATCH /api/v1/namespaces/pdbt/pods/n1/status -H 'Content-Type: application/strategic-merge-patch+json' \
+		--data-binary '{"status":{"nominatedNodeName":"kn2"}}')" = 200 ]
+	api "$URL/api/v1/pods?fieldSelector=status.nominatedNodeName%3Dkn2" | js 'assert [i["metadata"]["name"] for i in d["items"]]==["n1"], d'
+	api -N --max-time 5 "$URL/api/v1/namespaces/pdbt/pods?watch=1&resourceVersion=$rv&timeoutSeconds=1" |
+		js_lines 'got=[(e["type"],e["object"]["status"].get("nominatedNodeName")) for e in evs]
+assert got==[("ADDED",None),("MODIFIED","kn1"),("MODIFIED","kn2")], got'
+	# n1 (pending) joined the budget: one status write, not one per patch
+	api -N --max-time 5 "$URL/apis/policy/v1/namespaces/pdbt/poddisruptionbudgets?watch=1&resourceVersion=$prv&timeoutSeconds=1&fieldSelector=metadata.name%3Dweb" |
+		js_lines 'assert len(evs)==1 and evs[0]["object"]["status"]["expectedPods"]==2, evs'
+}
+check "pods/status merge and strategic patches of status.nominatedNodeName: MODIFIED events" t_nominated_node
+
+t_pdb_python() {
+	[ -n "$PYK" ]
+	HOME=$WORK/home timeout 60 "$PYK" - "$KC" <<-'EOF'
+		import sys
+		from kubernetes import client, config, watch
+		config.load_kube_config(config_file=sys.argv[1])
+		p = client.PolicyV1Api()
+		items = p.list_pod_disruption_budget_for_all_namespaces().items
+		web = [i for i in items if i.metadata.name == "web"][0]
+		assert web.spec.min_available == "50%" and web.spec.selector.match_labels == {"app": "web"}, web.spec
+		assert web.status.disruptions_allowed == 0 and web.status.expected_pods == 2, web.status
+		assert web.status.conditions[0].type == "DisruptionAllowed" and web.status.conditions[0].last_transition_time
+		r = p.read_namespaced_pod_disruption_budget("all", "pdbt")
+		assert r.status.expected_pods == 2 and r.status.observed_generation == 1, r.status
+		evs = [(e["type"], e["object"].metadata.name) for e in
+		       watch.Watch().stream(p.list_namespaced_pod_disruption_budget, "pdbt", timeout_seconds=1)]
+		assert sorted(evs) == [("ADDED", "all"), ("ADDED", "pct"), ("ADDED", "web")], evs
+		print("ok")
+	EOF
+}
+check "python client: PolicyV1Api list/read/watch of PodDisruptionBudgets" t_pdb_python
 
 # ------------------------------------------------------------ 4. watches and faults
 t_watch_selector_transition() {
