@@ -1,0 +1,109 @@
+# DefaultPreemption against the API server: a high-priority pod that fits
+# nowhere has lower-priority pods deleted through the API (their uid a
+# precondition), is nominated (status.nominatedNodeName), and is bound once
+# the victims are gone; a PodDisruptionBudget the API server reports as
+# allowing no disruption keeps its pods, even where taking them would be
+# cheaper by priority (kube-scheduler's pickOneNodeForPreemption: fewest
+# budget violations first).
+use strict;
+use warnings;
+use JSON::PP;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use StandIn;
+use Test::More;
+
+my $api = StandIn->new('apiserver_011');
+sub k { $api->kjson(@_) }
+
+for my $n ('node-a', 'node-b')
+{
+	k('POST', '/api/v1/nodes', { kind => 'Node', apiVersion => 'v1',
+		metadata => { name => $n, labels => { 'kubernetes.io/hostname' => $n } },
+		status => { capacity => { cpu => '2', memory => '8Gi', pods => '110' } } });
+}
+# node-a: two web pods of priority 5; node-b: two db pods of priority 0.
+# Taking a db pod would be cheaper (lower priority), but the db budget
+# allows no disruption; the web budget allows one.
+my %uid;
+for my $p (['web-1', 'node-a', 5, 'web'], ['web-2', 'node-a', 5, 'web'],
+	['db-1', 'node-b', 0, 'db'], ['db-2', 'node-b', 0, 'db'])
+{
+	my ($name, $nodename, $prio, $app) = @$p;
+	my $o = k('POST', '/api/v1/namespaces/default/pods', { kind => 'Pod', apiVersion => 'v1',
+		metadata => { name => $name, labels => { app => $app } },
+		spec => { nodeName => $nodename, priority => $prio,
+			containers => [ { name => 'c', image => 'pause', resources => { requests => { cpu => '1' } } } ] } });
+	$uid{$name} = $o->{metadata}{uid};
+	k('PATCH', "/api/v1/namespaces/default/pods/$name/status", { status => { phase => 'Running' } });
+}
+k('POST', '/apis/policy/v1/namespaces/default/poddisruptionbudgets', { kind => 'PodDisruptionBudget',
+	apiVersion => 'policy/v1', metadata => { name => 'db' },
+	spec => { minAvailable => 2, selector => { matchLabels => { app => 'db' } } } });
+k('POST', '/apis/policy/v1/namespaces/default/poddisruptionbudgets', { kind => 'PodDisruptionBudget',
+	apiVersion => 'policy/v1', metadata => { name => 'web' },
+	spec => { maxUnavailable => 1, selector => { matchLabels => { app => 'web' } } } });
+is(k('GET', '/apis/policy/v1/namespaces/default/poddisruptionbudgets/db')->{status}{disruptionsAllowed}, 0,
+	'the API server allows no db pod to go');
+
+my $node = PostgreSQL::Test::Cluster->new('main');
+$node->init;
+$node->append_conf('postgresql.conf', "shared_preload_libraries = 'scheduler'\nscheduler.database = 'postgres'\n"
+	  . "scheduler.pod_initial_backoff = '100ms'\n" . $api->conf);
+$node->start;
+sub q1 { $node->safe_psql('postgres', $_[0]) }
+q1('CREATE EXTENSION scheduler');
+ok($node->poll_query_until('postgres',
+	q{SELECT (SELECT count(*) FROM scheduler.pods) = 4 AND (SELECT string_agg(name || '=' || disruptions_allowed, ',' ORDER BY name) FROM scheduler.pdbs) = 'db=0,web=1'}),
+	'pods and budgets are mirrored, with the status the API server computed');
+
+k('POST', '/api/v1/namespaces/default/pods', { kind => 'Pod', apiVersion => 'v1',
+	metadata => { name => 'vip' },
+	spec => { priority => 1000,
+		containers => [ { name => 'c', image => 'pause', resources => { requests => { cpu => '1' } } } ] } });
+
+# the pod is bound to node-a once a web pod is gone
+my $bound = 0;
+for (1 .. 300)
+{
+	my $o = k('GET', '/api/v1/namespaces/default/pods/vip');
+	if (($o->{spec}{nodeName} // '') ne '') { $bound = $o->{spec}{nodeName}; last; }
+	select(undef, undef, undef, 0.1);
+}
+is($bound, 'node-a', 'the high-priority pod is bound where the budget allowed a victim');
+my @left = sort map { $_->{metadata}{name} } @{ k('GET', '/api/v1/namespaces/default/pods')->{items} };
+is(scalar(grep { /^web-/ } @left), 1, 'exactly one web pod was deleted');
+is(join(',', grep { /^db-/ } @left), 'db-1,db-2', 'the db pods, under a budget allowing none, are all there');
+
+# what the scheduler sent
+is(q1(q{SELECT count(*) || ' ' || string_agg(DISTINCT state, ',') || ' ' || string_agg(DISTINCT last_status::text, ',')
+	FROM scheduler.outbox WHERE kind = 'delete'}), '1 done 200', 'one DELETE, with the victim uid as a precondition, answered 200');
+my $victim = q1(q{SELECT name FROM scheduler.outbox WHERE kind = 'delete'});
+is(q1(q{SELECT body #>> '{preconditions,uid}' FROM scheduler.outbox WHERE kind = 'delete'}), $uid{$victim},
+	'the precondition is the victim\'s uid');
+is(q1(q{SELECT body #>> '{status,nominatedNodeName}' FROM scheduler.outbox
+	WHERE kind = 'condition' AND name = 'vip' ORDER BY id LIMIT 1}), 'node-a',
+	'status.nominatedNodeName went out with the PodScheduled condition');
+like(q1(q{SELECT message FROM scheduler.attempt_history WHERE name = 'vip' ORDER BY attempted_at LIMIT 1}),
+	qr/^0\/2 nodes are available: 2 Insufficient cpu\.$/,
+	'the preempting attempt failed with the plain FitError (preemption succeeded: no "preemption:" part)');
+is(q1(q{SELECT result FROM scheduler.attempt_history WHERE name = 'vip' ORDER BY attempted_at DESC LIMIT 1}), 'scheduled',
+	'and the next attempt bound it');
+is(q1(q{SELECT count(*) FROM scheduler.outbox WHERE kind = 'binding' AND name = 'vip' AND state = 'done'}), 1,
+	'bound exactly once');
+
+# a pod that may not preempt stays pending with kube-scheduler's message
+k('POST', '/api/v1/namespaces/default/pods', { kind => 'Pod', apiVersion => 'v1',
+	metadata => { name => 'polite' },
+	spec => { priority => 1000, preemptionPolicy => 'Never',
+		containers => [ { name => 'c', image => 'pause', resources => { requests => { cpu => '1' } } } ] } });
+ok($node->poll_query_until('postgres',
+	q{SELECT count(*) = 1 FROM scheduler.outbox WHERE kind = 'condition' AND name = 'polite' AND state = 'done'}),
+	'the polite pod\'s condition was sent');
+my ($c) = grep { $_->{type} eq 'PodScheduled' }
+  @{ k('GET', '/api/v1/namespaces/default/pods/polite')->{status}{conditions} // [] };
+is($c->{message}, '0/2 nodes are available: 2 Insufficient cpu. preemption: not eligible due to preemptionPolicy=Never.',
+	'PodScheduled says why, preemption part included');
+
+$node->stop;
+done_testing();
