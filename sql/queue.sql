@@ -218,4 +218,8 @@ SELECT * FROM scheduler.metrics_pending_pods ORDER BY queue;
 SELECT metric, samples > 0 AS sampled, p50_ms >= 0 AS p50_ok FROM scheduler.metrics_latency ORDER BY 1;
 SET scheduler.history_retention = 0;
 SELECT count(*) FROM schedule_pending();
-SELECT count(*) AS history_left FROM scheduler.attempt_history WHERE attempted_at < now();
+-- what is left is each pod's latest attempt, which why() reads
+SELECT count(*) AS history_left,
+       count(*) = (SELECT count(*) FROM scheduler.pod_attempts WHERE history_id IS NOT NULL) AS one_per_pod,
+       bool_and(id IN (SELECT history_id FROM scheduler.pod_attempts)) AS all_latest
+FROM scheduler.attempt_history WHERE attempted_at < now();

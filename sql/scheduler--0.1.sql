@@ -90,7 +90,7 @@ CREATE TABLE scheduler.pod_attempts (
     node            text,
     message         text NOT NULL,
     rejected_by     text[] NOT NULL DEFAULT '{}',
-    diagnosis       jsonb COMPRESSION lz4,  -- [{"plugin", "code", "reason", "nodes": [...]}]
+    history_id      bigint,      -- its row in attempt_history, which holds the per-node diagnosis
     posted_message  text,        -- the PodScheduled message last put in the outbox
     event_posted_at timestamptz  -- the FailedScheduling event last put in the outbox
 );
@@ -356,7 +356,7 @@ CREATE TABLE scheduler.attempt_history (
     node         text,
     message      text NOT NULL,
     rejected_by  text[] NOT NULL DEFAULT '{}',
-    diagnosis    jsonb COMPRESSION lz4,
+    diagnosis    jsonb COMPRESSION lz4,  -- [{"plugin", "code", "reason", "nodes": [...]}]
     queue_wait   interval,         -- from entering active to this attempt
     cycle_time   interval          -- this pod's scheduling cycle
 );
@@ -492,8 +492,9 @@ BEGIN
     END IF;
     RETURN QUERY
         SELECT n.node, d.plugin, d.reason
-        FROM scheduler.pod_attempts a,
-             jsonb_to_recordset(a.diagnosis) AS d(plugin text, reason text, nodes jsonb),
+        FROM scheduler.pod_attempts a
+             JOIN scheduler.attempt_history h ON h.id = a.history_id,
+             jsonb_to_recordset(h.diagnosis) AS d(plugin text, reason text, nodes jsonb),
              jsonb_array_elements_text(d.nodes) AS n(node)
         WHERE a.pod_uid = target AND a.result = 'unschedulable'
         ORDER BY n.node;

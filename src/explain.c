@@ -159,23 +159,44 @@ scheduler_fit_error_message(PG_FUNCTION_ARGS)
 }
 
 static void
-push_group(JsonbParseState **st, const char *plugin, StatusCode code, const char *reason, List *nodes)
+jstring(JsonbValue *v, const char *s)
 {
-	ListCell   *lc;
+	v->type = jbvString;
+	v->val.string.val = (char *) s;
+	v->val.string.len = strlen(s);
+}
 
-	pushJsonbValue(st, WJB_BEGIN_OBJECT, NULL);
-	JPushString(st, WJB_KEY, "plugin");
-	JPushString(st, WJB_VALUE, plugin);
-	JPushString(st, WJB_KEY, "code");
-	JPushString(st, WJB_VALUE, StatusCodeName(code));
-	JPushString(st, WJB_KEY, "reason");
-	JPushString(st, WJB_VALUE, reason);
-	JPushString(st, WJB_KEY, "nodes");
-	pushJsonbValue(st, WJB_BEGIN_ARRAY, NULL);
+/*
+ * One group of the diagnosis, as a JsonbValue object made directly (not
+ * through pushJsonbValue: a group may name thousands of nodes).  Its keys
+ * in jsonb order: shorter first, then bytewise.
+ */
+static void
+make_group(JsonbValue *obj, const char *plugin, StatusCode code, const char *reason, List *nodes)
+{
+	static const char *const keys[] = {"code", "nodes", "plugin", "reason"};
+	JsonbPair  *pairs = palloc(sizeof(JsonbPair) * 4);
+	JsonbValue *arr = &pairs[1].value;
+	ListCell   *lc;
+	int			k = 0;
+
+	for (int i = 0; i < 4; i++)
+	{
+		jstring(&pairs[i].key, keys[i]);
+		pairs[i].order = i;
+	}
+	jstring(&pairs[0].value, StatusCodeName(code));
+	arr->type = jbvArray;
+	arr->val.array.rawScalar = false;
+	arr->val.array.nElems = list_length(nodes);
+	arr->val.array.elems = palloc(sizeof(JsonbValue) * Max(list_length(nodes), 1));
 	foreach(lc, nodes)
-		JPushString(st, WJB_ELEM, lfirst(lc));
-	pushJsonbValue(st, WJB_END_ARRAY, NULL);
-	pushJsonbValue(st, WJB_END_OBJECT, NULL);
+		jstring(&arr->val.array.elems[k++], lfirst(lc));
+	jstring(&pairs[2].value, plugin);
+	jstring(&pairs[3].value, reason);
+	obj->type = jbvObject;
+	obj->val.object.nPairs = 4;
+	obj->val.object.pairs = pairs;
 }
 
 /* Nodes of the snapshot not among the verdicts: left out by a PreFilterResult */
@@ -183,16 +204,13 @@ static List *
 absent_nodes(const CycleResult *res)
 {
 	List	   *out = NIL;
+	bool	   *seen = palloc0(sizeof(bool) * Max(res->snap->nordinals, 1));
 
+	for (int k = 0; k < res->nverdicts; k++)
+		seen[res->verdicts[k].node->ordinal] = true;
 	for (int i = 0; i < res->snap->nnodes; i++)
-	{
-		bool		seen = false;
-
-		for (int k = 0; k < res->nverdicts && !seen; k++)
-			seen = (res->verdicts[k].node == res->snap->nodes[i]);
-		if (!seen)
+		if (!seen[res->snap->nodes[i]->ordinal])
 			out = lappend(out, res->snap->nodes[i]->name);
-	}
 	return out;
 }
 
@@ -204,20 +222,20 @@ absent_nodes(const CycleResult *res)
 Jsonb *
 DiagnosisToJsonb(const CycleResult *res)
 {
-	JsonbParseState *st = NULL;
-	JsonbValue *out;
 	int			n = res->nverdicts;
 	char	  **msgs = palloc0(sizeof(char *) * Max(n, 1));
 	bool	   *done = palloc0(sizeof(bool) * Max(n, 1));
+	JsonbValue	top;
+	JsonbValue *groups = palloc(sizeof(JsonbValue) * (n + 2));
+	int			ngroups = 0;
 
-	pushJsonbValue(&st, WJB_BEGIN_ARRAY, NULL);
 	if (res->prefilter_plugin >= 0 && res->snap)
 	{
 		List	   *all = NIL;
 
 		for (int i = 0; i < res->snap->nnodes; i++)
 			all = lappend(all, res->snap->nodes[i]->name);
-		push_group(&st, res->profile->plugins[res->prefilter_plugin].plugin->name,
+		make_group(&groups[ngroups++], res->profile->plugins[res->prefilter_plugin].plugin->name,
 				   res->prefilter_status.code, StatusMessage(&res->prefilter_status), all);
 	}
 	for (int i = 0; i < n; i++)
@@ -245,18 +263,22 @@ DiagnosisToJsonb(const CycleResult *res)
 			nodes = lappend(nodes, w->node->name);
 			done[j] = true;
 		}
-		push_group(&st, res->profile->plugins[v->rejected_by].plugin->name, v->status.code, msgs[i], nodes);
+		make_group(&groups[ngroups++], res->profile->plugins[v->rejected_by].plugin->name, v->status.code,
+				   msgs[i], nodes);
 	}
 	if (res->nabsent > 0 && res->snap)
 	{
 		char	   *names = AbsentPluginsText(res);
 
 		/* "[A B]" -> "A B" as the plugin column */
-		push_group(&st, pnstrdup(names + 1, strlen(names) - 2), CODE_UNSCHEDULABLE_AND_UNRESOLVABLE,
+		make_group(&groups[ngroups++], pnstrdup(names + 1, strlen(names) - 2), CODE_UNSCHEDULABLE_AND_UNRESOLVABLE,
 				   absent_reason(res), absent_nodes(res));
 	}
-	out = pushJsonbValue(&st, WJB_END_ARRAY, NULL);
-	return JsonbValueToJsonb(out);
+	top.type = jbvArray;
+	top.val.array.rawScalar = false;
+	top.val.array.nElems = ngroups;
+	top.val.array.elems = groups;
+	return JsonbValueToJsonb(&top);
 }
 
 /* The plugins that rejected the pod somewhere, sorted, as a jsonb array. */

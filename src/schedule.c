@@ -90,6 +90,7 @@ write_results(Attempt *attempts, int n)
 	bool		outbox = KubeApiConfigured();
 	int			dims[1] = {n};
 	int			lbs[1] = {1};
+	Datum		history_ids;
 
 	if (n == 0)
 		return;
@@ -132,8 +133,44 @@ write_results(Attempt *attempts, int n)
 			  " FROM unnest($1::text[], $2::text[], $3::text[], $4::jsonb[], $5::jsonb[], $6::bool[], $7::int8[])"
 			  "   AS d(uid, node, message, diagnosis, rejected, error, cycle_us)"
 			  " JOIN scheduler.pods p ON p.uid = d.uid"
-			  " LEFT JOIN scheduler.queue q ON q.pod_uid = d.uid",
-			  7, types, args, nulls, SPI_OK_INSERT);
+			  " LEFT JOIN scheduler.queue q ON q.pod_uid = d.uid"
+			  " RETURNING pod_uid, id",
+			  7, types, args, nulls, SPI_OK_INSERT_RETURNING);
+	/* the diagnosis is kept once, there; pod_attempts points to it */
+	{
+		Datum	   *hist = palloc(sizeof(Datum) * Max(n, 1));
+		bool	   *hist_nulls = palloc(sizeof(bool) * Max(n, 1));
+		HTAB	   *ids;
+		HASHCTL		hctl;
+
+		memset(&hctl, 0, sizeof(hctl));
+		hctl.keysize = NAMEDATALEN * 2;
+		hctl.entrysize = NAMEDATALEN * 2 + sizeof(int64);
+		hctl.hcxt = CurrentMemoryContext;
+		ids = hash_create("attempt ids", Max(SPI_processed, 16), &hctl, HASH_ELEM | HASH_STRINGS | HASH_CONTEXT);
+		for (uint64 r = 0; r < SPI_processed; r++)
+		{
+			char	   *uid = SPI_getvalue(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, 1);
+			bool		isnull;
+			char	   *e;
+
+			if (strlen(uid) >= NAMEDATALEN * 2)
+				continue;
+			e = hash_search(ids, uid, HASH_ENTER, NULL);
+			*(int64 *) (e + NAMEDATALEN * 2) =
+				DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, 2, &isnull));
+		}
+		for (int i = 0; i < n; i++)
+		{
+			char	   *e = strlen(attempts[i].pod.uid) < NAMEDATALEN * 2 ?
+				hash_search(ids, attempts[i].pod.uid, HASH_FIND, NULL) : NULL;
+
+			hist_nulls[i] = (e == NULL);
+			hist[i] = e ? Int64GetDatum(*(int64 *) (e + NAMEDATALEN * 2)) : (Datum) 0;
+		}
+		history_ids = PointerGetDatum(construct_md_array(hist, hist_nulls, 1, dims, lbs, INT8OID, 8,
+														 FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+	}
 
 	/* the choices: the queue trigger takes these pods out of the queue */
 	exec_args("UPDATE scheduler.pods p SET assumed_node = d.node, nominated_node = NULL"
@@ -215,21 +252,23 @@ write_results(Attempt *attempts, int n)
 	write_preemptions(attempts, n, outbox);
 
 	/* the latest attempt per pod, for why() */
+	args[3] = history_ids;
+	types[3] = INT8ARRAYOID;
 	exec_args("INSERT INTO scheduler.pod_attempts AS a (pod_uid, attempts, last_attempt_at, result,"
-			  " node, message, rejected_by, diagnosis, posted_message, event_posted_at)"
+			  " node, message, rejected_by, history_id, posted_message, event_posted_at)"
 			  " SELECT d.uid, 1, now(),"
 			  " CASE WHEN d.node IS NULL THEN 'unschedulable' ELSE 'scheduled' END,"
 			  " d.node, d.message,"
-			  " ARRAY(SELECT jsonb_array_elements_text(d.rejected)), d.diagnosis,"
+			  " ARRAY(SELECT jsonb_array_elements_text(d.rejected)), d.history_id,"
 			  " CASE WHEN $11 AND d.node IS NULL THEN d.message END,"
 			  " CASE WHEN $11 AND d.node IS NULL THEN now() END"
-			  " FROM unnest($1::text[], $2::text[], $3::text[], $4::jsonb[], $5::jsonb[])"
-			  "   AS d(uid, node, message, diagnosis, rejected)"
+			  " FROM unnest($1::text[], $2::text[], $3::text[], $4::int8[], $5::jsonb[])"
+			  "   AS d(uid, node, message, history_id, rejected)"
 			  " WHERE EXISTS (SELECT 1 FROM scheduler.pods p WHERE p.uid = d.uid)"
 			  " ON CONFLICT (pod_uid) DO UPDATE SET attempts = a.attempts + 1,"
 			  " last_attempt_at = EXCLUDED.last_attempt_at, result = EXCLUDED.result,"
 			  " node = EXCLUDED.node, message = EXCLUDED.message,"
-			  " rejected_by = EXCLUDED.rejected_by, diagnosis = EXCLUDED.diagnosis,"
+			  " rejected_by = EXCLUDED.rejected_by, history_id = EXCLUDED.history_id,"
 			  " posted_message = coalesce(EXCLUDED.posted_message, a.posted_message),"
 			  " event_posted_at = CASE WHEN EXCLUDED.event_posted_at IS NOT NULL"
 			  "   AND (a.event_posted_at IS NULL OR a.event_posted_at <= now() - $10 * interval '1 millisecond')"
@@ -340,8 +379,10 @@ queue_housekeeping(void)
 			  " AND unschedulable_since <= clock_timestamp() - $1 * interval '1 millisecond'",
 			  1, &t, &v, NULL, SPI_OK_UPDATE);
 	v = Int32GetDatum(scheduler_history_retention);
+	/* but not a pod's latest attempt: why() reads its diagnosis there */
 	exec_args("DELETE FROM scheduler.attempt_history"
-			  " WHERE attempted_at < now() - $1 * interval '1 second'",
+			  " WHERE attempted_at < now() - $1 * interval '1 second'"
+			  " AND id NOT IN (SELECT history_id FROM scheduler.pod_attempts WHERE history_id IS NOT NULL)",
 			  1, &t, &v, NULL, SPI_OK_DELETE);
 	/* what the API server has answered is kept as long as the history */
 	exec_args("DELETE FROM scheduler.outbox"

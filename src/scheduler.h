@@ -158,6 +158,7 @@ typedef struct ClusterSnapshot
 	int			nordinals;		/* NodeInfo ordinals given out */
 	uint64		nodes_version;	/* bumped when nodes come, go or change labels */
 	uint64		generations;	/* the last NodeInfo generation given out */
+	uint64		refreshes;		/* SnapshotGet calls: what was read once per call is stale after */
 	MemoryContext cxt;			/* where it lives */
 	struct TopologyState *topology; /* per-domain counts (topology.c) */
 } ClusterSnapshot;

@@ -71,6 +71,9 @@ static bool order_dirty = false;
  */
 static int64 churn = 0;
 
+/* SnapshotGet calls, across rebuilds too */
+static uint64 refresh_count = 0;
+
 /* ------------------------------------------------------------------------
  * Parsing rows
  * ------------------------------------------------------------------------
@@ -1035,6 +1038,7 @@ SnapshotGet(void)
 	cache_xmin = xmin;
 	load_nominated();
 	EquivReset(NULL);
+	cache->refreshes = ++refresh_count;
 	return cache;
 }
 

@@ -33,6 +33,7 @@
 #include "executor/spi.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
+#include "utils/memutils.h"
 
 #include "jsonutil.h"
 #include "scheduler.h"
@@ -79,10 +80,32 @@ cmp_importance(const ListCell *a, const ListCell *b)
 	return 0;
 }
 
+/*
+ * The budgets, read once per schedule_pending() call (nothing writes them
+ * while it runs: it holds the writers off), into the snapshot's memory.
+ */
+static Pdb *cached_pdbs;
+static int	cached_npdbs;
+static uint64 cached_at = 0;
+static MemoryContext pdb_cxt = NULL;
+
 static Pdb *
-load_pdbs(int *n)
+load_pdbs(ClusterSnapshot *snap, int *n)
 {
 	Pdb		   *pdbs;
+	MemoryContext old;
+
+	if (cached_at == snap->refreshes)
+	{
+		*n = cached_npdbs;
+		return cached_pdbs;
+	}
+	if (pdb_cxt == NULL)
+		pdb_cxt = AllocSetContextCreate(TopMemoryContext, "scheduler disruption budgets", ALLOCSET_SMALL_SIZES);
+	else
+		MemoryContextReset(pdb_cxt);
+	cached_at = 0;
+	old = MemoryContextSwitchTo(pdb_cxt);
 
 	if (SPI_execute("SELECT namespace, selector, disruptions_allowed, disrupted_pods FROM scheduler.pdbs"
 					" ORDER BY namespace, name", false, 0) != SPI_OK_SELECT)
@@ -118,6 +141,10 @@ load_pdbs(int *n)
 		(*n)++;
 	}
 	SPI_freetuptable(SPI_tuptable);
+	MemoryContextSwitchTo(old);
+	cached_pdbs = pdbs;
+	cached_npdbs = *n;
+	cached_at = snap->refreshes;
 	return pdbs;
 }
 
@@ -388,7 +415,7 @@ postfilter(PluginCall *call pg_attribute_unused(), const PodInfo *pod, CycleResu
 	if (ncandidates > npotential)
 		ncandidates = npotential;
 	offset = (int) pg_prng_uint64_range(&scheduler_prng, 0, npotential - 1);
-	pdbs = load_pdbs(&npdbs);
+	pdbs = load_pdbs(res->snap, &npdbs);
 	tried = palloc0(sizeof(NodeVerdict) * npotential);
 	for (int i = 0; i < npotential; i++)
 	{
