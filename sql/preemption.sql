@@ -27,8 +27,8 @@ CREATE FUNCTION pg_temp.pod(name text, cpu text, priority int, node text DEFAULT
         'status', jsonb_build_object('phase', CASE WHEN node IS NULL THEN 'Pending' ELSE 'Running' END)))
 $$;
 CREATE VIEW pg_temp.placed AS
-    SELECT name, priority, coalesce(node_name, assumed_node) AS node, nominated_node
-    FROM scheduler.pods ORDER BY name;
+    SELECT p.name, p.priority, coalesce(p.node_name, p.assumed_node) AS node, q.nominated_node
+    FROM scheduler.pods p LEFT JOIN scheduler.queue q ON q.pod_uid = p.uid ORDER BY p.name;
 
 ------------------------------------------------------------------------------
 -- n1 holds two priority-0 pods (1 cpu each), n2 a priority-100 pod (1.5)
@@ -59,7 +59,7 @@ SELECT name, result, message FROM schedule_pending() WHERE name = 'picky';
 -- preemptionPolicy Never: the pod does not preempt
 SELECT pg_temp.pod('polite', '1', 2000, extra => '{"preemptionPolicy": "Never"}');
 SELECT name, result, message FROM schedule_pending() WHERE name = 'polite';
-SELECT nominated_node FROM scheduler.pods WHERE name = 'polite';
+SELECT q.nominated_node FROM scheduler.queue q JOIN scheduler.pods p ON p.uid = q.pod_uid WHERE p.name = 'polite';
 
 ------------------------------------------------------------------------------
 -- PodDisruptionBudgets: the guarded pod on n3 may not go (0 disruptions

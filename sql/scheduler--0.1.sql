@@ -53,12 +53,10 @@ CREATE TABLE scheduler.pods (
     images             jsonb NOT NULL DEFAULT '[]',  -- container images, init containers first
     has_sidecar        boolean NOT NULL DEFAULT false,
     scheduling_gates   text[] NOT NULL DEFAULT '{}', -- spec.schedulingGates names
-    nominated_node     text,          -- where a preemption by schedule_pending() made room
     object             jsonb NOT NULL,
     updated_at         timestamptz NOT NULL DEFAULT now(),
     UNIQUE (namespace, name)
 );
-CREATE INDEX pods_nominated ON scheduler.pods (nominated_node) WHERE nominated_node IS NOT NULL;
 COMMENT ON TABLE scheduler.pods IS 'Mirror of Kubernetes Pods, written by scheduler.apply(); assumed_node by schedule_pending()';
 COMMENT ON COLUMN scheduler.pods.requests IS 'effective request as kube-scheduler computes it (containers summed, max with init containers, sidecars added, overhead added), normalized';
 COMMENT ON COLUMN scheduler.pods.nonzero_cpu IS 'effective cpu request in millicores with the 100m default for containers that set none (used for scoring)';
@@ -144,9 +142,11 @@ CREATE TABLE scheduler.queue (
     unschedulable_since timestamptz,
     rejected_by         text[] NOT NULL DEFAULT '{}',  -- kube-scheduler's UnschedulablePlugins
     moved_at            timestamptz,            -- last moved back by an event
-    moved_by            text                    -- which event and plugin
+    moved_by            text,                   -- which event and plugin
+    nominated_node      text                    -- where preemption made room for it (the nominator)
 );
 CREATE INDEX queue_state ON scheduler.queue (state, backoff_until);
+CREATE INDEX queue_nominated ON scheduler.queue (nominated_node) WHERE nominated_node IS NOT NULL;
 COMMENT ON TABLE scheduler.queue IS 'The scheduling queue: one row per pending pod, with its state (active, backoff, unschedulable, gated), attempts, backoff and the plugins that rejected it';
 
 CREATE FUNCTION scheduler.truncate_queue() RETURNS trigger LANGUAGE plpgsql AS $$

@@ -35,8 +35,9 @@ count_reason(ReasonCount **counts, int *n, int *cap, const char *r, int by)
 {
 	int			j;
 
+	/* reasons shared by equal verdicts (equivalence.c) match by pointer */
 	for (j = 0; j < *n; j++)
-		if (strcmp((*counts)[j].reason, r) == 0)
+		if ((*counts)[j].reason == r || strcmp((*counts)[j].reason, r) == 0)
 			break;
 	if (j == *n)
 	{
@@ -293,7 +294,8 @@ RejectingPlugins(const CycleResult *res)
 	if (res->prefilter_plugin >= 0)
 		names = list_append_unique_ptr(names, (void *) res->profile->plugins[res->prefilter_plugin].plugin->name);
 	for (int i = 0; i < res->nverdicts; i++)
-		names = list_append_unique_ptr(names, (void *) res->profile->plugins[res->verdicts[i].rejected_by].plugin->name);
+		if (i == 0 || res->verdicts[i].rejected_by != res->verdicts[i - 1].rejected_by)
+			names = list_append_unique_ptr(names, (void *) res->profile->plugins[res->verdicts[i].rejected_by].plugin->name);
 	if (res->nabsent > 0)
 		foreach(lc, res->absent_plugins)
 			names = list_append_unique_ptr(names, lfirst(lc));

@@ -122,7 +122,8 @@ write_results(Attempt *attempts, int n)
 
 	/*
 	 * The history, before the queue rows change: how long each pod waited
-	 * in active, and its cycle.
+	 * in active, and its cycle.  (Only this statement reads $4, the
+	 * diagnoses: an unnest of them copies every one.)
 	 */
 	exec_args("INSERT INTO scheduler.attempt_history (pod_uid, namespace, name, attempted_at, result,"
 			  " node, message, rejected_by, diagnosis, queue_wait, cycle_time)"
@@ -173,7 +174,7 @@ write_results(Attempt *attempts, int n)
 	}
 
 	/* the choices: the queue trigger takes these pods out of the queue */
-	exec_args("UPDATE scheduler.pods p SET assumed_node = d.node, nominated_node = NULL"
+	exec_args("UPDATE scheduler.pods p SET assumed_node = d.node"
 			  " FROM unnest($1::text[], $2::text[]) AS d(uid, node)"
 			  " WHERE d.node IS NOT NULL AND p.uid = d.uid"
 			  " AND p.node_name IS NULL AND p.assumed_node IS NULL",
@@ -187,8 +188,8 @@ write_results(Attempt *attempts, int n)
 			  " backoff_until = now() + least($8::float8 * power(2, q.attempts), $9::float8)"
 			  "                 * interval '1 millisecond',"
 			  " unschedulable_since = now(), enqueued_at = clock_timestamp(), moved_at = NULL, moved_by = NULL"
-			  " FROM unnest($1::text[], $2::text[], $3::text[], $4::jsonb[], $5::jsonb[], $6::bool[], $7::int8[])"
-			  "   AS d(uid, node, message, diagnosis, rejected, error, cycle_us)"
+			  " FROM unnest($1::text[], $2::text[], $5::jsonb[], $6::bool[])"
+			  "   AS d(uid, node, rejected, error)"
 			  " WHERE d.node IS NULL AND q.pod_uid = d.uid",
 			  9, types, args, nulls, SPI_OK_UPDATE);
 
@@ -218,8 +219,8 @@ write_results(Attempt *attempts, int n)
 				  "   'reason', CASE WHEN d.error THEN 'SchedulerError' ELSE 'Unschedulable' END,"
 				  "   'message', d.message,"
 				  "   'lastTransitionTime', scheduler.k8s_time(now())))))"
-				  " FROM unnest($1::text[], $2::text[], $3::text[], $4::jsonb[], $5::jsonb[], $6::bool[])"
-				  "   AS d(uid, node, message, diagnosis, rejected, error)"
+				  " FROM unnest($1::text[], $2::text[], $3::text[], $6::bool[])"
+				  "   AS d(uid, node, message, error)"
 				  " JOIN scheduler.pods p ON p.uid = d.uid"
 				  " LEFT JOIN scheduler.pod_attempts a ON a.pod_uid = d.uid"
 				  " WHERE d.node IS NULL AND a.posted_message IS DISTINCT FROM d.message"
@@ -277,7 +278,7 @@ write_results(Attempt *attempts, int n)
 }
 
 /*
- * DefaultPreemption's outcome: the nominated node (kept in pods.nominated_node,
+ * DefaultPreemption's outcome: the nominated node (kept in queue.nominated_node,
  * and sent with the PodScheduled condition), lower-priority pods nominated
  * there lose their nomination, and the victims are deleted: through the API
  * server when there is one (outbox 'delete', the victim's uid a
@@ -320,13 +321,14 @@ write_preemptions(Attempt *attempts, int n, bool outbox)
 #undef TEXT_ARRAY
 
 	/* lower-priority pods nominated to a node now taken lose their nomination */
-	exec_args("UPDATE scheduler.pods o SET nominated_node = NULL"
+	exec_args("UPDATE scheduler.queue o SET nominated_node = NULL"
 			  " FROM unnest($1::text[], $2::text[]) AS d(uid, node)"
-			  " JOIN scheduler.pods p ON p.uid = d.uid"
-			  " WHERE d.node <> '' AND o.nominated_node = d.node AND o.priority < p.priority AND o.uid <> d.uid",
+			  " JOIN scheduler.pods p ON p.uid = d.uid, scheduler.pods op"
+			  " WHERE d.node <> '' AND o.nominated_node = d.node AND op.uid = o.pod_uid"
+			  " AND op.priority < p.priority AND o.pod_uid <> d.uid",
 			  2, types, args, NULL, SPI_OK_UPDATE);
-	exec_args("UPDATE scheduler.pods p SET nominated_node = nullif(d.node, '')"
-			  " FROM unnest($1::text[], $2::text[]) AS d(uid, node) WHERE p.uid = d.uid",
+	exec_args("UPDATE scheduler.queue q SET nominated_node = nullif(d.node, '')"
+			  " FROM unnest($1::text[], $2::text[]) AS d(uid, node) WHERE q.pod_uid = d.uid",
 			  2, types, args, NULL, SPI_OK_UPDATE);
 	/*
 	 * status.nominatedNodeName goes with the PodScheduled condition, as

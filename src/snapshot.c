@@ -200,13 +200,15 @@ NormalizedImageName(const char *name)
 const char *PodInfoColumns =
 "uid, namespace, name, node_name, priority, requests, nonzero_cpu, nonzero_memory,"
 " tolerations, labels, node_selector, affinity, host_ports, images, has_sidecar,"
-" object->'spec'->'topologySpreadConstraints', object->'spec'->>'preemptionPolicy', nominated_node";
+" object->'spec'->'topologySpreadConstraints', object->'spec'->>'preemptionPolicy',"
+" (SELECT nq.nominated_node FROM scheduler.queue nq WHERE nq.pod_uid = uid)";
 
 /* The same, qualified with the alias p, for joins */
 const char *PodInfoColumnsQualified =
 "p.uid, p.namespace, p.name, p.node_name, p.priority, p.requests, p.nonzero_cpu, p.nonzero_memory,"
 " p.tolerations, p.labels, p.node_selector, p.affinity, p.host_ports, p.images, p.has_sidecar,"
-" p.object->'spec'->'topologySpreadConstraints', p.object->'spec'->>'preemptionPolicy', p.nominated_node";
+" p.object->'spec'->'topologySpreadConstraints', p.object->'spec'->>'preemptionPolicy',"
+" (SELECT nq.nominated_node FROM scheduler.queue nq WHERE nq.pod_uid = p.uid)";
 
 /* A pod to schedule, from a row of PodInfoColumns. */
 void
@@ -860,7 +862,7 @@ nominate(NodeInfo *n, PodRef *p)
 }
 
 /*
- * The pending pods nominated to nodes (pods.nominated_node, set when
+ * The pending pods nominated to nodes (queue.nominated_node, set when
  * preemption made room for them): kube-scheduler's nominator.  Read afresh
  * at each refresh; there are few.
  */
@@ -880,9 +882,9 @@ load_nominated(void)
 		nominated_cxt = AllocSetContextCreate(cache_cxt, "scheduler nominated pods", ALLOCSET_SMALL_SIZES);
 	else
 		MemoryContextReset(nominated_cxt);
-	if (SPI_execute("SELECT uid, nominated_node, priority, requests, nonzero_cpu, nonzero_memory, host_ports"
-					" FROM scheduler.pods WHERE nominated_node IS NOT NULL"
-					" AND node_name IS NULL AND assumed_node IS NULL", false, 0) != SPI_OK_SELECT)
+	if (SPI_execute("SELECT p.uid, q.nominated_node, p.priority, p.requests, p.nonzero_cpu, p.nonzero_memory,"
+					" p.host_ports FROM scheduler.queue q JOIN scheduler.pods p ON p.uid = q.pod_uid"
+					" WHERE q.nominated_node IS NOT NULL", false, 0) != SPI_OK_SELECT)
 		elog(ERROR, "could not read the nominated pods");
 	tt = SPI_tuptable;
 	for (uint64 i = 0; i < SPI_processed; i++)
@@ -907,7 +909,7 @@ load_nominated(void)
 
 /*
  * Forget a pod's nomination (it has been assumed, or nominated elsewhere).
- * A pod is nominated where pods.nominated_node said when its cycle began,
+ * A pod is nominated where queue.nominated_node said when its cycle began,
  * or where this call nominated it since (kept in nominated_at).
  */
 static void

@@ -416,7 +416,7 @@ postfilter(PluginCall *call pg_attribute_unused(), const PodInfo *pod, CycleResu
 		ncandidates = npotential;
 	offset = (int) pg_prng_uint64_range(&scheduler_prng, 0, npotential - 1);
 	pdbs = load_pdbs(res->snap, &npdbs);
-	tried = palloc0(sizeof(NodeVerdict) * npotential);
+	tried = palloc(sizeof(NodeVerdict) * npotential);
 	for (int i = 0; i < npotential; i++)
 	{
 		NodeInfo   *node = potential[(offset + i) % npotential];
