@@ -229,3 +229,32 @@ SELECT node, requested FROM scheduler.node_usage WHERE resource = 'cpu';
 ------------------------------------------------------------------------------
 SELECT * FROM scheduler.why('default', 'web');
 SELECT * FROM scheduler.why('default', 'no-such-pod');
+
+------------------------------------------------------------------------------
+-- Pods that fail alike in one call share one stored diagnosis: the later
+-- attempts name the first (attempt_history.diagnosis_of), and why() reads
+-- it for each of them.  The nodes of a diagnosis are in the snapshot's
+-- order, not the order a search started at, so the diagnoses are equal.
+-- History retention keeps a latest attempt and the one it shares with.
+------------------------------------------------------------------------------
+SELECT pg_temp.reset();
+SELECT pg_temp.node('a1', '1', '1Gi'), pg_temp.node('a2', '1', '1Gi'), pg_temp.node('a3', '1', '1Gi');
+SELECT pg_temp.pod('twin-' || i, '2', '100Mi', i) FROM generate_series(1, 3) i;
+SELECT count(*) AS unschedulable FROM schedule_pending() WHERE result = 'unschedulable';
+SELECT name, diagnosis IS NOT NULL AS holds, diagnosis_of IS NOT NULL AS shares
+FROM scheduler.attempt_history WHERE name LIKE 'twin-%' ORDER BY id;
+SELECT count(DISTINCT h.diagnosis_of) AS holders_named,
+       bool_and(s.name = 'twin-1') AS all_name_the_first
+FROM scheduler.attempt_history h JOIN scheduler.attempt_history s ON s.id = h.diagnosis_of
+WHERE h.name LIKE 'twin-%';
+SELECT name, string_agg(node || ':' || reason, ' ' ORDER BY node) AS why
+FROM (SELECT 'twin-' || i AS name, w.* FROM generate_series(1, 3) i, scheduler.why('default', 'twin-' || i) w) x
+GROUP BY 1 ORDER BY 1;
+-- the holder's pod goes; retention 0 keeps what the others' latest attempts read
+SELECT scheduler.apply(jsonb_build_object('type', 'DELETED', 'object', object)) FROM scheduler.pods WHERE name = 'twin-1';
+SET scheduler.history_retention = 0;
+SELECT count(*) FROM schedule_pending();
+RESET scheduler.history_retention;
+SELECT name, count(*) AS nodes_explained FROM
+    (SELECT 'twin-' || i AS name, w.* FROM generate_series(2, 3) i, scheduler.why('default', 'twin-' || i) w) x
+GROUP BY 1 ORDER BY 1;

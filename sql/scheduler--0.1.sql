@@ -357,6 +357,7 @@ CREATE TABLE scheduler.attempt_history (
     message      text NOT NULL,
     rejected_by  text[] NOT NULL DEFAULT '{}',
     diagnosis    jsonb COMPRESSION lz4,  -- [{"plugin", "code", "reason", "nodes": [...]}]
+    diagnosis_of bigint,           -- or: the attempt (of the same call) whose equal diagnosis it shares
     queue_wait   interval,         -- from entering active to this attempt
     cycle_time   interval          -- this pod's scheduling cycle
 );
@@ -493,8 +494,9 @@ BEGIN
     RETURN QUERY
         SELECT n.node, d.plugin, d.reason
         FROM scheduler.pod_attempts a
-             JOIN scheduler.attempt_history h ON h.id = a.history_id,
-             jsonb_to_recordset(h.diagnosis) AS d(plugin text, reason text, nodes jsonb),
+             JOIN scheduler.attempt_history h ON h.id = a.history_id
+             LEFT JOIN scheduler.attempt_history s ON s.id = h.diagnosis_of,
+             jsonb_to_recordset(coalesce(h.diagnosis, s.diagnosis)) AS d(plugin text, reason text, nodes jsonb),
              jsonb_array_elements_text(d.nodes) AS n(node)
         WHERE a.pod_uid = target AND a.result = 'unschedulable'
         ORDER BY n.node;

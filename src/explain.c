@@ -225,7 +225,6 @@ DiagnosisToJsonb(const CycleResult *res)
 {
 	int			n = res->nverdicts;
 	char	  **msgs = palloc0(sizeof(char *) * Max(n, 1));
-	bool	   *done = palloc0(sizeof(bool) * Max(n, 1));
 	JsonbValue	top;
 	JsonbValue *groups = palloc(sizeof(JsonbValue) * (n + 2));
 	int			ngroups = 0;
@@ -247,25 +246,74 @@ DiagnosisToJsonb(const CycleResult *res)
 		else
 			msgs[i] = StatusMessage(&res->verdicts[i].status);
 	}
-	for (int i = 0; i < n; i++)
+
+	/*
+	 * The groups, in the order of the nodes in the snapshot (NodeTree
+	 * order), not the order this search happened to start at: pods that
+	 * failed alike get the same diagnosis, byte for byte (schedule.c keeps
+	 * such a diagnosis once).
+	 */
 	{
-		const NodeVerdict *v = &res->verdicts[i];
-		List	   *nodes = NIL;
+		int			npos = res->snap ? res->snap->nnodes : 0;
+		int		   *bypos = palloc(sizeof(int) * Max(npos, 1));
+		int		   *order = palloc(sizeof(int) * Max(n, 1));
+		int			norder = 0;
+		int		   *group_of = palloc(sizeof(int) * Max(n, 1));	/* first verdict of each group */
+		List	  **group_nodes = palloc0(sizeof(List *) * Max(n, 1));
+		int			first_group = ngroups;
 
-		if (done[i])
-			continue;
-		for (int j = i; j < n; j++)
+		for (int p = 0; p < npos; p++)
+			bypos[p] = -1;
+		for (int i = 0; i < n; i++)
 		{
-			const NodeVerdict *w = &res->verdicts[j];
+			int			p = res->verdicts[i].node->position;
 
-			if (done[j] || w->rejected_by != v->rejected_by || w->status.code != v->status.code ||
-				(msgs[j] != msgs[i] && strcmp(msgs[j], msgs[i]) != 0))
-				continue;
-			nodes = lappend(nodes, w->node->name);
-			done[j] = true;
+			if (p >= 0 && p < npos && res->snap->nodes[p] == res->verdicts[i].node)
+				bypos[p] = i;
+			else
+				order[norder++] = i;	/* not placed by position: after the others */
 		}
-		make_group(&groups[ngroups++], res->profile->plugins[v->rejected_by].plugin->name, v->status.code,
-				   msgs[i], nodes);
+		{
+			int		   *all = palloc(sizeof(int) * Max(n, 1));
+			int			k = 0;
+
+			for (int p = 0; p < npos; p++)
+				if (bypos[p] >= 0)
+					all[k++] = bypos[p];
+			for (int j = 0; j < norder; j++)
+				all[k++] = order[j];
+			order = all;
+			norder = k;
+		}
+		for (int j = 0; j < norder; j++)
+		{
+			int			i = order[j];
+			const NodeVerdict *v = &res->verdicts[i];
+			int			g;
+
+			for (g = first_group; g < ngroups; g++)
+			{
+				const NodeVerdict *w = &res->verdicts[group_of[g - first_group]];
+				const char *m = msgs[group_of[g - first_group]];
+
+				if (w->rejected_by == v->rejected_by && w->status.code == v->status.code &&
+					(m == msgs[i] || strcmp(m, msgs[i]) == 0))
+					break;
+			}
+			if (g == ngroups)
+			{
+				group_of[g - first_group] = i;
+				ngroups++;
+			}
+			group_nodes[g - first_group] = lappend(group_nodes[g - first_group], v->node->name);
+		}
+		for (int g = first_group; g < ngroups; g++)
+		{
+			const NodeVerdict *v = &res->verdicts[group_of[g - first_group]];
+
+			make_group(&groups[g], res->profile->plugins[v->rejected_by].plugin->name, v->status.code,
+					   msgs[group_of[g - first_group]], group_nodes[g - first_group]);
+		}
 	}
 	if (res->nabsent > 0 && res->snap)
 	{

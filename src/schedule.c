@@ -51,7 +51,9 @@ typedef struct Attempt
 	PodInfo		pod;
 	const char *node;			/* NULL when unschedulable */
 	char	   *message;
-	Jsonb	   *diagnosis;		/* NULL when scheduled */
+	Jsonb	   *diagnosis;		/* NULL when scheduled, or when shared */
+	int			diagnosis_of;	/* index of the attempt (same chunk) whose equal diagnosis
+								 * this one shares; -1 none */
 	Jsonb	   *rejected_by;	/* jsonb array of plugin names */
 	bool		error;			/* a plugin failed: backoff, not unschedulable */
 	int64		cycle_us;		/* this pod's cycle */
@@ -125,52 +127,51 @@ write_results(Attempt *attempts, int n)
 	 * in active, and its cycle.  (Only this statement reads $4, the
 	 * diagnoses: an unnest of them copies every one.)
 	 */
-	exec_args("INSERT INTO scheduler.attempt_history (pod_uid, namespace, name, attempted_at, result,"
-			  " node, message, rejected_by, diagnosis, queue_wait, cycle_time)"
-			  " SELECT d.uid, p.namespace, p.name, now(),"
-			  " CASE WHEN d.node IS NULL THEN 'unschedulable' ELSE 'scheduled' END,"
-			  " d.node, d.message, ARRAY(SELECT jsonb_array_elements_text(d.rejected)), d.diagnosis,"
-			  " now() - coalesce(q.moved_at, q.first_enqueued_at), d.cycle_us * interval '1 microsecond'"
-			  " FROM unnest($1::text[], $2::text[], $3::text[], $4::jsonb[], $5::jsonb[], $6::bool[], $7::int8[])"
-			  "   AS d(uid, node, message, diagnosis, rejected, error, cycle_us)"
-			  " JOIN scheduler.pods p ON p.uid = d.uid"
-			  " LEFT JOIN scheduler.queue q ON q.pod_uid = d.uid"
-			  " RETURNING pod_uid, id",
-			  7, types, args, nulls, SPI_OK_INSERT_RETURNING);
-	/* the diagnosis is kept once, there; pod_attempts points to it */
+	/*
+	 * Their ids first, so that an attempt can name the one whose diagnosis
+	 * it shares (pods that failed alike, in this chunk, store it once).
+	 */
 	{
-		Datum	   *hist = palloc(sizeof(Datum) * Max(n, 1));
-		bool	   *hist_nulls = palloc(sizeof(bool) * Max(n, 1));
-		HTAB	   *ids;
-		HASHCTL		hctl;
+		Datum		hargs[9];
+		Oid			htypes[9] = {TEXTARRAYOID, TEXTARRAYOID, TEXTARRAYOID, JSONBARRAYOID, JSONBARRAYOID,
+		BOOLARRAYOID, INT8ARRAYOID, INT8ARRAYOID, INT8ARRAYOID};
+		Datum	   *ids = palloc(sizeof(Datum) * n);
+		Datum	   *of = palloc(sizeof(Datum) * n);
+		bool	   *of_nulls = palloc(sizeof(bool) * n);
+		Oid			t = INT4OID;
+		Datum		v = Int32GetDatum(n);
 
-		memset(&hctl, 0, sizeof(hctl));
-		hctl.keysize = NAMEDATALEN * 2;
-		hctl.entrysize = NAMEDATALEN * 2 + sizeof(int64);
-		hctl.hcxt = CurrentMemoryContext;
-		ids = hash_create("attempt ids", Max(SPI_processed, 16), &hctl, HASH_ELEM | HASH_STRINGS | HASH_CONTEXT);
-		for (uint64 r = 0; r < SPI_processed; r++)
+		exec_args("SELECT nextval(pg_get_serial_sequence('scheduler.attempt_history', 'id'))"
+				  " FROM generate_series(1, $1)", 1, &t, &v, NULL, SPI_OK_SELECT);
+		for (int i = 0; i < n; i++)
 		{
-			char	   *uid = SPI_getvalue(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, 1);
 			bool		isnull;
-			char	   *e;
 
-			if (strlen(uid) >= NAMEDATALEN * 2)
-				continue;
-			e = hash_search(ids, uid, HASH_ENTER, NULL);
-			*(int64 *) (e + NAMEDATALEN * 2) =
-				DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, 2, &isnull));
+			ids[i] = SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull);
 		}
 		for (int i = 0; i < n; i++)
 		{
-			char	   *e = strlen(attempts[i].pod.uid) < NAMEDATALEN * 2 ?
-				hash_search(ids, attempts[i].pod.uid, HASH_FIND, NULL) : NULL;
-
-			hist_nulls[i] = (e == NULL);
-			hist[i] = e ? Int64GetDatum(*(int64 *) (e + NAMEDATALEN * 2)) : (Datum) 0;
+			of_nulls[i] = (attempts[i].diagnosis_of < 0);
+			of[i] = of_nulls[i] ? (Datum) 0 : ids[attempts[i].diagnosis_of];
 		}
-		history_ids = PointerGetDatum(construct_md_array(hist, hist_nulls, 1, dims, lbs, INT8OID, 8,
-														 FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+		memcpy(hargs, args, sizeof(Datum) * 7);
+		hargs[7] = PointerGetDatum(construct_array(ids, n, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+		hargs[8] = PointerGetDatum(construct_md_array(of, of_nulls, 1, dims, lbs, INT8OID, 8,
+													  FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+		exec_args("INSERT INTO scheduler.attempt_history (id, pod_uid, namespace, name, attempted_at, result,"
+				  " node, message, rejected_by, diagnosis, diagnosis_of, queue_wait, cycle_time)"
+				  " OVERRIDING SYSTEM VALUE"
+				  " SELECT d.id, d.uid, p.namespace, p.name, now(),"
+				  " CASE WHEN d.node IS NULL THEN 'unschedulable' ELSE 'scheduled' END,"
+				  " d.node, d.message, ARRAY(SELECT jsonb_array_elements_text(d.rejected)), d.diagnosis, d.diag_of,"
+				  " now() - coalesce(q.moved_at, q.first_enqueued_at), d.cycle_us * interval '1 microsecond'"
+				  " FROM unnest($1::text[], $2::text[], $3::text[], $4::jsonb[], $5::jsonb[], $6::bool[], $7::int8[],"
+				  "             $8::int8[], $9::int8[])"
+				  "   AS d(uid, node, message, diagnosis, rejected, error, cycle_us, id, diag_of)"
+				  " JOIN scheduler.pods p ON p.uid = d.uid"
+				  " LEFT JOIN scheduler.queue q ON q.pod_uid = d.uid",
+				  9, htypes, hargs, NULL, SPI_OK_INSERT);
+		history_ids = hargs[7];
 	}
 
 	/* the choices: the queue trigger takes these pods out of the queue */
@@ -381,10 +382,16 @@ queue_housekeeping(void)
 			  " AND unschedulable_since <= clock_timestamp() - $1 * interval '1 millisecond'",
 			  1, &t, &v, NULL, SPI_OK_UPDATE);
 	v = Int32GetDatum(scheduler_history_retention);
-	/* but not a pod's latest attempt: why() reads its diagnosis there */
+	/*
+	 * but not a pod's latest attempt, nor the attempt whose diagnosis it
+	 * shares: why() reads the diagnosis there
+	 */
 	exec_args("DELETE FROM scheduler.attempt_history"
 			  " WHERE attempted_at < now() - $1 * interval '1 second'"
-			  " AND id NOT IN (SELECT history_id FROM scheduler.pod_attempts WHERE history_id IS NOT NULL)",
+			  " AND id NOT IN (SELECT history_id FROM scheduler.pod_attempts WHERE history_id IS NOT NULL)"
+			  " AND id NOT IN (SELECT h.diagnosis_of FROM scheduler.pod_attempts a"
+			  "                JOIN scheduler.attempt_history h ON h.id = a.history_id"
+			  "                WHERE h.diagnosis_of IS NOT NULL)",
 			  1, &t, &v, NULL, SPI_OK_DELETE);
 	/* what the API server has answered is kept as long as the history */
 	exec_args("DELETE FROM scheduler.outbox"
@@ -408,6 +415,7 @@ schedule_pending(PG_FUNCTION_ARGS)
 	MemoryContext results_cxt;
 	Jsonb	   *diagnosis;
 	int			written = 0;
+	int			holder = -1;	/* the attempt holding this chunk's last diagnosis */
 	ClusterSnapshot *snap;
 	Profile    *profile;
 	int			next_start = 0;
@@ -482,6 +490,7 @@ schedule_pending(PG_FUNCTION_ARGS)
 		TimestampTz start = GetCurrentTimestamp();
 
 		CHECK_FOR_INTERRUPTS();
+		a->diagnosis_of = -1;
 		MemoryContextReset(cycle_cxt);
 		oldcxt = MemoryContextSwitchTo(cycle_cxt);
 		RunSchedulingCycle(snap, profile, &a->pod, &next_start, &res);
@@ -497,7 +506,14 @@ schedule_pending(PG_FUNCTION_ARGS)
 		else
 		{
 			a->message = FitErrorMessage(&res);
-			a->diagnosis = DatumGetJsonbPCopy(JsonbPGetDatum(diagnosis));
+			if (holder >= 0 && VARSIZE(attempts[holder].diagnosis) == VARSIZE(diagnosis) &&
+				memcmp(attempts[holder].diagnosis, diagnosis, VARSIZE(diagnosis)) == 0)
+				a->diagnosis_of = holder - written;
+			else
+			{
+				a->diagnosis = DatumGetJsonbPCopy(JsonbPGetDatum(diagnosis));
+				holder = i;
+			}
 			a->error = (res.error != NULL);
 		}
 		a->rejected_by = RejectingPlugins(&res);
@@ -527,6 +543,7 @@ schedule_pending(PG_FUNCTION_ARGS)
 		{
 			write_results(attempts + written, i + 1 - written);
 			written = i + 1;
+			holder = -1;
 			MemoryContextReset(results_cxt);
 		}
 	}

@@ -99,6 +99,7 @@ typedef struct NodeInfo
 {
 	char	   *name;
 	int			ordinal;		/* numbers the nodes of a snapshot, from 0 */
+	int			position;		/* in ClusterSnapshot.nodes (when it exists) */
 	uint64		generation;		/* changes with anything a Filter reads of it */
 	bool		exists;			/* false: only pods name it so far */
 	bool		unschedulable;

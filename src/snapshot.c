@@ -688,7 +688,10 @@ order_nodes(void)
 	while (out < n)
 		for (int z = 0; z < nzones; z++)
 			if (zones[z].next < zones[z].n)
+			{
+				zones[z].nodes[zones[z].next]->position = out;
 				cache->nodes[out++] = zones[z].nodes[zones[z].next++];
+			}
 	cache->nnodes = n;
 	order_dirty = false;
 }
