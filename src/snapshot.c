@@ -448,6 +448,36 @@ node_remove(const char *name, const char *uid)
 	order_dirty = true;
 }
 
+/* A pod to schedule's requests and host ports, copied (current context) into p, which has none */
+static void
+copy_usage(PodRef *p, const PodInfo *pod)
+{
+	memset(&p->requests, 0, sizeof(ResourceVec));
+	ResourceAdd(&p->requests, &pod->requests);
+	p->nonzero_cpu = pod->nonzero_cpu;
+	p->nonzero_memory = pod->nonzero_memory;
+	p->nports = pod->nports;
+	p->ports = pod->nports > 0 ? palloc(sizeof(HostPort) * pod->nports) : NULL;
+	for (int i = 0; i < pod->nports; i++)
+	{
+		p->ports[i].ip = pod->ports[i].ip ? pstrdup(pod->ports[i].ip) : NULL;
+		p->ports[i].protocol = pod->ports[i].protocol ? pstrdup(pod->ports[i].protocol) : NULL;
+		p->ports[i].port = pod->ports[i].port;
+	}
+}
+
+/* What a pod uses of a node: its requests, one pod, its host ports */
+static void
+add_usage(NodeInfo *n, PodRef *p)
+{
+	ResourceAdd(&n->requested, &p->requests);
+	n->nonzero_cpu += p->nonzero_cpu;
+	n->nonzero_memory += p->nonzero_memory;
+	n->npods++;
+	if (p->nports > 0)
+		n->port_pods = lappend(n->port_pods, p);
+}
+
 /* Add (sign 1) or remove (sign -1) a pod's use of its node. */
 static void
 pod_account(PodRef *p, int sign)
@@ -463,12 +493,7 @@ pod_account(PodRef *p, int sign)
 	old = MemoryContextSwitchTo(cache_cxt);
 	if (sign > 0)
 	{
-		ResourceAdd(&n->requested, &p->requests);
-		n->nonzero_cpu += p->nonzero_cpu;
-		n->nonzero_memory += p->nonzero_memory;
-		n->npods++;
-		if (p->nports > 0)
-			n->port_pods = lappend(n->port_pods, p);
+		add_usage(n, p);
 		n->pods = lappend(n->pods, p);
 		if (p->affinity)
 			n->affinity_pods = lappend(n->affinity_pods, p);
@@ -947,20 +972,7 @@ SnapshotNominate(ClusterSnapshot *snap, const PodInfo *pod, const char *node)
 	p = palloc0(sizeof(PodRef));
 	strlcpy(p->uid, pod->uid, sizeof(p->uid));
 	p->priority = pod->priority;
-	ResourceAdd(&p->requests, &pod->requests);
-	p->nonzero_cpu = pod->nonzero_cpu;
-	p->nonzero_memory = pod->nonzero_memory;
-	if (pod->nports > 0)
-	{
-		p->ports = palloc(sizeof(HostPort) * pod->nports);
-		memcpy(p->ports, pod->ports, sizeof(HostPort) * pod->nports);
-		for (int i = 0; i < pod->nports; i++)
-		{
-			p->ports[i].ip = pod->ports[i].ip ? pstrdup(pod->ports[i].ip) : NULL;
-			p->ports[i].protocol = pod->ports[i].protocol ? pstrdup(pod->ports[i].protocol) : NULL;
-		}
-		p->nports = pod->nports;
-	}
+	copy_usage(p, pod);
 	MemoryContextSwitchTo(old);
 	nominate(n, p);
 }
@@ -991,12 +1003,7 @@ NodeWithNominatedPods(const NodeInfo *node, const PodInfo *pod)
 			ResourceAdd(&copy->requested, &node->requested);
 			copy->port_pods = list_copy(node->port_pods);
 		}
-		ResourceAdd(&copy->requested, &p->requests);
-		copy->nonzero_cpu += p->nonzero_cpu;
-		copy->nonzero_memory += p->nonzero_memory;
-		copy->npods++;
-		if (p->nports > 0)
-			copy->port_pods = lappend(copy->port_pods, p);
+		add_usage(copy, p);
 	}
 	return copy;
 }
@@ -1063,21 +1070,7 @@ SnapshotAssume(ClusterSnapshot *snap pg_attribute_unused(), const PodInfo *pod, 
 	p = pod_enter(pod->uid);
 	old = MemoryContextSwitchTo(cache_cxt);
 	p->node = pstrdup(node->name);
-	memset(&p->requests, 0, sizeof(ResourceVec));
-	ResourceAdd(&p->requests, &pod->requests);
-	p->nonzero_cpu = pod->nonzero_cpu;
-	p->nonzero_memory = pod->nonzero_memory;
-	if (pod->nports > 0)
-	{
-		p->ports = palloc(sizeof(HostPort) * pod->nports);
-		for (int i = 0; i < pod->nports; i++)
-		{
-			p->ports[i].ip = pod->ports[i].ip ? pstrdup(pod->ports[i].ip) : NULL;
-			p->ports[i].protocol = pod->ports[i].protocol ? pstrdup(pod->ports[i].protocol) : NULL;
-			p->ports[i].port = pod->ports[i].port;
-		}
-		p->nports = pod->nports;
-	}
+	copy_usage(p, pod);
 	pod_set_identity(p, pod->namespace, pod->name, pod->priority, GetCurrentTimestamp(),
 					 pod->labels ? DatumGetJsonbPCopy(JsonbPGetDatum(pod->labels)) : NULL,
 					 pod->affinity, false);

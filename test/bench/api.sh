@@ -59,7 +59,7 @@ t1=$(now)
 echo "ingest_list: $(rate 25000 "$t0" "$t1") objects/s (5000 nodes and 20000 pods listed and applied in $(python3 -c "print(round($t1 - $t0, 2))") s)"
 
 # --- ingest by WATCH
-wait_for "SELECT count(*) = 2 FROM scheduler.watch_state"
+wait_for "SELECT count(*) = 2 FROM scheduler.watch_state WHERE resource IN ('nodes', 'pods')"
 t0=$(now)
 kreq POST /debug/bulk '{"generate": {"pods": {"count": 20000, "start": 20000, "prefix": "other-", "schedulerName": "other-scheduler"}}}' >/dev/null
 wait_for "SELECT count(*) = 40000 FROM scheduler.pods"

@@ -44,11 +44,7 @@ SELECT public.bench_pods('init-', 1000, true, '{"color": "green", "name": "test"
 SELECT public.bench_pods('anti-', 2000, false, '{"color": "green", "name": "test"}',
     '{"affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [{"labelSelector": {"matchLabels": {"color": "green"}}, "topologyKey": "kubernetes.io/hostname", "namespaces": ["sched-1", "sched-0"]}]}}}') \gset
 VACUUM ANALYZE scheduler.pods;
-\connect
-SET scheduler.random_seed = 1;
-SELECT clock_timestamp() AS t0 \gset
-SELECT count(*) FILTER (WHERE result = 'scheduled') AS done, count(*) AS pods FROM schedule_pending() \gset
-SELECT round(:pods / extract(epoch FROM clock_timestamp() - :'t0'::timestamptz)) AS rate \gset
+\ir timed_pending.psql
 SELECT count(*) AS shared FROM (SELECT coalesce(node_name, assumed_node) FROM scheduler.pods
     GROUP BY 1 HAVING count(*) > 1) s \gset
 \echo 'anti_affinity: ' :done 'of' :pods 'scheduled; nodes with two green pods:' :shared
@@ -62,11 +58,7 @@ SELECT public.bench_pods('init-', 1000, true, '{"foo": ""}', '{}') \gset
 SELECT public.bench_pods('aff-', 5000, false, '{"foo": ""}',
     '{"affinity": {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [{"labelSelector": {"matchLabels": {"foo": ""}}, "topologyKey": "topology.kubernetes.io/zone", "namespaces": ["sched-1", "sched-0"]}]}}}') \gset
 VACUUM ANALYZE scheduler.pods;
-\connect
-SET scheduler.random_seed = 1;
-SELECT clock_timestamp() AS t0 \gset
-SELECT count(*) FILTER (WHERE result = 'scheduled') AS done, count(*) AS pods FROM schedule_pending() \gset
-SELECT round(:pods / extract(epoch FROM clock_timestamp() - :'t0'::timestamptz)) AS rate \gset
+\ir timed_pending.psql
 \echo 'affinity: ' :done 'of' :pods 'scheduled'
 \echo 'affinity_5000: ' :rate 'pods/s'
 TRUNCATE scheduler.pods;
@@ -78,11 +70,7 @@ SELECT public.bench_pods('init-', 1000, true, '{"color": "blue"}', '{}') \gset
 SELECT public.bench_pods('spread-', 5000, false, '{"color": "blue"}',
     '{"topologySpreadConstraints": [{"maxSkew": 5, "topologyKey": "topology.kubernetes.io/zone", "whenUnsatisfiable": "DoNotSchedule", "labelSelector": {"matchLabels": {"color": "blue"}}}]}') \gset
 VACUUM ANALYZE scheduler.pods;
-\connect
-SET scheduler.random_seed = 1;
-SELECT clock_timestamp() AS t0 \gset
-SELECT count(*) FILTER (WHERE result = 'scheduled') AS done, count(*) AS pods FROM schedule_pending() \gset
-SELECT round(:pods / extract(epoch FROM clock_timestamp() - :'t0'::timestamptz)) AS rate \gset
+\ir timed_pending.psql
 SELECT max(c) - min(c) AS skew FROM (SELECT n.labels->>'topology.kubernetes.io/zone', count(*) AS c
     FROM scheduler.pods p JOIN scheduler.nodes n ON n.name = coalesce(p.node_name, p.assumed_node) GROUP BY 1) z \gset
 \echo 'spread: ' :done 'of' :pods 'scheduled; zone skew' :skew
@@ -96,10 +84,6 @@ SELECT public.bench_pods('init-', 1000, true, '{"foo": ""}', '{}') \gset
 SELECT public.bench_pods('pref-', 5000, false, '{"foo": ""}',
     '{"affinity": {"podAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 1, "podAffinityTerm": {"labelSelector": {"matchLabels": {"foo": ""}}, "topologyKey": "kubernetes.io/hostname", "namespaces": ["sched-1", "sched-0"]}}]}}}') \gset
 VACUUM ANALYZE scheduler.pods;
-\connect
-SET scheduler.random_seed = 1;
-SELECT clock_timestamp() AS t0 \gset
-SELECT count(*) FILTER (WHERE result = 'scheduled') AS done, count(*) AS pods FROM schedule_pending() \gset
-SELECT round(:pods / extract(epoch FROM clock_timestamp() - :'t0'::timestamptz)) AS rate \gset
+\ir timed_pending.psql
 \echo 'preferred_affinity: ' :done 'of' :pods 'scheduled'
 \echo 'preferred_affinity_5000: ' :rate 'pods/s'
