@@ -202,6 +202,24 @@ COMMENT ON TABLE scheduler.pdbs IS 'Mirror of PodDisruptionBudgets, written by s
 CREATE TRIGGER writer_lock BEFORE INSERT OR UPDATE OR DELETE OR TRUNCATE ON scheduler.pdbs
     FOR EACH STATEMENT EXECUTE FUNCTION scheduler.writer_lock();
 
+-- The workloads whose selectors make PodTopologySpread's system default
+-- constraints (DefaultSelector): Services and ReplicationControllers (a
+-- label map), ReplicaSets and StatefulSets (a LabelSelector).
+CREATE TABLE scheduler.workloads (
+    uid              text PRIMARY KEY,
+    kind             text NOT NULL CHECK (kind IN ('Service', 'ReplicationController', 'ReplicaSet', 'StatefulSet')),
+    namespace        text NOT NULL,
+    name             text NOT NULL,
+    resource_version text,
+    selector         jsonb,          -- spec.selector as the object has it; NULL when it has none
+    object           jsonb NOT NULL,
+    updated_at       timestamptz NOT NULL DEFAULT now(),
+    UNIQUE (kind, namespace, name)
+);
+COMMENT ON TABLE scheduler.workloads IS 'Mirror of Services, ReplicationControllers, ReplicaSets and StatefulSets (their selectors), written by scheduler.apply(); read by PodTopologySpread''s system default constraints';
+CREATE TRIGGER writer_lock BEFORE INSERT OR UPDATE OR DELETE OR TRUNCATE ON scheduler.workloads
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler.writer_lock();
+
 -- QueueingHints (queue.c): the rows a statement changed become cluster events.
 CREATE FUNCTION scheduler.dispatch_events(kind text, old_rows jsonb, new_rows jsonb) RETURNS integer
     AS 'MODULE_PATHNAME', 'scheduler_dispatch_events' LANGUAGE C VOLATILE;
@@ -690,8 +708,9 @@ DECLARE
     changed integer;
     gone integer;
 BEGIN
-    IF list_kind IS NULL OR list_kind NOT IN ('NodeList', 'PodList', 'NamespaceList', 'PodDisruptionBudgetList') THEN
-        RAISE EXCEPTION 'scheduler.relist expects a NodeList, PodList, NamespaceList or PodDisruptionBudgetList, got kind %', coalesce(quote_literal(list_kind), 'none')
+    IF list_kind IS NULL OR list_kind NOT IN ('NodeList', 'PodList', 'NamespaceList', 'PodDisruptionBudgetList',
+                                              'ServiceList', 'ReplicationControllerList', 'ReplicaSetList', 'StatefulSetList') THEN
+        RAISE EXCEPTION 'scheduler.relist expects a NodeList, PodList, NamespaceList, PodDisruptionBudgetList, ServiceList, ReplicationControllerList, ReplicaSetList or StatefulSetList, got kind %', coalesce(quote_literal(list_kind), 'none')
             USING ERRCODE = 'invalid_parameter_value';
     END IF;
     IF jsonb_typeof(doc->'items') IS DISTINCT FROM 'array' THEN
@@ -710,6 +729,13 @@ BEGIN
         DELETE FROM scheduler.namespaces n
         WHERE n.uid <> ALL(keep) AND n.uid NOT IN (
             SELECT coalesce(nullif(i #>> '{metadata,uid}', ''), 'Namespace:' || (i #>> '{metadata,name}'))
+            FROM jsonb_array_elements(doc->'items') i);
+    ELSIF list_kind IN ('ServiceList', 'ReplicationControllerList', 'ReplicaSetList', 'StatefulSetList') THEN
+        DELETE FROM scheduler.workloads w
+        WHERE w.kind = left(list_kind, -4) AND w.uid <> ALL(keep) AND w.uid NOT IN (
+            SELECT coalesce(nullif(i #>> '{metadata,uid}', ''),
+                            left(list_kind, -4) || ':' || coalesce(nullif(i #>> '{metadata,namespace}', ''), 'default')
+                            || '/' || (i #>> '{metadata,name}'))
             FROM jsonb_array_elements(doc->'items') i);
     ELSIF list_kind = 'PodDisruptionBudgetList' THEN
         DELETE FROM scheduler.pdbs b
@@ -730,10 +756,14 @@ BEGIN
     IF coalesce(doc #>> '{metadata,resourceVersion}', '') <> '' THEN
         INSERT INTO scheduler.watch_state (resource, resource_version)
         VALUES (CASE list_kind WHEN 'NodeList' THEN 'nodes' WHEN 'NamespaceList' THEN 'namespaces'
-                               WHEN 'PodDisruptionBudgetList' THEN 'poddisruptionbudgets' ELSE 'pods' END,
+                               WHEN 'PodDisruptionBudgetList' THEN 'poddisruptionbudgets'
+                               WHEN 'ServiceList' THEN 'services'
+                               WHEN 'ReplicationControllerList' THEN 'replicationcontrollers'
+                               WHEN 'ReplicaSetList' THEN 'replicasets'
+                               WHEN 'StatefulSetList' THEN 'statefulsets' ELSE 'pods' END,
                 doc #>> '{metadata,resourceVersion}')
         ON CONFLICT (resource) DO UPDATE SET resource_version = EXCLUDED.resource_version, updated_at = now();
     END IF;
     RETURN changed + gone;
 END $$;
-COMMENT ON FUNCTION scheduler.relist(jsonb, text[]) IS 'Apply a NodeList, PodList, NamespaceList or PodDisruptionBudgetList as the whole truth: apply its items, delete what it no longer has (but the uids in keep), record its resourceVersion';
+COMMENT ON FUNCTION scheduler.relist(jsonb, text[]) IS 'Apply a list of Nodes, Pods, Namespaces, PodDisruptionBudgets, Services, ReplicationControllers, ReplicaSets or StatefulSets as the whole truth: apply its items, delete what it no longer has (but the uids in keep), record its resourceVersion';

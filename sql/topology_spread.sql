@@ -107,3 +107,46 @@ SELECT name, node, result FROM schedule_pending() WHERE name = 'h-new';
 SELECT pg_temp.pod('bad', '{"app": "s"}', '{"topologySpreadConstraints": [{"maxSkew": 1, "topologyKey": "zone",
     "whenUnsatisfiable": "DoNotSchedule", "labelSelector": {"matchExpressions": [{"key": "app", "operator": "In"}]}}]}');
 SELECT node, code, reason FROM scheduler.filter('default', 'bad') WHERE plugin = 'PodTopologySpread' AND node IS NULL;
+
+------------------------------------------------------------------------------
+-- The system default constraints (defaultingType System): a pod without
+-- constraints of its own, selected by a Service (or owned by a
+-- ReplicationController, ReplicaSet or StatefulSet), spreads ScheduleAnyway
+-- over hostname (maxSkew 3) and zone (maxSkew 5), with DefaultSelector's
+-- selector.  Two web pods on m1; m1 and m2 in zone a, m3 in zone b:
+--   hostname weight ln(3 + 2), zone weight ln(2 + 2);
+--   m1: 2*1.609 + 2 + 2*1.386 + 4 = 12, m2: 0 + 2 + 2*1.386 + 4 = 9, m3: 6;
+--   normalized 100 * (12 + 6 - s) / 12: 50, 75, 100.
+------------------------------------------------------------------------------
+TRUNCATE scheduler.nodes, scheduler.pods, scheduler.pod_attempts, scheduler.attempt_history, scheduler.workloads;
+SELECT pg_temp.node('m1', 'a'), pg_temp.node('m2', 'a'), pg_temp.node('m3', 'b');
+SELECT pg_temp.pod('web-a', '{"app": "web"}', '{"nodeName": "m1"}'), pg_temp.pod('web-b', '{"app": "web"}', '{"nodeName": "m1"}');
+SELECT pg_temp.pod('web-new', '{"app": "web"}');
+-- no Service selects it yet: nothing to spread by
+SELECT node, raw FROM scheduler.score('default', 'web-new') WHERE plugin = 'PodTopologySpread';
+SELECT scheduler.apply('{"kind": "Service", "apiVersion": "v1", "metadata": {"name": "web", "namespace": "default"},
+    "spec": {"selector": {"app": "web"}}}');
+SELECT node, raw, normalized FROM scheduler.score('default', 'web-new') WHERE plugin = 'PodTopologySpread' ORDER BY node;
+-- a Service in another namespace, or with no selector, selects nothing here
+DELETE FROM scheduler.workloads;
+SELECT scheduler.apply('{"kind": "List", "items": [
+    {"kind": "Service", "metadata": {"name": "web", "namespace": "other"}, "spec": {"selector": {"app": "web"}}},
+    {"kind": "Service", "metadata": {"name": "headless", "namespace": "default"}, "spec": {}}]}');
+SELECT node, raw FROM scheduler.score('default', 'web-new') WHERE plugin = 'PodTopologySpread';
+-- owned by a ReplicaSet (its controller): its selector
+SELECT scheduler.apply('{"kind": "ReplicaSet", "apiVersion": "apps/v1", "metadata": {"name": "web-7f9", "namespace": "default"},
+    "spec": {"selector": {"matchLabels": {"app": "web"}}}}');
+SELECT scheduler.apply(jsonb_set(object, '{metadata,ownerReferences}',
+    '[{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "web-7f9", "uid": "rs-1", "controller": true}]'))
+FROM scheduler.pods WHERE name = 'web-new';
+SELECT node, raw, normalized FROM scheduler.score('default', 'web-new') WHERE plugin = 'PodTopologySpread' ORDER BY node;
+-- a node without a zone is still scored by hostname (the system defaults do
+-- not require every key): m4 has no zone label
+SELECT scheduler.apply('{"kind": "Node", "metadata": {"name": "m4", "labels": {"kubernetes.io/hostname": "m4"}},
+    "status": {"allocatable": {"cpu": "8", "memory": "16Gi", "pods": "110"}}}');
+SELECT node, raw FROM scheduler.score('default', 'web-new') WHERE plugin = 'PodTopologySpread' ORDER BY node;
+-- a selector that does not parse is refused, naming the field
+SELECT scheduler.apply('{"kind": "Service", "metadata": {"name": "bad", "namespace": "default"}, "spec": {"selector": ["app"]}}');
+SELECT scheduler.relist('{"kind": "ServiceList", "metadata": {"resourceVersion": "3"}, "items": []}');
+SELECT kind, name FROM scheduler.workloads ORDER BY 1, 2;
+DELETE FROM scheduler.watch_state WHERE resource = 'services';

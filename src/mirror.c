@@ -42,7 +42,8 @@ typedef enum ObjectKind
 	KIND_NODE,
 	KIND_POD,
 	KIND_NAMESPACE,
-	KIND_PDB
+	KIND_PDB,
+	KIND_WORKLOAD				/* Service, ReplicationController, ReplicaSet, StatefulSet */
 } ObjectKind;
 
 static int	apply_document(JsonbValue *docv);
@@ -481,6 +482,61 @@ apply_pdb(JsonbValue *objv, JsonbContainer *obj, const char *ns, const char *nam
 }
 
 /* ------------------------------------------------------------------------
+ * Workloads: Services and ReplicationControllers (spec.selector a label
+ * map), ReplicaSets and StatefulSets (a LabelSelector), for
+ * PodTopologySpread's system default constraints
+ * ------------------------------------------------------------------------
+ */
+static SPIPlanPtr workload_upsert_plan;
+static SPIPlanPtr workload_replace_plan;
+static SPIPlanPtr workload_delete_plan;
+
+static int
+apply_workload(JsonbValue *objv, JsonbContainer *obj, const char *kind, const char *ns, const char *name,
+			   const char *uid, JsonbContainer *meta, const char *what)
+{
+	static Oid	types[] = {TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, JSONBOID, JSONBOID};
+	Datum		values[7];
+	char		nulls[7];
+	JsonbContainer *spec = JGetObject(obj, "spec", what, NULL);
+	JsonbValue *selector = spec ? JGet(spec, "selector") : NULL;
+
+	memset(nulls, ' ', sizeof(nulls));
+	if (selector && selector->type != jbvNull)
+	{
+		if (strcmp(kind, "Service") == 0 || strcmp(kind, "ReplicationController") == 0)
+			check_string_map(selector, what, "spec.selector");
+		else
+			(void) JObject(selector, what, "spec.selector");
+	}
+	values[0] = CStringGetTextDatum(uid);
+	values[1] = CStringGetTextDatum(kind);
+	values[2] = CStringGetTextDatum(ns);
+	values[3] = CStringGetTextDatum(name);
+	values[4] = text_or_null(JGetString(meta, "resourceVersion", what, "metadata"), &nulls[4]);
+	if (selector && selector->type != jbvNull)
+		values[5] = JsonbPGetDatum(JToJsonb(selector));
+	else
+	{
+		values[5] = (Datum) 0;
+		nulls[5] = 'n';
+	}
+	values[6] = JsonbPGetDatum(JToJsonb(objv));
+
+	exec(prepare(&workload_replace_plan,
+				 "DELETE FROM scheduler.workloads WHERE kind = $2 AND namespace = $3 AND name = $4 AND uid <> $1",
+				 4, types), values, nulls);
+	return exec(prepare(&workload_upsert_plan,
+						"INSERT INTO scheduler.workloads AS w (uid, kind, namespace, name, resource_version, selector, object)"
+						" VALUES ($1, $2, $3, $4, $5, $6, $7)"
+						" ON CONFLICT (uid) DO UPDATE SET kind = EXCLUDED.kind, namespace = EXCLUDED.namespace,"
+						" name = EXCLUDED.name, resource_version = EXCLUDED.resource_version,"
+						" selector = EXCLUDED.selector, object = EXCLUDED.object, updated_at = now()"
+						" WHERE w.object IS DISTINCT FROM EXCLUDED.object",
+						7, types), values, nulls);
+}
+
+/* ------------------------------------------------------------------------
  * Pods
  *
  * Pods come one at a time, or in a batch (MirrorBatchBegin/End: the watch
@@ -833,11 +889,19 @@ apply_object(JsonbValue *objv, const char *kind, bool deleted, const char *where
 		k = KIND_NAMESPACE, kname = "namespace";
 	else if (strcmp(kind, "PodDisruptionBudget") == 0)
 		k = KIND_PDB, kname = "poddisruptionbudget";
+	else if (strcmp(kind, "Service") == 0)
+		k = KIND_WORKLOAD, kname = "service";
+	else if (strcmp(kind, "ReplicationController") == 0)
+		k = KIND_WORKLOAD, kname = "replicationcontroller";
+	else if (strcmp(kind, "ReplicaSet") == 0)
+		k = KIND_WORKLOAD, kname = "replicaset";
+	else if (strcmp(kind, "StatefulSet") == 0)
+		k = KIND_WORKLOAD, kname = "statefulset";
 	else
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("%s%sunsupported kind \"%s\"", where ? where : "", where ? ": " : "", kind),
-				 errhint("scheduler.apply accepts a Node, a Pod, a Namespace, a PodDisruptionBudget, a List of them, or a watch event.")));
+				 errhint("scheduler.apply accepts a Node, a Pod, a Namespace, a PodDisruptionBudget, a Service, a ReplicationController, a ReplicaSet, a StatefulSet, a List of them, or a watch event.")));
 
 	obj = JObject(objv, kname, "(object)");
 	meta = JGetObject(obj, "metadata", kname, NULL);
@@ -846,7 +910,7 @@ apply_object(JsonbValue *objv, const char *kind, bool deleted, const char *where
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("%s: metadata.name: required value", kname)));
-	if (k == KIND_POD || k == KIND_PDB)
+	if (k == KIND_POD || k == KIND_PDB || k == KIND_WORKLOAD)
 	{
 		ns = JGetString(meta, "namespace", kname, "metadata");
 		if (ns == NULL || ns[0] == '\0')
@@ -860,6 +924,7 @@ apply_object(JsonbValue *objv, const char *kind, bool deleted, const char *where
 	if (uid == NULL || uid[0] == '\0')
 		uid = k == KIND_POD ? psprintf("Pod:%s/%s", ns, name) :
 			k == KIND_PDB ? psprintf("PodDisruptionBudget:%s/%s", ns, name) :
+			k == KIND_WORKLOAD ? psprintf("%s:%s/%s", kind, ns, name) :
 			psprintf("%s:%s", k == KIND_NODE ? "Node" : "Namespace", name);
 
 	cb.callback = apply_error_callback;
@@ -878,6 +943,8 @@ apply_object(JsonbValue *objv, const char *kind, bool deleted, const char *where
 			n = exec(prepare(&namespace_delete_plan, "DELETE FROM scheduler.namespaces WHERE uid = $1", 1, types), v, NULL);
 		else if (k == KIND_PDB)
 			n = exec(prepare(&pdb_delete_plan, "DELETE FROM scheduler.pdbs WHERE uid = $1", 1, types), v, NULL);
+		else if (k == KIND_WORKLOAD)
+			n = exec(prepare(&workload_delete_plan, "DELETE FROM scheduler.workloads WHERE uid = $1", 1, types), v, NULL);
 		else if (batch_cxt)
 			n = batch_pod(uid, true, NULL, NULL);
 		else
@@ -889,6 +956,8 @@ apply_object(JsonbValue *objv, const char *kind, bool deleted, const char *where
 		n = apply_namespace(objv, name, uid, meta, what);
 	else if (k == KIND_PDB)
 		n = apply_pdb(objv, obj, ns, name, uid, meta, what);
+	else if (k == KIND_WORKLOAD)
+		n = apply_workload(objv, obj, kind, ns, name, uid, meta, what);
 	else
 		n = apply_pod(objv, obj, ns, name, uid, meta, what);
 
@@ -949,7 +1018,7 @@ apply_document(JsonbValue *docv)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("document has neither \"kind\" nor \"type\" and \"object\""),
-				 errhint("scheduler.apply accepts a Node, a Pod, a Namespace, a PodDisruptionBudget, a List of them, or a watch event.")));
+				 errhint("scheduler.apply accepts a Node, a Pod, a Namespace, a PodDisruptionBudget, a Service, a ReplicationController, a ReplicaSet, a StatefulSet, a List of them, or a watch event.")));
 	}
 
 	klen = strlen(kind);
@@ -1010,7 +1079,7 @@ scheduler_apply(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("scheduler.apply expects a JSON object, got %s",
 						JB_ROOT_IS_ARRAY(doc) && !JB_ROOT_IS_SCALAR(doc) ? "an array" : "a scalar"),
-				 errhint("scheduler.apply accepts a Node, a Pod, a Namespace, a PodDisruptionBudget, a List of them, or a watch event.")));
+				 errhint("scheduler.apply accepts a Node, a Pod, a Namespace, a PodDisruptionBudget, a Service, a ReplicationController, a ReplicaSet, a StatefulSet, a List of them, or a watch event.")));
 
 	docv.type = jbvBinary;
 	docv.val.binary.data = &doc->root;

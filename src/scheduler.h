@@ -144,6 +144,7 @@ typedef struct PodInfo
 	bool		has_sidecar;	/* a restartable init container */
 	Jsonb	   *spread;			/* spec.topologySpreadConstraints, NULL when none */
 	bool		preempt_never;	/* spec.preemptionPolicy Never */
+	Jsonb	   *owner_refs;		/* metadata.ownerReferences, NULL when none */
 	char	   *nominated_node; /* where an earlier preemption made room, or NULL */
 } PodInfo;
 

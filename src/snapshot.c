@@ -201,14 +201,15 @@ const char *PodInfoColumns =
 "uid, namespace, name, node_name, priority, requests, nonzero_cpu, nonzero_memory,"
 " tolerations, labels, node_selector, affinity, host_ports, images, has_sidecar,"
 " object->'spec'->'topologySpreadConstraints', object->'spec'->>'preemptionPolicy',"
-" (SELECT nq.nominated_node FROM scheduler.queue nq WHERE nq.pod_uid = uid)";
+" (SELECT nq.nominated_node FROM scheduler.queue nq WHERE nq.pod_uid = uid), object->'metadata'->'ownerReferences'";
 
 /* The same, qualified with the alias p, for joins */
 const char *PodInfoColumnsQualified =
 "p.uid, p.namespace, p.name, p.node_name, p.priority, p.requests, p.nonzero_cpu, p.nonzero_memory,"
 " p.tolerations, p.labels, p.node_selector, p.affinity, p.host_ports, p.images, p.has_sidecar,"
 " p.object->'spec'->'topologySpreadConstraints', p.object->'spec'->>'preemptionPolicy',"
-" (SELECT nq.nominated_node FROM scheduler.queue nq WHERE nq.pod_uid = p.uid)";
+" (SELECT nq.nominated_node FROM scheduler.queue nq WHERE nq.pod_uid = p.uid),"
+" p.object->'metadata'->'ownerReferences'";
 
 /* A pod to schedule, from a row of PodInfoColumns. */
 void
@@ -250,6 +251,7 @@ PodInfoFromTuple(PodInfo *pod, HeapTuple tup, TupleDesc desc)
 		pod->preempt_never = policy && strcmp(policy, "Never") == 0;
 	}
 	pod->nominated_node = SPI_getvalue(tup, desc, 18);
+	pod->owner_refs = get_jsonb(tup, desc, 19);
 }
 
 /* ------------------------------------------------------------------------

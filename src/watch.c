@@ -1,8 +1,8 @@
 /*
  * watch.c
- *	  The watch worker: lists, then watches, nodes, pods, namespaces and
- *	  PodDisruptionBudgets on the API server, and applies what comes into the
- *	  mirror tables.
+ *	  The watch worker: lists, then watches, nodes, pods, namespaces,
+ *	  PodDisruptionBudgets and the workloads that select pods on the API
+ *	  server, and applies what comes into the mirror tables.
  *
  * Per resource, as client-go's reflector does:
  *	 - with no resourceVersion stored (scheduler.watch_state), or after a 410,
@@ -26,8 +26,10 @@
  *
  * Pods are watched as kube-scheduler's informer watches them: all but the
  * terminal ones (status.phase!=Succeeded,status.phase!=Failed).  Namespaces
- * are watched too, for InterPodAffinity's namespaceSelector, and
- * PodDisruptionBudgets (policy/v1), for DefaultPreemption.
+ * are watched too, for InterPodAffinity's namespaceSelector;
+ * PodDisruptionBudgets (policy/v1), for DefaultPreemption; and Services,
+ * ReplicationControllers, ReplicaSets and StatefulSets, whose selectors
+ * make PodTopologySpread's system default constraints.
  *
  * One such worker acts per database (an advisory lock), never on a standby.
  */
@@ -101,6 +103,11 @@ static Watch watches[] = {
 	.query = "fieldSelector=status.phase%21%3DSucceeded%2Cstatus.phase%21%3DFailed"},
 	{.resource = "poddisruptionbudgets",.kind = "PodDisruptionBudget",
 	.path = "/apis/policy/v1/poddisruptionbudgets",.query = ""},
+	{.resource = "services",.kind = "Service",.path = "/api/v1/services",.query = ""},
+	{.resource = "replicationcontrollers",.kind = "ReplicationController",
+	.path = "/api/v1/replicationcontrollers",.query = ""},
+	{.resource = "replicasets",.kind = "ReplicaSet",.path = "/apis/apps/v1/replicasets",.query = ""},
+	{.resource = "statefulsets",.kind = "StatefulSet",.path = "/apis/apps/v1/statefulsets",.query = ""},
 };
 #define NWATCHES lengthof(watches)
 

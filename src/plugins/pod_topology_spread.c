@@ -36,7 +36,9 @@
 
 #include <math.h>
 
+#include "executor/spi.h"
 #include "utils/builtins.h"
+#include "utils/memutils.h"
 
 #include "jsonutil.h"
 #include "scheduler.h"
@@ -46,7 +48,7 @@
 #define ErrReasonNodeLabelNotMatch ErrReasonConstraintsNotMatch " (missing required label)"
 #define LabelHostname "kubernetes.io/hostname"
 
-typedef struct Constraint
+typedef struct SpreadConstraint
 {
 	int32		max_skew;
 	char	   *topology_key;
@@ -60,7 +62,7 @@ typedef struct Constraint
 	int64	   *domain_count;
 	int			ndomains_eligible;
 	int64		min_count;
-} Constraint;
+} SpreadConstraint;
 
 typedef struct Args
 {
@@ -71,7 +73,7 @@ typedef struct Args
 typedef struct State
 {
 	int			nconstraints;
-	Constraint *constraints;
+	SpreadConstraint *constraints;
 	/* PreScore */
 	bool	   *ignored;		/* by NodeInfo ordinal */
 	int			nignored;
@@ -148,21 +150,22 @@ policy_field(JsonbContainer *c, const char *key, bool dflt, int i, char **err)
  * filterTopologySpreadConstraints: the pod's constraints whose
  * whenUnsatisfiable is action, parsed; NULL with *err on a bad one.
  */
-static Constraint *
-constraints_for(ClusterSnapshot *snap, const PodInfo *pod, const char *action, int *n, char **err)
+static SpreadConstraint *
+parse_constraints(ClusterSnapshot *snap, const PodInfo *pod, Jsonb *list, const LabelSelector *selector,
+				  const char *action, int *n, char **err)
 {
-	int			count = pod->spread ? JB_ROOT_COUNT(pod->spread) : 0;
-	Constraint *cs = palloc0(sizeof(Constraint) * Max(count, 1));
+	int			count = list ? JB_ROOT_COUNT(list) : 0;
+	SpreadConstraint *cs = palloc0(sizeof(SpreadConstraint) * Max(count, 1));
 
 	*n = 0;
 	*err = NULL;
 	for (int i = 0; i < count; i++)
 	{
-		JsonbValue *e = getIthJsonbValueFromContainer(&pod->spread->root, i);
+		JsonbValue *e = getIthJsonbValueFromContainer(&list->root, i);
 		JsonbContainer *c;
 		JsonbValue *when;
 		JsonbValue *tk;
-		Constraint *k = &cs[*n];
+		SpreadConstraint *k = &cs[*n];
 		AffinityTerm term;
 
 		if (e->type != jbvBinary || !JsonContainerIsObject(e->val.binary.data))
@@ -194,7 +197,14 @@ constraints_for(ClusterSnapshot *snap, const PodInfo *pod, const char *action, i
 			k->honor_affinity = true;
 		if (*err)
 			return NULL;
-		k->selector = LabelSelectorParse(JGet(c, "labelSelector"), err);
+		if (selector)
+		{
+			/* a default constraint: the selector is DefaultSelector's */
+			k->selector = palloc(sizeof(LabelSelector));
+			*k->selector = *selector;
+		}
+		else
+			k->selector = LabelSelectorParse(JGet(c, "labelSelector"), err);
 		if (k->selector == NULL)
 			return NULL;
 		if (scheduler_features.MatchLabelKeysInPodTopologySpread)
@@ -240,9 +250,290 @@ constraints_for(ClusterSnapshot *snap, const PodInfo *pod, const char *action, i
 	return cs;
 }
 
+/* ------------------------------------------------------------------------
+ * Default constraints (buildDefaultConstraints, helper.DefaultSelector)
+ * ------------------------------------------------------------------------
+ */
+
+/* The workloads that select pods, read once per refresh of the snapshot */
+typedef struct Workload
+{
+	char	   *kind;
+	char	   *namespace;
+	char	   *name;
+	Jsonb	   *selector;		/* NULL: none */
+} Workload;
+
+static Workload *workloads;
+static int	nworkloads;
+static uint64 workloads_at = 0;
+static MemoryContext workloads_cxt = NULL;
+
+static void
+load_workloads(ClusterSnapshot *snap)
+{
+	MemoryContext old;
+
+	if (snap && workloads_at == snap->refreshes)
+		return;
+	if (workloads_cxt == NULL)
+		workloads_cxt = AllocSetContextCreate(TopMemoryContext, "scheduler workloads", ALLOCSET_SMALL_SIZES);
+	else
+		MemoryContextReset(workloads_cxt);
+	workloads_at = 0;
+	nworkloads = 0;
+	old = MemoryContextSwitchTo(workloads_cxt);
+	if (SPI_execute("SELECT kind, namespace, name, selector FROM scheduler.workloads ORDER BY kind, namespace, name",
+					false, 0) != SPI_OK_SELECT)
+		elog(ERROR, "could not read scheduler.workloads");
+	workloads = palloc(sizeof(Workload) * Max(SPI_processed, 1));
+	for (uint64 i = 0; i < SPI_processed; i++)
+	{
+		HeapTuple	t = SPI_tuptable->vals[i];
+		TupleDesc	d = SPI_tuptable->tupdesc;
+		bool		isnull;
+		Datum		sel = SPI_getbinval(t, d, 4, &isnull);
+
+		workloads[i].kind = SPI_getvalue(t, d, 1);
+		workloads[i].namespace = SPI_getvalue(t, d, 2);
+		workloads[i].name = SPI_getvalue(t, d, 3);
+		workloads[i].selector = isnull ? NULL : DatumGetJsonbPCopy(sel);
+	}
+	nworkloads = SPI_processed;
+	SPI_freetuptable(SPI_tuptable);
+	MemoryContextSwitchTo(old);
+	if (snap)
+		workloads_at = snap->refreshes;
+}
+
+/* labels.Merge into set (a list of key, value pairs): a later value wins */
+static List *
+merge_label_map(List *set, Jsonb *map)
+{
+	JsonbIterator *it;
+	JsonbValue	k,
+				v;
+	JsonbIteratorToken tok;
+
+	if (map == NULL || !JB_ROOT_IS_OBJECT(map))
+		return set;
+	it = JsonbIteratorInit(&map->root);
+	while ((tok = JsonbIteratorNext(&it, &k, true)) != WJB_DONE)
+	{
+		char	   *key;
+		ListCell   *lc;
+		bool		found = false;
+
+		if (tok != WJB_KEY)
+			continue;
+		JsonbIteratorNext(&it, &v, true);
+		if (v.type != jbvString)
+			continue;
+		key = pnstrdup(k.val.string.val, k.val.string.len);
+		for (lc = list_head(set); lc != NULL; lc = lnext(set, lnext(set, lc)))
+			if (strcmp(lfirst(lc), key) == 0)
+			{
+				lfirst(lnext(set, lc)) = pnstrdup(v.val.string.val, v.val.string.len);
+				found = true;
+				break;
+			}
+		if (!found)
+		{
+			set = lappend(set, key);
+			set = lappend(set, pnstrdup(v.val.string.val, v.val.string.len));
+		}
+	}
+	return set;
+}
+
+/* labels.Set(map).Matches(pod labels): every key there, with that value */
+static bool
+map_matches(Jsonb *map, Jsonb *labels)
+{
+	JsonbIterator *it = JsonbIteratorInit(&map->root);
+	JsonbValue	k,
+				v;
+	JsonbIteratorToken tok;
+
+	while ((tok = JsonbIteratorNext(&it, &k, true)) != WJB_DONE)
+	{
+		int			len;
+		const char *have;
+
+		if (tok != WJB_KEY)
+			continue;
+		JsonbIteratorNext(&it, &v, true);
+		have = LabelGet(labels, k.val.string.val, k.val.string.len, &len);
+		if (have == NULL || v.type != jbvString || len != v.val.string.len ||
+			memcmp(have, v.val.string.val, len) != 0)
+			return false;
+	}
+	return true;
+}
+
+static LabelSelector *
+set_selector(List *set)
+{
+	LabelSelector *sel = palloc0(sizeof(LabelSelector));
+	ListCell   *lc;
+
+	sel->everything = true;
+	for (lc = list_head(set); lc != NULL; lc = lnext(set, lnext(set, lc)))
+		LabelSelectorAdd(sel, lfirst(lc), LABEL_IN, lfirst(lnext(set, lc)));
+	return sel;
+}
+
+static const Workload *
+find_workload(const char *kind, const char *ns, const char *name)
+{
+	for (int i = 0; i < nworkloads; i++)
+		if (strcmp(workloads[i].kind, kind) == 0 && strcmp(workloads[i].namespace, ns) == 0 &&
+			strcmp(workloads[i].name, name) == 0)
+			return &workloads[i];
+	return NULL;
+}
+
+/*
+ * helper.DefaultSelector: the label maps of the pod's namespace's Services
+ * that select it, merged; then its controller's selector: a
+ * ReplicationController's map merged in, a ReplicaSet's or StatefulSet's
+ * requirements added.  NULL when that selects nothing in particular
+ * (no requirements): the pod then gets no default constraints.
+ */
+static LabelSelector *
+default_selector(ClusterSnapshot *snap, const PodInfo *pod)
+{
+	List	   *set = NIL;
+	LabelSelector *sel;
+
+	load_workloads(snap);
+	for (int i = 0; i < nworkloads; i++)
+		if (strcmp(workloads[i].kind, "Service") == 0 && strcmp(workloads[i].namespace, pod->namespace) == 0 &&
+			workloads[i].selector != NULL && map_matches(workloads[i].selector, pod->labels))
+			set = merge_label_map(set, workloads[i].selector);
+	sel = set_selector(set);
+
+	/* metav1.GetControllerOfNoCopy: the first owner reference with controller true */
+	if (pod->owner_refs && JB_ROOT_IS_ARRAY(pod->owner_refs) && !JB_ROOT_IS_SCALAR(pod->owner_refs))
+		for (int i = 0; i < (int) JB_ROOT_COUNT(pod->owner_refs); i++)
+		{
+			JsonbValue *o = getIthJsonbValueFromContainer(&pod->owner_refs->root, i);
+			JsonbValue *ctl;
+			char	   *kind,
+					   *api,
+					   *name;
+			const Workload *w;
+
+			if (o->type != jbvBinary || !JsonContainerIsObject(o->val.binary.data))
+				continue;
+			ctl = JGet(o->val.binary.data, "controller");
+			if (ctl == NULL || ctl->type != jbvBool || !ctl->val.boolean)
+				continue;
+			kind = JScalarText(JGet(o->val.binary.data, "kind"));
+			api = JScalarText(JGet(o->val.binary.data, "apiVersion"));
+			name = JScalarText(JGet(o->val.binary.data, "name"));
+			if (kind == NULL || api == NULL || name == NULL)
+				break;
+			if (strcmp(kind, "ReplicationController") == 0 && strcmp(api, "v1") == 0 &&
+				(w = find_workload(kind, pod->namespace, name)) != NULL)
+				sel = set_selector(merge_label_map(set, w->selector));
+			else if ((strcmp(kind, "ReplicaSet") == 0 || strcmp(kind, "StatefulSet") == 0) &&
+					 strcmp(api, "apps/v1") == 0 && (w = find_workload(kind, pod->namespace, name)) != NULL)
+			{
+				JsonbValue	v;
+				LabelSelector *other;
+				char	   *err;
+
+				if (w->selector)
+				{
+					v.type = jbvBinary;
+					v.val.binary.data = &w->selector->root;
+					v.val.binary.len = VARSIZE(w->selector) - VARHDRSZ;
+				}
+				other = LabelSelectorParse(w->selector ? &v : NULL, &err);
+				/* selector.Add(other.Requirements()...) */
+				if (other && !other->nothing)
+					for (int r = 0; r < other->nreqs; r++)
+					{
+						if (sel->nreqs == sel->maxreqs)
+						{
+							sel->maxreqs = Max(4, sel->maxreqs * 2);
+							sel->reqs = sel->reqs ? repalloc(sel->reqs, sizeof(LabelRequirement) * sel->maxreqs) :
+								palloc(sizeof(LabelRequirement) * sel->maxreqs);
+						}
+						sel->reqs[sel->nreqs++] = other->reqs[r];
+						sel->everything = false;
+					}
+			}
+			break;
+		}
+	return sel->nreqs > 0 ? sel : NULL;
+}
+
+/* kube-scheduler's systemDefaultConstraints */
+static Jsonb *
+system_defaults(void)
+{
+	static Jsonb *defaults = NULL;
+
+	if (defaults == NULL)
+	{
+		MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
+
+		defaults = DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum(
+			"[{\"topologyKey\": \"kubernetes.io/hostname\", \"whenUnsatisfiable\": \"ScheduleAnyway\", \"maxSkew\": 3},"
+			" {\"topologyKey\": \"topology.kubernetes.io/zone\", \"whenUnsatisfiable\": \"ScheduleAnyway\", \"maxSkew\": 5}]")));
+		MemoryContextSwitchTo(old);
+	}
+	return defaults;
+}
+
+/*
+ * The pod's constraints whose whenUnsatisfiable is action: its own, or,
+ * when it has none, the default constraints (the system's, or the args'
+ * defaultConstraints) with DefaultSelector's selector; *defaulted says
+ * which.  NULL with *err on a bad one.
+ */
+static SpreadConstraint *
+constraints_for(ClusterSnapshot *snap, const Args *args, const PodInfo *pod, const char *action, int *n,
+				bool *defaulted, char **err)
+{
+	Jsonb	   *defaults;
+	LabelSelector *sel;
+
+	*defaulted = false;
+	if (pod->spread && JB_ROOT_COUNT(pod->spread) > 0)
+		return parse_constraints(snap, pod, pod->spread, NULL, action, n, err);
+	*n = 0;
+	*err = NULL;
+	defaults = (args == NULL || args->system_defaulted) ? system_defaults() : args->default_constraints;
+	if (defaults == NULL || JB_ROOT_COUNT(defaults) == 0)
+		return NULL;
+	/* filterTopologySpreadConstraints first: no selector needed when none is for this action */
+	{
+		bool		any = false;
+
+		for (int i = 0; i < (int) JB_ROOT_COUNT(defaults) && !any; i++)
+		{
+			JsonbValue *e = getIthJsonbValueFromContainer(&defaults->root, i);
+			JsonbValue *when = e->type == jbvBinary ? JGet(e->val.binary.data, "whenUnsatisfiable") : NULL;
+
+			any = when && when->type == jbvString && (size_t) when->val.string.len == strlen(action) &&
+				memcmp(when->val.string.val, action, when->val.string.len) == 0;
+		}
+		if (!any)
+			return NULL;
+	}
+	sel = default_selector(snap, pod);
+	if (sel == NULL)
+		return NULL;
+	*defaulted = true;
+	return parse_constraints(snap, pod, defaults, sel, action, n, err);
+}
+
 /* Does the node count for constraint c (matchNodeInclusionPolicies)? */
 static bool
-node_included(const Constraint *c, const PodInfo *pod, const void *req, const NodeInfo *node)
+node_included(const SpreadConstraint *c, const PodInfo *pod, const void *req, const NodeInfo *node)
 {
 	if (c->honor_affinity && !RequiredNodeAffinityMatches(req, pod, node))
 		return false;
@@ -262,7 +553,7 @@ node_included(const Constraint *c, const PodInfo *pod, const void *req, const No
 
 /* Does the node have every constraint's key? */
 static bool
-has_all_keys(const Constraint *cs, int n, const NodeInfo *node)
+has_all_keys(const SpreadConstraint *cs, int n, const NodeInfo *node)
 {
 	for (int i = 0; i < n; i++)
 		if (TopologyNodeDomain(cs[i].domains, node) < 0)
@@ -271,26 +562,45 @@ has_all_keys(const Constraint *cs, int n, const NodeInfo *node)
 }
 
 static bool
-needs_node_check(const Constraint *c, const void *req, const PodInfo *pod)
+needs_node_check(const SpreadConstraint *c, const void *req, const PodInfo *pod)
 {
 	return (c->honor_affinity && (req != NULL || pod->node_selector != NULL)) || c->honor_taints;
+}
+
+/*
+ * A node's domain for c: its number, or, when not every key is required
+ * (system defaulting), the extra domain "" of the nodes without the key
+ * (number ndomains); -1 when it has none.
+ */
+static int32
+domain_of(const SpreadConstraint *c, const NodeInfo *node, bool require_all)
+{
+	int32		d = TopologyNodeDomain(c->domains, node);
+
+	return (d < 0 && !require_all) ? c->domains->ndomains : d;
 }
 
 /*
  * The matching pods per domain over the nodes that count, for each
  * constraint (calPreFilterState's TpValueToMatchNum); only_nodes, when not
  * NULL, marks by ordinal the nodes whose domains may be eligible.
+ * require_all: only nodes with every constraint's key count
+ * (nodeLabelsMatchSpreadConstraints); else a node without a key counts in
+ * the domain "".
  */
 static void
-count_domains(Constraint *cs, int n, ClusterSnapshot *snap, const PodInfo *pod, const bool *only_nodes)
+count_domains(SpreadConstraint *cs, int n, ClusterSnapshot *snap, const PodInfo *pod, const bool *only_nodes,
+			  bool require_all)
 {
 	const void *req = RequiredNodeAffinity(pod);
 	bool		gate = scheduler_features.NodeInclusionPolicyInPodTopologySpread;
 
 	for (int k = 0; k < n; k++)
 	{
-		cs[k].domain_count = palloc(sizeof(int64) * Max(cs[k].domains->ndomains, 1));
-		for (int d = 0; d < cs[k].domains->ndomains; d++)
+		int			slots = cs[k].domains->ndomains + 1;
+
+		cs[k].domain_count = palloc(sizeof(int64) * slots);
+		for (int d = 0; d < slots; d++)
 			cs[k].domain_count[d] = only_nodes ? -2 : -1;	/* -2: not among the candidates */
 	}
 	if (only_nodes)
@@ -302,7 +612,7 @@ count_domains(Constraint *cs, int n, ClusterSnapshot *snap, const PodInfo *pod, 
 				continue;
 			for (int k = 0; k < n; k++)
 			{
-				int32		d = TopologyNodeDomain(cs[k].domains, node);
+				int32		d = domain_of(&cs[k], node, require_all);
 
 				if (d >= 0)
 					cs[k].domain_count[d] = -1;
@@ -314,14 +624,14 @@ count_domains(Constraint *cs, int n, ClusterSnapshot *snap, const PodInfo *pod, 
 
 		if (!gate && (req != NULL || pod->node_selector != NULL) && !RequiredNodeAffinityMatches(req, pod, node))
 			continue;
-		if (!has_all_keys(cs, n, node))
+		if (require_all && !has_all_keys(cs, n, node))
 			continue;
 		for (int k = 0; k < n; k++)
 		{
-			Constraint *c = &cs[k];
-			int32		d = TopologyNodeDomain(c->domains, node);
+			SpreadConstraint *c = &cs[k];
+			int32		d = domain_of(c, node, require_all);
 
-			if (c->domain_count[d] == -2)
+			if (d < 0 || c->domain_count[d] == -2)
 				continue;
 			if (gate && needs_node_check(c, req, pod) && !node_included(c, pod, req, node))
 				continue;
@@ -332,11 +642,11 @@ count_domains(Constraint *cs, int n, ClusterSnapshot *snap, const PodInfo *pod, 
 	}
 	for (int k = 0; k < n; k++)
 	{
-		Constraint *c = &cs[k];
+		SpreadConstraint *c = &cs[k];
 
 		c->ndomains_eligible = 0;
 		c->min_count = PG_INT32_MAX;
-		for (int d = 0; d < c->domains->ndomains; d++)
+		for (int d = 0; d <= c->domains->ndomains; d++)
 			if (c->domain_count[d] >= 0)
 			{
 				c->ndomains_eligible++;
@@ -361,10 +671,11 @@ state_of(PluginCall *call)
 static void
 prefilter(PluginCall *call, const PodInfo *pod, Status *st, List **node_names pg_attribute_unused())
 {
+	bool		defaulted;
 	State	   *s = state_of(call);
 	char	   *err;
 
-	s->constraints = constraints_for(call->snap, pod, "DoNotSchedule", &s->nconstraints, &err);
+	s->constraints = constraints_for(call->snap, call->args, pod, "DoNotSchedule", &s->nconstraints, &defaulted, &err);
 	if (err)
 	{
 		StatusSet(st, CODE_ERROR, psprintf("get constraints from pod: %s", err));
@@ -375,7 +686,7 @@ prefilter(PluginCall *call, const PodInfo *pod, Status *st, List **node_names pg
 		st->code = CODE_SKIP;
 		return;
 	}
-	count_domains(s->constraints, s->nconstraints, call->snap, pod, NULL);
+	count_domains(s->constraints, s->nconstraints, call->snap, pod, NULL, true);
 }
 
 static void
@@ -387,7 +698,7 @@ filter(PluginCall *call, const PodInfo *pod, const NodeInfo *node, Status *st)
 		return;
 	for (int k = 0; k < s->nconstraints; k++)
 	{
-		Constraint *c = &s->constraints[k];
+		SpreadConstraint *c = &s->constraints[k];
 		int32		d = TopologyNodeDomain(c->domains, node);
 		int64		min;
 		int64		match;
@@ -416,10 +727,13 @@ filter(PluginCall *call, const PodInfo *pod, const NodeInfo *node, Status *st)
 static void
 prescore(PluginCall *call, const PodInfo *pod, NodeInfo **nodes, int n, Status *st)
 {
+	const Args *args = call->args;
+	bool		defaulted;
+	bool		require_all;
 	State	   *s = state_of(call);
 	char	   *err;
 	bool	   *candidate;
-	Constraint *cs;
+	SpreadConstraint *cs;
 	int			ncs;
 
 	if (call->snap->nnodes == 0)
@@ -427,7 +741,7 @@ prescore(PluginCall *call, const PodInfo *pod, NodeInfo **nodes, int n, Status *
 		st->code = CODE_SKIP;
 		return;
 	}
-	cs = constraints_for(call->snap, pod, "ScheduleAnyway", &ncs, &err);
+	cs = constraints_for(call->snap, args, pod, "ScheduleAnyway", &ncs, &defaulted, &err);
 	if (err)
 	{
 		StatusSet(st, CODE_ERROR,
@@ -445,9 +759,14 @@ prescore(PluginCall *call, const PodInfo *pod, NodeInfo **nodes, int n, Status *
 	s->ignored = palloc0(sizeof(bool) * Max(call->snap->nordinals, 1));
 	candidate = palloc0(sizeof(bool) * Max(call->snap->nordinals, 1));
 	s->nignored = 0;
+	/*
+	 * Only with the system defaults may a node lack a topology key and
+	 * still be scored (so that nodes without a zone still spread by host).
+	 */
+	require_all = !defaulted || !args->system_defaulted;
 	for (int i = 0; i < n; i++)
 	{
-		if (!has_all_keys(cs, ncs, nodes[i]))
+		if (require_all && !has_all_keys(cs, ncs, nodes[i]))
 		{
 			s->ignored[nodes[i]->ordinal] = true;
 			s->nignored++;
@@ -456,7 +775,7 @@ prescore(PluginCall *call, const PodInfo *pod, NodeInfo **nodes, int n, Status *
 			candidate[nodes[i]->ordinal] = true;
 	}
 	/* domains among the candidates; their counts over every node that counts */
-	count_domains(cs, ncs, call->snap, pod, candidate);
+	count_domains(cs, ncs, call->snap, pod, candidate, require_all);
 	s->weight = palloc(sizeof(double) * ncs);
 	for (int k = 0; k < ncs; k++)
 	{
@@ -465,7 +784,7 @@ prescore(PluginCall *call, const PodInfo *pod, NodeInfo **nodes, int n, Status *
 		if (strcmp(cs[k].topology_key, LabelHostname) == 0)
 			size = n - s->nignored;
 		else
-			for (int d = 0; d < cs[k].domains->ndomains; d++)
+			for (int d = 0; d <= cs[k].domains->ndomains; d++)
 				size += (cs[k].domain_count[d] != -2);
 		s->weight[k] = log((double) size + 2);
 	}
@@ -481,7 +800,7 @@ score(PluginCall *call, const PodInfo *pod pg_attribute_unused(), const NodeInfo
 		return 0;
 	for (int k = 0; k < s->nconstraints; k++)
 	{
-		Constraint *c = &s->constraints[k];
+		SpreadConstraint *c = &s->constraints[k];
 		int32		d = TopologyNodeDomain(c->domains, node);
 		int64		count;
 
@@ -530,7 +849,7 @@ normalize(PluginCall *call, const PodInfo *pod pg_attribute_unused(), int64 *sco
  * ------------------------------------------------------------------------
  */
 static bool
-node_has_keys(const Constraint *cs, int n, const NodeInfo *node)
+node_has_keys(const SpreadConstraint *cs, int n, const NodeInfo *node)
 {
 	for (int i = 0; i < n; i++)
 	{
@@ -550,15 +869,16 @@ node_has_keys(const Constraint *cs, int n, const NodeInfo *node)
 static QueueingHint
 pod_hint(const PodInfo *pod, const ClusterEvent *ev)
 {
+	bool		defaulted;
 	const PodRef *o = ev->old_pod;
 	const PodRef *n = ev->new_pod;
 	char	   *err;
 	int			ncs;
-	Constraint *cs;
+	SpreadConstraint *cs;
 
 	if ((n && strcmp(n->namespace, pod->namespace) != 0) || (o && strcmp(o->namespace, pod->namespace) != 0))
 		return HINT_SKIP;
-	cs = constraints_for(NULL, pod, "DoNotSchedule", &ncs, &err);
+	cs = constraints_for(NULL, NULL, pod, "DoNotSchedule", &ncs, &defaulted, &err);
 	if (err)
 		return HINT_QUEUE;
 	for (int i = 0; i < ncs; i++)
@@ -586,7 +906,8 @@ node_hint(const PodInfo *pod, const ClusterEvent *ev)
 	const NodeInfo *n = ev->new_node;
 	char	   *err;
 	int			ncs;
-	Constraint *cs = constraints_for(NULL, pod, "DoNotSchedule", &ncs, &err);
+	bool		defaulted;
+	SpreadConstraint *cs = constraints_for(NULL, NULL, pod, "DoNotSchedule", &ncs, &defaulted, &err);
 
 	if (err)
 		return HINT_QUEUE;

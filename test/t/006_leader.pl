@@ -91,9 +91,9 @@ is($standby->safe_psql('postgres',
 	'0', 'a standby runs no scheduler worker');
 is($standby->safe_psql('postgres', 'SELECT count(*) FROM scheduler.nodes'), '3',
 	'(it has the mirror, replicated)');
-# only the primary's watches are open: four, as before the standby came
-is(scalar @{ kreq('GET', '/debug/state')->{watches} }, 4,
-	'the API server sees only the primary\'s four watches (nodes, pods, namespaces, poddisruptionbudgets)');
+# only the primary's watches are open: eight, as before the standby came
+is(scalar @{ kreq('GET', '/debug/state')->{watches} }, 8,
+	'the API server sees only the primary\'s eight watches (nodes, pods, namespaces, poddisruptionbudgets, services, replicationcontrollers, replicasets, statefulsets)');
 
 $standby->stop;
 $primary->stop;

@@ -61,10 +61,10 @@ my $open = 0;
 for (1 .. 50)
 {
 	$open = scalar @{ kreq('GET', '/debug/state')->{watches} };
-	last if $open == 4;
+	last if $open == 8;
 	usleep(100_000);
 }
-is($open, 4, 'four watches are open (they last minutes)');
+is($open, 8, 'eight watches are open (they last minutes)');
 my $t0 = time;
 q1("SELECT pg_terminate_backend($pid)");
 ok($node->poll_query_until('postgres', "SELECT count(*) = 0 FROM pg_stat_activity WHERE pid = $pid", 't'),
