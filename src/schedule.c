@@ -291,8 +291,10 @@ write_preemptions(Attempt *attempts, int n, bool outbox)
 	List	   *uids = NIL;
 	List	   *nodes = NIL;
 	List	   *victims = NIL;
-	Datum		args[3];
-	Oid			types[3] = {TEXTARRAYOID, TEXTARRAYOID, TEXTARRAYOID};
+	List	   *victim_of = NIL;	/* the preemptor's uid, per victim */
+	List	   *victim_on = NIL;	/* and the node */
+	Datum		args[5];
+	Oid			types[5] = {TEXTARRAYOID, TEXTARRAYOID, TEXTARRAYOID, TEXTARRAYOID, TEXTARRAYOID};
 	Datum	   *d;
 	int			k;
 	ListCell   *lc;
@@ -305,6 +307,11 @@ write_preemptions(Attempt *attempts, int n, bool outbox)
 			nodes = lappend(nodes, (void *) (attempts[i].nominated ? attempts[i].nominated : ""));
 		}
 		victims = list_concat(victims, attempts[i].victims);
+		for (int v = 0; v < list_length(attempts[i].victims); v++)
+		{
+			victim_of = lappend(victim_of, attempts[i].pod.uid);
+			victim_on = lappend(victim_on, (void *) attempts[i].nominated);
+		}
 	}
 	if (uids == NIL)
 		return;
@@ -319,6 +326,8 @@ write_preemptions(Attempt *attempts, int n, bool outbox)
 	TEXT_ARRAY(uids, args[0]);
 	TEXT_ARRAY(nodes, args[1]);
 	TEXT_ARRAY(victims, args[2]);
+	TEXT_ARRAY(victim_of, args[3]);
+	TEXT_ARRAY(victim_on, args[4]);
 #undef TEXT_ARRAY
 
 	/* lower-priority pods nominated to a node now taken lose their nomination */
@@ -354,12 +363,30 @@ write_preemptions(Attempt *attempts, int n, bool outbox)
 	if (victims == NIL)
 		return;
 	if (outbox)
+	{
 		exec_args("INSERT INTO scheduler.outbox (kind, pod_uid, namespace, name, body)"
 				  " SELECT 'delete', p.uid, p.namespace, p.name,"
 				  " jsonb_build_object('apiVersion', 'v1', 'kind', 'DeleteOptions',"
 				  "   'preconditions', jsonb_build_object('uid', p.uid))"
 				  " FROM scheduler.pods p WHERE p.uid = ANY($3::text[])",
 				  3, types, args, NULL, SPI_OK_INSERT);
+		/* and, as kube-scheduler records it, a Preempted event on each victim */
+		exec_args("INSERT INTO scheduler.outbox (kind, pod_uid, namespace, name, body)"
+				  " SELECT 'event', p.uid, p.namespace, p.name,"
+				  " jsonb_build_object('apiVersion', 'v1', 'kind', 'Event',"
+				  "   'metadata', jsonb_build_object('generateName', p.name || '.', 'namespace', p.namespace),"
+				  "   'involvedObject', jsonb_build_object('apiVersion', 'v1', 'kind', 'Pod',"
+				  "      'namespace', p.namespace, 'name', p.name, 'uid', p.uid),"
+				  "   'reason', 'Preempted', 'action', 'Preempting',"
+				  "   'message', 'Preempted by pod ' || v.preemptor || ' on node ' || v.node, 'type', 'Normal',"
+				  "   'source', jsonb_build_object('component', pr.scheduler_name),"
+				  "   'reportingComponent', pr.scheduler_name,"
+				  "   'firstTimestamp', scheduler.k8s_time(now()), 'lastTimestamp', scheduler.k8s_time(now()),"
+				  "   'count', 1)"
+				  " FROM unnest($3::text[], $4::text[], $5::text[]) AS v(uid, preemptor, node)"
+				  " JOIN scheduler.pods p ON p.uid = v.uid JOIN scheduler.pods pr ON pr.uid = v.preemptor",
+				  5, types, args, NULL, SPI_OK_INSERT);
+	}
 	else
 		exec_args("DELETE FROM scheduler.pods WHERE uid = ANY($3::text[])",
 				  3, types, args, NULL, SPI_OK_DELETE);

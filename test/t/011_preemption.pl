@@ -81,6 +81,14 @@ is(q1(q{SELECT count(*) || ' ' || string_agg(DISTINCT state, ',') || ' ' || stri
 my $victim = q1(q{SELECT name FROM scheduler.outbox WHERE kind = 'delete'});
 is(q1(q{SELECT body #>> '{preconditions,uid}' FROM scheduler.outbox WHERE kind = 'delete'}), $uid{$victim},
 	'the precondition is the victim\'s uid');
+ok($node->poll_query_until('postgres',
+	q{SELECT count(*) = 1 FROM scheduler.outbox WHERE kind = 'event' AND body->>'reason' = 'Preempted' AND state = 'done'}),
+	'a Preempted event was sent');
+my $vip_uid = k('GET', '/api/v1/namespaces/default/pods/vip')->{metadata}{uid};
+my @preempted = grep { $_->{reason} eq 'Preempted' } @{ k('GET', '/api/v1/events')->{items} };
+is(scalar(@preempted), 1, 'the API server has one Preempted event');
+is($preempted[0]{involvedObject}{name} . ' ' . $preempted[0]{message}, "$victim Preempted by pod $vip_uid on node node-a",
+	'on the victim, with kube-scheduler\'s message');
 is(q1(q{SELECT body #>> '{status,nominatedNodeName}' FROM scheduler.outbox
 	WHERE kind = 'condition' AND name = 'vip' ORDER BY id LIMIT 1}), 'node-a',
 	'status.nominatedNodeName went out with the PodScheduled condition');
