@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """A stand-in Kubernetes API server for tests (core/v1 nodes, pods, events,
-namespaces, pod bindings; policy/v1 poddisruptionbudgets), Python 3 standard
+namespaces, pod bindings, services, replicationcontrollers; apps/v1
+replicasets, statefulsets; policy/v1 poddisruptionbudgets), Python 3 standard
 library only.
 
     python3 kube_apiserver.py --port N --cert-dir DIR [--token TOKEN] [--plain-http]
@@ -13,15 +14,21 @@ DIR/server.json ({"url", "token", "ca", "kubeconfig", "port", "pid"}); then it
 prints one line "READY https://127.0.0.1:N" (port 0 picks a free port).
 
 What it speaks, as the real server does (v1.20 wire format, JSON only):
-  * discovery: /version /api /api/v1 /apis /apis/policy /apis/policy/v1
-    /openapi/v2, /healthz /livez /readyz
+  * discovery: /version /api /api/v1 /apis /apis/apps /apis/apps/v1
+    /apis/policy /apis/policy/v1 /openapi/v2, /healthz /livez /readyz
   * GET/LIST/WATCH/POST/PUT/PATCH/DELETE and DELETE-collection on
-    /api/v1/{nodes,namespaces}, /api/v1/{pods,events} (all namespaces, list and
-    watch) and /api/v1/namespaces/{ns}/{pods,events}; status subresources;
-    pods/{name}/binding and namespaces/{ns}/bindings.  The same for
+    /api/v1/{nodes,namespaces}, /api/v1/{pods,events,services,
+    replicationcontrollers} (all namespaces, list and watch) and
+    /api/v1/namespaces/{ns}/{pods,events,services,replicationcontrollers};
+    status subresources (all but events'); pods/{name}/binding and
+    namespaces/{ns}/bindings.  The same for
     /apis/policy/v1/poddisruptionbudgets (all namespaces) and
     /apis/policy/v1/namespaces/{ns}/poddisruptionbudgets (kind
-    PodDisruptionBudget, apiVersion policy/v1, short name pdb).
+    PodDisruptionBudget, apiVersion policy/v1, short name pdb), and for
+    /apis/apps/v1/{replicasets,statefulsets} (all namespaces) and
+    /apis/apps/v1/namespaces/{ns}/{replicasets,statefulsets} (kinds ReplicaSet
+    and StatefulSet, apiVersion apps/v1, short names rs and sts).  Services
+    (svc) and ReplicationControllers (rc) are core v1.
   * lists: labelSelector, fieldSelector (the fields the real server supports),
     limit/continue paging over a consistent snapshot, resourceVersion,
     resourceVersionMatch=Exact; list items carry no kind (as the real server).
@@ -43,6 +50,32 @@ What it speaks, as the real server does (v1.20 wire format, JSON only):
   * DELETE removes an object at once (no kubelet, no graceful termination of
     pods unless the graceful_delete_seconds fault asks for it), DeleteOptions
     preconditions {uid, resourceVersion} checked (409 Conflict).
+
+Services, ReplicationControllers, ReplicaSets and StatefulSets are stored,
+listed and watched only: no controller runs, so a ReplicaSet, StatefulSet or
+ReplicationController makes no pods and its status stays as created
+({"replicas": 0}) unless written through /status, and a Service gets no
+endpoints.  Defaults: a Service's spec.type ClusterIP, sessionAffinity None,
+ports' protocol TCP and targetPort = port, and a spec.clusterIP (with
+clusterIPs) allocated from 10.96.0.0/12 unless given (or "None") -- kept on
+update when left out, 422 when changed or already taken; no nodePorts;
+status {"loadBalancer": {}}.  spec.replicas 1 for the other three; a
+ReplicationController's spec.selector (and metadata.labels) from its
+template's labels when empty; a StatefulSet's podManagementPolicy
+(OrderedReady), updateStrategy (RollingUpdate, partition 0) and
+revisionHistoryLimit (10).  The pod template gets no pod defaults.
+metadata.generation is 1 on create and grows by one with each spec change
+(not for Services).  Validation is minimal (422 Invalid naming the field):
+metadata.name; a Service's or ReplicationController's spec.selector, when
+set, a map of strings; a ReplicaSet's or StatefulSet's spec.selector a
+LabelSelector (required; keys other than matchLabels and matchExpressions
+refused, as in a budget's; {} accepted, which the real server refuses);
+spec.replicas >= 0; a Service's spec.type and ports[*].port.  Immutable
+fields (apps/v1 selectors, a StatefulSet's spec) are not enforced, nor that
+a template's labels match the selector.  Field selectors: metadata.name and
+metadata.namespace, and status.replicas for ReplicationControllers and
+ReplicaSets.  Errors name a group's resources qualified
+("replicasets.apps", "poddisruptionbudgets.policy"), as the real server.
 
 PodDisruptionBudgets (policy/v1 only: no policy/v1beta1, so kubectl 1.20's
 "describe pdb", which asks for v1beta1, gets 404; get/create/apply/patch/
@@ -85,8 +118,10 @@ Test hooks (bearer token required too):
                                DELETE clears the record
   GET  /debug/requests         the last requests (?limit=N)
   GET|POST /debug/faults       see Faults.apply for the keys
-  POST /debug/bulk             create many objects at once (see App.bulk)
-  POST /debug/reset            delete every object (DELETED events) and records
+  POST /debug/bulk             create many objects at once, of any kind above
+                               but bindings (see App.bulk)
+  POST /debug/reset            delete every object (DELETED events; the initial
+                               namespaces stay) and records
 """
 
 import argparse
@@ -209,10 +244,27 @@ RESOURCES = {
     "poddisruptionbudgets": Resource("poddisruptionbudgets", "PodDisruptionBudget", True, short=["pdb"],
                                      subresources=("status",), singular="poddisruptionbudget", group="policy",
                                      fields=dict(META_FIELDS)),
+    "services": Resource("services", "Service", True, short=["svc"], categories=["all"], subresources=("status",),
+                         singular="service", fields=dict(META_FIELDS)),
+    "replicationcontrollers": Resource("replicationcontrollers", "ReplicationController", True, short=["rc"],
+                                       categories=["all"], subresources=("status",),
+                                       singular="replicationcontroller", fields=dict(META_FIELDS, **{
+                                           "status.replicas": _field("status", "replicas", default="0"),
+                                       })),
+    "replicasets": Resource("replicasets", "ReplicaSet", True, short=["rs"], categories=["all"],
+                            subresources=("status",), singular="replicaset", group="apps",
+                            fields=dict(META_FIELDS, **{
+                                "status.replicas": _field("status", "replicas", default="0"),
+                            })),
+    "statefulsets": Resource("statefulsets", "StatefulSet", True, short=["sts"], categories=["all"],
+                             subresources=("status",), singular="statefulset", group="apps",
+                             fields=dict(META_FIELDS)),
 }
 KIND_TO_RESOURCE = {r.kind: r.name for r in RESOURCES.values()}
 KIND_API_VERSION = {r.kind: r.api_version for r in RESOURCES.values()}
-API_GROUPS = {"policy": "policy/v1"}
+API_GROUPS = {"apps": "apps/v1", "policy": "policy/v1"}
+# workloads: metadata.generation is 1 on create and grows with each spec change
+GENERATION_RESOURCES = ("poddisruptionbudgets", "replicationcontrollers", "replicasets", "statefulsets")
 INITIAL_NAMESPACES = ["default", "kube-system", "kube-public", "kube-node-lease"]
 
 DNS1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
@@ -318,13 +370,37 @@ def status_obj(code, reason, message, details=None):
     return st
 
 
+def qualified(resource):
+    """(resource as errors name it, the Status details' name/group/kind) for a
+    resource ("replicasets", "pods/binding"): a group's resources are
+    qualified ("replicasets.apps"), as the real server's errors say."""
+    R = RESOURCES.get(resource.split("/", 1)[0])
+    if R is None or not R.group:
+        return resource, {}
+    return R.name + "." + R.group + resource[len(R.name):], {"group": R.group}
+
+
+def _error_details(resource, name):
+    q, g = qualified(resource)
+    d = {"name": name}
+    d.update(g)
+    d["kind"] = resource
+    return q, d
+
+
 def not_found(resource, name):
-    return ApiError(404, "NotFound", '%s "%s" not found' % (resource, name), {"name": name, "kind": resource})
+    q, d = _error_details(resource, name)
+    return ApiError(404, "NotFound", '%s "%s" not found' % (q, name), d)
+
+
+def already_exists(resource, name):
+    q, d = _error_details(resource, name)
+    return ApiError(409, "AlreadyExists", '%s "%s" already exists' % (q, name), d)
 
 
 def conflict(resource, name, msg):
-    return ApiError(409, "Conflict", 'Operation cannot be fulfilled on %s "%s": %s' % (resource, name, msg),
-                    {"name": name, "kind": resource})
+    q, d = _error_details(resource, name)
+    return ApiError(409, "Conflict", 'Operation cannot be fulfilled on %s "%s": %s' % (q, name, msg), d)
 
 
 def bad_request(msg):
@@ -545,7 +621,23 @@ SMP_KEYS = {
     "namespaces": {("status", "conditions"): "type"},
     "events": {},
     "poddisruptionbudgets": {("status", "conditions"): "type"},
+    "services": {("spec", "ports"): "port", ("status", "conditions"): "type"},
 }
+
+
+def _template_keys():
+    """The pod template's patch keys (spec.template.spec) and the status
+    conditions of the workload controllers."""
+    t = ("spec", "template", "spec")
+    d = _container_keys(t)
+    d.update({t + ("volumes",): "name", t + ("imagePullSecrets",): "name", t + ("hostAliases",): "ip",
+              t + ("schedulingGates",): "name", t + ("resourceClaims",): "name",
+              ("status", "conditions"): "type"})
+    return d
+
+
+for _r in ("replicationcontrollers", "replicasets", "statefulsets"):
+    SMP_KEYS[_r] = _template_keys()
 
 
 def merge_patch(target, patch):
@@ -860,8 +952,99 @@ def validate_object(res, obj):
         _check_quantities(kind, name, "status.allocatable", st.get("allocatable"), causes)
     elif res == "poddisruptionbudgets":
         _check_pdb_spec(obj.get("spec"), causes)
+    elif res in WORKLOAD_RESOURCES:
+        _check_workload_spec(res, obj.get("spec"), causes)
     if causes:
         raise invalid(kind, name, causes)
+
+
+# ---------------------------------------------------------------- workloads (no controllers run)
+
+WORKLOAD_RESOURCES = ("services", "replicationcontrollers", "replicasets", "statefulsets")
+SERVICE_TYPES = ("ClusterIP", "NodePort", "LoadBalancer", "ExternalName")
+SERVICE_CIDR = (10 << 24 | 96 << 16, 1 << 20)      # 10.96.0.0/12: (first address, size)
+
+
+def default_workload(res, obj):
+    """The defaults the real server gives a Service, ReplicationController,
+    ReplicaSet or StatefulSet (on create and on update), less those of the
+    pod template.  A spec that is no object is left for validation."""
+    spec = obj.get("spec")
+    if spec is None:
+        spec = obj["spec"] = {}
+    if not isinstance(spec, dict):
+        return
+    if res == "services":
+        if not spec.get("type"):
+            spec["type"] = "ClusterIP"
+        spec.setdefault("sessionAffinity", "None")
+        ports = spec.get("ports")
+        for p in ports if isinstance(ports, list) else []:
+            if isinstance(p, dict):
+                p.setdefault("protocol", "TCP")
+                if p.get("targetPort") in (None, 0, "") and "port" in p:
+                    p["targetPort"] = p["port"]
+        return
+    if spec.get("replicas") is None:
+        spec["replicas"] = 1
+    if res == "replicationcontrollers":
+        tmd = _get(spec, "template", "metadata")
+        tl = tmd.get("labels") if isinstance(tmd, dict) else None
+        if isinstance(tl, dict) and tl:
+            if not spec.get("selector"):
+                spec["selector"] = dict(tl)
+            if not obj["metadata"].get("labels"):
+                obj["metadata"]["labels"] = dict(tl)
+    elif res == "statefulsets":
+        spec.setdefault("podManagementPolicy", "OrderedReady")
+        if not isinstance(spec.get("updateStrategy"), dict) or not spec["updateStrategy"].get("type"):
+            spec["updateStrategy"] = {"type": "RollingUpdate", "rollingUpdate": {"partition": 0}}
+        elif spec["updateStrategy"]["type"] == "RollingUpdate":
+            ru = spec["updateStrategy"].setdefault("rollingUpdate", {})
+            if isinstance(ru, dict):
+                ru.setdefault("partition", 0)
+        spec.setdefault("revisionHistoryLimit", 10)
+
+
+def _check_workload_spec(res, spec, causes):
+    """Minimal validation: the selector's shape (a map of strings for a
+    Service or ReplicationController, a LabelSelector -- required -- for a
+    ReplicaSet or StatefulSet), replicas, a Service's type and ports."""
+    if not isinstance(spec, dict):
+        causes.append(("spec", "Invalid value: %s: must be an object" % json.dumps(spec)))
+        return
+    sel = spec.get("selector")
+    if res in ("replicasets", "statefulsets"):
+        if sel is None:
+            causes.append(("spec.selector", "Required value"))
+        else:
+            _check_label_selector("spec.selector", sel, causes)
+    elif sel is not None:
+        _check_string_map("spec.selector", sel, causes)
+    if res != "services":
+        r = spec.get("replicas")
+        if not isinstance(r, int) or isinstance(r, bool) or r < 0:
+            causes.append(("spec.replicas", "Invalid value: %s: must be greater than or equal to 0" % json.dumps(r)))
+        return
+    if spec.get("type") not in SERVICE_TYPES:
+        causes.append(("spec.type", "Unsupported value: %s: supported values: %s" % (
+            json.dumps(spec.get("type")), ", ".join('"%s"' % t for t in SERVICE_TYPES))))
+    ports = spec.get("ports")
+    if ports is not None and not isinstance(ports, list):
+        causes.append(("spec.ports", "Invalid value: must be a list"))
+        ports = []
+    for i, p in enumerate(ports or []):
+        port = p.get("port") if isinstance(p, dict) else None
+        if not isinstance(port, int) or isinstance(port, bool) or not 1 <= port <= 65535:
+            causes.append(("spec.ports[%d].port" % i, "Invalid value: %s: must be between 1 and 65535, inclusive"
+                           % json.dumps(port)))
+    ip = spec.get("clusterIP")
+    if ip not in (None, "", "None") and not isinstance(ip, str):
+        causes.append(("spec.clusterIP", "Invalid value: %s: must be a valid IP address" % json.dumps(ip)))
+
+
+def ip_text(n):
+    return "%d.%d.%d.%d" % (n >> 24 & 255, n >> 16 & 255, n >> 8 & 255, n & 255)
 
 
 PERCENT_RE = re.compile(r"^[0-9]+%$")
@@ -900,21 +1083,38 @@ def _check_pdb_spec(spec, causes):
     for f in ("minAvailable", "maxUnavailable"):
         if spec.get(f) is not None:
             _check_int_or_percent("spec." + f, spec[f], causes)
-    sel = spec.get("selector")
-    if sel is None:
-        return
+    if spec.get("selector") is not None:
+        _check_label_selector("spec.selector", spec["selector"], causes)
+
+
+def _check_string_map(where, m, causes):
+    """A map of strings (labels, a Service's or ReplicationController's
+    selector)."""
+    if not isinstance(m, dict) or not all(isinstance(v, str) for v in m.values()):
+        causes.append((where, "Invalid value: %s: must be a map of strings" % json.dumps(m)))
+
+
+def _check_label_selector(where, sel, causes):
+    """ValidateLabelSelector, the shape and the operators of a metav1.LabelSelector.
+    Other keys are refused (the real server would drop them, leaving a
+    selector that is empty or matches more than meant)."""
     if not isinstance(sel, dict):
-        causes.append(("spec.selector", "Invalid value: must be a label selector object"))
+        causes.append((where, "Invalid value: %s: must be a label selector object" % json.dumps(sel)))
         return
+    other = sorted(k for k in sel if k not in ("matchLabels", "matchExpressions"))
+    if other:
+        causes.append((where, "Invalid value: %s: unknown field %s: a label selector has only matchLabels and "
+                              "matchExpressions" % (json.dumps(sel), ", ".join(json.dumps(k) for k in other))))
     ml = sel.get("matchLabels")
-    if ml is not None and (not isinstance(ml, dict) or not all(isinstance(v, str) for v in ml.values())):
-        causes.append(("spec.selector.matchLabels", "Invalid value: must be a map of strings"))
+    if ml is not None:
+        _check_string_map(where + ".matchLabels", ml, causes)
     me = sel.get("matchExpressions")
     if me is not None and not isinstance(me, list):
-        causes.append(("spec.selector.matchExpressions", "Invalid value: must be a list"))
+        causes.append((where + ".matchExpressions", "Invalid value: must be a list"))
         me = []
+    base = where
     for i, e in enumerate(me or []):
-        where = "spec.selector.matchExpressions[%d]" % i
+        where = "%s.matchExpressions[%d]" % (base, i)
         if not isinstance(e, dict):
             causes.append((where, "Invalid value: must be an object"))
             continue
@@ -1059,13 +1259,13 @@ def _col(name, typ="string", desc="", priority=0, fmt=""):
     return {"name": name, "type": typ, "format": fmt, "description": desc or name, "priority": priority}
 
 
+AGE_DESC = "CreationTimestamp is a timestamp representing the server time when this object was created."
 TABLE_COLUMNS = {
     "pods": [_col("Name", fmt="name", desc="Name must be unique within a namespace."),
              _col("Ready", desc="The aggregate readiness state of this pod for accepting traffic."),
              _col("Status", desc="The aggregate status of the containers in this pod."),
              _col("Restarts", "integer", desc="The number of times the containers in this pod have been restarted."),
-             _col("Age", desc="CreationTimestamp is a timestamp representing the server time when this object was "
-                              "created."),
+             _col("Age", desc=AGE_DESC),
              _col("IP", priority=1, desc="IP address allocated to the pod."),
              _col("Node", priority=1, desc="Name of the Node this pod is bound to."),
              _col("Nominated Node", priority=1, desc="Name of the node this pod is nominated to."),
@@ -1073,8 +1273,7 @@ TABLE_COLUMNS = {
     "nodes": [_col("Name", fmt="name", desc="Name must be unique within a namespace."),
               _col("Status", desc="The status of the node"),
               _col("Roles", desc="The roles of the node"),
-              _col("Age", desc="CreationTimestamp is a timestamp representing the server time when this object was "
-                               "created."),
+              _col("Age", desc=AGE_DESC),
               _col("Version", desc="Kubelet Version reported by the node."),
               _col("Internal-IP", priority=1), _col("External-IP", priority=1), _col("OS-Image", priority=1),
               _col("Kernel-Version", priority=1), _col("Container-Runtime", priority=1)],
@@ -1086,9 +1285,78 @@ TABLE_COLUMNS = {
         _col("Min Available", desc="The minimum number of pods that must be available."),
         _col("Max Unavailable", desc="The maximum number of pods that may be unavailable."),
         _col("Allowed Disruptions", "integer", desc="Calculated number of pods that may be disrupted at this time."),
-        _col("Age", desc="CreationTimestamp is a timestamp representing the server time when this object was "
-                         "created.")],
+        _col("Age", desc=AGE_DESC)],
+    "services": [
+        _col("Name", fmt="name", desc="Name must be unique within a namespace."),
+        _col("Type", desc="type determines how the Service is exposed."),
+        _col("Cluster-IP", desc="clusterIP is the IP address of the service."),
+        _col("External-IP", desc="externalIPs is a list of IP addresses for which nodes in the cluster will also "
+                                 "accept traffic for this service."),
+        _col("Port(s)", desc="The list of ports that are exposed by this service."),
+        _col("Age", desc=AGE_DESC),
+        _col("Selector", priority=1, desc="Route service traffic to pods with label keys and values matching this "
+                                          "selector.")],
+    "statefulsets": [
+        _col("Name", fmt="name", desc="Name must be unique within a namespace."),
+        _col("Ready", desc="Number of the pod with ready state"),
+        _col("Age", desc=AGE_DESC),
+        _col("Containers", priority=1, desc="Names of each container in the template."),
+        _col("Images", priority=1, desc="Images referenced by each container in the template.")],
 }
+TABLE_COLUMNS["replicationcontrollers"] = TABLE_COLUMNS["replicasets"] = [
+    _col("Name", fmt="name", desc="Name must be unique within a namespace."),
+    _col("Desired", "integer", desc="Replicas is the number of desired replicas."),
+    _col("Current", "integer", desc="Replicas is the most recently oberved number of replicas."),
+    _col("Ready", "integer", desc="The number of ready replicas for this replica set."),
+    _col("Age", desc=AGE_DESC),
+    _col("Containers", priority=1, desc="Names of each container in the template."),
+    _col("Images", priority=1, desc="Images referenced by each container in the template."),
+    _col("Selector", priority=1, desc="Selector is a label query over pods that should match the replica count.")]
+
+
+def _template_cells(spec):
+    cs = [c for c in _get(spec, "template", "spec", "containers") or [] if isinstance(c, dict)]
+    return ",".join(_s(c.get("name")) for c in cs), ",".join(_s(c.get("image")) for c in cs)
+
+
+def _selector_text(sel, label_selector):
+    """A selector as kubectl prints it ("<none>" when empty)."""
+    if not isinstance(sel, dict):
+        return "<none>"
+    if not label_selector:
+        return ",".join("%s=%s" % (k, _s(v)) for k, v in sorted(sel.items())) or "<none>"
+    parts = ["%s=%s" % (k, _s(v)) for k, v in sorted((sel.get("matchLabels") or {}).items())]
+    for e in sel.get("matchExpressions") or []:
+        if not isinstance(e, dict):
+            continue
+        key, op = _s(e.get("key")), e.get("operator")
+        vals = ",".join(sorted(_s(v) for v in e.get("values") or []))
+        if op == "In":
+            parts.append("%s in (%s)" % (key, vals))
+        elif op == "NotIn":
+            parts.append("%s notin (%s)" % (key, vals))
+        elif op == "Exists":
+            parts.append(key)
+        elif op == "DoesNotExist":
+            parts.append("!" + key)
+    return ",".join(parts) or "<none>"
+
+
+def _service_cells(spec, st):
+    typ = spec.get("type") or "ClusterIP"
+    ext = ",".join(_s(x) for x in spec.get("externalIPs") or [])
+    if typ == "LoadBalancer":
+        ing = [_s(i.get("ip") or i.get("hostname")) for i in _get(st, "loadBalancer", "ingress") or []
+               if isinstance(i, dict)]
+        ext = ",".join(ing + ([ext] if ext else [])) or "<pending>"
+    elif typ == "ExternalName":
+        ext = _s(spec.get("externalName"))
+    ports = []
+    for p in spec.get("ports") or []:
+        if isinstance(p, dict):
+            np = ":%s" % p["nodePort"] if p.get("nodePort") else ""
+            ports.append("%s%s/%s" % (_s(p.get("port")), np, _s(p.get("protocol") or "TCP")))
+    return [typ, _s(spec.get("clusterIP")) or "<none>", ext or "<none>", ",".join(ports) or "<none>"]
 
 
 def table_cells(res, obj, now):
@@ -1130,6 +1398,15 @@ def table_cells(res, obj, now):
         return [md.get("name"), "N/A" if spec.get("minAvailable") is None else _s(spec["minAvailable"]),
                 "N/A" if spec.get("maxUnavailable") is None else _s(spec["maxUnavailable"]),
                 int(st.get("disruptionsAllowed") or 0), age]
+    if res == "services":
+        return [md.get("name")] + _service_cells(spec, st) + [age, _selector_text(spec.get("selector"), False)]
+    if res in ("replicationcontrollers", "replicasets"):
+        return [md.get("name"), int(spec.get("replicas") or 0), int(st.get("replicas") or 0),
+                int(st.get("readyReplicas") or 0), age] + list(_template_cells(spec)) + [
+                    _selector_text(spec.get("selector"), res == "replicasets")]
+    if res == "statefulsets":
+        return [md.get("name"), "%d/%d" % (int(st.get("readyReplicas") or 0), int(spec.get("replicas") or 0)),
+                age] + list(_template_cells(spec))
     return [md.get("name"), st.get("phase") or "Active", age]
 
 
@@ -1456,6 +1733,8 @@ class App:
         self.started = time.time()
         self.url = ""
         self._pdb_syncing = False
+        self._svc_ips = set()      # the Services' spec.clusterIP in use
+        self._svc_ip_next = 1      # where the next allocation looks first (an offset in SERVICE_CIDR)
         self.store.on_commit = self._after_commit
         with self.store.lock:
             for ns in INITIAL_NAMESPACES:
@@ -1524,8 +1803,7 @@ class App:
                 self._require_namespace(ns)
             key = (md.get("namespace", ""), name)
             if key in st.objs[res]:
-                raise ApiError(409, "AlreadyExists", '%s "%s" already exists' % (res, name),
-                               {"name": name, "kind": res})
+                raise already_exists(res, name)
             for k in ("resourceVersion", "selfLink", "deletionTimestamp", "deletionGracePeriodSeconds",
                       "managedFields"):
                 md.pop(k, None)
@@ -1547,14 +1825,68 @@ class App:
                 obj.setdefault("spec", {"finalizers": ["kubernetes"]})
                 obj["status"] = {"phase": "Active"}
             elif res == "poddisruptionbudgets":
-                md["generation"] = 1
                 obj["status"] = {"disruptionsAllowed": 0, "currentHealthy": 0, "desiredHealthy": 0,
                                  "expectedPods": 0}
+            elif res in WORKLOAD_RESOURCES:
+                default_workload(res, obj)
+                if res == "services":
+                    self._assign_cluster_ip(obj, None)
+                if not bulk or not isinstance(obj.get("status"), dict):
+                    obj["status"] = {"loadBalancer": {}} if res == "services" else {"replicas": 0}
+            if res in GENERATION_RESOURCES:
+                md["generation"] = 1
             validate_object(res, obj)
             rec = st.commit(res, "ADDED", obj, None)
             if not bulk:
                 st.cond.notify_all()
             return rec
+
+    def _assign_cluster_ip(self, obj, old):
+        """A Service's spec.clusterIP (and clusterIPs, ipFamilies): kept from
+        the stored object old on update (a change is 422, as the field is
+        immutable), else allocated from SERVICE_CIDR; none for ExternalName."""
+        spec = obj.get("spec")
+        if not isinstance(spec, dict) or spec.get("type") == "ExternalName":
+            return
+        ospec = old.get("spec") if old is not None and isinstance(old.get("spec"), dict) else {}
+        oip = ospec.get("clusterIP") if ospec.get("type") != "ExternalName" else None
+        if oip:
+            if not spec.get("clusterIP"):
+                spec["clusterIP"] = oip
+                if ospec.get("clusterIPs"):
+                    spec.setdefault("clusterIPs", copy.deepcopy(ospec["clusterIPs"]))
+            elif spec["clusterIP"] != oip:
+                raise invalid("Service", obj["metadata"]["name"], [
+                    ("spec.clusterIP", "Invalid value: %s: field is immutable" % json.dumps(spec["clusterIP"]))])
+        elif isinstance(spec.get("clusterIP"), str) and spec["clusterIP"] in self._svc_ips:
+            raise invalid("Service", obj["metadata"]["name"], [
+                ("spec.clusterIP", "Invalid value: %s: provided IP is already allocated"
+                 % json.dumps(spec["clusterIP"]))])
+        if not spec.get("clusterIP"):
+            spec["clusterIP"] = self._alloc_cluster_ip()
+        if not spec.get("clusterIPs") and isinstance(spec["clusterIP"], str):
+            spec["clusterIPs"] = [spec["clusterIP"]]
+        spec.setdefault("ipFamilies", ["IPv4"])
+        spec.setdefault("ipFamilyPolicy", "SingleStack")
+
+    def _alloc_cluster_ip(self):
+        base, size = SERVICE_CIDR
+        for _ in range(size - 2):
+            n = self._svc_ip_next
+            self._svc_ip_next = n % (size - 2) + 1
+            ip = ip_text(base + n)
+            if ip not in self._svc_ips:
+                return ip
+        raise ApiError(500, "InternalError", "Internal error occurred: failed to allocate a serviceIP: range is full")
+
+    def _track_cluster_ip(self, etype, rec, prev):
+        for r, add in ((prev, False), (rec if etype != "DELETED" else None, True)):
+            ip = _get(r.obj, "spec", "clusterIP") if r is not None else None
+            if isinstance(ip, str) and ip and ip != "None":
+                if add:
+                    self._svc_ips.add(ip)
+                else:
+                    self._svc_ips.discard(ip)
 
     # --- update / patch
     def _finish_update(self, res, old, new, sub):
@@ -1583,11 +1915,15 @@ class App:
                 else:
                     md.pop(k, None)
             md.pop("selfLink", None)
-            if res == "poddisruptionbudgets":
+            if res in WORKLOAD_RESOURCES:
+                default_workload(res, new)
+                if res == "services":
+                    self._assign_cluster_ip(new, old.obj)
+            if res in GENERATION_RESOURCES:
                 md["generation"] = int(omd.get("generation") or 0)
                 if new.get("spec") != old.obj.get("spec"):
                     md["generation"] += 1
-            if res in ("pods", "nodes", "namespaces", "poddisruptionbudgets"):
+            if "status" in R.subresources:
                 if "status" in old.obj:
                     new["status"] = copy.deepcopy(old.obj["status"])
                 else:
@@ -1763,7 +2099,10 @@ class App:
         joined, left, or became healthy or not) get them updated by the
         difference -- a budget's stored status always holds the counts, as
         every write of a budget recounts -- or recounted when the budget has
-        disruptedPods."""
+        disruptedPods.  A Service changed: its clusterIP is taken, or free."""
+        if res == "services":
+            self._track_cluster_ip(etype, rec, prev)
+            return
         if self._pdb_syncing or res not in ("pods", "poddisruptionbudgets"):
             return
         st = self.store
@@ -1897,22 +2236,26 @@ class App:
     # --- bulk
     def bulk(self, body):
         """Body: a list of objects with kind (Node, Pod, Namespace, Event,
-        PodDisruptionBudget), or
+        PodDisruptionBudget, Service, ReplicationController, ReplicaSet,
+        StatefulSet), or
         {"namespaces": [...], "nodes": [...], "pods": [...], "events": [...],
-         "poddisruptionbudgets": [...], "items": [...],
+         "poddisruptionbudgets": [...], "services": [...],
+         "replicationcontrollers": [...], "replicasets": [...],
+         "statefulsets": [...], "items": [...],
          "generate": {"nodes": {...}, "pods": {...}}}.
         generate.nodes: count, prefix ("node-"), start (0), cpu ("4"),
           memory ("16Gi"), pods ("110"), labels {}, taints [], ready (true)
         generate.pods: count, prefix ("pod-"), start (0), namespace
           ("default"), cpu ("100m"), memory ("128Mi"), schedulerName, labels {},
           priority, nodeName (pre-bound when set), image ("registry.k8s.io/pause:3.9")
-        Pod status is kept as given; missing namespaces are made."""
+        The status of pods and workloads is kept as given (when given);
+        missing namespaces are made."""
         if isinstance(body, list):
             body = {"items": body}
         if not isinstance(body, dict):
             raise bad_request("bulk: expected a JSON list or object")
         todo = []
-        for res in ("namespaces", "nodes", "pods", "events", "poddisruptionbudgets"):
+        for res in ("namespaces", "nodes", "pods", "events", "poddisruptionbudgets") + WORKLOAD_RESOURCES:
             for o in body.get(res) or []:
                 todo.append((res, o))
         for o in body.get("items") or []:
@@ -1953,7 +2296,7 @@ class App:
     def reset(self):
         st = self.store
         with st.lock:
-            for res in ("poddisruptionbudgets", "events", "pods", "nodes"):
+            for res in ("poddisruptionbudgets",) + WORKLOAD_RESOURCES + ("events", "pods", "nodes"):
                 for key in list(st.sorted_keys(res)):
                     st.commit(res, "DELETED", None, st.objs[res][key])
             for key in list(st.sorted_keys("namespaces")):
@@ -2608,8 +2951,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         elif fmt == "meta":
             obj = {"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata": md}
         else:
-            obj = {"kind": RESOURCES[res].kind, "apiVersion": RESOURCES[res].api_version, "metadata": md,
-                   "spec": {"containers": None} if res == "pods" else {}, "status": {}}
+            obj = {"kind": RESOURCES[res].kind, "apiVersion": RESOURCES[res].api_version, "metadata": md}
+            obj.update(copy.deepcopy(BOOKMARK_BODY.get(res, {"spec": {}, "status": {}})))
         return dumps({"type": "BOOKMARK", "object": obj}) + b"\n"
 
     def _client_gone(self):
@@ -2812,6 +3155,19 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self._fuzz_rng = None
             with app.conn_lock:
                 app.watches.pop(w.id, None)
+
+
+# what the rest of a BOOKMARK's object is (a zero value of its type, as the
+# real server serializes it)
+_EMPTY_TEMPLATE = {"metadata": {"creationTimestamp": None}, "spec": {"containers": None}}
+BOOKMARK_BODY = {
+    "pods": {"spec": {"containers": None}, "status": {}},
+    "services": {"spec": {}, "status": {"loadBalancer": {}}},
+    "replicationcontrollers": {"spec": {}, "status": {"replicas": 0}},
+    "replicasets": {"spec": {"selector": None, "template": _EMPTY_TEMPLATE}, "status": {"replicas": 0}},
+    "statefulsets": {"spec": {"selector": None, "template": _EMPTY_TEMPLATE, "serviceName": "",
+                              "updateStrategy": {}}, "status": {"replicas": 0}},
+}
 
 
 def method_not_allowed():

@@ -4,8 +4,9 @@
 # clients -- Debian's kubectl 1.20 (package kubernetes-client), the Python
 # `kubernetes` client 22.6 (python3-kubernetes) and curl -- including
 # PodDisruptionBudgets (policy/v1) and the status its disruption controller
-# computes, then checks the test hooks (faults, bindings record, bulk load,
-# thread hygiene).
+# computes, and Services, ReplicationControllers (v1), ReplicaSets and
+# StatefulSets (apps/v1), then checks the test hooks (faults, bindings
+# record, bulk load, thread hygiene).
 #
 # Output is TAP: "ok N - ..." / "not ok N - ..." lines, then the plan "1..N".
 # Exits non-zero when a check fails.  Takes about 40-60 s.
@@ -743,6 +744,314 @@ t_pdb_python() {
 	EOF
 }
 check "python client: PolicyV1Api list/read/watch of PodDisruptionBudgets" t_pdb_python
+
+# ------------------------------------------------------------ 3c. workloads (Services, RCs, ReplicaSets, StatefulSets)
+# Stored, listed and watched only: no controller makes pods or endpoints.
+cat >"$WORK/workloads.yaml" <<'YAML'
+apiVersion: v1
+kind: Service
+metadata:
+  name: web
+  namespace: wl
+spec:
+  selector:
+    app: web
+  ports:
+  - port: 80
+    targetPort: 8080
+---
+apiVersion: v1
+kind: ReplicationController
+metadata:
+  name: web-rc
+  namespace: wl
+spec:
+  replicas: 2
+  template:
+    metadata:
+      labels:
+        app: web
+    spec:
+      containers:
+      - name: c
+        image: registry.k8s.io/pause:3.9
+---
+apiVersion: apps/v1
+kind: ReplicaSet
+metadata:
+  name: web-rs
+  namespace: wl
+spec:
+  replicas: 3
+  selector:
+    matchLabels:
+      app: web
+    matchExpressions:
+    - {key: tier, operator: NotIn, values: [db]}
+  template:
+    metadata:
+      labels:
+        app: web
+    spec:
+      containers:
+      - name: c
+        image: registry.k8s.io/pause:3.9
+---
+apiVersion: apps/v1
+kind: StatefulSet
+metadata:
+  name: db
+  namespace: wl
+spec:
+  serviceName: db
+  selector:
+    matchLabels:
+      app: db
+  template:
+    metadata:
+      labels:
+        app: db
+    spec:
+      containers:
+      - name: c
+        image: registry.k8s.io/pause:3.9
+YAML
+mkrs() { # name [namespace] [selector json]
+	local sel='{"matchLabels":{"app":"x"}}'
+	[ $# -lt 3 ] || sel=$3
+	printf '{"apiVersion":"apps/v1","kind":"ReplicaSet","metadata":{"name":"%s","namespace":"%s"},"spec":{"selector":%s,"template":{"metadata":{"labels":{"app":"x"}},"spec":{"containers":[{"name":"c","image":"pause"}]}}}}' \
+		"$1" "${2:-default}" "$sel"
+}
+
+t_workload_discovery() {
+	local out
+	api "$URL/api/v1" | js 'r={x["name"]: x for x in d["resources"]}
+for name, short, kind in (("services","svc","Service"), ("replicationcontrollers","rc","ReplicationController")):
+    e=r[name]; assert e["shortNames"]==[short] and e["namespaced"] and e["kind"]==kind and "watch" in e["verbs"], e
+    assert r[name+"/status"]["verbs"]==["get","patch","update"], r
+assert "replicasets" not in r and "statefulsets" not in r, r'
+	api "$URL/apis" | js 'g=[g for g in d["groups"] if g["name"]=="apps"][0]
+assert g["versions"]==[{"groupVersion":"apps/v1","version":"v1"}] and g["preferredVersion"]["groupVersion"]=="apps/v1", d'
+	api "$URL/apis/apps" | js 'assert d["kind"]=="APIGroup" and d["name"]=="apps", d'
+	api "$URL/apis/apps/v1" | js 'assert d["kind"]=="APIResourceList" and d["groupVersion"]=="apps/v1", d
+r={x["name"]: x for x in d["resources"]}
+assert set(r)=={"replicasets","replicasets/status","statefulsets","statefulsets/status"}, r
+assert r["replicasets"]["shortNames"]==["rs"] and r["statefulsets"]["shortNames"]==["sts"] and r["statefulsets"]["kind"]=="StatefulSet", r
+assert "all" in r["replicasets"]["categories"] and "create" in r["statefulsets"]["verbs"], r'
+	out=$(K api-resources)
+	echo "$out"
+	grep -Eq '^services +svc +v1 +true +Service$' <<<"$out"
+	grep -Eq '^replicationcontrollers +rc +v1 +true +ReplicationController$' <<<"$out"
+	grep -Eq '^replicasets +rs +apps/v1 +true +ReplicaSet$' <<<"$out"
+	grep -Eq '^statefulsets +sts +apps/v1 +true +StatefulSet$' <<<"$out"
+	grep -Eq '^poddisruptionbudgets +pdb +policy/v1 +true +PodDisruptionBudget$' <<<"$out"
+	[ "$(api_code GET /api/v1/replicasets)" = 404 ]
+	[ "$(api_code GET /apis/apps/v1/services)" = 404 ]
+	[ "$(api_code GET /apis/apps/v2/replicasets)" = 404 ]
+}
+check "discovery: /api/v1 has services (svc), replicationcontrollers (rc); /apis/apps/v1 has replicasets (rs), statefulsets (sts); kubectl api-resources" t_workload_discovery
+
+t_workload_kubectl() {
+	local out
+	cur_rv >"$WORK/wl.rv"
+	K create namespace wl
+	out=$(K create -f "$WORK/workloads.yaml")
+	echo "$out"
+	grep -q '^service/web created' <<<"$out"
+	grep -q '^replicationcontroller/web-rc created' <<<"$out"
+	grep -q '^replicaset.apps/web-rs created' <<<"$out"
+	grep -q '^statefulset.apps/db created' <<<"$out"
+	out=$(K get svc,rc,rs,sts -n wl -o wide)
+	echo "$out"
+	grep -Eq '^service/web +ClusterIP +10\.[0-9.]+ +<none> +80/TCP +[0-9]+s +app=web$' <<<"$out"
+	grep -Eq '^replicationcontroller/web-rc +2 +0 +0 +[0-9]+s +c +registry.k8s.io/pause:3.9 +app=web$' <<<"$out"
+	grep -Eq '^replicaset.apps/web-rs +3 +0 +0 +[0-9]+s +c +registry.k8s.io/pause:3.9 +app=web,tier notin \(db\)$' <<<"$out"
+	grep -Eq '^statefulset.apps/db +0/1 +[0-9]+s +c +registry.k8s.io/pause:3.9$' <<<"$out"
+	K get svc web -n wl -o json | js 'assert d["kind"]=="Service" and d["apiVersion"]=="v1", d
+s=d["spec"]; assert s["type"]=="ClusterIP" and s["clusterIP"].startswith("10.") and s["clusterIPs"]==[s["clusterIP"]], s
+assert s["ports"]==[{"port":80,"targetPort":8080,"protocol":"TCP"}] and s["selector"]=={"app":"web"}, s
+assert "generation" not in d["metadata"] and d["status"]=={"loadBalancer":{}}, d'
+	K get rc web-rc -n wl -o json | js 'assert d["kind"]=="ReplicationController" and d["apiVersion"]=="v1", d
+assert d["spec"]["selector"]=={"app":"web"} and d["metadata"]["labels"]=={"app":"web"}, d
+assert d["metadata"]["generation"]==1 and d["status"]=={"replicas":0}, d'
+	K get rs web-rs -n wl -o json | js 'assert d["kind"]=="ReplicaSet" and d["apiVersion"]=="apps/v1", d
+assert d["spec"]["selector"]=={"matchLabels":{"app":"web"},"matchExpressions":[{"key":"tier","operator":"NotIn","values":["db"]}]}, d
+assert d["spec"]["replicas"]==3 and d["metadata"]["generation"]==1 and d["status"]=={"replicas":0}, d'
+	K get sts db -n wl -o json | js 'assert d["kind"]=="StatefulSet" and d["apiVersion"]=="apps/v1", d
+s=d["spec"]; assert s["replicas"]==1 and s["podManagementPolicy"]=="OrderedReady" and s["updateStrategy"]["type"]=="RollingUpdate", s'
+	# no controllers: no pods made
+	[ "$(api "$URL/api/v1/namespaces/wl/pods" | js 'print(len(d["items"]))')" = 0 ]
+	if out=$(K create -f "$WORK/workloads.yaml" 2>&1); then echo "duplicate create succeeded"; return 1; fi
+	echo "$out"
+	grep -q 'replicasets.apps "web-rs" already exists' <<<"$out"
+}
+check "kubectl create -f a Service, an RC, a ReplicaSet and a StatefulSet (YAML); kubectl get (tables, -o json, defaults)" t_workload_kubectl
+
+t_workload_lists() {
+	[ "$(post_json /api/v1/namespaces/default/services '{"metadata":{"name":"other","labels":{"tier":"fe"}},"spec":{"selector":{"app":"other"},"ports":[{"port":8080}]}}')" = 201 ]
+	js 'assert d["kind"]=="Service" and d["spec"]["type"]=="ClusterIP" and d["spec"]["clusterIP"], d' <"$WORK/body"
+	# across namespaces
+	api "$URL/api/v1/services" | js 'assert d["kind"]=="ServiceList" and d["apiVersion"]=="v1" and int(d["metadata"]["resourceVersion"])>0, d
+got=sorted((i["metadata"]["namespace"], i["metadata"]["name"]) for i in d["items"])
+assert got==[("default","other"),("wl","web")], got
+assert all("kind" not in i for i in d["items"]), d
+ips=[i["spec"]["clusterIP"] for i in d["items"]]; assert len(set(ips))==2, ips'
+	api "$URL/api/v1/services?fieldSelector=metadata.namespace%3Dwl" | js 'assert [i["metadata"]["name"] for i in d["items"]]==["web"], d'
+	api "$URL/api/v1/services?labelSelector=tier%3Dfe" | js 'assert [i["metadata"]["name"] for i in d["items"]]==["other"], d'
+	api "$URL/api/v1/services?limit=1" | js 'assert len(d["items"])==1 and d["metadata"]["continue"] and d["metadata"]["remainingItemCount"]==1, d["metadata"]'
+	[ "$(api_code GET '/api/v1/services?fieldSelector=spec.clusterIP%3Dx')" = 400 ]
+	api "$URL/api/v1/replicationcontrollers?fieldSelector=status.replicas%3D0" | js 'assert d["kind"]=="ReplicationControllerList" and [i["metadata"]["name"] for i in d["items"]]==["web-rc"], d'
+	api "$URL/apis/apps/v1/statefulsets" | js 'assert d["kind"]=="StatefulSetList" and d["apiVersion"]=="apps/v1" and [i["metadata"]["name"] for i in d["items"]]==["db"], d'
+	api "$URL/apis/apps/v1/namespaces/wl/replicasets/web-rs" | js 'assert d["kind"]=="ReplicaSet" and d["apiVersion"]=="apps/v1", d'
+	[ "$(api_code GET /apis/apps/v1/namespaces/wl/replicasets/nosuch)" = 404 ]
+	js 'assert d["message"]=="replicasets.apps \"nosuch\" not found" and d["details"]["group"]=="apps", d' <"$WORK/body"
+	# /debug/bulk takes them too (by key or by kind)
+	api -X POST -H 'Content-Type: application/json' --data-binary '{"services":[{"metadata":{"name":"bs","namespace":"wlbulk"}}],"items":[
+		{"kind":"StatefulSet","apiVersion":"apps/v1","metadata":{"name":"bss","namespace":"wlbulk"},"spec":{"selector":{"matchLabels":{"a":"b"}}},"status":{"replicas":2}},
+		{"kind":"ReplicationController","metadata":{"name":"brc","namespace":"wlbulk"},"spec":{"selector":{"a":"b"}}}]}' "$URL/debug/bulk" |
+		js 'assert d["created"]==3 and d["errorCount"]==0, d'
+	api "$URL/apis/apps/v1/namespaces/wlbulk/statefulsets/bss" | js 'assert d["status"]=={"replicas":2}, d'
+	api "$URL/debug/state" | js 'c=d["counts"]; assert (c["services"],c["replicationcontrollers"],c["replicasets"],c["statefulsets"])==(3,2,1,2), c'
+	# deleting the namespace deletes them
+	[ "$(api_code DELETE /api/v1/namespaces/wlbulk)" = 200 ]
+	api "$URL/debug/state" | js 'c=d["counts"]; assert (c["services"],c["replicationcontrollers"],c["replicasets"],c["statefulsets"])==(2,1,1,1), c'
+}
+check "list /api/v1/services across namespaces (selectors, paging), RCs, StatefulSets; /debug/bulk; namespace deletion" t_workload_lists
+
+t_workload_watch() {
+	local rv
+	rv=$(cur_rv)
+	(sleep 0.3; post_json /apis/apps/v1/namespaces/wl/replicasets "$(mkrs rs-w wl)" >/dev/null
+	 api -o /dev/null -X PATCH -H 'Content-Type: application/merge-patch+json' --data-binary '{"status":{"replicas":1,"readyReplicas":1}}' "$URL/apis/apps/v1/namespaces/wl/replicasets/rs-w/status"
+	 api -o /dev/null -X PATCH -H 'Content-Type: application/strategic-merge-patch+json' --data-binary '{"spec":{"replicas":5}}' "$URL/apis/apps/v1/namespaces/wl/replicasets/rs-w") &
+	api -N --max-time 6 "$URL/apis/apps/v1/replicasets?watch=true&resourceVersion=$rv&timeoutSeconds=2&allowWatchBookmarks=true" >"$WORK/wrs.out"
+	wait
+	cut -c1-200 "$WORK/wrs.out"
+	js_lines 'ch=[e for e in evs if e["type"]!="BOOKMARK"]
+assert [(e["type"],e["object"]["metadata"]["name"]) for e in ch]==[("ADDED","rs-w"),("MODIFIED","rs-w"),("MODIFIED","rs-w")], evs
+assert all(e["object"]["kind"]=="ReplicaSet" and e["object"]["apiVersion"]=="apps/v1" for e in evs), evs
+a,b,c=[e["object"] for e in ch]
+assert a["status"]=={"replicas":0} and a["metadata"]["generation"]==1, a
+assert b["status"]=={"replicas":1,"readyReplicas":1} and b["metadata"]["generation"]==1, b
+assert c["spec"]["replicas"]==5 and c["metadata"]["generation"]==2 and c["status"]==b["status"], c
+bm=[e for e in evs if e["type"]=="BOOKMARK"]; assert bm and bm[-1]["object"]["metadata"]["resourceVersion"]==c["metadata"]["resourceVersion"], bm' <"$WORK/wrs.out"
+	# no resourceVersion: the current ones as ADDED first
+	api -N --max-time 5 "$URL/apis/apps/v1/namespaces/wl/replicasets?watch=1&timeoutSeconds=1" |
+		js_lines 'assert sorted((e["type"],e["object"]["metadata"]["name"]) for e in evs)==[("ADDED","rs-w"),("ADDED","web-rs")], evs'
+	# a watch of services (all namespaces) with a field selector: the transition out of it is a DELETED
+	rv=$(cur_rv)
+	[ "$(api_code PATCH /api/v1/namespaces/default/services/other -H 'Content-Type: application/merge-patch+json' --data-binary '{"metadata":{"labels":{"tier":"be"}}}')" = 200 ]
+	api -N --max-time 5 "$URL/api/v1/services?watch=1&resourceVersion=$rv&timeoutSeconds=1&labelSelector=tier%3Dfe" |
+		js_lines 'assert [(e["type"],e["object"]["kind"],e["object"]["metadata"]["name"]) for e in evs]==[("DELETED","Service","other")], evs'
+	# and the fault hooks: a 500, an ERROR 410 mid-stream
+	fault '{"http_500_next":1,"match":"/apis/apps/"}'
+	[ "$(api_code GET /apis/apps/v1/statefulsets)" = 500 ]
+	[ "$(api_code GET /apis/apps/v1/statefulsets)" = 200 ]
+	fault '{"expire_watch_after_events":1,"match":"statefulsets"}'
+	api -N --max-time 5 "$URL/apis/apps/v1/statefulsets?watch=1&timeoutSeconds=2" |
+		js_lines 'assert [e["type"] for e in evs]==["ADDED","ERROR"] and evs[1]["object"]["code"]==410, evs'
+}
+check "watch /apis/apps/v1/replicasets sees ADDED, /status MODIFIED, generation 2 on a spec change; services watch; faults" t_workload_watch
+
+t_workload_invalid() {
+	local out body
+	# a ReplicaSet's or StatefulSet's selector must be a LabelSelector: 422 naming spec.selector
+	for body in "$(mkrs bad1 wl '"app=web"')" "$(mkrs bad2 wl '{"app":"web"}')" "$(mkrs bad3 wl null)" \
+		"$(mkrs bad4 wl '{"matchExpressions":[{"key":"app","operator":"Near"}]}')"; do
+		[ "$(post_json /apis/apps/v1/namespaces/wl/replicasets "$body")" = 422 ]
+		js 'assert d["kind"]=="Status" and d["reason"]=="Invalid" and d["code"]==422, d
+assert d["details"]["kind"]=="ReplicaSet" and d["details"]["causes"][0]["field"].startswith("spec.selector"), d' <"$WORK/body"
+	done
+	[ "$(post_json /apis/apps/v1/namespaces/wl/statefulsets '{"metadata":{"name":"bad"},"spec":{"selector":["app"]}}')" = 422 ]
+	js 'assert d["details"]["causes"][0]["field"]=="spec.selector", d' <"$WORK/body"
+	# a Service's and an RC's selector: a map of strings
+	[ "$(post_json /api/v1/namespaces/wl/services '{"metadata":{"name":"bad"},"spec":{"selector":{"app":1}}}')" = 422 ]
+	js 'assert d["details"]["causes"][0]["field"]=="spec.selector", d' <"$WORK/body"
+	[ "$(post_json /api/v1/namespaces/wl/replicationcontrollers '{"metadata":{"name":"bad"},"spec":{"selector":["app"]}}')" = 422 ]
+	js 'assert d["details"]["causes"][0]["field"]=="spec.selector", d' <"$WORK/body"
+	[ "$(post_json /api/v1/namespaces/wl/services '{"metadata":{"name":"Bad_Name"}}')" = 422 ]
+	js 'assert d["details"]["causes"][0]["field"]=="metadata.name", d' <"$WORK/body"
+	[ "$(post_json /apis/apps/v1/namespaces/wl/replicasets '{"apiVersion":"v1","kind":"ReplicaSet","metadata":{"name":"v"}}')" = 400 ]
+	# kubectl shows it too; an update to a bad selector is refused the same way
+	cat >"$WORK/bad-sts.yaml" <<-'YAML'
+		apiVersion: apps/v1
+		kind: StatefulSet
+		metadata:
+		  name: bad-sts
+		  namespace: wl
+		spec:
+		  serviceName: db
+		  selector:
+		    matchLabels:
+		      app: [db]
+		  template:
+		    metadata:
+		      labels:
+		        app: db
+		    spec:
+		      containers:
+		      - name: c
+		        image: registry.k8s.io/pause:3.9
+	YAML
+	if out=$(K create -f "$WORK/bad-sts.yaml" 2>&1); then echo "bad selector accepted: $out"; return 1; fi
+	echo "$out"
+	grep -q 'StatefulSet "bad-sts" is invalid: spec.selector.matchLabels' <<<"$out"
+	[ "$(api_code PATCH /apis/apps/v1/namespaces/wl/replicasets/web-rs -H 'Content-Type: application/merge-patch+json' --data-binary '{"spec":{"selector":"app=web"}}')" = 422 ]
+	[ "$(api_code GET /apis/apps/v1/namespaces/wl/replicasets/bad1)" = 404 ]
+}
+check "a bad selector gets 422 Invalid naming spec.selector (ReplicaSet, StatefulSet, Service, RC; curl and kubectl)" t_workload_invalid
+
+t_workload_delete() {
+	local out rv
+	rv=$(cur_rv)
+	out=$(K delete -f "$WORK/workloads.yaml")
+	echo "$out"
+	grep -q 'service "web" deleted' <<<"$out"
+	grep -q 'replicationcontroller "web-rc" deleted' <<<"$out"
+	grep -q 'replicaset.apps "web-rs" deleted' <<<"$out"
+	grep -q 'statefulset.apps "db" deleted' <<<"$out"
+	if out=$(K get rs web-rs -n wl 2>&1); then echo "still there: $out"; return 1; fi
+	echo "$out"
+	grep -q 'replicasets.apps "web-rs" not found' <<<"$out"
+	api -N --max-time 5 "$URL/apis/apps/v1/statefulsets?watch=1&resourceVersion=$rv&timeoutSeconds=1" |
+		js_lines 'assert [(e["type"],e["object"]["metadata"]["name"]) for e in evs]==[("DELETED","db")], evs'
+	K get svc,rc,rs,sts -n wl -o name | grep -qx 'replicaset.apps/rs-w'
+}
+check "kubectl delete -f the four: gone (NotFound names replicasets.apps), DELETED events" t_workload_delete
+
+t_workload_python() {
+	[ -n "$PYK" ]
+	HOME=$WORK/home timeout 60 "$PYK" - "$KC" <<-'EOF'
+		import sys
+		from kubernetes import client, config, watch
+		config.load_kube_config(config_file=sys.argv[1])
+		apps, core = client.AppsV1Api(), client.CoreV1Api()
+		rs = apps.list_replica_set_for_all_namespaces().items
+		assert [(r.metadata.name, r.spec.replicas, r.status.replicas) for r in rs] == [("rs-w", 5, 1)], rs
+		assert rs[0].spec.selector.match_labels == {"app": "x"}, rs[0].spec.selector
+		svc = core.list_service_for_all_namespaces().items
+		assert [(s.metadata.namespace, s.metadata.name, s.spec.type) for s in svc] == [("default", "other", "ClusterIP")], svc
+		core.create_namespaced_replication_controller("wl", client.V1ReplicationController(
+		    metadata=client.V1ObjectMeta(name="py-rc"),
+		    spec=client.V1ReplicationControllerSpec(selector={"app": "py"}, template=client.V1PodTemplateSpec(
+		        metadata=client.V1ObjectMeta(labels={"app": "py"}),
+		        spec=client.V1PodSpec(containers=[client.V1Container(name="c", image="pause")])))))
+		assert core.read_namespaced_replication_controller("py-rc", "wl").spec.replicas == 1
+		apps.create_namespaced_stateful_set("wl", client.V1StatefulSet(
+		    metadata=client.V1ObjectMeta(name="py-sts"),
+		    spec=client.V1StatefulSetSpec(service_name="py", selector=client.V1LabelSelector(match_labels={"app": "py"}),
+		                                  template=client.V1PodTemplateSpec(
+		                                      metadata=client.V1ObjectMeta(labels={"app": "py"}),
+		                                      spec=client.V1PodSpec(containers=[client.V1Container(name="c", image="pause")])))))
+		evs = [(e["type"], e["object"].metadata.name) for e in
+		       watch.Watch().stream(apps.list_namespaced_stateful_set, "wl", timeout_seconds=1)]
+		assert evs == [("ADDED", "py-sts")], evs
+		apps.delete_namespaced_stateful_set("py-sts", "wl")
+		core.delete_namespaced_replication_controller("py-rc", "wl")
+		print("ok")
+	EOF
+}
+check "python client: AppsV1Api / CoreV1Api list, create, read, watch of the workloads" t_workload_python
 
 # ------------------------------------------------------------ 4. watches and faults
 t_watch_selector_transition() {
