@@ -277,20 +277,21 @@ BEGIN
         INSERT INTO scheduler.changes (kind, uid, name) SELECT 'p', uid, namespace || '/' || name FROM old_rows;
     END IF;
     -- (2) the queue
-    -- (rows are matched by uid = ANY(ARRAY(...)): an index scan, where a
-    -- join to a transition table, which has no statistics, may be planned
-    -- as a nested loop over every queue row, and copies the transition
-    -- table's whole rows, toasted objects included, for EvalPlanQual)
+    -- (the transition tables are joined through subqueries of the columns
+    -- needed, kept apart by OFFSET 0: joined whole, an UPDATE or DELETE
+    -- copies their whole rows, toasted objects included, for EvalPlanQual.
+    -- A join, not uid = ANY(ARRAY(...)): that was planned as a scan of the
+    -- whole queue per statement, and relists write pods one by one.)
     IF TG_OP = 'DELETE' THEN
-        DELETE FROM scheduler.queue WHERE pod_uid = ANY(ARRAY(SELECT uid FROM old_rows));
-        DELETE FROM scheduler.pod_attempts WHERE pod_uid = ANY(ARRAY(SELECT uid FROM old_rows));
+        DELETE FROM scheduler.queue q USING (SELECT uid FROM old_rows OFFSET 0) o WHERE q.pod_uid = o.uid;
+        DELETE FROM scheduler.pod_attempts a USING (SELECT uid FROM old_rows OFFSET 0) o WHERE a.pod_uid = o.uid;
     ELSE
         -- gone from pending: bound, assumed, deleting or finished
-        DELETE FROM scheduler.queue
-        WHERE pod_uid = ANY(ARRAY(
-            SELECT uid FROM new_rows n
-            WHERE NOT (n.node_name IS NULL AND n.assumed_node IS NULL AND n.deletion_timestamp IS NULL
-                       AND (n.phase IS NULL OR n.phase NOT IN ('Succeeded', 'Failed')))));
+        DELETE FROM scheduler.queue q
+        USING (SELECT uid FROM new_rows n
+               WHERE NOT (n.node_name IS NULL AND n.assumed_node IS NULL AND n.deletion_timestamp IS NULL
+                          AND (n.phase IS NULL OR n.phase NOT IN ('Succeeded', 'Failed'))) OFFSET 0) n
+        WHERE q.pod_uid = n.uid;
         -- new pending pods, gates set or cleared; newly active pods wake the scheduler
         WITH entered AS (
         INSERT INTO scheduler.queue AS q (pod_uid, state, enqueued_at)
@@ -316,10 +317,11 @@ BEGIN
             UPDATE scheduler.queue q
             SET state = CASE WHEN q.backoff_until > clock_timestamp() THEN 'backoff' ELSE 'active' END,
                 moved_at = clock_timestamp(), moved_by = 'pod updated'
-            WHERE q.state = 'unschedulable' AND q.pod_uid = ANY(ARRAY(
-                SELECT n.uid FROM new_rows n JOIN old_rows o ON o.uid = n.uid
-                WHERE (n.requests, n.tolerations, n.affinity, n.node_selector, n.host_ports, n.priority)
-                      IS DISTINCT FROM (o.requests, o.tolerations, o.affinity, o.node_selector, o.host_ports, o.priority)));
+            FROM (SELECT n.uid FROM new_rows n JOIN old_rows o ON o.uid = n.uid
+                  WHERE (n.requests, n.tolerations, n.affinity, n.node_selector, n.host_ports, n.priority)
+                        IS DISTINCT FROM (o.requests, o.tolerations, o.affinity, o.node_selector, o.host_ports, o.priority)
+                  OFFSET 0) n
+            WHERE q.pod_uid = n.uid AND q.state = 'unschedulable';
             IF FOUND THEN
                 PERFORM scheduler.wakeup();
             END IF;

@@ -116,6 +116,38 @@ LabelGet(Jsonb *labels, const char *key, int keylen, int *len)
 	return v.val.string.val;
 }
 
+/*
+ * labels.Set(map).AsSelector().Matches(labels): every key of map present
+ * in labels with an equal value (a nodeSelector, a Service's selector).  A
+ * map that is not an object matches everything.
+ */
+bool
+LabelMapMatches(Jsonb *map, Jsonb *labels)
+{
+	JsonbIterator *it;
+	JsonbValue	k,
+				v;
+	JsonbIteratorToken tok;
+
+	if (map == NULL || !JB_ROOT_IS_OBJECT(map))
+		return true;
+	it = JsonbIteratorInit(&map->root);
+	while ((tok = JsonbIteratorNext(&it, &k, true)) != WJB_DONE)
+	{
+		int			len;
+		const char *have;
+
+		if (tok != WJB_KEY)
+			continue;
+		(void) JsonbIteratorNext(&it, &v, true);
+		have = LabelGet(labels, k.val.string.val, k.val.string.len, &len);
+		if (have == NULL || v.type != jbvString || len != v.val.string.len ||
+			memcmp(have, v.val.string.val, len) != 0)
+			return false;
+	}
+	return true;
+}
+
 static void
 add_requirement(LabelSelector *s, const char *key, int keylen, LabelOp op, int nvalues, char **values)
 {

@@ -41,6 +41,7 @@ typedef struct LabelSelector
 } LabelSelector;
 
 extern const char *LabelGet(Jsonb *labels, const char *key, int keylen, int *len);
+extern bool LabelMapMatches(Jsonb *map, Jsonb *labels);
 extern LabelSelector *LabelSelectorParse(JsonbValue *v, char **err);
 extern void LabelSelectorAdd(LabelSelector *s, const char *key, LabelOp op, const char *value);
 extern bool LabelSelectorMatches(const LabelSelector *s, Jsonb *labels);

@@ -396,29 +396,7 @@ selector_matches(const Selector *s, const NodeInfo *node)
 static bool
 node_selector_matches(Jsonb *sel, const NodeInfo *node)
 {
-	JsonbIterator *it;
-	JsonbValue	k,
-				v;
-	JsonbIteratorToken tok;
-
-	if (sel == NULL || !JB_ROOT_IS_OBJECT(sel))
-		return true;
-	it = JsonbIteratorInit(&sel->root);
-	while ((tok = JsonbIteratorNext(&it, &k, true)) != WJB_DONE)
-	{
-		char	   *key;
-		char	   *have;
-
-		if (tok != WJB_KEY)
-			continue;
-		key = pnstrdup(k.val.string.val, k.val.string.len);
-		(void) JsonbIteratorNext(&it, &v, true);
-		have = label(node, key);
-		if (have == NULL || v.type != jbvString ||
-			(int) strlen(have) != v.val.string.len || memcmp(have, v.val.string.val, v.val.string.len) != 0)
-			return false;
-	}
-	return true;
+	return sel == NULL || LabelMapMatches(sel, node->labels);
 }
 
 /* ------------------------------------------------------------------------

@@ -346,31 +346,6 @@ merge_label_map(List *set, Jsonb *map)
 	return set;
 }
 
-/* labels.Set(map).Matches(pod labels): every key there, with that value */
-static bool
-map_matches(Jsonb *map, Jsonb *labels)
-{
-	JsonbIterator *it = JsonbIteratorInit(&map->root);
-	JsonbValue	k,
-				v;
-	JsonbIteratorToken tok;
-
-	while ((tok = JsonbIteratorNext(&it, &k, true)) != WJB_DONE)
-	{
-		int			len;
-		const char *have;
-
-		if (tok != WJB_KEY)
-			continue;
-		JsonbIteratorNext(&it, &v, true);
-		have = LabelGet(labels, k.val.string.val, k.val.string.len, &len);
-		if (have == NULL || v.type != jbvString || len != v.val.string.len ||
-			memcmp(have, v.val.string.val, len) != 0)
-			return false;
-	}
-	return true;
-}
-
 static LabelSelector *
 set_selector(List *set)
 {
@@ -409,7 +384,7 @@ default_selector(ClusterSnapshot *snap, const PodInfo *pod)
 	load_workloads(snap);
 	for (int i = 0; i < nworkloads; i++)
 		if (strcmp(workloads[i].kind, "Service") == 0 && strcmp(workloads[i].namespace, pod->namespace) == 0 &&
-			workloads[i].selector != NULL && map_matches(workloads[i].selector, pod->labels))
+			workloads[i].selector != NULL && LabelMapMatches(workloads[i].selector, pod->labels))
 			set = merge_label_map(set, workloads[i].selector);
 	sel = set_selector(set);
 
