@@ -145,6 +145,13 @@ SELECT node, raw, normalized FROM scheduler.score('default', 'web-new') WHERE pl
 SELECT scheduler.apply('{"kind": "Node", "metadata": {"name": "m4", "labels": {"kubernetes.io/hostname": "m4"}},
     "status": {"allocatable": {"cpu": "8", "memory": "16Gi", "pods": "110"}}}');
 SELECT node, raw FROM scheduler.score('default', 'web-new') WHERE plugin = 'PodTopologySpread' ORDER BY node;
+-- m4 joins zone b: its domain follows its labels (zone weight ln(2 + 2),
+-- hostname ln(4 + 2): m1 12, m2 9, m3 6, m4 2 + 0 + 4 = 6); a status
+-- update that leaves the labels alone keeps them
+SELECT scheduler.apply(jsonb_set(object, '{metadata,labels}', object->'metadata'->'labels' || '{"topology.kubernetes.io/zone": "b"}'))
+FROM scheduler.nodes WHERE name = 'm4';
+SELECT scheduler.apply(jsonb_set(object, '{status,allocatable,cpu}', '"9"')) FROM scheduler.nodes WHERE name = 'm4';
+SELECT node, raw FROM scheduler.score('default', 'web-new') WHERE plugin = 'PodTopologySpread' ORDER BY node;
 -- a selector that does not parse is refused, naming the field
 SELECT scheduler.apply('{"kind": "Service", "metadata": {"name": "bad", "namespace": "default"}, "spec": {"selector": ["app"]}}');
 SELECT scheduler.relist('{"kind": "ServiceList", "metadata": {"resourceVersion": "3"}, "items": []}');

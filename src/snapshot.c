@@ -353,7 +353,6 @@ node_clear(NodeInfo *n)
 	/* its pods leave their topology domains while it has no labels */
 	TopologyAccountNode(cache, n, -1);
 	touch(n);
-	cache->nodes_version++;
 	for (int i = 0; i < n->nimages; i++)
 		image_count(n->images[i].name, -1);
 	MemoryContextReset(n->cxt);
@@ -377,8 +376,13 @@ node_load(HeapTuple tup, TupleDesc desc)
 	MemoryContext old;
 	bool		isnull;
 	Jsonb	   *images;
+	Jsonb	   *labels = get_jsonb(tup, desc, 4);
+	bool		relabelled;
 
 	churn++;
+	/* a status update keeps the topology domains (topology.c) as they are */
+	relabelled = !n->exists || (n->labels == NULL) != (labels == NULL) ||
+		(labels && (VARSIZE(labels) != VARSIZE(n->labels) || memcmp(labels, n->labels, VARSIZE(labels)) != 0));
 	if (n->exists)
 		node_clear(n);
 	else
@@ -429,7 +433,8 @@ node_load(HeapTuple tup, TupleDesc desc)
 		image_count(n->images[i].name, 1);
 	TopologyAccountNode(cache, n, 1);
 	touch(n);
-	cache->nodes_version++;
+	if (relabelled)
+		cache->nodes_version++;
 	order_dirty = true;			/* labels may have moved it to another zone */
 }
 
@@ -446,6 +451,7 @@ node_remove(const char *name, const char *uid)
 	if (e->uid && strcmp(e->uid, uid) != 0)
 		return;					/* a newer node of that name replaced it */
 	node_clear(e->node);
+	cache->nodes_version++;		/* its domains are gone */
 	e->uid = NULL;
 	order_dirty = true;
 }
