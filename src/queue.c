@@ -326,21 +326,9 @@ QueueMoveOnEvents(List *events)
 
 	if (moved != NIL)
 	{
-		Datum	   *u = palloc(sizeof(Datum) * list_length(moved));
-		Datum	   *w = palloc(sizeof(Datum) * list_length(moved));
 		Oid			types[2] = {TEXTARRAYOID, TEXTARRAYOID};
-		Datum		args[2];
-		int			k = 0;
-		ListCell   *a,
-				   *b;
+		Datum		args[2] = {TextArrayFromList(moved), TextArrayFromList(why)};
 
-		forboth(a, moved, b, why)
-		{
-			u[k] = CStringGetTextDatum(lfirst(a));
-			w[k++] = CStringGetTextDatum(lfirst(b));
-		}
-		args[0] = PointerGetDatum(construct_array(u, k, TEXTOID, -1, false, TYPALIGN_INT));
-		args[1] = PointerGetDatum(construct_array(w, k, TEXTOID, -1, false, TYPALIGN_INT));
 		if (SPI_execute_with_args("UPDATE scheduler.queue q"
 								  " SET state = CASE WHEN q.backoff_until > clock_timestamp() THEN 'backoff' ELSE 'active' END,"
 								  " moved_at = clock_timestamp(), moved_by = m.why"

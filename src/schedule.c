@@ -295,9 +295,6 @@ write_preemptions(Attempt *attempts, int n, bool outbox)
 	List	   *victim_on = NIL;	/* and the node */
 	Datum		args[5];
 	Oid			types[5] = {TEXTARRAYOID, TEXTARRAYOID, TEXTARRAYOID, TEXTARRAYOID, TEXTARRAYOID};
-	Datum	   *d;
-	int			k;
-	ListCell   *lc;
 
 	for (int i = 0; i < n; i++)
 	{
@@ -315,20 +312,11 @@ write_preemptions(Attempt *attempts, int n, bool outbox)
 	}
 	if (uids == NIL)
 		return;
-#define TEXT_ARRAY(list, out) \
-	do { \
-		d = palloc(sizeof(Datum) * Max(list_length(list), 1)); \
-		k = 0; \
-		foreach(lc, list) \
-			d[k++] = CStringGetTextDatum((char *) lfirst(lc)); \
-		out = PointerGetDatum(construct_array(d, k, TEXTOID, -1, false, TYPALIGN_INT)); \
-	} while (0)
-	TEXT_ARRAY(uids, args[0]);
-	TEXT_ARRAY(nodes, args[1]);
-	TEXT_ARRAY(victims, args[2]);
-	TEXT_ARRAY(victim_of, args[3]);
-	TEXT_ARRAY(victim_on, args[4]);
-#undef TEXT_ARRAY
+	args[0] = TextArrayFromList(uids);
+	args[1] = TextArrayFromList(nodes);
+	args[2] = TextArrayFromList(victims);
+	args[3] = TextArrayFromList(victim_of);
+	args[4] = TextArrayFromList(victim_on);
 
 	/* lower-priority pods nominated to a node now taken lose their nomination */
 	exec_args("UPDATE scheduler.queue o SET nominated_node = NULL"

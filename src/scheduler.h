@@ -169,6 +169,7 @@ typedef struct ClusterSnapshot
 extern ClusterSnapshot *SnapshotGet(void);
 extern void SnapshotAssume(ClusterSnapshot *snap, const PodInfo *pod, NodeInfo *node);
 extern NodeInfo *SnapshotNode(ClusterSnapshot *snap, const char *name);
+extern Datum TextArrayFromList(List *items);
 extern void SnapshotNominate(ClusterSnapshot *snap, const PodInfo *pod, const char *node);
 extern NodeInfo *NodeWithNominatedPods(const NodeInfo *node, const PodInfo *pod);
 extern void SnapshotTakeOut(ClusterSnapshot *snap, PodRef *p);

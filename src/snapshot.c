@@ -779,8 +779,9 @@ rebuild(void)
 	order_nodes();
 }
 
-static Datum
-text_array(List *items)
+/* A text[] of a List of C strings (for SPI arguments) */
+Datum
+TextArrayFromList(List *items)
 {
 	Datum	   *d = palloc(sizeof(Datum) * Max(list_length(items), 1));
 	int			i = 0;
@@ -795,7 +796,7 @@ text_array(List *items)
 static void
 reload(const char *sql, List *uids, void (*load) (HeapTuple, TupleDesc))
 {
-	Datum		arg = text_array(uids);
+	Datum		arg = TextArrayFromList(uids);
 	Oid			argtype = TEXTARRAYOID;
 	SPITupleTable *tt;
 
