@@ -167,6 +167,17 @@ add_requirement(LabelSelector *s, const char *key, int keylen, LabelOp op, int n
 	r->values = values;
 }
 
+/* selector.Add(other.Requirements()...): other's requirements ANDed into s */
+void
+LabelSelectorAppend(LabelSelector *s, const LabelSelector *other)
+{
+	for (int i = 0; i < other->nreqs; i++)
+		add_requirement(s, other->reqs[i].key, other->reqs[i].keylen, other->reqs[i].op,
+						other->reqs[i].nvalues, other->reqs[i].values);
+	if (other->nreqs > 0)
+		s->everything = false;
+}
+
 void
 LabelSelectorAdd(LabelSelector *s, const char *key, LabelOp op, const char *value)
 {
@@ -341,6 +352,20 @@ LabelSelectorParse(JsonbValue *v, char **err)
 	if (s->nreqs > 0)
 		s->everything = false;
 	return s;
+}
+
+/* LabelSelectorParse of a stored selector (NULL: none) */
+LabelSelector *
+LabelSelectorParseJsonb(Jsonb *jb, char **err)
+{
+	JsonbValue	v;
+
+	if (jb == NULL)
+		return LabelSelectorParse(NULL, err);
+	v.type = jbvBinary;
+	v.val.binary.data = &jb->root;
+	v.val.binary.len = VARSIZE(jb) - VARHDRSZ;
+	return LabelSelectorParse(&v, err);
 }
 
 static bool

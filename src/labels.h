@@ -43,7 +43,9 @@ typedef struct LabelSelector
 extern const char *LabelGet(Jsonb *labels, const char *key, int keylen, int *len);
 extern bool LabelMapMatches(Jsonb *map, Jsonb *labels);
 extern LabelSelector *LabelSelectorParse(JsonbValue *v, char **err);
+extern LabelSelector *LabelSelectorParseJsonb(Jsonb *jb, char **err);
 extern void LabelSelectorAdd(LabelSelector *s, const char *key, LabelOp op, const char *value);
+extern void LabelSelectorAppend(LabelSelector *s, const LabelSelector *other);
 extern bool LabelSelectorMatches(const LabelSelector *s, Jsonb *labels);
 extern void LabelSelectorAppendKey(StringInfo buf, const LabelSelector *s);
 

@@ -123,15 +123,7 @@ load_pdbs(ClusterSnapshot *snap, int *n)
 
 		if (isnull)
 			continue;			/* a nil selector matches nothing */
-		{
-			Jsonb	   *jb = DatumGetJsonbPCopy(sel);
-			JsonbValue	v;
-
-			v.type = jbvBinary;
-			v.val.binary.data = &jb->root;
-			v.val.binary.len = VARSIZE(jb) - VARHDRSZ;
-			p->selector = LabelSelectorParse(&v, &err);
-		}
+		p->selector = LabelSelectorParseJsonb(DatumGetJsonbPCopy(sel), &err);
 		/* an invalid selector matches nothing; so does an empty one here */
 		if (p->selector == NULL || p->selector->everything || p->selector->nothing)
 			continue;

@@ -415,30 +415,12 @@ default_selector(ClusterSnapshot *snap, const PodInfo *pod)
 			else if ((strcmp(kind, "ReplicaSet") == 0 || strcmp(kind, "StatefulSet") == 0) &&
 					 strcmp(api, "apps/v1") == 0 && (w = find_workload(kind, pod->namespace, name)) != NULL)
 			{
-				JsonbValue	v;
-				LabelSelector *other;
 				char	   *err;
+				LabelSelector *other = LabelSelectorParseJsonb(w->selector, &err);
 
-				if (w->selector)
-				{
-					v.type = jbvBinary;
-					v.val.binary.data = &w->selector->root;
-					v.val.binary.len = VARSIZE(w->selector) - VARHDRSZ;
-				}
-				other = LabelSelectorParse(w->selector ? &v : NULL, &err);
 				/* selector.Add(other.Requirements()...) */
 				if (other && !other->nothing)
-					for (int r = 0; r < other->nreqs; r++)
-					{
-						if (sel->nreqs == sel->maxreqs)
-						{
-							sel->maxreqs = Max(4, sel->maxreqs * 2);
-							sel->reqs = sel->reqs ? repalloc(sel->reqs, sizeof(LabelRequirement) * sel->maxreqs) :
-								palloc(sizeof(LabelRequirement) * sel->maxreqs);
-						}
-						sel->reqs[sel->nreqs++] = other->reqs[r];
-						sel->everything = false;
-					}
+					LabelSelectorAppend(sel, other);
 			}
 			break;
 		}
