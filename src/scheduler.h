@@ -170,6 +170,15 @@ extern ClusterSnapshot *SnapshotGet(void);
 extern void SnapshotAssume(ClusterSnapshot *snap, const PodInfo *pod, NodeInfo *node);
 extern NodeInfo *SnapshotNode(ClusterSnapshot *snap, const char *name);
 extern Datum TextArrayFromList(List *items);
+
+/* What a plugin reads once per refresh of the snapshot (snapshot.c) */
+typedef struct PerCallCache
+{
+	uint64		at;				/* the refresh it holds; 0: none */
+	MemoryContext cxt;
+} PerCallCache;
+extern MemoryContext SnapshotPerCall(ClusterSnapshot *snap, PerCallCache *c, const char *name);
+extern void SnapshotPerCallFilled(ClusterSnapshot *snap, PerCallCache *c);
 extern void SnapshotNominate(ClusterSnapshot *snap, const PodInfo *pod, const char *node);
 extern NodeInfo *NodeWithNominatedPods(const NodeInfo *node, const PodInfo *pod);
 extern void SnapshotTakeOut(ClusterSnapshot *snap, PodRef *p);

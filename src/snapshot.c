@@ -779,6 +779,37 @@ rebuild(void)
 	order_nodes();
 }
 
+/*
+ * SnapshotPerCall
+ *		For what is read once per refresh (one schedule_pending() call: no
+ *		writer runs meanwhile): NULL while c holds what this refresh read;
+ *		else c's memory, emptied, to read into, and then
+ *		SnapshotPerCallFilled.  With no snapshot (a QueueingHint) it is
+ *		read every time.
+ */
+MemoryContext
+SnapshotPerCall(ClusterSnapshot *snap, PerCallCache *c, const char *name)
+{
+	if (snap && c->at == snap->refreshes)
+		return NULL;
+	if (c->cxt == NULL)
+	{
+		c->cxt = AllocSetContextCreate(TopMemoryContext, "scheduler per-call cache", ALLOCSET_SMALL_SIZES);
+		MemoryContextSetIdentifier(c->cxt, name);
+	}
+	else
+		MemoryContextReset(c->cxt);
+	c->at = 0;
+	return c->cxt;
+}
+
+void
+SnapshotPerCallFilled(ClusterSnapshot *snap, PerCallCache *c)
+{
+	if (snap)
+		c->at = snap->refreshes;
+}
+
 /* A text[] of a List of C strings (for SPI arguments) */
 Datum
 TextArrayFromList(List *items)

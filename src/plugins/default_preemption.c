@@ -33,7 +33,6 @@
 #include "executor/spi.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
-#include "utils/memutils.h"
 
 #include "jsonutil.h"
 #include "scheduler.h"
@@ -86,26 +85,21 @@ cmp_importance(const ListCell *a, const ListCell *b)
  */
 static Pdb *cached_pdbs;
 static int	cached_npdbs;
-static uint64 cached_at = 0;
-static MemoryContext pdb_cxt = NULL;
+static PerCallCache pdb_cache;
 
 static Pdb *
 load_pdbs(ClusterSnapshot *snap, int *n)
 {
 	Pdb		   *pdbs;
+	MemoryContext cxt = SnapshotPerCall(snap, &pdb_cache, "scheduler disruption budgets");
 	MemoryContext old;
 
-	if (cached_at == snap->refreshes)
+	if (cxt == NULL)
 	{
 		*n = cached_npdbs;
 		return cached_pdbs;
 	}
-	if (pdb_cxt == NULL)
-		pdb_cxt = AllocSetContextCreate(TopMemoryContext, "scheduler disruption budgets", ALLOCSET_SMALL_SIZES);
-	else
-		MemoryContextReset(pdb_cxt);
-	cached_at = 0;
-	old = MemoryContextSwitchTo(pdb_cxt);
+	old = MemoryContextSwitchTo(cxt);
 
 	if (SPI_execute("SELECT namespace, selector, disruptions_allowed, disrupted_pods FROM scheduler.pdbs"
 					" ORDER BY namespace, name", false, 0) != SPI_OK_SELECT)
@@ -136,7 +130,7 @@ load_pdbs(ClusterSnapshot *snap, int *n)
 	MemoryContextSwitchTo(old);
 	cached_pdbs = pdbs;
 	cached_npdbs = *n;
-	cached_at = snap->refreshes;
+	SnapshotPerCallFilled(snap, &pdb_cache);
 	return pdbs;
 }
 

@@ -266,23 +266,18 @@ typedef struct Workload
 
 static Workload *workloads;
 static int	nworkloads;
-static uint64 workloads_at = 0;
-static MemoryContext workloads_cxt = NULL;
+static PerCallCache workloads_cache;
 
 static void
 load_workloads(ClusterSnapshot *snap)
 {
+	MemoryContext cxt = SnapshotPerCall(snap, &workloads_cache, "scheduler workloads");
 	MemoryContext old;
 
-	if (snap && workloads_at == snap->refreshes)
+	if (cxt == NULL)
 		return;
-	if (workloads_cxt == NULL)
-		workloads_cxt = AllocSetContextCreate(TopMemoryContext, "scheduler workloads", ALLOCSET_SMALL_SIZES);
-	else
-		MemoryContextReset(workloads_cxt);
-	workloads_at = 0;
 	nworkloads = 0;
-	old = MemoryContextSwitchTo(workloads_cxt);
+	old = MemoryContextSwitchTo(cxt);
 	if (SPI_execute("SELECT kind, namespace, name, selector FROM scheduler.workloads ORDER BY kind, namespace, name",
 					false, 0) != SPI_OK_SELECT)
 		elog(ERROR, "could not read scheduler.workloads");
@@ -302,8 +297,7 @@ load_workloads(ClusterSnapshot *snap)
 	nworkloads = SPI_processed;
 	SPI_freetuptable(SPI_tuptable);
 	MemoryContextSwitchTo(old);
-	if (snap)
-		workloads_at = snap->refreshes;
+	SnapshotPerCallFilled(snap, &workloads_cache);
 }
 
 /* labels.Merge into set (a list of key, value pairs): a later value wins */
