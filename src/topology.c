@@ -83,24 +83,34 @@ pair_key(char *buf, const char *key, int keylen, const char *value, int valuelen
 	return true;
 }
 
-/* Add delta to the pair (key, the node's value of key), when the node has key. */
+/* Add delta to a pair's count; a count come to 0 goes unless keep_zero */
 static void
-pair_add(HTAB *pairs, const NodeInfo *node, const char *key, int64 delta)
+pair_delta(HTAB *pairs, const char *key, int keylen, const char *value, int valuelen, int64 delta,
+		   bool keep_zero)
 {
 	char		buf[PAIR_KEYSIZE];
-	int			vlen;
-	const char *v = LabelGet(node->labels, key, strlen(key), &vlen);
 	PairEntry  *e;
 	bool		found;
 
-	if (v == NULL || !pair_key(buf, key, strlen(key), v, vlen))
+	if (!pair_key(buf, key, keylen, value, valuelen))
 		return;
 	e = hash_search(pairs, buf, HASH_ENTER, &found);
 	if (!found)
 		e->count = 0;
 	e->count += delta;
-	if (e->count == 0)
+	if (e->count == 0 && !keep_zero)
 		hash_search(pairs, buf, HASH_REMOVE, NULL);
+}
+
+/* Add delta to the pair (key, the node's value of key), when the node has key. */
+static void
+pair_add(HTAB *pairs, const NodeInfo *node, const char *key, int64 delta)
+{
+	int			vlen;
+	const char *v = LabelGet(node->labels, key, strlen(key), &vlen);
+
+	if (v)
+		pair_delta(pairs, key, strlen(key), v, vlen, delta, false);
 }
 
 HTAB *
@@ -113,16 +123,7 @@ TopologyPairTable(void)
 void
 TopologyPairAdd(HTAB *pairs, const char *key, const char *value, int64 delta)
 {
-	char		buf[PAIR_KEYSIZE];
-	PairEntry  *e;
-	bool		found;
-
-	if (!pair_key(buf, key, strlen(key), value, strlen(value)))
-		return;
-	e = hash_search(pairs, buf, HASH_ENTER, &found);
-	if (!found)
-		e->count = 0;
-	e->count += delta;
+	pair_delta(pairs, key, strlen(key), value, strlen(value), delta, true);
 }
 
 int64
