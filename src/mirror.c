@@ -125,6 +125,14 @@ text_or_null(const char *s, char *null)
 	return s ? CStringGetTextDatum(s) : (Datum) 0;
 }
 
+/* a jsonb value, or SQL NULL when v is NULL */
+static Datum
+jsonb_or_null(JsonbValue *v, char *null)
+{
+	*null = v ? ' ' : 'n';
+	return v ? JsonbPGetDatum(JToJsonb(v)) : (Datum) 0;
+}
+
 static Datum
 jsonb_or(JsonbValue *v, const char *dflt)
 {
@@ -454,13 +462,7 @@ apply_pdb(JsonbValue *objv, JsonbContainer *obj, const char *ns, const char *nam
 	values[1] = CStringGetTextDatum(ns);
 	values[2] = CStringGetTextDatum(name);
 	values[3] = text_or_null(JGetString(meta, "resourceVersion", what, "metadata"), &nulls[3]);
-	if (selector && selector->type != jbvNull)
-		values[4] = JsonbPGetDatum(JToJsonb(selector));
-	else
-	{
-		values[4] = (Datum) 0;
-		nulls[4] = 'n';
-	}
+	values[4] = jsonb_or_null(selector && selector->type != jbvNull ? selector : NULL, &nulls[4]);
 	values[5] = Int32GetDatum((allowed && allowed->type != jbvNull) ?
 							  JInt32(allowed, what, "status.disruptionsAllowed") : 0);
 	values[6] = jsonb_or(disrupted && disrupted->type != jbvNull ? disrupted : NULL, "{}");
@@ -514,13 +516,7 @@ apply_workload(JsonbValue *objv, JsonbContainer *obj, const char *kind, const ch
 	values[2] = CStringGetTextDatum(ns);
 	values[3] = CStringGetTextDatum(name);
 	values[4] = text_or_null(JGetString(meta, "resourceVersion", what, "metadata"), &nulls[4]);
-	if (selector && selector->type != jbvNull)
-		values[5] = JsonbPGetDatum(JToJsonb(selector));
-	else
-	{
-		values[5] = (Datum) 0;
-		nulls[5] = 'n';
-	}
+	values[5] = jsonb_or_null(selector && selector->type != jbvNull ? selector : NULL, &nulls[5]);
 	values[6] = JsonbPGetDatum(JToJsonb(objv));
 
 	exec(prepare(&workload_replace_plan,
@@ -826,10 +822,7 @@ apply_pod(JsonbValue *objv, JsonbContainer *obj, const char *ns, const char *nam
 		nulls[9] = 'n';
 	values[10] = jsonb_or(labels, "{}");
 	/* absent and empty differ for NodeAffinity's PreFilter */
-	if (selector)
-		values[11] = JsonbPGetDatum(JToJsonb(selector));
-	else
-		nulls[11] = 'n';
+	values[11] = jsonb_or_null(selector, &nulls[11]);
 	values[12] = jsonb_or(tolerations, "[]");
 	values[13] = jsonb_or(affinity, "{}");
 	values[14] = JsonbPGetDatum(ResourceVecToJsonb(&req));
