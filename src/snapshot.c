@@ -203,12 +203,15 @@ const char *PodInfoColumns =
 " object->'spec'->'topologySpreadConstraints', object->'spec'->>'preemptionPolicy',"
 " (SELECT nq.nominated_node FROM scheduler.queue nq WHERE nq.pod_uid = uid), object->'metadata'->'ownerReferences'";
 
-/* The same, qualified with the alias p, for joins */
+/*
+ * The same, for a query joining scheduler.pods p and scheduler.queue q
+ * (the nomination is q's, not looked up again)
+ */
 const char *PodInfoColumnsQualified =
 "p.uid, p.namespace, p.name, p.node_name, p.priority, p.requests, p.nonzero_cpu, p.nonzero_memory,"
 " p.tolerations, p.labels, p.node_selector, p.affinity, p.host_ports, p.images, p.has_sidecar,"
 " p.object->'spec'->'topologySpreadConstraints', p.object->'spec'->>'preemptionPolicy',"
-" (SELECT nq.nominated_node FROM scheduler.queue nq WHERE nq.pod_uid = p.uid),"
+" q.nominated_node,"
 " p.object->'metadata'->'ownerReferences'";
 
 /* A pod to schedule, from a row of PodInfoColumns. */
