@@ -20,3 +20,23 @@ copy_tree() {
 	[ "$(id -u)" = 0 ] && chown -R postgres "$dst"
 	echo "$dst"
 }
+
+# Signs that a server process crashed, in a server log: a process ended by
+# a signal other than the SIGKILL (9) and SIGTERM (15) that tests send on
+# purpose, a PANIC, a failed assertion (TRAP), or a sanitizer's report.
+CRASH_RE='terminated by signal ([0-8]|1[0-4]|1[6-9]|[2-9][0-9])[^0-9]|PANIC:|TRAP:|AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer|runtime error:'
+
+# scan_logs FILE...: print the crash signs found, with their file; returns
+# how many files show one (0: none).
+scan_logs() {
+	local bad=0 f
+	for f in "$@"; do
+		[ -f "$f" ] || continue
+		if grep -qE "$CRASH_RE" "$f"; then
+			echo "CRASH SIGN in $f:"
+			grep -nE "$CRASH_RE" "$f" | head -20
+			bad=$((bad + 1))
+		fi
+	done
+	return $bad
+}
