@@ -10,6 +10,8 @@ OBJS = \
 	src/quantity.o \
 	src/resources.o \
 	src/mirror.o \
+	src/validation.o \
+	src/access.o \
 	src/snapshot.o \
 	src/topology.o \
 	src/framework.o \

@@ -7,6 +7,12 @@
 CREATE SCHEMA scheduler;
 COMMENT ON SCHEMA scheduler IS 'Kubernetes scheduler: mirror tables, attempts and functions';
 
+-- true, or an ERROR naming the scheduler_* role the caller lacks (access.c);
+-- the views and the plpgsql entry points begin with it.
+CREATE FUNCTION scheduler.require_role(role text) RETURNS boolean
+    AS 'MODULE_PATHNAME', 'scheduler_require_role' LANGUAGE C STRICT STABLE PARALLEL SAFE;
+COMMENT ON FUNCTION scheduler.require_role(text) IS 'true when the caller has the privileges of the role (scheduler_reader, scheduler_writer or scheduler_admin), else an ERROR naming it';
+
 ------------------------------------------------------------------------------
 -- Mirror tables.  Written by scheduler.apply(); one row per object, keyed by
 -- metadata.uid, with typed columns for what scheduling reads and the object
@@ -63,7 +69,8 @@ COMMENT ON COLUMN scheduler.pods.nonzero_cpu IS 'effective cpu request in millic
 COMMENT ON COLUMN scheduler.pods.nonzero_memory IS 'effective memory request in bytes with the 200Mi default for containers that set none (used for scoring)';
 
 CREATE INDEX pods_on_node ON scheduler.pods ((coalesce(node_name, assumed_node)));
-CREATE INDEX pods_pending ON scheduler.pods (scheduler_name, priority DESC, created_at)
+-- hash: schedulerName has no length limit in the API (a btree entry has one)
+CREATE INDEX pods_pending ON scheduler.pods USING hash (scheduler_name)
     WHERE node_name IS NULL AND assumed_node IS NULL AND deletion_timestamp IS NULL;
 
 ------------------------------------------------------------------------------
@@ -113,7 +120,7 @@ CREATE TABLE scheduler.changes_horizon (
 INSERT INTO scheduler.changes_horizon DEFAULT VALUES;
 
 -- TRUNCATE cannot be logged row by row: it makes every cache rebuild.
-CREATE FUNCTION scheduler.log_truncate() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE FUNCTION scheduler.log_truncate() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER AS $$
 BEGIN
     INSERT INTO scheduler.changes (kind, uid, name) VALUES ('t', '', '');
     RETURN NULL;
@@ -141,6 +148,7 @@ CREATE TABLE scheduler.queue (
     backoff_until       timestamptz,
     unschedulable_since timestamptz,
     rejected_by         text[] NOT NULL DEFAULT '{}',  -- kube-scheduler's UnschedulablePlugins
+    internal_errors     integer NOT NULL DEFAULT 0,   -- cycles in a row that threw (twice: set aside)
     moved_at            timestamptz,            -- last moved back by an event
     moved_by            text,                   -- which event and plugin
     nominated_node      text                    -- where preemption made room for it (the nominator)
@@ -149,7 +157,7 @@ CREATE INDEX queue_state ON scheduler.queue (state, backoff_until);
 CREATE INDEX queue_nominated ON scheduler.queue (nominated_node) WHERE nominated_node IS NOT NULL;
 COMMENT ON TABLE scheduler.queue IS 'The scheduling queue: one row per pending pod, with its state (active, backoff, unschedulable, gated), attempts, backoff and the plugins that rejected it';
 
-CREATE FUNCTION scheduler.truncate_queue() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE FUNCTION scheduler.truncate_queue() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER AS $$
 BEGIN
     DELETE FROM scheduler.queue;
     RETURN NULL;
@@ -157,15 +165,14 @@ END $$;
 CREATE TRIGGER queue_truncate AFTER TRUNCATE ON scheduler.pods
     FOR EACH STATEMENT EXECUTE FUNCTION scheduler.truncate_queue();
 
--- Writers of nodes and pods hold this lock shared, schedule_pending() holds
--- it exclusively: a change either commits before a cycle reads the cluster,
--- or waits for the cycle to commit and then sees its unschedulable pods (so
--- its QueueingHints can move them).  No event is lost to a cycle in flight.
-CREATE FUNCTION scheduler.writer_lock() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-    PERFORM pg_advisory_xact_lock_shared(1396852053, 1);
-    RETURN NULL;
-END $$;
+-- Writers of nodes and pods hold scheduler.cycle_lock in SHARE mode,
+-- schedule_pending() holds it EXCLUSIVE: a change either commits before a
+-- cycle reads the cluster, or waits for the cycle to commit and then sees its
+-- unschedulable pods (so its QueueingHints can move them).  No event is lost
+-- to a cycle in flight.  Only the owner can take a conflicting lock on the
+-- table (nobody is granted one): no stranger can hold scheduling up.
+CREATE FUNCTION scheduler.writer_lock() RETURNS trigger
+    AS 'MODULE_PATHNAME', 'scheduler_writer_lock' LANGUAGE C;
 CREATE TRIGGER writer_lock BEFORE INSERT OR UPDATE OR DELETE OR TRUNCATE ON scheduler.nodes
     FOR EACH STATEMENT EXECUTE FUNCTION scheduler.writer_lock();
 CREATE TRIGGER writer_lock BEFORE INSERT OR UPDATE OR DELETE OR TRUNCATE ON scheduler.pods
@@ -235,7 +242,7 @@ CREATE FUNCTION scheduler.wakeup() RETURNS void
     AS 'MODULE_PATHNAME', 'scheduler_wakeup' LANGUAGE C VOLATILE;
 COMMENT ON FUNCTION scheduler.wakeup() IS 'At commit: NOTIFY scheduler_wakeup and wake the background worker';
 
-CREATE FUNCTION scheduler.nodes_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE FUNCTION scheduler.nodes_changed() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER AS $$
 DECLARE
     olds jsonb;
     news jsonb;
@@ -264,7 +271,16 @@ BEGIN
     RETURN NULL;
 END $$;
 
-CREATE FUNCTION scheduler.pods_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+-- A pod object without what changes by itself (kube-scheduler's isPodUpdated
+-- strips status, resourceVersion, generation, managedFields, finalizers)
+CREATE FUNCTION scheduler.pod_sans_status(o jsonb) RETURNS jsonb LANGUAGE sql IMMUTABLE AS $$
+    SELECT CASE WHEN jsonb_typeof(o) = 'object'
+                THEN (o - 'status') #- '{metadata,resourceVersion}' #- '{metadata,generation}'
+                     #- '{metadata,managedFields}' #- '{metadata,finalizers}'
+                ELSE o END
+$$;
+
+CREATE FUNCTION scheduler.pods_changed() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER AS $$
 DECLARE
     woke bigint;
     olds jsonb;
@@ -313,15 +329,22 @@ BEGIN
         END IF;
         IF TG_OP = 'UPDATE' THEN
             -- an unschedulable pod whose spec changed is worth another try
-            -- (kube-scheduler's queue Update of an unschedulable pod)
+            -- (kube-scheduler's queue Update of an unschedulable pod); one
+            -- set aside (its cycle crashed a server process) comes back on
+            -- any change but its status and bookkeeping (isPodUpdated's)
             UPDATE scheduler.queue q
             SET state = CASE WHEN q.backoff_until > clock_timestamp() THEN 'backoff' ELSE 'active' END,
                 moved_at = clock_timestamp(), moved_by = 'pod updated'
-            FROM (SELECT n.uid FROM new_rows n JOIN old_rows o ON o.uid = n.uid
-                  WHERE (n.requests, n.tolerations, n.affinity, n.node_selector, n.host_ports, n.priority)
-                        IS DISTINCT FROM (o.requests, o.tolerations, o.affinity, o.node_selector, o.host_ports, o.priority)
+            FROM (SELECT n.uid,
+                         (n.requests, n.tolerations, n.affinity, n.node_selector, n.host_ports, n.priority)
+                         IS DISTINCT FROM (o.requests, o.tolerations, o.affinity, o.node_selector, o.host_ports, o.priority)
+                         AS spec_changed,
+                         scheduler.pod_sans_status(n.object) IS DISTINCT FROM scheduler.pod_sans_status(o.object)
+                         AS changed
+                  FROM new_rows n JOIN old_rows o ON o.uid = n.uid
                   OFFSET 0) n
-            WHERE q.pod_uid = n.uid AND q.state = 'unschedulable';
+            WHERE q.pod_uid = n.uid AND q.state = 'unschedulable'
+              AND (n.spec_changed OR (n.changed AND q.unschedulable_since = 'infinity'));
             IF FOUND THEN
                 PERFORM scheduler.wakeup();
             END IF;
@@ -427,7 +450,7 @@ INSERT INTO scheduler.profile_plugins (scheduler_name, plugin, position, weight)
 CREATE FUNCTION scheduler.check_plugin(plugin text, args jsonb) RETURNS void
     AS 'MODULE_PATHNAME', 'scheduler_check_plugin' LANGUAGE C STRICT STABLE;
 COMMENT ON FUNCTION scheduler.check_plugin(text, jsonb) IS 'Error unless plugin is known and args are valid for it (kube-scheduler''s args validation)';
-CREATE FUNCTION scheduler.check_profile_plugin() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE FUNCTION scheduler.check_profile_plugin() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER AS $$
 BEGIN
     PERFORM scheduler.check_plugin(NEW.plugin, NEW.args);
     RETURN NEW;
@@ -480,31 +503,13 @@ CREATE FUNCTION scheduler.snapshot()
     AS 'MODULE_PATHNAME', 'scheduler_snapshot' LANGUAGE C STRICT VOLATILE;
 COMMENT ON FUNCTION scheduler.snapshot() IS 'The nodes as the scheduler sees them (this backend''s cache, refreshed): search order, allocatable, requested, non-zero requests, pod count';
 
--- The same, computed from the tables from scratch: for checking the cache.
-CREATE VIEW scheduler.snapshot_from_tables AS
-SELECT n.name AS node, n.unschedulable, n.allocatable,
-       coalesce((SELECT jsonb_object_agg(key, total) FROM (
-            SELECT r.key, sum(r.value::numeric) AS total
-            FROM scheduler.pods p, jsonb_each_text(p.requests) r
-            WHERE coalesce(p.node_name, p.assumed_node) = n.name
-              AND (p.phase IS NULL OR p.phase NOT IN ('Succeeded', 'Failed'))
-            GROUP BY r.key) t), '{}') AS requested,
-       coalesce(u.nonzero_cpu, 0) AS nonzero_cpu, coalesce(u.nonzero_memory, 0) AS nonzero_memory,
-       coalesce(u.pods, 0)::integer AS pods
-FROM scheduler.nodes n
-LEFT JOIN (SELECT coalesce(node_name, assumed_node) AS node, sum(nonzero_cpu) AS nonzero_cpu,
-                  sum(nonzero_memory) AS nonzero_memory, count(*) AS pods
-           FROM scheduler.pods
-           WHERE coalesce(node_name, assumed_node) IS NOT NULL
-             AND (phase IS NULL OR phase NOT IN ('Succeeded', 'Failed'))
-           GROUP BY 1) u ON u.node = n.name;
-
 CREATE FUNCTION scheduler.why(namespace text, name text)
     RETURNS TABLE (node text, plugin text, reason text)
 LANGUAGE plpgsql STABLE AS $$
 DECLARE
     target text;
 BEGIN
+    PERFORM scheduler.require_role('scheduler_reader');
     SELECT p.uid INTO target FROM scheduler.pods p WHERE p.namespace = $1 AND p.name = $2;
     IF NOT FOUND THEN
         RAISE EXCEPTION 'pod %/% not found', $1, $2
@@ -524,37 +529,48 @@ END $$;
 COMMENT ON FUNCTION scheduler.why(text, text) IS 'Why the pod''s latest attempt failed: one row per node, the plugin that rejected it and kube-scheduler''s reason';
 
 ------------------------------------------------------------------------------
--- Views
+-- Views.  Made by a function whose search_path is pinned, so that every name
+-- in them is bound to pg_catalog's: an object planted in the target schema
+-- (public) could otherwise be a better match than a built-in and be bound
+-- into a view for good.  (A SET here would outlive CREATE EXTENSION.)
 ------------------------------------------------------------------------------
+CREATE FUNCTION scheduler.install_views() RETURNS void LANGUAGE plpgsql
+    SET search_path = pg_catalog, pg_temp AS $install$
+BEGIN
 
 -- kubectl describe node's "Allocated resources": per node and resource, what
 -- the node offers and what the pods on it (bound or assumed, not terminated)
--- request.  For "pods", requested is the number of such pods.
+-- request.  For "pods", requested is the number of such pods.  A row the
+-- mirror did not write (anything but an object of numbers) counts as empty,
+-- as the snapshot's loaders take it: the view never fails on it.
 CREATE VIEW scheduler.node_usage AS
 WITH on_node AS (
-    SELECT coalesce(p.node_name, p.assumed_node) AS node, p.requests
+    SELECT coalesce(p.node_name, p.assumed_node) AS node,
+           CASE WHEN jsonb_typeof(p.requests) = 'object' THEN p.requests END AS requests
     FROM scheduler.pods p
     WHERE coalesce(p.node_name, p.assumed_node) IS NOT NULL
       AND (p.phase IS NULL OR p.phase NOT IN ('Succeeded', 'Failed'))
 ), requested AS (
     SELECT o.node, r.key AS resource, sum(r.value::numeric) AS requested
-    FROM on_node o, jsonb_each_text(o.requests) r
-    WHERE r.key <> 'pods'
+    FROM on_node o, jsonb_each(o.requests) r
+    WHERE r.key <> 'pods' AND jsonb_typeof(r.value) = 'number'
     GROUP BY 1, 2
     UNION ALL
     SELECT o.node, 'pods', count(*) FROM on_node o GROUP BY 1
 )
 SELECT n.name AS node,
        k.resource,
-       coalesce((n.allocatable ->> k.resource)::numeric, 0) AS allocatable,
+       coalesce(CASE WHEN jsonb_typeof(n.allocatable -> k.resource) = 'number'
+                     THEN (n.allocatable -> k.resource)::numeric END, 0) AS allocatable,
        coalesce(r.requested, 0) AS requested
 FROM scheduler.nodes n
 CROSS JOIN LATERAL (
-    SELECT jsonb_object_keys(n.allocatable)
+    SELECT jsonb_object_keys(CASE WHEN jsonb_typeof(n.allocatable) = 'object' THEN n.allocatable END)
     UNION
     SELECT r2.resource FROM requested r2 WHERE r2.node = n.name
 ) AS k(resource)
-LEFT JOIN requested r ON r.node = n.name AND r.resource = k.resource;
+LEFT JOIN requested r ON r.node = n.name AND r.resource = k.resource
+WHERE scheduler.require_role('scheduler_reader');
 COMMENT ON VIEW scheduler.node_usage IS 'Per node and resource: allocatable and requested by the pods on it (cpu in millicores, memory in bytes)';
 
 -- Why is it pending: every pod in the queue, where it is, and kube-scheduler's
@@ -568,7 +584,8 @@ SELECT p.namespace, p.name, q.state AS queue, q.attempts, q.rejected_by,
        q.first_enqueued_at AS since
 FROM scheduler.queue q
 JOIN scheduler.pods p ON p.uid = q.pod_uid
-LEFT JOIN scheduler.pod_attempts a ON a.pod_uid = q.pod_uid AND a.result = 'unschedulable';
+LEFT JOIN scheduler.pod_attempts a ON a.pod_uid = q.pod_uid AND a.result = 'unschedulable'
+WHERE scheduler.require_role('scheduler_reader');
 COMMENT ON VIEW scheduler.pending_pods IS 'Every pending pod: its queue (active, backoff, unschedulable, gated), attempts, the plugins that rejected it, kube-scheduler''s message, and since when it is pending';
 
 -- Metrics, as kube-scheduler's /metrics names them.
@@ -576,12 +593,13 @@ CREATE VIEW scheduler.metrics_pending_pods AS
 SELECT s.queue, count(q.pod_uid) AS pods
 FROM (VALUES ('active'), ('backoff'), ('unschedulable'), ('gated')) s(queue)
 LEFT JOIN scheduler.queue q ON q.state = s.queue
+WHERE scheduler.require_role('scheduler_reader')
 GROUP BY s.queue;
 COMMENT ON VIEW scheduler.metrics_pending_pods IS 'scheduler_pending_pods: pods per queue';
 
 CREATE VIEW scheduler.metrics_schedule_attempts AS
 SELECT result, count(*) AS attempts
-FROM scheduler.attempt_history GROUP BY result;
+FROM scheduler.attempt_history WHERE scheduler.require_role('scheduler_reader') GROUP BY result;
 COMMENT ON VIEW scheduler.metrics_schedule_attempts IS 'scheduler_schedule_attempts_total by result, over the retained history';
 
 CREATE VIEW scheduler.metrics_latency AS
@@ -590,13 +608,39 @@ SELECT 'queue_wait' AS metric, count(*) AS samples,
        percentile_cont(0.9) WITHIN GROUP (ORDER BY extract(epoch FROM queue_wait)) * 1000 AS p90_ms,
        percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM queue_wait)) * 1000 AS p99_ms
 FROM scheduler.attempt_history WHERE queue_wait IS NOT NULL
+HAVING scheduler.require_role('scheduler_reader')  -- not WHERE: the row is there whatever it filters
 UNION ALL
 SELECT 'cycle_time', count(*),
        percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM cycle_time)) * 1000,
        percentile_cont(0.9) WITHIN GROUP (ORDER BY extract(epoch FROM cycle_time)) * 1000,
        percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM cycle_time)) * 1000
-FROM scheduler.attempt_history WHERE cycle_time IS NOT NULL;
+FROM scheduler.attempt_history WHERE cycle_time IS NOT NULL
+HAVING scheduler.require_role('scheduler_reader');
 COMMENT ON VIEW scheduler.metrics_latency IS 'Latency percentiles over the retained history, in ms: time in the active queue before an attempt (queue_wait), and the scheduling cycle (cycle_time)';
+
+-- The same, computed from the tables from scratch: for checking the cache.
+CREATE VIEW scheduler.snapshot_from_tables AS
+SELECT n.name AS node, n.unschedulable, n.allocatable,
+       coalesce((SELECT jsonb_object_agg(key, total) FROM (
+            SELECT r.key, sum(r.value::numeric) AS total
+            FROM scheduler.pods p,
+                 jsonb_each(CASE WHEN jsonb_typeof(p.requests) = 'object' THEN p.requests END) r
+            WHERE coalesce(p.node_name, p.assumed_node) = n.name AND jsonb_typeof(r.value) = 'number'
+              AND (p.phase IS NULL OR p.phase NOT IN ('Succeeded', 'Failed'))
+            GROUP BY r.key) t), '{}') AS requested,
+       coalesce(u.nonzero_cpu, 0) AS nonzero_cpu, coalesce(u.nonzero_memory, 0) AS nonzero_memory,
+       coalesce(u.pods, 0)::integer AS pods
+FROM scheduler.nodes n
+LEFT JOIN (SELECT coalesce(node_name, assumed_node) AS node, sum(nonzero_cpu) AS nonzero_cpu,
+                  sum(nonzero_memory) AS nonzero_memory, count(*) AS pods
+           FROM scheduler.pods
+           WHERE coalesce(node_name, assumed_node) IS NOT NULL
+             AND (phase IS NULL OR phase NOT IN ('Succeeded', 'Failed'))
+           GROUP BY 1) u ON u.node = n.name
+WHERE scheduler.require_role('scheduler_reader');
+END $install$;
+SELECT scheduler.install_views();
+DROP FUNCTION scheduler.install_views();
 
 ------------------------------------------------------------------------------
 -- The outbox: what goes back to the API server, written by schedule_pending()
@@ -624,7 +668,7 @@ CREATE TABLE scheduler.outbox (
     next_attempt_at timestamptz NOT NULL DEFAULT now(),
     created_at      timestamptz NOT NULL DEFAULT now(),
     finished_at     timestamptz,
-    last_status     integer,              -- HTTP status of the last response, 0 = no response
+    last_status     integer,              -- HTTP status of the last response, 0 = no response, -1 = not sent
     last_error      text
 );
 CREATE INDEX outbox_pending ON scheduler.outbox (next_attempt_at) WHERE state = 'pending';
@@ -639,11 +683,16 @@ COMMENT ON TABLE scheduler.outbox IS 'Bindings, PodScheduled conditions and Fail
  *   Any other 409, or a 404, to a binding: failed, and the reservation is
  *     forgotten: the pod goes back to the queue (or stays gone).
  *   0 (no response), 401, 403, 429 or 5xx: retried with backoff, the
- *     reservation kept (credentials can be fixed; the pod's place holds).
- *   Anything else: failed (a binding's reservation is forgotten).
+ *     reservation kept (credentials can be fixed; the pod's place holds),
+ *     up to max_attempts in all (scheduler.outbox_max_attempts): then
+ *     failed, and a binding's reservation forgotten.
+ *   -1 (the request could not be built: a name no API server accepts in a
+ *     path), and anything else: failed (a binding's reservation is
+ *     forgotten).
  * Returns the row's new state.
  */
-CREATE FUNCTION scheduler.outbox_result(request bigint, http_status integer, response jsonb DEFAULT NULL)
+CREATE FUNCTION scheduler.outbox_result(request bigint, http_status integer, response jsonb DEFAULT NULL,
+                                        max_attempts integer DEFAULT 10)
 RETURNS text LANGUAGE plpgsql AS $$
 DECLARE
     o scheduler.outbox;
@@ -662,13 +711,17 @@ BEGIN
         -- a preemption victim: deleting (202), or already gone (404)
         WHEN o.kind = 'delete' AND http_status IN (202, 404) THEN 'done'
         WHEN o.kind = 'binding' AND http_status = 409
-             AND msg LIKE '%is already assigned to node "' || o.node || '"%' THEN 'done'
+             AND strpos(msg, 'is already assigned to node "' || o.node || '"') > 0 THEN 'done'
         WHEN http_status IN (0, 401, 403, 429) OR http_status >= 500 THEN 'retry'
         ELSE 'failed' END;
+    IF verdict = 'retry' AND o.attempts + 1 >= max_attempts THEN
+        verdict := 'failed';
+        msg := 'gave up after ' || (o.attempts + 1) || ' attempts' || CASE WHEN msg <> '' THEN ': ' || msg ELSE '' END;
+    END IF;
     IF verdict = 'retry' THEN
         UPDATE scheduler.outbox
         SET attempts = attempts + 1, last_status = http_status, last_error = nullif(msg, ''),
-            next_attempt_at = now() + least(power(2, attempts), 60) * interval '1 second'
+            next_attempt_at = now() + least(power(2::float8, least(attempts, 10)::float8), 60) * interval '1 second'
         WHERE id = request;
         RETURN 'pending';
     END IF;
@@ -683,7 +736,7 @@ BEGIN
     END IF;
     RETURN verdict;
 END $$;
-COMMENT ON FUNCTION scheduler.outbox_result(bigint, integer, jsonb) IS 'Apply the API server''s response to an outbox request: done, retry with backoff, or failed (a failed binding forgets its reservation)';
+COMMENT ON FUNCTION scheduler.outbox_result(bigint, integer, jsonb, integer) IS 'Apply the API server''s response to an outbox request: done, retry with backoff, or failed (a failed binding forgets its reservation)';
 
 ------------------------------------------------------------------------------
 -- Watching: where each watch resumes, and relisting.
@@ -702,70 +755,86 @@ COMMENT ON TABLE scheduler.watch_state IS 'The resourceVersion each watch resume
  * the list's resourceVersion for the watch.  The rows of the uids in keep
  * stay (the watch worker keeps those of items it had to leave out of the
  * list: refused, they keep what was last mirrored, as on the watch).
- * Returns how many objects changed, the deleted ones included.
+ * Returns how many objects changed, the deleted ones included.  (mirror.c)
  */
-CREATE FUNCTION scheduler.relist(doc jsonb, keep text[] DEFAULT '{}') RETURNS integer LANGUAGE plpgsql AS $$
-DECLARE
-    list_kind text := doc->>'kind';
-    changed integer;
-    gone integer;
-BEGIN
-    IF list_kind IS NULL OR list_kind NOT IN ('NodeList', 'PodList', 'NamespaceList', 'PodDisruptionBudgetList',
-                                              'ServiceList', 'ReplicationControllerList', 'ReplicaSetList', 'StatefulSetList') THEN
-        RAISE EXCEPTION 'scheduler.relist expects a NodeList, PodList, NamespaceList, PodDisruptionBudgetList, ServiceList, ReplicationControllerList, ReplicaSetList or StatefulSetList, got kind %', coalesce(quote_literal(list_kind), 'none')
-            USING ERRCODE = 'invalid_parameter_value';
-    END IF;
-    IF jsonb_typeof(doc->'items') IS DISTINCT FROM 'array' THEN
-        RAISE EXCEPTION '%: items: expected an array', list_kind USING ERRCODE = 'invalid_parameter_value';
-    END IF;
-    changed := scheduler.apply(doc);
-    -- the uids the list holds, as apply() keys them (hand-written objects
-    -- without a uid get one from their name); NOT IN over a hashed subplan,
-    -- linear in the list (the uid is never NULL)
-    IF list_kind = 'NodeList' THEN
-        DELETE FROM scheduler.nodes n
-        WHERE n.uid <> ALL(keep) AND n.uid NOT IN (
-            SELECT coalesce(nullif(i #>> '{metadata,uid}', ''), 'Node:' || (i #>> '{metadata,name}'))
-            FROM jsonb_array_elements(doc->'items') i);
-    ELSIF list_kind = 'NamespaceList' THEN
-        DELETE FROM scheduler.namespaces n
-        WHERE n.uid <> ALL(keep) AND n.uid NOT IN (
-            SELECT coalesce(nullif(i #>> '{metadata,uid}', ''), 'Namespace:' || (i #>> '{metadata,name}'))
-            FROM jsonb_array_elements(doc->'items') i);
-    ELSIF list_kind IN ('ServiceList', 'ReplicationControllerList', 'ReplicaSetList', 'StatefulSetList') THEN
-        DELETE FROM scheduler.workloads w
-        WHERE w.kind = left(list_kind, -4) AND w.uid <> ALL(keep) AND w.uid NOT IN (
-            SELECT coalesce(nullif(i #>> '{metadata,uid}', ''),
-                            left(list_kind, -4) || ':' || coalesce(nullif(i #>> '{metadata,namespace}', ''), 'default')
-                            || '/' || (i #>> '{metadata,name}'))
-            FROM jsonb_array_elements(doc->'items') i);
-    ELSIF list_kind = 'PodDisruptionBudgetList' THEN
-        DELETE FROM scheduler.pdbs b
-        WHERE b.uid <> ALL(keep) AND b.uid NOT IN (
-            SELECT coalesce(nullif(i #>> '{metadata,uid}', ''),
-                            'PodDisruptionBudget:' || coalesce(nullif(i #>> '{metadata,namespace}', ''), 'default')
-                            || '/' || (i #>> '{metadata,name}'))
-            FROM jsonb_array_elements(doc->'items') i);
-    ELSE
-        DELETE FROM scheduler.pods p
-        WHERE p.uid <> ALL(keep) AND p.uid NOT IN (
-            SELECT coalesce(nullif(i #>> '{metadata,uid}', ''),
-                            'Pod:' || coalesce(nullif(i #>> '{metadata,namespace}', ''), 'default')
-                            || '/' || (i #>> '{metadata,name}'))
-            FROM jsonb_array_elements(doc->'items') i);
-    END IF;
-    GET DIAGNOSTICS gone = ROW_COUNT;
-    IF coalesce(doc #>> '{metadata,resourceVersion}', '') <> '' THEN
-        INSERT INTO scheduler.watch_state (resource, resource_version)
-        VALUES (CASE list_kind WHEN 'NodeList' THEN 'nodes' WHEN 'NamespaceList' THEN 'namespaces'
-                               WHEN 'PodDisruptionBudgetList' THEN 'poddisruptionbudgets'
-                               WHEN 'ServiceList' THEN 'services'
-                               WHEN 'ReplicationControllerList' THEN 'replicationcontrollers'
-                               WHEN 'ReplicaSetList' THEN 'replicasets'
-                               WHEN 'StatefulSetList' THEN 'statefulsets' ELSE 'pods' END,
-                doc #>> '{metadata,resourceVersion}')
-        ON CONFLICT (resource) DO UPDATE SET resource_version = EXCLUDED.resource_version, updated_at = now();
-    END IF;
-    RETURN changed + gone;
-END $$;
+CREATE FUNCTION scheduler.relist(doc jsonb, keep text[] DEFAULT '{}') RETURNS integer
+    AS 'MODULE_PATHNAME', 'scheduler_relist' LANGUAGE C STRICT VOLATILE;
 COMMENT ON FUNCTION scheduler.relist(jsonb, text[]) IS 'Apply a list of Nodes, Pods, Namespaces, PodDisruptionBudgets, Services, ReplicationControllers, ReplicaSets or StatefulSets as the whole truth: apply its items, delete what it no longer has (but the uids in keep), record its resourceVersion';
+
+------------------------------------------------------------------------------
+-- Leadership of the watch and bind workers, for maintenance and tests
+-- (superusers only): the worker stands by while a session holds its lead.
+------------------------------------------------------------------------------
+CREATE FUNCTION scheduler.hold_lead(worker text) RETURNS boolean
+    AS 'MODULE_PATHNAME', 'scheduler_hold_lead' LANGUAGE C STRICT VOLATILE;
+COMMENT ON FUNCTION scheduler.hold_lead(text) IS 'Take the ''watch'' or ''bind'' worker''s lead in this session (superusers only): the worker stands by until the session ends or release_lead()';
+CREATE FUNCTION scheduler.release_lead(worker text) RETURNS boolean
+    AS 'MODULE_PATHNAME', 'scheduler_release_lead' LANGUAGE C STRICT VOLATILE;
+COMMENT ON FUNCTION scheduler.release_lead(text) IS 'Give back a lead taken with hold_lead()';
+
+------------------------------------------------------------------------------
+-- Who may do what (access.c).  Three roles, as PostgreSQL's predefined ones:
+--   scheduler_reader  why(), filter(), score(), the views and the tables;
+--   scheduler_writer  and apply(), apply_events(), relist();
+--   scheduler_admin   and the profiles, and schedule_pending().
+-- The entry points are executable by everyone and check the caller's role
+-- first (one error naming the role to ask for), then work as the extension's
+-- owner.  The tables and every internal function are the owner's, granted to
+-- nobody: no role can write the mirror past apply()'s validation, call an
+-- internal function, or take a lock the scheduler waits for.  Roles are
+-- cluster-wide: they outlive DROP EXTENSION, and a second database's
+-- CREATE EXTENSION finds them made.
+------------------------------------------------------------------------------
+DO $$
+BEGIN
+    IF NOT EXISTS (SELECT FROM pg_catalog.pg_roles WHERE rolname = 'scheduler_reader') THEN
+        CREATE ROLE scheduler_reader NOLOGIN;
+    END IF;
+    IF NOT EXISTS (SELECT FROM pg_catalog.pg_roles WHERE rolname = 'scheduler_writer') THEN
+        CREATE ROLE scheduler_writer NOLOGIN;
+    END IF;
+    IF NOT EXISTS (SELECT FROM pg_catalog.pg_roles WHERE rolname = 'scheduler_admin') THEN
+        CREATE ROLE scheduler_admin NOLOGIN;
+    END IF;
+    IF NOT pg_catalog.pg_has_role('scheduler_writer', 'scheduler_reader', 'MEMBER') THEN
+        GRANT scheduler_reader TO scheduler_writer;
+    END IF;
+    IF NOT pg_catalog.pg_has_role('scheduler_admin', 'scheduler_writer', 'MEMBER') THEN
+        GRANT scheduler_writer TO scheduler_admin;
+    END IF;
+END $$;
+
+GRANT USAGE ON SCHEMA scheduler TO PUBLIC;
+GRANT SELECT ON ALL TABLES IN SCHEMA scheduler TO scheduler_reader;
+GRANT INSERT, UPDATE, DELETE ON scheduler.profiles, scheduler.profile_plugins TO scheduler_admin;
+-- the views check the role themselves (require_role), so that a stranger is told which
+GRANT SELECT ON scheduler.node_usage, scheduler.pending_pods, scheduler.metrics_pending_pods,
+    scheduler.metrics_schedule_attempts, scheduler.metrics_latency, scheduler.snapshot_from_tables TO PUBLIC;
+
+REVOKE ALL ON ALL FUNCTIONS IN SCHEMA scheduler FROM PUBLIC;
+REVOKE ALL ON FUNCTION @extschema@.schedule_pending(integer) FROM PUBLIC;
+-- the entry points: each checks its caller's role first
+GRANT EXECUTE ON FUNCTION
+    @extschema@.schedule_pending(integer),
+    scheduler.require_role(text),
+    scheduler.apply(jsonb), scheduler.apply_events(jsonb[]), scheduler.relist(jsonb, text[]),
+    scheduler.filter(text, text), scheduler.score(text, text, boolean), scheduler.why(text, text),
+    scheduler.snapshot(), scheduler.quantity_milli(text), scheduler.quantity_value(text),
+    scheduler.fit_error_message(integer, jsonb, text, text), scheduler.num_feasible_nodes_to_find(integer, integer)
+    TO PUBLIC;
+GRANT EXECUTE ON FUNCTION scheduler.check_plugin(text, jsonb) TO scheduler_admin;
+
+-- Every function runs with search_path pinned: a function or operator planted
+-- in a schema the caller's path names first is never called instead of a
+-- built-in (the workers and triggers run as a superuser).
+DO $$
+DECLARE
+    f regprocedure;
+BEGIN
+    FOR f IN SELECT p.oid FROM pg_catalog.pg_proc p
+             WHERE p.pronamespace = 'scheduler'::regnamespace
+                OR p.oid = '@extschema@.schedule_pending(integer)'::regprocedure
+    LOOP
+        EXECUTE pg_catalog.format('ALTER FUNCTION %s SET search_path = pg_catalog, pg_temp', f);
+    END LOOP;
+END $$;

@@ -102,10 +102,19 @@ SELECT * FROM pg_temp.q WHERE name = 'h-new';
 SELECT name, node, result FROM schedule_pending() WHERE name = 'h-new';
 
 ------------------------------------------------------------------------------
--- Constraints that do not parse: the cycle fails for the pod with an Error.
+-- Constraints that do not parse: the cycle fails for the pod with an Error
+-- (kube-scheduler's PreFilter error).  The API server refuses such a pod,
+-- and so does apply(); kube-scheduler's test feeds one anyway, so the row is
+-- planted here past apply(), as SQL can.
 ------------------------------------------------------------------------------
-SELECT pg_temp.pod('bad', '{"app": "s"}', '{"topologySpreadConstraints": [{"maxSkew": 1, "topologyKey": "zone",
-    "whenUnsatisfiable": "DoNotSchedule", "labelSelector": {"matchExpressions": [{"key": "app", "operator": "In"}]}}]}');
+SELECT scheduler.apply('{"kind": "Pod", "metadata": {"name": "bad", "namespace": "default", "uid": "default/bad",
+    "labels": {"app": "s"}}, "spec": {"topologySpreadConstraints": [{"maxSkew": 1, "topologyKey": "zone",
+    "whenUnsatisfiable": "DoNotSchedule", "labelSelector": {"matchExpressions": [{"key": "app", "operator": "In"}]}}]}}');
+SELECT pg_temp.pod('bad', '{"app": "s"}');
+UPDATE scheduler.pods SET object = jsonb_set(object, '{spec,topologySpreadConstraints}',
+    '[{"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule",
+       "labelSelector": {"matchExpressions": [{"key": "app", "operator": "In"}]}}]')
+WHERE name = 'bad';
 SELECT node, code, reason FROM scheduler.filter('default', 'bad') WHERE plugin = 'PodTopologySpread' AND node IS NULL;
 
 ------------------------------------------------------------------------------

@@ -23,7 +23,8 @@
  * sent twice is answered 409 "already assigned" to the same node, which
  * outbox_result() counts as bound: a pod is bound exactly once.
  *
- * One such worker acts per database (an advisory lock), never on a standby.
+ * One such worker acts per database (a lock no SQL statement takes:
+ * access.c), never on a standby.
  */
 #include "postgres.h"
 
@@ -44,14 +45,16 @@
 #include "utils/snapmgr.h"
 #include "utils/timestamp.h"
 
+#include "access.h"
+#include "jsonutil.h"
 #include "kube_client.h"
 #include "scheduler.h"
 
-#define BIND_LEADER_KEY 3
 #define BATCH 1000
 
 int			scheduler_bind_concurrency = 16;
 int			scheduler_status_qps = 50;
+int			scheduler_outbox_max_attempts = 10;
 
 typedef struct OutboxItem
 {
@@ -86,6 +89,12 @@ BindInitGucs(void)
 							&scheduler_status_qps,
 							50, 1, 100000,
 							PGC_SIGHUP, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("scheduler.outbox_max_attempts",
+							"Attempts at an outbox request that gets no answer, or a 401, 403, 429 or 5xx, before it fails (a binding's reservation then is forgotten).",
+							NULL,
+							&scheduler_outbox_max_attempts,
+							10, 1, 1000,
+							PGC_SIGHUP, 0, NULL, NULL, NULL);
 }
 
 static void
@@ -104,6 +113,58 @@ commit(void)
 }
 
 /*
+ * The request for an outbox row: its path from the namespace and name, each
+ * percent-encoded (a name from a stored row never reaches a path as it is);
+ * NULL when one of them is no path segment at all.
+ */
+static KubeRequest *
+build_request(KubeConfig *cfg, const char *kind, const char *ns, const char *name, const char *body)
+{
+	char	   *ens = KubePathSegment(ns);
+	char	   *ename = KubePathSegment(name);
+
+	if (ens == NULL || (ename == NULL && strcmp(kind, "event") != 0))
+		return NULL;
+	if (strcmp(kind, "binding") == 0)
+		return KubeRequestNew(cfg, "POST", psprintf("/api/v1/namespaces/%s/pods/%s/binding", ens, ename),
+							  "application/json", body, 30000L);
+	if (strcmp(kind, "delete") == 0)
+		return KubeRequestNew(cfg, "DELETE", psprintf("/api/v1/namespaces/%s/pods/%s", ens, ename),
+							  "application/json", body, 30000L);
+	if (strcmp(kind, "condition") == 0)
+		return KubeRequestNew(cfg, "PATCH", psprintf("/api/v1/namespaces/%s/pods/%s/status", ens, ename),
+							  "application/strategic-merge-patch+json", body, 30000L);
+	return KubeRequestNew(cfg, "POST", psprintf("/api/v1/namespaces/%s/events", ens),
+						  "application/json", body, 30000L);
+}
+
+/*
+ * A row no request can be built for fails for good (status -1): a binding's
+ * reservation is forgotten, so the pod is back in the queue.
+ */
+static void
+fail_unbuildable(int64 id, const char *kind, const char *ns, const char *name)
+{
+	Oid			types[4] = {INT8OID, INT4OID, JSONBOID, INT4OID};
+	Datum		args[4];
+	char	   *msg = psprintf("no request can be built for %s %s/%s: not a path segment", kind,
+							   ns ? KubeCut(ns, strlen(ns), 64) : "", name ? KubeCut(name, strlen(name), 64) : "");
+	JsonbParseState *st = NULL;
+
+	pushJsonbValue(&st, WJB_BEGIN_OBJECT, NULL);
+	JPushString(&st, WJB_KEY, "message");
+	JPushString(&st, WJB_VALUE, msg);
+	args[0] = Int64GetDatum(id);
+	args[1] = Int32GetDatum(-1);
+	args[2] = JsonbPGetDatum(JsonbValueToJsonb(pushJsonbValue(&st, WJB_END_OBJECT, NULL)));
+	args[3] = Int32GetDatum(scheduler_outbox_max_attempts);
+	ereport(WARNING, (errmsg("scheduler bind: %s", msg)));
+	if (SPI_execute_with_args("SELECT scheduler.outbox_result($1, $2, $3, $4)", 4, types, args, NULL,
+							  false, 0) != SPI_OK_SELECT)
+		elog(ERROR, "scheduler.outbox_result failed");
+}
+
+/*
  * Take what is due, bindings first, status as the bucket allows; conditions
  * made stale by a later placement are closed without being sent.  Builds the
  * requests.  *next_ms: when the next row falls due (-1: none).
@@ -114,6 +175,8 @@ claim(KubeConfig *cfg, long *next_ms)
 	List	   *items = NIL;
 	TimestampTz now = GetCurrentTimestamp();
 	int			status_room;
+	SPITupleTable *rows;
+	uint64		nrows;
 
 	tokens = Min(2.0 * scheduler_status_qps,
 				 tokens + (now - tokens_at) / 1000000.0 * scheduler_status_qps);
@@ -136,41 +199,32 @@ claim(KubeConfig *cfg, long *next_ms)
 							 "  ORDER BY id LIMIT %d)", BATCH, Min(status_room, BATCH)),
 					false, 0) != SPI_OK_SELECT)
 		elog(ERROR, "reading scheduler.outbox failed");
-	for (uint64 i = 0; i < SPI_processed; i++)
+	rows = SPI_tuptable;
+	nrows = SPI_processed;
+	for (uint64 i = 0; i < nrows; i++)
 	{
-		HeapTuple	t = SPI_tuptable->vals[i];
-		TupleDesc	d = SPI_tuptable->tupdesc;
-		OutboxItem *it;
+		HeapTuple	t = rows->vals[i];
+		TupleDesc	d = rows->tupdesc;
 		bool		isnull;
+		int64		id = DatumGetInt64(SPI_getbinval(t, d, 1, &isnull));
 		char	   *kind = SPI_getvalue(t, d, 2);
-		char	   *ns = SPI_getvalue(t, d, 3);
-		char	   *name = SPI_getvalue(t, d, 4);
-		char	   *body = SPI_getvalue(t, d, 5);
 		MemoryContext old = MemoryContextSwitchTo(loop_cxt);
+		KubeRequest *req = build_request(cfg, kind, SPI_getvalue(t, d, 3), SPI_getvalue(t, d, 4),
+										 SPI_getvalue(t, d, 5));
+		OutboxItem *it;
 
+		MemoryContextSwitchTo(old);
+		if (req == NULL)
+		{
+			fail_unbuildable(id, kind, SPI_getvalue(t, d, 3), SPI_getvalue(t, d, 4));
+			continue;
+		}
+		if (strcmp(kind, "condition") == 0 || strcmp(kind, "event") == 0)
+			tokens -= 1;
+		old = MemoryContextSwitchTo(loop_cxt);
 		it = palloc0(sizeof(OutboxItem));
-		it->id = DatumGetInt64(SPI_getbinval(t, d, 1, &isnull));
-		if (strcmp(kind, "binding") == 0)
-			it->req = KubeRequestNew(cfg, "POST",
-									 psprintf("/api/v1/namespaces/%s/pods/%s/binding", ns, name),
-									 "application/json", body, 30000L);
-		else if (strcmp(kind, "delete") == 0)
-			it->req = KubeRequestNew(cfg, "DELETE",
-									 psprintf("/api/v1/namespaces/%s/pods/%s", ns, name),
-									 "application/json", body, 30000L);
-		else if (strcmp(kind, "condition") == 0)
-		{
-			it->req = KubeRequestNew(cfg, "PATCH",
-									 psprintf("/api/v1/namespaces/%s/pods/%s/status", ns, name),
-									 "application/strategic-merge-patch+json", body, 30000L);
-			tokens -= 1;
-		}
-		else
-		{
-			it->req = KubeRequestNew(cfg, "POST", psprintf("/api/v1/namespaces/%s/events", ns),
-									 "application/json", body, 30000L);
-			tokens -= 1;
-		}
+		it->id = id;
+		it->req = req;
 		it->req->arg = it;
 		items = lappend(items, it);
 		MemoryContextSwitchTo(old);
@@ -196,24 +250,25 @@ static void
 record(List *items)
 {
 	ListCell   *lc;
-	Oid			types[3] = {INT8OID, INT4OID, JSONBOID};
+	Oid			types[4] = {INT8OID, INT4OID, JSONBOID, INT4OID};
 	SPIPlanPtr	plan;
 
 	begin(psprintf("scheduler bind: recording %d responses", list_length(items)));
-	plan = SPI_prepare("SELECT scheduler.outbox_result($1, $2, $3)", 3, types);
+	plan = SPI_prepare("SELECT scheduler.outbox_result($1, $2, $3, $4)", 4, types);
 	if (plan == NULL)
 		elog(ERROR, "SPI_prepare failed");
 	foreach(lc, items)
 	{
 		OutboxItem *it = lfirst(lc);
-		Datum		args[3];
-		char		nulls[3] = {' ', ' ', 'n'};
+		Datum		args[4];
+		char		nulls[4] = {' ', ' ', 'n', ' '};
 		Jsonb	   *resp = NULL;
 
 		if (it->response_len > 0)
 			resp = KubeParseJson(it->response, it->response_len);
 		args[0] = Int64GetDatum(it->id);
 		args[1] = Int32GetDatum((int32) it->status);
+		args[3] = Int32GetDatum(scheduler_outbox_max_attempts);
 		if (resp && JB_ROOT_IS_OBJECT(resp))
 		{
 			args[2] = JsonbPGetDatum(resp);
@@ -310,7 +365,7 @@ bind_round(void)
 	}
 	if (!leader)
 	{
-		if (!KubeApiConfigured() || !(leader = WorkerTakeLead(BIND_LEADER_KEY, "scheduler bind")))
+		if (!KubeApiConfigured() || !(leader = WorkerTakeLead(LEADER_BIND, "scheduler bind")))
 			return 1000;
 		elog(LOG, "scheduler bind: started in database \"%s\"", scheduler_database);
 	}

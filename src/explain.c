@@ -14,6 +14,7 @@
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
 
+#include "access.h"
 #include "jsonutil.h"
 #include "scheduler.h"
 
@@ -148,6 +149,7 @@ scheduler_fit_error_message(PG_FUNCTION_ARGS)
 	JsonbValue	v;
 	JsonbIteratorToken tok;
 
+	RequireRole(ROLE_READER, "use the scheduler's functions");
 	if (!JB_ROOT_IS_OBJECT(reasons))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -409,6 +411,11 @@ explain_setup(FunctionCallInfo fcinfo, Explained *e)
 				 errmsg("pod %s/%s not found", ns, name),
 				 errhint("Load it with scheduler.apply().")));
 	PodInfoFromTuple(&e->pod, SPI_tuptable->vals[0], SPI_tuptable->tupdesc);
+	if (e->pod.invalid)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("pod %s/%s: its stored row cannot be read: %s", JShort(ns), JShort(name), e->pod.invalid),
+				 errhint("Write the pod again with scheduler.apply().")));
 	sched = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, SPI_tuptable->tupdesc->natts);
 	SPI_freetuptable(SPI_tuptable);
 
@@ -450,7 +457,9 @@ scheduler_filter(PG_FUNCTION_ARGS)
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	Explained	e;
 	const Profile *prof;
+	AsOwner		as;
 
+	AsOwnerBegin(&as, ROLE_READER, "explain the scheduler's decisions");
 	InitMaterializedSRF(fcinfo, 0);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
@@ -519,6 +528,7 @@ scheduler_filter(PG_FUNCTION_ARGS)
 		}
 	}
 	SPI_finish();
+	AsOwnerEnd(&as);
 	return (Datum) 0;
 }
 
@@ -546,7 +556,9 @@ scheduler_score(PG_FUNCTION_ARGS)
 	int64	  **raw;
 	int64	  **norm;
 	int64	   *totals;
+	AsOwner		as;
 
+	AsOwnerBegin(&as, ROLE_READER, "explain the scheduler's decisions");
 	InitMaterializedSRF(fcinfo, 0);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
@@ -555,6 +567,7 @@ scheduler_score(PG_FUNCTION_ARGS)
 	if (feasible_only && !e.prefilter_ok)
 	{
 		SPI_finish();
+		AsOwnerEnd(&as);
 		return (Datum) 0;
 	}
 
@@ -609,5 +622,6 @@ scheduler_score(PG_FUNCTION_ARGS)
 		}
 	}
 	SPI_finish();
+	AsOwnerEnd(&as);
 	return (Datum) 0;
 }

@@ -27,6 +27,8 @@
 #include "common/pg_prng.h"
 #include "fmgr.h"
 
+#include "access.h"
+#include "jsonutil.h"
 #include "scheduler.h"
 
 #define MAX_NODE_SCORE 100
@@ -120,7 +122,7 @@ DefaultNormalizeScore(int64 max_priority, bool reverse, int64 *scores, int n)
 	}
 	for (int i = 0; i < n; i++)
 	{
-		int64		s = max_priority * scores[i] / max;
+		int64		s = MulDiv(max_priority, scores[i], max);
 
 		scores[i] = reverse ? max_priority - s : s;
 	}
@@ -461,6 +463,16 @@ NewCycleCtx(ClusterSnapshot *snap, const Profile *profile)
 	ctx->profile = profile;
 	ctx->calls = palloc0(sizeof(PluginCall) * Max(profile->nplugins, 1));
 	ctx->skip_filter = palloc0(sizeof(bool) * Max(profile->nplugins, 1));
+	/*
+	 * Every plugin has its args and the snapshot from the start: a stage may
+	 * run after a PreFilter that ended the run early (scheduler.score() of
+	 * every node, PostFilter).
+	 */
+	for (int i = 0; i < profile->nplugins; i++)
+	{
+		ctx->calls[i].args = profile->plugins[i].args;
+		ctx->calls[i].snap = snap;
+	}
 	return ctx;
 }
 
@@ -524,6 +536,15 @@ RunSchedulingCycle(ClusterSnapshot *snap, const Profile *profile, const PodInfo 
 	res->snap = snap;
 	res->profile = profile;
 	res->best_score = -1;
+	res->prefilter_plugin = -1;
+
+	/* a stored row that cannot be read: this pod fails alone, with backoff */
+	if (pod->invalid)
+	{
+		res->error = psprintf("pod %s/%s: its stored row cannot be read: %s",
+							  JShort(pod->namespace), JShort(pod->name), pod->invalid);
+		return;
+	}
 
 	if (!RunPreFilters(ctx, pod, res, &names, &restricted))
 	{
@@ -644,6 +665,7 @@ num_feasible_nodes_to_find(PG_FUNCTION_ARGS)
 	int32		pct = PG_GETARG_INT32(0);
 	int32		n = PG_GETARG_INT32(1);
 
+	RequireRole(ROLE_READER, "use the scheduler's functions");
 	if (pct < 0 || pct > 100 || n < 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),

@@ -8,6 +8,7 @@
 #include "postgres.h"
 
 #include "utils/builtins.h"
+#include "lib/stringinfo.h"
 #include "utils/numeric.h"
 
 #include "jsonutil.h"
@@ -15,6 +16,8 @@
 const char *
 JTypeName(JsonbValue *v)
 {
+	if (v == NULL)
+		return "nothing";
 	switch (v->type)
 	{
 		case jbvNull:
@@ -95,24 +98,107 @@ JBool(JsonbValue *v, const char *what, const char *path)
 	return v->val.boolean;
 }
 
-int32
-JInt32(JsonbValue *v, const char *what, const char *path)
+/*
+ * A numeric as an int64, without throwing: false for NaN, infinities,
+ * fractions and values out of range.  Read from its text, so that no
+ * conversion can raise an error (PostgreSQL 15 has no numeric_int8 that
+ * reports instead of throwing).
+ */
+bool
+JNumericToInt64(Numeric n, int64 *out)
 {
-	bool		have_error = false;
-	int32		r;
+	char	   *s;
+	char	   *p;
+	bool		neg;
+	uint64		mag = 0;
+
+	*out = 0;
+	if (numeric_is_nan(n) || numeric_is_inf(n))
+		return false;
+	s = DatumGetCString(DirectFunctionCall1(numeric_out, NumericGetDatum(n)));
+	p = s;
+	neg = (*p == '-');
+	if (neg)
+		p++;
+	if (*p == '\0')
+		return false;
+	for (; *p >= '0' && *p <= '9'; p++)
+	{
+		if (mag > (PG_UINT64_MAX - 9) / 10)
+			return false;
+		mag = mag * 10 + (uint64) (*p - '0');
+	}
+	/* "12.000" is an integer; "12.5" is not */
+	if (*p == '.')
+		for (p++; *p == '0'; p++)
+			;
+	if (*p != '\0')
+		return false;
+	if (neg)
+	{
+		if (mag > (uint64) PG_INT64_MAX + 1)
+			return false;
+		*out = mag == (uint64) PG_INT64_MAX + 1 ? PG_INT64_MIN : -(int64) mag;
+	}
+	else
+	{
+		if (mag > (uint64) PG_INT64_MAX)
+			return false;
+		*out = (int64) mag;
+	}
+	return true;
+}
+
+bool
+JValueInt64(JsonbValue *v, int64 *out)
+{
+	*out = 0;
+	return v != NULL && v->type == jbvNumeric && JNumericToInt64(v->val.numeric, out);
+}
+
+bool
+JValueInt32(JsonbValue *v, int32 *out)
+{
+	int64		x;
+
+	*out = 0;
+	if (!JValueInt64(v, &x) || x < PG_INT32_MIN || x > PG_INT32_MAX)
+		return false;
+	*out = (int32) x;
+	return true;
+}
+
+/* An integer field: ERROR naming it unless a JSON integer in int64's range */
+int64
+JInt64(JsonbValue *v, const char *what, const char *path)
+{
+	int64		r;
 
 	if (v == NULL)
 		return 0;
 	if (v->type != jbvNumeric)
 		type_error(v, "an integer", what, path);
-	r = numeric_int4_opt_error(v->val.numeric, &have_error);
-	if (have_error ||
-		!DatumGetBool(DirectFunctionCall2(numeric_eq, NumericGetDatum(v->val.numeric),
-										  DirectFunctionCall1(int4_numeric, Int32GetDatum(r)))))
+	if (!JNumericToInt64(v->val.numeric, &r))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("%s: %s: expected a 32-bit integer, got %s", what, path, JScalarText(v))));
+				 errmsg("%s: %s: expected a 64-bit integer, got %s", what, path, JShortScalar(v))));
 	return r;
+}
+
+int32
+JInt32(JsonbValue *v, const char *what, const char *path)
+{
+	int64		r;
+
+	if (v == NULL)
+		return 0;
+	if (v->type != jbvNumeric)
+		type_error(v, "an integer", what, path);
+	if (!JNumericToInt64(v->val.numeric, &r) || r < PG_INT32_MIN || r > PG_INT32_MAX)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s: %s: expected a 32-bit integer, got %s", what, path, JShortScalar(v))));
+	return (int32) r;
 }
 
 char *
@@ -145,10 +231,12 @@ JToJsonb(JsonbValue *v)
 	return JsonbValueToJsonb(v);
 }
 
-/* A scalar's text: strings verbatim, numbers as numeric_out prints them. */
+/* A scalar's text: strings verbatim, numbers as numeric_out prints them; NULL for NULL. */
 char *
 JScalarText(JsonbValue *v)
 {
+	if (v == NULL)
+		return NULL;
 	switch (v->type)
 	{
 		case jbvString:
@@ -159,6 +247,69 @@ JScalarText(JsonbValue *v)
 			return pstrdup(v->val.boolean ? "true" : "false");
 		default:
 			return pstrdup(JTypeName(v));
+	}
+}
+
+/* A scalar's text, cut short for a message */
+char *
+JShortScalar(JsonbValue *v)
+{
+	char	   *t = JScalarText(v);
+
+	return JCut(t, strlen(t), JCUT_MAX);
+}
+
+char *
+JCut(const char *s, size_t len, size_t max)
+{
+	StringInfoData buf;
+	size_t		i;
+
+	initStringInfo(&buf);
+	for (i = 0; i < len && (size_t) buf.len < max; i++)
+	{
+		unsigned char c = (unsigned char) s[i];
+
+		if (c >= 0x20 && c < 0x7f)
+			appendStringInfoChar(&buf, (char) c);
+		else
+			appendStringInfo(&buf, "\\x%02x", c);
+	}
+	if (i < len)
+		appendStringInfo(&buf, "... (%zu bytes)", len);
+	return buf.data;
+}
+
+/*
+ * Strict decoding, as kube-scheduler decodes its configuration: ERROR on a
+ * member of the object c whose key is not in known (NULL-terminated);
+ * path (NULL at the top) prefixes the field in the message.
+ */
+void
+JCheckKnownFields(JsonbContainer *c, const char *const *known, const char *what, const char *path)
+{
+	JsonbIterator *it;
+	JsonbValue	k,
+				v;
+	JsonbIteratorToken tok;
+
+	if (c == NULL || !JsonContainerIsObject(c))
+		return;
+	it = JsonbIteratorInit(c);
+	while ((tok = JsonbIteratorNext(&it, &k, true)) != WJB_DONE)
+	{
+		bool		ok = false;
+
+		if (tok != WJB_KEY)
+			continue;
+		(void) JsonbIteratorNext(&it, &v, true);
+		for (const char *const *f = known; *f && !ok; f++)
+			ok = (int) strlen(*f) == k.val.string.len && memcmp(*f, k.val.string.val, k.val.string.len) == 0;
+		if (!ok)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("%s: strict decoding error: unknown field \"%s%s%s\"", what,
+							path ? path : "", path ? "." : "", JCut(k.val.string.val, k.val.string.len, JCUT_MAX))));
 	}
 }
 

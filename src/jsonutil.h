@@ -7,6 +7,7 @@
 #define SCHEDULER_JSONUTIL_H
 
 #include "utils/jsonb.h"
+#include "utils/numeric.h"
 
 extern JsonbValue *JGet(JsonbContainer *c, const char *key);
 extern JsonbContainer *JObject(JsonbValue *v, const char *what, const char *path);
@@ -19,8 +20,28 @@ extern JsonbContainer *JGetObject(JsonbContainer *c, const char *key, const char
 extern JsonbContainer *JGetArray(JsonbContainer *c, const char *key, const char *what, const char *path);
 extern Jsonb *JToJsonb(JsonbValue *v);
 extern char *JScalarText(JsonbValue *v);
+extern char *JShortScalar(JsonbValue *v);
 extern const char *JTypeName(JsonbValue *v);
 extern void JPushString(JsonbParseState **st, JsonbIteratorToken tok, const char *s);
+
+/*
+ * Reading numbers without throwing, for what is read back from stored rows
+ * (which SQL may have written past scheduler.apply()): false when the value
+ * is not a JSON number holding an integer in range.
+ */
+extern bool JNumericToInt64(Numeric n, int64 *out);
+extern bool JValueInt64(JsonbValue *v, int64 *out);
+extern bool JValueInt32(JsonbValue *v, int32 *out);
+extern int64 JInt64(JsonbValue *v, const char *what, const char *path);
+
+/*
+ * s made short and safe for a message: printable ASCII as it is, any other
+ * byte as \xNN, cut after about max bytes with the full length noted.
+ */
+extern char *JCut(const char *s, size_t len, size_t max);
+extern void JCheckKnownFields(JsonbContainer *c, const char *const *known, const char *what, const char *path);
+#define JCUT_MAX 64
+#define JShort(s) JCut((s), strlen(s), JCUT_MAX)
 
 #define JPATH(parent, key) ((parent) ? psprintf("%s.%s", (parent), (key)) : (key))
 

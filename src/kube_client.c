@@ -357,6 +357,29 @@ KubeRequestStatus(KubeRequest *req)
 }
 
 /*
+ * One segment of a request path (a namespace, a name), percent-encoded with
+ * libcurl's escaping: nothing in it can end the segment, start a query or a
+ * fragment, or climb the path.  NULL for what is no segment at all ("",
+ * ".", ".."), which no request may be built with.  In the current context.
+ */
+char *
+KubePathSegment(const char *s)
+{
+	char	   *esc;
+	char	   *out;
+
+	if (s == NULL || s[0] == '\0' || strcmp(s, ".") == 0 || strcmp(s, "..") == 0)
+		return NULL;
+	curl_init_once();
+	esc = curl_easy_escape(NULL, s, (int) strlen(s));
+	if (esc == NULL)
+		return NULL;
+	out = pstrdup(esc);
+	curl_free(esc);
+	return out;
+}
+
+/*
  * s made safe for the log: printable ASCII as it is, any other byte as \xNN
  * (the line may be anything: binary, invalid UTF-8), cut after about max
  * bytes of output with the full length noted.

@@ -70,6 +70,7 @@ extern long KubeRequestStatus(KubeRequest *req);
 extern char *KubeRequestError(KubeRequest *req, CURLcode result);
 extern Jsonb *KubeParseJson(const char *text, size_t len);
 extern char *KubeCut(const char *s, size_t len, size_t max);
+extern char *KubePathSegment(const char *s);
 
 extern void KubeLoopInit(KubeLoop *loop);
 extern void KubeLoopAdd(KubeLoop *loop, KubeRequest *req);

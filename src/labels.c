@@ -198,14 +198,14 @@ requirement_error(const char *key, LabelOp op, int nvalues, char **values, const
 	char	   *why = key_error(key);
 
 	if (why)
-		return psprintf("key: Invalid value: \"%s\": %s", key, why);
+		return psprintf("key: Invalid value: \"%s\": %s", JShort(key), why);
 	if ((op == LABEL_IN || op == LABEL_NOT_IN) && nvalues == 0)
 		return psprintf("values: Invalid value: []string{}: for 'in', 'notin' operators, values set can't be empty");
 	if ((op == LABEL_EXISTS || op == LABEL_DOES_NOT_EXIST) && nvalues != 0)
 		return psprintf("values: Invalid value: []string{...}: values set must be empty for exists and does not exist");
 	for (int i = 0; i < nvalues; i++)
 		if (!LabelValidValue(values[i]))
-			return psprintf("values[%d][%s]: Invalid value: \"%s\": %s", i, key, values[i],
+			return psprintf("values[%d][%s]: Invalid value: \"%s\": %s", i, JShort(key), JShort(values[i]),
 							strlen(values[i]) > 63 ? "must be no more than 63 characters" : LABEL_VALUE_FMT);
 	(void) opname;
 	return NULL;
@@ -262,7 +262,7 @@ LabelSelectorParse(JsonbValue *v, char **err)
 			tok = JsonbIteratorNext(&it, &val, true);
 			if (val.type != jbvString)
 			{
-				*err = psprintf("matchLabels: the value of \"%s\" must be a string", text_of(&k));
+				*err = psprintf("matchLabels: the value of \"%s\" must be a string", JShort(text_of(&k)));
 				return NULL;
 			}
 			key = text_of(&k);
@@ -317,7 +317,7 @@ LabelSelectorParse(JsonbValue *v, char **err)
 				lop = LABEL_DOES_NOT_EXIST;
 			else
 			{
-				*err = psprintf("\"%s\" is not a valid label selector operator", ops);
+				*err = psprintf("\"%s\" is not a valid label selector operator", JShort(ops));
 				return NULL;
 			}
 			if (vals && vals->type == jbvBinary && JsonContainerIsArray(vals->val.binary.data))
@@ -567,8 +567,12 @@ parse_term_list(JsonbContainer *aff, const char *kind, const char *when, bool we
 			}
 			if (!parse_affinity_term(pat->val.binary.data, ns, pod_labels, &terms[i], path, err))
 				return NULL;
-			terms[i].weight = (w && w->type == jbvNumeric) ?
-				DatumGetInt32(DirectFunctionCall1(numeric_int4, NumericGetDatum(w->val.numeric))) : 0;
+			/* 1..100, as the API server admits it; a stored row may say otherwise */
+			if (!JValueInt32(w, &terms[i].weight) || terms[i].weight < 1 || terms[i].weight > 100)
+			{
+				*err = psprintf("%s.weight: must be in the range 1-100", path);
+				return NULL;
+			}
 		}
 		else if (!parse_affinity_term(c, ns, pod_labels, &terms[i], path, err))
 			return NULL;

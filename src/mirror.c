@@ -33,9 +33,11 @@
 #include "utils/numeric.h"
 #include "utils/timestamp.h"
 
+#include "access.h"
 #include "jsonutil.h"
 #include "resources.h"
 #include "scheduler.h"
+#include "validation.h"
 
 typedef enum ObjectKind
 {
@@ -60,33 +62,11 @@ apply_error_callback(void *arg)
 	errcontext("applying %s", (const char *) arg);
 }
 
-/* Parse an RFC 3339 timestamp; the error names the field when it is not one. */
+/* An RFC 3339 time (validated already), as timestamptz */
 static Datum
 parse_time(const char *s, const char *what, const char *path)
 {
-	MemoryContext cxt = CurrentMemoryContext;
-	Datum		d = (Datum) 0;
-
-	PG_TRY();
-	{
-		d = DirectFunctionCall3(timestamptz_in, CStringGetDatum(s),
-								ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1));
-	}
-	PG_CATCH();
-	{
-		/* timestamptz_in holds no resources: rethrow with the field named */
-		ErrorData  *edata;
-
-		MemoryContextSwitchTo(cxt);
-		edata = CopyErrorData();
-		FlushErrorState();
-		ereport(ERROR,
-				(errcode(edata->sqlerrcode),
-				 errmsg("%s: %s: invalid timestamp \"%s\"", what, path, s),
-				 errdetail("%s", edata->message)));
-	}
-	PG_END_TRY();
-	return d;
+	return TimestampTzGetDatum(ParseRFC3339(s, what, path));
 }
 
 /* ------------------------------------------------------------------------
@@ -139,99 +119,6 @@ jsonb_or(JsonbValue *v, const char *dflt)
 	if (v == NULL)
 		return DirectFunctionCall1(jsonb_in, CStringGetDatum(dflt));
 	return JsonbPGetDatum(JToJsonb(v));
-}
-
-/* ------------------------------------------------------------------------
- * Validation of what the plugins read, so bad input fails here, by name.
- * ------------------------------------------------------------------------
- */
-static void
-check_string_map(JsonbValue *v, const char *what, const char *path)
-{
-	JsonbContainer *c = JObject(v, what, path);
-	JsonbIterator *it;
-	JsonbValue	k,
-				val;
-	JsonbIteratorToken tok;
-
-	if (c == NULL)
-		return;
-	it = JsonbIteratorInit(c);
-	while ((tok = JsonbIteratorNext(&it, &k, true)) != WJB_DONE)
-	{
-		if (tok != WJB_KEY)
-			continue;
-		(void) JsonbIteratorNext(&it, &val, true);
-		if (val.type != jbvString)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("%s: %s.%.*s: expected a string, got %s", what, path,
-							k.val.string.len, k.val.string.val, JTypeName(&val))));
-	}
-}
-
-/* A taint or toleration effect; empty is allowed only where optional. */
-static void
-check_effect(const char *effect, bool required, const char *what, const char *path)
-{
-	if (!required && (effect == NULL || effect[0] == '\0'))
-		return;
-	if (effect == NULL || (strcmp(effect, "NoSchedule") != 0 &&
-						   strcmp(effect, "PreferNoSchedule") != 0 &&
-						   strcmp(effect, "NoExecute") != 0))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("%s: %s.effect: unsupported value \"%s\": supported values: \"NoSchedule\", \"PreferNoSchedule\", \"NoExecute\"",
-						what, path, effect ? effect : "")));
-}
-
-static void
-check_taints(JsonbValue *v, const char *what, const char *path)
-{
-	JsonbContainer *arr = JArray(v, what, path);
-
-	if (arr == NULL)
-		return;
-	for (int i = 0; i < (int) JsonContainerSize(arr); i++)
-	{
-		char	   *ipath = psprintf("%s[%d]", path, i);
-		JsonbContainer *t = JObject(getIthJsonbValueFromContainer(arr, i), what, ipath);
-		char	   *key = JGetString(t, "key", what, ipath);
-		char	   *effect = JGetString(t, "effect", what, ipath);
-
-		(void) JGetString(t, "value", what, ipath);
-		if (key == NULL || key[0] == '\0')
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("%s: %s.key: required value", what, ipath)));
-		check_effect(effect, true, what, ipath);
-	}
-}
-
-static void
-check_tolerations(JsonbValue *v, const char *what, const char *path)
-{
-	JsonbContainer *arr = JArray(v, what, path);
-
-	if (arr == NULL)
-		return;
-	for (int i = 0; i < (int) JsonContainerSize(arr); i++)
-	{
-		char	   *ipath = psprintf("%s[%d]", path, i);
-		JsonbContainer *t = JObject(getIthJsonbValueFromContainer(arr, i), what, ipath);
-		char	   *op = JGetString(t, "operator", what, ipath);
-		char	   *effect = JGetString(t, "effect", what, ipath);
-
-		(void) JGetString(t, "key", what, ipath);
-		(void) JGetString(t, "value", what, ipath);
-		if (op && op[0] != '\0' && strcmp(op, "Exists") != 0 && strcmp(op, "Equal") != 0 &&
-			strcmp(op, "Gt") != 0 && strcmp(op, "Lt") != 0)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("%s: %s.operator: unsupported value \"%s\": supported values: \"Equal\", \"Exists\", \"Gt\", \"Lt\"",
-							what, ipath, op)));
-		check_effect(effect, false, what, ipath);
-	}
 }
 
 /* ------------------------------------------------------------------------
@@ -347,8 +234,6 @@ apply_node(JsonbValue *objv, JsonbContainer *obj, const char *name, const char *
 	ResourceVec allocatable;
 
 	memset(nulls, ' ', sizeof(nulls));
-	check_string_map(labels, what, "metadata.labels");
-	check_taints(taints, what, "spec.taints");
 
 	/* SetDefaults_NodeStatus: allocatable defaults to capacity */
 	alloc = JGetObject(status, "allocatable", what, "status");
@@ -411,7 +296,6 @@ apply_namespace(JsonbValue *objv, const char *name, const char *uid, JsonbContai
 	JsonbValue *labels = JGet(meta, "labels");
 
 	memset(nulls, ' ', sizeof(nulls));
-	check_string_map(labels, what, "metadata.labels");
 	values[0] = CStringGetTextDatum(uid);
 	values[1] = CStringGetTextDatum(name);
 	values[2] = text_or_null(JGetString(meta, "resourceVersion", what, "metadata"), &nulls[2]);
@@ -504,13 +388,6 @@ apply_workload(JsonbValue *objv, JsonbContainer *obj, const char *kind, const ch
 	JsonbValue *selector = spec ? JGet(spec, "selector") : NULL;
 
 	memset(nulls, ' ', sizeof(nulls));
-	if (selector && selector->type != jbvNull)
-	{
-		if (strcmp(kind, "Service") == 0 || strcmp(kind, "ReplicationController") == 0)
-			check_string_map(selector, what, "spec.selector");
-		else
-			(void) JObject(selector, what, "spec.selector");
-	}
 	values[0] = CStringGetTextDatum(uid);
 	values[1] = CStringGetTextDatum(kind);
 	values[2] = CStringGetTextDatum(ns);
@@ -655,6 +532,47 @@ row_order_cmp(const void *a, const void *b)
 	return (*(PodRow *const *) a)->order - (*(PodRow *const *) b)->order;
 }
 
+static char *
+row_text(const PodRow *row, int col)
+{
+	return row->nulls[col] == 'n' ? "" : TextDatumGetCString(row->values[col]);
+}
+
+/* Non-deleted rows by namespace, name, then order of their events */
+static int
+row_name_cmp(const void *a, const void *b)
+{
+	const PodRow *x = *(PodRow *const *) a;
+	const PodRow *y = *(PodRow *const *) b;
+	int			c = strcmp(row_text(x, 1), row_text(y, 1));
+
+	if (c == 0)
+		c = strcmp(row_text(x, 2), row_text(y, 2));
+	return c != 0 ? c : x->order - y->order;
+}
+
+/*
+ * Two uids under one name in a batch: a pod was deleted and made again
+ * between two events the batch gathered.  The later one is the pod; the
+ * earlier one is gone (as the name's older object in the table is).
+ */
+static void
+one_pod_per_name(PodRow **rows, int nrow)
+{
+	PodRow	  **live = palloc(sizeof(PodRow *) * Max(nrow, 1));
+	int			n = 0;
+
+	for (int r = 0; r < nrow; r++)
+		if (!rows[r]->deleted)
+			live[n++] = rows[r];
+	qsort(live, n, sizeof(PodRow *), row_name_cmp);
+	for (int i = 0; i + 1 < n; i++)
+		if (strcmp(row_text(live[i], 1), row_text(live[i + 1], 1)) == 0 &&
+			strcmp(row_text(live[i], 2), row_text(live[i + 1], 2)) == 0)
+			live[i]->deleted = true;
+	pfree(live);
+}
+
 /*
  * Write the gathered pods: one DELETE for the deleted ones and the older
  * objects of the same names, one INSERT ... ON CONFLICT for the rest.
@@ -691,6 +609,7 @@ MirrorBatchEnd(void)
 	while ((row = hash_seq_search(&seq)) != NULL)
 		rows[nrow++] = row;
 	qsort(rows, nrow, sizeof(PodRow *), row_order_cmp);
+	one_pod_per_name(rows, nrow);
 
 	del = palloc(sizeof(Datum) * Max(nrow, 1));
 	for (int c = 0; c < POD_COLUMNS; c++)
@@ -795,10 +714,6 @@ apply_pod(JsonbValue *objv, JsonbContainer *obj, const char *ns, const char *nam
 				nz_mem;
 
 	memset(nulls, ' ', sizeof(nulls));
-	check_string_map(labels, what, "metadata.labels");
-	check_string_map(selector, what, "spec.nodeSelector");
-	check_tolerations(tolerations, what, "spec.tolerations");
-	(void) JObject(affinity, what, "spec.affinity");
 	PodEffectiveRequests(spec, what, &req, &nz_cpu, &nz_mem);
 	container_facts(spec, what, &host_ports, &images, &has_sidecar);
 
@@ -859,76 +774,132 @@ apply_pod(JsonbValue *objv, JsonbContainer *obj, const char *ns, const char *nam
  * ------------------------------------------------------------------------
  */
 
-/* Apply (or, with deleted, remove) one Node or Pod. */
-static int
-apply_object(JsonbValue *objv, const char *kind, bool deleted, const char *where)
+/* The kinds apply() takes, with the name of each in messages */
+static const struct
 {
+	const char *kind;
 	ObjectKind	k;
+	const char *kname;
+	const char *list;			/* its List kind */
+	const char *resource;		/* its watch_state key */
+}			kinds[] = {
+	{"Node", KIND_NODE, "node", "NodeList", "nodes"},
+	{"Pod", KIND_POD, "pod", "PodList", "pods"},
+	{"Namespace", KIND_NAMESPACE, "namespace", "NamespaceList", "namespaces"},
+	{"PodDisruptionBudget", KIND_PDB, "poddisruptionbudget", "PodDisruptionBudgetList", "poddisruptionbudgets"},
+	{"Service", KIND_WORKLOAD, "service", "ServiceList", "services"},
+	{"ReplicationController", KIND_WORKLOAD, "replicationcontroller", "ReplicationControllerList",
+	"replicationcontrollers"},
+	{"ReplicaSet", KIND_WORKLOAD, "replicaset", "ReplicaSetList", "replicasets"},
+	{"StatefulSet", KIND_WORKLOAD, "statefulset", "StatefulSetList", "statefulsets"},
+};
+
+#define APPLY_HINT "scheduler.apply accepts a Node, a Pod, a Namespace, a PodDisruptionBudget, a Service, a ReplicationController, a ReplicaSet, a StatefulSet, a List of them, or a watch event."
+
+static int
+kind_index(const char *kind)
+{
+	for (int i = 0; i < (int) lengthof(kinds); i++)
+		if (strcmp(kinds[i].kind, kind) == 0)
+			return i;
+	return -1;
+}
+
+/* While relist() applies its list: the list's kind, and the uids seen */
+static int	relisting = -1;
+static List *relist_uids = NIL;
+
+/* Who an object is: its kind, name, namespace (namespaced kinds) and uid */
+typedef struct ObjectId
+{
+	int			kind;			/* index into kinds[] */
 	JsonbContainer *obj;
 	JsonbContainer *meta;
 	char	   *name;
-	char	   *ns = NULL;
+	char	   *ns;				/* NULL for cluster-scoped kinds */
 	char	   *uid;
-	const char *what;
+	char	   *what;			/* "pod default/web-1", for messages (cut short) */
+} ObjectId;
+
+static bool
+namespaced(ObjectKind k)
+{
+	return k == KIND_POD || k == KIND_PDB || k == KIND_WORKLOAD;
+}
+
+/*
+ * Read an object's identity, checking its metadata as the API server would
+ * (ValidateObjectMeta).  An object without metadata.uid (hand-written) gets
+ * the stable uid "<Kind>:<namespace>/<name>" or "<Kind>:<name>".
+ */
+static void
+object_id(JsonbValue *objv, const char *kind, const char *where, ObjectId *id)
+{
+	int			i = kind_index(kind);
+	ObjectKind	k;
 	const char *kname;
-	ErrorContextCallback cb;
-	int			n;
 
-	if (strcmp(kind, "Node") == 0)
-		k = KIND_NODE, kname = "node";
-	else if (strcmp(kind, "Pod") == 0)
-		k = KIND_POD, kname = "pod";
-	else if (strcmp(kind, "Namespace") == 0)
-		k = KIND_NAMESPACE, kname = "namespace";
-	else if (strcmp(kind, "PodDisruptionBudget") == 0)
-		k = KIND_PDB, kname = "poddisruptionbudget";
-	else if (strcmp(kind, "Service") == 0)
-		k = KIND_WORKLOAD, kname = "service";
-	else if (strcmp(kind, "ReplicationController") == 0)
-		k = KIND_WORKLOAD, kname = "replicationcontroller";
-	else if (strcmp(kind, "ReplicaSet") == 0)
-		k = KIND_WORKLOAD, kname = "replicaset";
-	else if (strcmp(kind, "StatefulSet") == 0)
-		k = KIND_WORKLOAD, kname = "statefulset";
-	else
+	if (i < 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("%s%sunsupported kind \"%s\"", where ? where : "", where ? ": " : "", kind),
-				 errhint("scheduler.apply accepts a Node, a Pod, a Namespace, a PodDisruptionBudget, a Service, a ReplicationController, a ReplicaSet, a StatefulSet, a List of them, or a watch event.")));
-
-	obj = JObject(objv, kname, "(object)");
-	meta = JGetObject(obj, "metadata", kname, NULL);
-	name = JGetString(meta, "name", kname, "metadata");
-	if (name == NULL || name[0] == '\0')
+				 errmsg("%s%sunsupported kind \"%s\"", where ? where : "", where ? ": " : "", JShort(kind)),
+				 errhint(APPLY_HINT)));
+	k = kinds[i].k;
+	kname = kinds[i].kname;
+	memset(id, 0, sizeof(*id));
+	id->kind = i;
+	id->obj = JObject(objv, kname, "(object)");
+	id->meta = JGetObject(id->obj, "metadata", kname, NULL);
+	id->name = JGetString(id->meta, "name", kname, "metadata");
+	if (id->name == NULL || id->name[0] == '\0')
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("%s: metadata.name: required value", kname)));
-	if (k == KIND_POD || k == KIND_PDB || k == KIND_WORKLOAD)
+				 errmsg("%s: metadata.name: Required value", kname)));
+	if (namespaced(k))
 	{
-		ns = JGetString(meta, "namespace", kname, "metadata");
-		if (ns == NULL || ns[0] == '\0')
-			ns = "default";
-		what = psprintf("%s %s/%s", kname, ns, name);
+		id->ns = JGetString(id->meta, "namespace", kname, "metadata");
+		if (id->ns == NULL || id->ns[0] == '\0')
+			id->ns = "default";
+		id->what = psprintf("%s %s/%s", kname, JShort(id->ns), JShort(id->name));
 	}
 	else
-		what = psprintf("%s %s", kname, name);
+		id->what = psprintf("%s %s", kname, JShort(id->name));
+	ValidateObjectMeta(kind, id->meta, id->what);
+	id->uid = JGetString(id->meta, "uid", id->what, "metadata");
+	if (id->uid == NULL || id->uid[0] == '\0')
+		id->uid = id->ns ? psprintf("%s:%s/%s", kind, id->ns, id->name) : psprintf("%s:%s", kind, id->name);
+}
 
-	uid = JGetString(meta, "uid", what, "metadata");
-	if (uid == NULL || uid[0] == '\0')
-		uid = k == KIND_POD ? psprintf("Pod:%s/%s", ns, name) :
-			k == KIND_PDB ? psprintf("PodDisruptionBudget:%s/%s", ns, name) :
-			k == KIND_WORKLOAD ? psprintf("%s:%s/%s", kind, ns, name) :
-			psprintf("%s:%s", k == KIND_NODE ? "Node" : "Namespace", name);
+/* Apply (or, with deleted, remove) one object. */
+static int
+apply_object(JsonbValue *objv, const char *kind, bool deleted, const char *where)
+{
+	ObjectId	id;
+	ErrorContextCallback cb;
+	int			n;
+	ObjectKind	k;
+
+	object_id(objv, kind, where, &id);
+	k = kinds[id.kind].k;
+	if (relisting >= 0)
+	{
+		/* relist(): every item of its list's kind, its uid kept */
+		if (id.kind != relisting)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("%s: a %s in a %s", where ? where : "", kinds[id.kind].kind, kinds[relisting].list)));
+		relist_uids = lappend(relist_uids, id.uid);
+	}
 
 	cb.callback = apply_error_callback;
-	cb.arg = (void *) what;
+	cb.arg = (void *) id.what;
 	cb.previous = error_context_stack;
 	error_context_stack = &cb;
 
 	if (deleted)
 	{
 		static Oid	types[] = {TEXTOID};
-		Datum		v[1] = {CStringGetTextDatum(uid)};
+		Datum		v[1] = {CStringGetTextDatum(id.uid)};
 
 		if (k == KIND_NODE)
 			n = exec(prepare(&node_delete_plan, "DELETE FROM scheduler.nodes WHERE uid = $1", 1, types), v, NULL);
@@ -939,20 +910,24 @@ apply_object(JsonbValue *objv, const char *kind, bool deleted, const char *where
 		else if (k == KIND_WORKLOAD)
 			n = exec(prepare(&workload_delete_plan, "DELETE FROM scheduler.workloads WHERE uid = $1", 1, types), v, NULL);
 		else if (batch_cxt)
-			n = batch_pod(uid, true, NULL, NULL);
+			n = batch_pod(id.uid, true, NULL, NULL);
 		else
 			n = exec(prepare(&pod_delete_plan, "DELETE FROM scheduler.pods WHERE uid = $1", 1, types), v, NULL);
 	}
-	else if (k == KIND_NODE)
-		n = apply_node(objv, obj, name, uid, meta, what);
-	else if (k == KIND_NAMESPACE)
-		n = apply_namespace(objv, name, uid, meta, what);
-	else if (k == KIND_PDB)
-		n = apply_pdb(objv, obj, ns, name, uid, meta, what);
-	else if (k == KIND_WORKLOAD)
-		n = apply_workload(objv, obj, kind, ns, name, uid, meta, what);
 	else
-		n = apply_pod(objv, obj, ns, name, uid, meta, what);
+	{
+		ValidateObject(kind, id.obj, id.what);
+		if (k == KIND_NODE)
+			n = apply_node(objv, id.obj, id.name, id.uid, id.meta, id.what);
+		else if (k == KIND_NAMESPACE)
+			n = apply_namespace(objv, id.name, id.uid, id.meta, id.what);
+		else if (k == KIND_PDB)
+			n = apply_pdb(objv, id.obj, id.ns, id.name, id.uid, id.meta, id.what);
+		else if (k == KIND_WORKLOAD)
+			n = apply_workload(objv, id.obj, kind, id.ns, id.name, id.uid, id.meta, id.what);
+		else
+			n = apply_pod(objv, id.obj, id.ns, id.name, id.uid, id.meta, id.what);
+	}
 
 	error_context_stack = cb.previous;
 	return n;
@@ -961,37 +936,45 @@ apply_object(JsonbValue *objv, const char *kind, bool deleted, const char *where
 static int
 apply_event(const char *type, JsonbValue *objv)
 {
-	JsonbContainer *obj = JObject(objv, "watch event", "object");
+	JsonbContainer *obj;
 	char	   *kind;
+	bool		deleted;
 
+	/* the type first: an event of no known type says nothing of its object */
 	if (strcmp(type, "BOOKMARK") == 0)
 		return 0;
 	if (strcmp(type, "ERROR") == 0)
 	{
-		char	   *msg = JGetString(obj, "message", "watch ERROR event", "object");
-		char	   *reason = JGetString(obj, "reason", "watch ERROR event", "object");
-		JsonbValue *code = JGet(obj, "code");
+		char	   *msg;
+		char	   *reason;
+		JsonbValue *code;
 
+		obj = JObject(objv, "watch ERROR event", "object");
+		msg = JGetString(obj, "message", "watch ERROR event", "object");
+		reason = JGetString(obj, "reason", "watch ERROR event", "object");
+		code = JGet(obj, "code");
 		ereport(ERROR,
 				(errcode(ERRCODE_EXTERNAL_ROUTINE_EXCEPTION),
-				 errmsg("watch ERROR event: %s", msg ? msg : "(no message)"),
-				 errdetail("reason: %s, code: %s", reason ? reason : "(none)",
-						   code ? JScalarText(code) : "(none)")));
+				 errmsg("watch ERROR event: %s", msg ? JCut(msg, strlen(msg), 500) : "(no message)"),
+				 errdetail("reason: %s, code: %s", reason ? JShort(reason) : "(none)",
+						   code ? JShortScalar(code) : "(none)")));
 	}
+	if (strcmp(type, "ADDED") == 0 || strcmp(type, "MODIFIED") == 0)
+		deleted = false;
+	else if (strcmp(type, "DELETED") == 0)
+		deleted = true;
+	else
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("watch event: type: Unsupported value: \"%s\": supported values: \"ADDED\", \"BOOKMARK\", \"DELETED\", \"ERROR\", \"MODIFIED\"",
+						JShort(type))));
+	obj = JObject(objv, "watch event", "object");
 	kind = JGetString(obj, "kind", "watch event", "object");
 	if (kind == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("watch event: object.kind: required value")));
-	if (strcmp(type, "ADDED") == 0 || strcmp(type, "MODIFIED") == 0)
-		return apply_object(objv, kind, false, "watch event: object");
-	if (strcmp(type, "DELETED") == 0)
-		return apply_object(objv, kind, true, "watch event: object");
-	ereport(ERROR,
-			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-			 errmsg("watch event: type: unsupported value \"%s\"", type),
-			 errhint("Supported types are ADDED, MODIFIED, DELETED, BOOKMARK and ERROR.")));
-	return 0;					/* keep compiler quiet */
+				 errmsg("watch event: object.kind: Required value")));
+	return apply_object(objv, kind, deleted, "watch event: object");
 }
 
 static int
@@ -1011,7 +994,7 @@ apply_document(JsonbValue *docv)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("document has neither \"kind\" nor \"type\" and \"object\""),
-				 errhint("scheduler.apply accepts a Node, a Pod, a Namespace, a PodDisruptionBudget, a Service, a ReplicationController, a ReplicaSet, a StatefulSet, a List of them, or a watch event.")));
+				 errhint(APPLY_HINT)));
 	}
 
 	klen = strlen(kind);
@@ -1049,10 +1032,33 @@ apply_list_items(JsonbContainer *items, const char *kind, const char *item_kind)
 		if (ik == NULL)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("%s: %s.kind: required value", kind, path)));
+					 errmsg("%s: %s.kind: Required value", JShort(kind), path)));
 		n += apply_object(item, ik, false, psprintf("%s: %s", kind, path));
 	}
 	return n;
+}
+
+/*
+ * MirrorApply
+ *		Apply a document (an object, a List, a watch event).  The caller has
+ *		SPI connected and the right to write (the watch worker, or an entry
+ *		point below after its role check).
+ */
+int
+MirrorApply(Jsonb *doc)
+{
+	JsonbValue	docv;
+
+	if (!JB_ROOT_IS_OBJECT(doc))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("scheduler.apply expects a JSON object, got %s",
+						JB_ROOT_IS_ARRAY(doc) && !JB_ROOT_IS_SCALAR(doc) ? "an array" : "a scalar"),
+				 errhint(APPLY_HINT)));
+	docv.type = jbvBinary;
+	docv.val.binary.data = &doc->root;
+	docv.val.binary.len = VARSIZE(doc) - VARHDRSZ;
+	return apply_document(&docv);
 }
 
 PG_FUNCTION_INFO_V1(scheduler_apply);
@@ -1064,24 +1070,15 @@ Datum
 scheduler_apply(PG_FUNCTION_ARGS)
 {
 	Jsonb	   *doc = PG_GETARG_JSONB_P(0);
-	JsonbValue	docv;
+	AsOwner		as;
 	int			n;
 
-	if (!JB_ROOT_IS_OBJECT(doc))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("scheduler.apply expects a JSON object, got %s",
-						JB_ROOT_IS_ARRAY(doc) && !JB_ROOT_IS_SCALAR(doc) ? "an array" : "a scalar"),
-				 errhint("scheduler.apply accepts a Node, a Pod, a Namespace, a PodDisruptionBudget, a Service, a ReplicationController, a ReplicaSet, a StatefulSet, a List of them, or a watch event.")));
-
-	docv.type = jbvBinary;
-	docv.val.binary.data = &doc->root;
-	docv.val.binary.len = VARSIZE(doc) - VARHDRSZ;
-
+	AsOwnerBegin(&as, ROLE_WRITER, "apply objects to the scheduler's mirror");
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	n = apply_document(&docv);
+	n = MirrorApply(doc);
 	SPI_finish();
+	AsOwnerEnd(&as);
 	PG_RETURN_INT32(n);
 }
 
@@ -1099,7 +1096,9 @@ scheduler_apply_events(PG_FUNCTION_ARGS)
 	bool	   *isnull;
 	int			n;
 	int			changed = 0;
+	AsOwner		as;
 
+	AsOwnerBegin(&as, ROLE_WRITER, "apply objects to the scheduler's mirror");
 	deconstruct_array(arr, JSONBOID, -1, false, TYPALIGN_INT, &elems, &isnull, &n);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
@@ -1108,22 +1107,15 @@ scheduler_apply_events(PG_FUNCTION_ARGS)
 	{
 		for (int i = 0; i < n; i++)
 		{
-			Jsonb	   *doc;
-			JsonbValue	docv;
-
 			if (isnull[i])
 				ereport(ERROR,
 						(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 						 errmsg("scheduler.apply_events: events[%d] is null", i + 1)));
-			doc = DatumGetJsonbP(elems[i]);
-			if (!JB_ROOT_IS_OBJECT(doc))
+			if (!JB_ROOT_IS_OBJECT(DatumGetJsonbP(elems[i])))
 				ereport(ERROR,
 						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 						 errmsg("scheduler.apply_events: events[%d]: expected a JSON object", i + 1)));
-			docv.type = jbvBinary;
-			docv.val.binary.data = &doc->root;
-			docv.val.binary.len = VARSIZE(doc) - VARHDRSZ;
-			changed += apply_document(&docv);
+			changed += MirrorApply(DatumGetJsonbP(elems[i]));
 		}
 		changed += MirrorBatchEnd();
 	}
@@ -1134,5 +1126,128 @@ scheduler_apply_events(PG_FUNCTION_ARGS)
 	}
 	PG_END_TRY();
 	SPI_finish();
+	AsOwnerEnd(&as);
 	PG_RETURN_INT32(changed);
+}
+
+/* ------------------------------------------------------------------------
+ * relist(): a List as the whole truth
+ * ------------------------------------------------------------------------
+ */
+
+/* The rows of kind ki whose uids are in neither uids nor keep go */
+static int
+delete_unlisted(int ki, Datum uids, Datum keep)
+{
+	static const char *const tables[] = {
+		[KIND_NODE] = "scheduler.nodes",[KIND_POD] = "scheduler.pods",
+		[KIND_NAMESPACE] = "scheduler.namespaces",[KIND_PDB] = "scheduler.pdbs",
+		[KIND_WORKLOAD] = "scheduler.workloads"
+	};
+	ObjectKind	k = kinds[ki].k;
+	Oid			types[3] = {TEXTARRAYOID, TEXTARRAYOID, TEXTOID};
+	Datum		args[3] = {uids, keep, CStringGetTextDatum(kinds[ki].kind)};
+
+	/* NOT IN over a hashed subplan: linear in the list (a uid is never NULL) */
+	if (SPI_execute_with_args(psprintf("DELETE FROM %s t WHERE %s t.uid <> ALL($2)"
+									   " AND t.uid NOT IN (SELECT unnest($1))",
+									   tables[k], k == KIND_WORKLOAD ? "t.kind = $3 AND" : ""),
+							  3, types, args, NULL, false, 0) != SPI_OK_DELETE)
+		elog(ERROR, "could not delete what the list no longer has");
+	return (int) SPI_processed;
+}
+
+static void
+store_resource_version(const char *resource, const char *rv)
+{
+	Oid			types[2] = {TEXTOID, TEXTOID};
+	Datum		args[2] = {CStringGetTextDatum(resource), CStringGetTextDatum(rv)};
+
+	if (SPI_execute_with_args("INSERT INTO scheduler.watch_state (resource, resource_version) VALUES ($1, $2)"
+							  " ON CONFLICT (resource) DO UPDATE"
+							  " SET resource_version = EXCLUDED.resource_version, updated_at = now()",
+							  2, types, args, NULL, false, 0) != SPI_OK_INSERT)
+		elog(ERROR, "could not store the list's resourceVersion");
+}
+
+/* Apply a list whose items must all be of kind ki, their uids gathered in relist_uids */
+static int
+apply_list_of(Jsonb *doc, int ki)
+{
+	int			changed = 0;
+
+	relisting = ki;
+	relist_uids = NIL;
+	PG_TRY();
+	{
+		changed = MirrorApply(doc);
+	}
+	PG_FINALLY();
+	{
+		relisting = -1;
+	}
+	PG_END_TRY();
+	return changed;
+}
+
+/* relist() once SPI is connected; keep is a text[] Datum */
+static int
+relist_document(Jsonb *doc, Datum keep)
+{
+	char	   *list_kind;
+	int			ki = -1;
+	int			changed;
+	JsonbContainer *md;
+	char	   *rv;
+
+	if (!JB_ROOT_IS_OBJECT(doc))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("scheduler.relist expects a JSON object")));
+	list_kind = JGetString(&doc->root, "kind", "list", NULL);
+	for (int i = 0; list_kind && i < (int) lengthof(kinds); i++)
+		if (strcmp(kinds[i].list, list_kind) == 0)
+			ki = i;
+	if (ki < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("scheduler.relist expects a NodeList, PodList, NamespaceList, PodDisruptionBudgetList, ServiceList, ReplicationControllerList, ReplicaSetList or StatefulSetList, got kind %s",
+						list_kind ? psprintf("'%s'", JShort(list_kind)) : "none")));
+	if (JGetArray(&doc->root, "items", list_kind, NULL) == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s: items: expected an array", list_kind)));
+	md = JGetObject(&doc->root, "metadata", list_kind, NULL);
+	rv = JGetString(md, "resourceVersion", list_kind, "metadata");
+
+	changed = apply_list_of(doc, ki);
+	changed += delete_unlisted(ki, TextArrayFromList(relist_uids), keep);
+	relist_uids = NIL;
+	if (rv && rv[0] != '\0')
+		store_resource_version(kinds[ki].resource, rv);
+	return changed;
+}
+
+PG_FUNCTION_INFO_V1(scheduler_relist);
+/*
+ * scheduler.relist(doc jsonb, keep text[] DEFAULT '{}') RETURNS integer
+ *		A list of one kind as the whole truth: its items applied, the rows of
+ *		that kind it no longer has deleted (but the uids in keep), its
+ *		resourceVersion stored for the watch.  Returns how many objects
+ *		changed, the deleted ones included.
+ */
+Datum
+scheduler_relist(PG_FUNCTION_ARGS)
+{
+	Jsonb	   *doc = PG_GETARG_JSONB_P(0);
+	AsOwner		as;
+	int			n;
+
+	AsOwnerBegin(&as, ROLE_WRITER, "apply objects to the scheduler's mirror");
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	n = relist_document(doc, PG_GETARG_DATUM(1));
+	SPI_finish();
+	AsOwnerEnd(&as);
+	PG_RETURN_INT32(n);
 }

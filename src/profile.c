@@ -17,6 +17,8 @@
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
 
+#include "access.h"
+#include "jsonutil.h"
 #include "scheduler.h"
 
 static const Plugin *const registry[] = {
@@ -67,7 +69,7 @@ plugin_or_error(const char *name)
 			appendStringInfo(&known, "%s%s", i ? ", " : "", registry[i]->name);
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("unknown plugin \"%s\"", name),
+				 errmsg("unknown plugin \"%s\"", JShort(name)),
 				 errhint("Known plugins: %s.", known.data)));
 	}
 	return pl;
@@ -153,6 +155,7 @@ scheduler_check_plugin(PG_FUNCTION_ARGS)
 {
 	char	   *name = text_to_cstring(PG_GETARG_TEXT_PP(0));
 
+	RequireRole(ROLE_ADMIN, "change the scheduler's profiles");
 	(void) parse_args(plugin_or_error(name), PG_GETARG_JSONB_P(1));
 	PG_RETURN_VOID();
 }

@@ -28,6 +28,8 @@
 #include "fmgr.h"
 #include "utils/builtins.h"
 
+#include "access.h"
+#include "jsonutil.h"
 #include "quantity.h"
 
 #define LIMB_BASE	UINT64CONST(1000000000)
@@ -369,10 +371,16 @@ static int64
 quantity_sql(text *t, int scale)
 {
 	int64		v;
-	QuantityResult r = QuantityParse(VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t), scale, &v);
+	QuantityResult r;
 
+	RequireRole(ROLE_READER, "use the scheduler's functions");
+	r = QuantityParse(VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t), scale, &v);
 	if (r != QUANTITY_OK)
-		QuantityReportError(r, text_to_cstring(t), NULL);
+	{
+		char	   *s = text_to_cstring(t);
+
+		QuantityReportError(r, JShort(s), NULL);
+	}
 	return v;
 }
 

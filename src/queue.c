@@ -15,13 +15,14 @@
  * backoff has not expired) or active, and NOTIFY scheduler_wakeup is sent at
  * commit; the background worker (worker.c) is woken through its latch.
  *
- * The writer holds the scheduler's advisory lock shared from before its
- * first row change (trigger writer_lock), and schedule_pending() holds it
- * exclusively: an event either commits before a cycle reads the cluster or
+ * The writer holds scheduler.cycle_lock in SHARE mode from before its first
+ * row change (trigger writer_lock, access.c), and schedule_pending() holds
+ * it EXCLUSIVE: an event either commits before a cycle reads the cluster or
  * is dispatched after the cycle committed its unschedulable pods.
  */
 #include "postgres.h"
 
+#include "access/xact.h"
 #include "catalog/pg_type.h"
 #include "commands/async.h"
 #include "executor/spi.h"
@@ -109,12 +110,28 @@ add_event(List **events, int resource, int action, const char *label)
 	return ev;
 }
 
+/*
+ * Does member "key" differ between two rows?  Absent and JSON null are the
+ * same (no value), as they are to the plugins that read it.
+ */
 static bool
-jsonb_differ(Jsonb *a, Jsonb *b)
+member_differs(Jsonb *a, Jsonb *b, const char *key)
 {
-	if (a == NULL || b == NULL)
-		return a != b;
-	return compareJsonbContainers(&a->root, &b->root) != 0;
+	JsonbValue *x = JGet(&a->root, key);
+	JsonbValue *y = JGet(&b->root, key);
+
+	if (x == NULL || y == NULL)
+		return x != y;
+	if (x->type != y->type)
+		return true;
+	if (x->type != jbvBinary)
+	{
+		Jsonb	   *jx = JsonbValueToJsonb(x);
+		Jsonb	   *jy = JsonbValueToJsonb(y);
+
+		return compareJsonbContainers(&jx->root, &jy->root) != 0;
+	}
+	return compareJsonbContainers(x->val.binary.data, y->val.binary.data) != 0;
 }
 
 /*
@@ -152,14 +169,11 @@ node_events(Jsonb *olds, Jsonb *news)
 		do { ev = add_event(&events, RES_NODE, act, lbl); ev->old_node = prev; ev->new_node = after; } while (0)
 		if (prev->unschedulable && !after->unschedulable)
 			NODE_UPDATE(ACT_UPDATE_NODE_TAINT, "NodeUpdateNodeTaint");
-		if (jsonb_differ(JsonbValueToJsonb(JGet(&before->root, "allocatable")),
-						 JsonbValueToJsonb(JGet(&n[i].row->root, "allocatable"))))
+		if (member_differs(before, n[i].row, "allocatable"))
 			NODE_UPDATE(ACT_UPDATE_NODE_ALLOCATABLE, "NodeUpdateNodeAllocatable");
-		if (jsonb_differ(JsonbValueToJsonb(JGet(&before->root, "labels")),
-						 JsonbValueToJsonb(JGet(&n[i].row->root, "labels"))))
+		if (member_differs(before, n[i].row, "labels"))
 			NODE_UPDATE(ACT_UPDATE_NODE_LABEL, "NodeUpdateNodeLabel");
-		if (jsonb_differ(JsonbValueToJsonb(JGet(&before->root, "taints")),
-						 JsonbValueToJsonb(JGet(&n[i].row->root, "taints"))))
+		if (member_differs(before, n[i].row, "taints"))
 			NODE_UPDATE(ACT_UPDATE_NODE_TAINT, "NodeUpdateNodeTaint");
 #undef NODE_UPDATE
 	}
@@ -225,8 +239,7 @@ pod_events(Jsonb *olds, Jsonb *news)
 			PodRef	   *prev = PodRefFromJsonb(before);
 			PodRef	   *after = PodRefFromJsonb(n[i].row);
 
-			if (jsonb_differ(JsonbValueToJsonb(JGet(&before->root, "labels")),
-							 JsonbValueToJsonb(JGet(&n[i].row->root, "labels"))))
+			if (member_differs(before, n[i].row, "labels"))
 			{
 				ev = add_event(&events, RES_ASSIGNED_POD, ACT_UPDATE_POD_LABEL, "AssignedPodUpdatePodLabel");
 				ev->old_pod = prev;
@@ -258,6 +271,8 @@ pod_events(Jsonb *olds, Jsonb *news)
 static const char *
 hint_for(const PodInfo *pod, char **rejected_by, int nrejected, const ClusterEvent *ev)
 {
+	if (pod->invalid)
+		return "(its stored row)";	/* be safe: its cycle reports the row */
 	for (int i = 0; i < nrejected; i++)
 	{
 		const Plugin *pl = FindPlugin(rejected_by[i]);
@@ -289,7 +304,8 @@ QueueMoveOnEvents(List *events)
 		return 0;
 	if (SPI_execute(psprintf("SELECT %s, q.rejected_by FROM scheduler.queue q"
 							 " JOIN scheduler.pods p ON p.uid = q.pod_uid"
-							 " WHERE q.state = 'unschedulable'", PodInfoColumnsQualified),
+							 " WHERE q.state = 'unschedulable' AND q.unschedulable_since < 'infinity'",
+							 PodInfoColumnsQualified),
 					false, 0) != SPI_OK_SELECT)
 		elog(ERROR, "could not read the scheduling queue");
 	tt = SPI_tuptable;
@@ -343,6 +359,59 @@ QueueMoveOnEvents(List *events)
 	return 0;
 }
 
+/*
+ * QueueMoveOnEvents in a subtransaction: a hint that fails (a bug, a row
+ * written past apply()) must not fail the writer's transaction, or a watch
+ * would skip the event.  Failing, every unschedulable pod moves: the safe
+ * side (each is tried again, and fails again if it must).
+ */
+static int
+move_safely(List *events)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	ResourceOwner owner = CurrentResourceOwner;
+	volatile int moved = 0;
+
+	BeginInternalSubTransaction(NULL);
+	MemoryContextSwitchTo(cxt);
+	PG_TRY();
+	{
+		moved = QueueMoveOnEvents(events);
+		ReleaseCurrentSubTransaction();
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		MemoryContextSwitchTo(cxt);
+		edata = CopyErrorData();
+		FlushErrorState();
+		RollbackAndReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(cxt);
+		CurrentResourceOwner = owner;
+		if (ERRCODE_TO_CATEGORY(edata->sqlerrcode) == ERRCODE_TO_CATEGORY(ERRCODE_TRANSACTION_ROLLBACK) ||
+			edata->sqlerrcode == ERRCODE_QUERY_CANCELED ||
+			ERRCODE_TO_CATEGORY(edata->sqlerrcode) == ERRCODE_TO_CATEGORY(ERRCODE_OPERATOR_INTERVENTION))
+			ReThrowError(edata);
+		ereport(WARNING,
+				(errmsg("scheduler: a QueueingHint failed: %s", edata->message),
+				 errdetail("Every unschedulable pod is moved back to the queue instead.")));
+		if (SPI_execute("UPDATE scheduler.queue"
+						" SET state = CASE WHEN backoff_until > clock_timestamp() THEN 'backoff' ELSE 'active' END,"
+						" moved_at = clock_timestamp(), moved_by = 'a QueueingHint failed'"
+						" WHERE state = 'unschedulable' AND unschedulable_since < 'infinity'",
+						false, 0) != SPI_OK_UPDATE)
+			elog(ERROR, "could not move pods in the scheduling queue");
+		moved = (int) SPI_processed;
+		if (moved > 0)
+			SchedulerWakeup();
+	}
+	PG_END_TRY();
+	MemoryContextSwitchTo(cxt);
+	CurrentResourceOwner = owner;
+	return moved;
+}
+
 PG_FUNCTION_INFO_V1(scheduler_dispatch_events);
 /*
  * scheduler.dispatch_events(kind text, old_rows jsonb, new_rows jsonb)
@@ -373,7 +442,7 @@ scheduler_dispatch_events(PG_FUNCTION_ARGS)
 		PG_RETURN_INT32(0);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	moved = QueueMoveOnEvents(events);
+	moved = move_safely(events);
 	SPI_finish();
 	PG_RETURN_INT32(moved);
 }

@@ -22,6 +22,8 @@
  */
 #include "postgres.h"
 
+#include "common/int.h"
+
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
 #include "utils/numeric.h"
@@ -117,16 +119,79 @@ ResourceGet(const ResourceVec *v, const char *name)
 	return slot ? *slot : 0;
 }
 
+/*
+ * x += y, saturating at the int64 limits instead of wrapping; false when it
+ * saturated.  Every sum of outside numbers goes through this.
+ */
+bool
+AddSaturating(int64 *x, int64 y)
+{
+	if (pg_add_s64_overflow(*x, y, x))
+	{
+		*x = y > 0 ? PG_INT64_MAX : PG_INT64_MIN;
+		return false;
+	}
+	return true;
+}
+
+/*
+ * a * b / c, truncated toward zero as Go's integer division, computed
+ * without overflow (the product in 128 bits) and clamped to int64; c must
+ * not be 0.  For scores: (allocatable - requested) * 100 / allocatable
+ * overflows int64 for large allocatable values.
+ */
+int64
+MulDiv(int64 a, int64 b, int64 c)
+{
+#ifdef HAVE_INT128
+	int128		r = (int128) a * (int128) b / (int128) c;
+
+	if (r > PG_INT64_MAX)
+		return PG_INT64_MAX;
+	if (r < PG_INT64_MIN)
+		return PG_INT64_MIN;
+	return (int64) r;
+#else
+	long double r = (long double) a * (long double) b / (long double) c;
+
+	if (r >= (long double) PG_INT64_MAX)
+		return PG_INT64_MAX;
+	if (r <= (long double) PG_INT64_MIN)
+		return PG_INT64_MIN;
+	return (int64) r;
+#endif
+}
+
+/*
+ * dst += src, resource by resource, saturating: NULL when nothing
+ * overflowed, else the name of the first resource that did (its slot left
+ * at the limit).
+ */
+const char *
+ResourceAddSaturating(ResourceVec *dst, const ResourceVec *src)
+{
+	const char *over = NULL;
+
+	for (int f = 0; f < (int) lengthof(fixed_resources); f++)
+	{
+		int64	   *d = (int64 *) ((char *) dst + fixed_resources[f].offset);
+		const int64 *x = (const int64 *) ((const char *) src + fixed_resources[f].offset);
+
+		if (!AddSaturating(d, *x) && over == NULL)
+			over = fixed_resources[f].name;
+	}
+	dst->present |= src->present;
+	for (int i = 0; i < src->nscalar; i++)
+		if (!AddSaturating(ResourceSlot(dst, src->scalar[i].name, true), src->scalar[i].value) && over == NULL)
+			over = src->scalar[i].name;
+	return over;
+}
+
+/* dst += src; the caller knows the sum fits (or accepts a saturated slot) */
 void
 ResourceAdd(ResourceVec *dst, const ResourceVec *src)
 {
-	dst->cpu += src->cpu;
-	dst->memory += src->memory;
-	dst->ephemeral += src->ephemeral;
-	dst->pods += src->pods;
-	dst->present |= src->present;
-	for (int i = 0; i < src->nscalar; i++)
-		*ResourceSlot(dst, src->scalar[i].name, true) += src->scalar[i].value;
+	(void) ResourceAddSaturating(dst, src);
 }
 
 void
@@ -164,9 +229,15 @@ ResourceCopy(ResourceVec *dst, const ResourceVec *src)
 	ResourceAdd(dst, src);
 }
 
-/* A normalized map {"cpu": 4000, "memory": 1024, ...} into a vector. */
-void
-ResourceVecFromNormalized(ResourceVec *v, Jsonb *jb)
+/*
+ * A normalized map {"cpu": 4000, "memory": 1024, ...} into a vector, as the
+ * mirror stores it.  It never throws: a stored row may have been written
+ * past scheduler.apply().  A value that is not a non-negative integer in
+ * range is left out, and the first such is described in *err (NULL when
+ * all was read); a map that is not an object reads as empty, with *err set.
+ */
+bool
+ResourceVecFromNormalized(ResourceVec *v, Jsonb *jb, char **err)
 {
 	JsonbIterator *it;
 	JsonbValue	k,
@@ -174,20 +245,33 @@ ResourceVecFromNormalized(ResourceVec *v, Jsonb *jb)
 	JsonbIteratorToken tok;
 
 	memset(v, 0, sizeof(*v));
-	if (jb == NULL || !JB_ROOT_IS_OBJECT(jb))
-		return;
+	*err = NULL;
+	if (jb == NULL)
+		return true;
+	if (!JB_ROOT_IS_OBJECT(jb))
+	{
+		*err = "not an object of resource names";
+		return false;
+	}
 	it = JsonbIteratorInit(&jb->root);
 	while ((tok = JsonbIteratorNext(&it, &k, true)) != WJB_DONE)
 	{
 		char	   *name;
+		int64		x;
 
 		if (tok != WJB_KEY)
 			continue;
 		name = pnstrdup(k.val.string.val, k.val.string.len);
 		tok = JsonbIteratorNext(&it, &val, true);
-		if (tok == WJB_VALUE && val.type == jbvNumeric)
-			*ResourceSlot(v, name, true) = DatumGetInt64(DirectFunctionCall1(numeric_int8, NumericGetDatum(val.val.numeric)));
+		if (tok != WJB_VALUE || !JValueInt64(&val, &x) || x < 0)
+		{
+			if (*err == NULL)
+				*err = psprintf("%s: not a non-negative integer in range", JShort(name));
+			continue;
+		}
+		*ResourceSlot(v, name, true) = x;
 	}
+	return *err == NULL;
 }
 
 static void
@@ -255,11 +339,12 @@ ParseResourceList(JsonbContainer *rl, ResourceVec *v, const ResourceVec *skip,
 			continue;
 		name = pnstrdup(k.val.string.val, k.val.string.len);
 		(void) JsonbIteratorNext(&it, &val, true);
-		field = psprintf("%s.%s", path, name);
+		field = psprintf("%s.%s", path, JShort(name));
 		if (val.type != jbvString && val.type != jbvNumeric)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("%s: %s: expected a quantity, got %s", what, field, JTypeName(&val))));
+
 		if (skip && ResourceHas(skip, name))
 			continue;
 		text = JScalarText(&val);
@@ -267,12 +352,13 @@ ParseResourceList(JsonbContainer *rl, ResourceVec *v, const ResourceVec *skip,
 						  strcmp(name, "cpu") == 0 ? QUANTITY_SCALE_MILLI : QUANTITY_SCALE_UNIT,
 						  &amount);
 		if (r != QUANTITY_OK)
-			QuantityReportError(r, text, psprintf("%s: %s", what, field));
+			QuantityReportError(r, JShort(text), psprintf("%s: %s", what, field));
 		if (amount < 0)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("%s: %s: must be greater than or equal to 0, got \"%s\"", what, field, text)));
-		*ResourceSlot(v, name, true) += amount;
+					 errmsg("%s: %s: Invalid value: \"%s\": must be greater than or equal to 0",
+							what, field, JShort(text))));
+		*ResourceSlot(v, name, true) = amount;
 	}
 }
 
@@ -303,6 +389,24 @@ ContainerRequests(JsonbContainer *ctr, ResourceVec *req, const char *what, const
 					  what, psprintf("%s.requests", rpath));
 	ParseResourceList(JGetObject(resources, "limits", what, rpath), req, req,
 					  what, psprintf("%s.limits", rpath));
+}
+
+/*
+ * dst += src for one pod's own requests: a total out of int64's range is
+ * refused, naming the field where it happened.
+ */
+static void
+pod_sum(ResourceVec *dst, const ResourceVec *src, const char *what, const char *path)
+{
+	const char *over = ResourceAddSaturating(dst, src);
+
+	if (over)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s: %s: Invalid value: the pod's total %s request is out of range",
+						what, path, JShort(over)),
+				 errdetail("The requests of a pod's containers, sidecars and overhead must add up to at most %lld %s.",
+						   (long long) PG_INT64_MAX, strcmp(over, "cpu") == 0 ? "millicores" : "units")));
 }
 
 /* The non-zero variant of a container's request (applyNonMissing) */
@@ -354,8 +458,8 @@ PodEffectiveRequests(JsonbContainer *spec, const char *what,
 
 			ContainerRequests(JObject(c, what, path), &creq, what, path);
 			NonZeroRequests(&cnz, &creq);
-			ResourceAdd(req, &creq);
-			ResourceAdd(&nz, &cnz);
+			pod_sum(req, &creq, what, path);
+			pod_sum(&nz, &cnz, what, path);
 		}
 	}
 
@@ -378,10 +482,10 @@ PodEffectiveRequests(JsonbContainer *spec, const char *what,
 			if (policy && strcmp(policy, "Always") == 0)
 			{
 				/* a sidecar: runs beside everything started after it */
-				ResourceAdd(req, &creq);
-				ResourceAdd(&nz, &cnz);
-				ResourceAdd(&side_req, &creq);
-				ResourceAdd(&side_nz, &cnz);
+				pod_sum(req, &creq, what, path);
+				pod_sum(&nz, &cnz, what, path);
+				pod_sum(&side_req, &creq, what, path);
+				pod_sum(&side_nz, &cnz, what, path);
 				ResourceMax(&init_req, &side_req);
 				ResourceMax(&init_nz, &side_nz);
 			}
@@ -392,8 +496,8 @@ PodEffectiveRequests(JsonbContainer *spec, const char *what,
 							(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 							 errmsg("%s: %s.restartPolicy: unsupported value \"%s\": supported values: \"Always\"",
 									what, path, policy)));
-				ResourceAdd(&creq, &side_req);
-				ResourceAdd(&cnz, &side_nz);
+				pod_sum(&creq, &side_req, what, path);
+				pod_sum(&cnz, &side_nz, what, path);
 				ResourceMax(&init_req, &creq);
 				ResourceMax(&init_nz, &cnz);
 			}
@@ -408,8 +512,8 @@ PodEffectiveRequests(JsonbContainer *spec, const char *what,
 
 		memset(&oh, 0, sizeof(oh));
 		ParseResourceList(overhead, &oh, NULL, what, "spec.overhead");
-		ResourceAdd(req, &oh);
-		ResourceAdd(&nz, &oh);
+		pod_sum(req, &oh, what, "spec.overhead");
+		pod_sum(&nz, &oh, what, "spec.overhead");
 	}
 
 	*nonzero_cpu = nz.cpu;

@@ -37,10 +37,13 @@ extern bool ResourceIsExtended(const char *name);
 extern int64 *ResourceSlot(ResourceVec *v, const char *name, bool create);
 extern bool ResourceHas(const ResourceVec *v, const char *name);
 extern int64 ResourceGet(const ResourceVec *v, const char *name);
+extern bool AddSaturating(int64 *x, int64 y);
+extern int64 MulDiv(int64 a, int64 b, int64 c);
+extern const char *ResourceAddSaturating(ResourceVec *dst, const ResourceVec *src);
 extern void ResourceAdd(ResourceVec *dst, const ResourceVec *src);
 extern void ResourceSub(ResourceVec *dst, const ResourceVec *src);
 extern void ResourceMax(ResourceVec *dst, const ResourceVec *src);
-extern void ResourceVecFromNormalized(ResourceVec *v, Jsonb *jb);
+extern bool ResourceVecFromNormalized(ResourceVec *v, Jsonb *jb, char **err);
 extern Jsonb *ResourceVecToJsonb(const ResourceVec *v);
 extern void ParseResourceList(JsonbContainer *rl, ResourceVec *v, const ResourceVec *skip,
 							  const char *what, const char *path);

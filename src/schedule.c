@@ -4,10 +4,11 @@
  *	  holds ready, and write the results back.
  *
  * One call:
- *	 1. serialises: it takes the scheduler's advisory lock exclusively (every
- *		writer of nodes and pods holds it shared, so a change commits either
+ *	 1. serialises: it locks scheduler.cycle_lock EXCLUSIVE (every writer of
+ *		nodes and pods holds it in SHARE mode, so a change commits either
  *		before this call reads the cluster or after it commits, never unseen
- *		in between), then updates the single row of scheduler.cycle_lock
+ *		in between; nobody else may take it: access.c), then updates its
+ *		single row
  *		(under REPEATABLE READ or SERIALIZABLE a caller with a stale snapshot
  *		fails with a serialization error instead of reading stale room);
  *	 2. moves pods whose backoff expired to active, and pods unschedulable
@@ -19,7 +20,9 @@
  *		that schedulerName, highest priority first, then longest queued;
  *	 4. runs one cycle per pod (framework.c), starting each node search where
  *		the last one stopped, reserving each choice on the snapshot (the
- *		assume cache);
+ *		assume cache); a cycle that throws fails its pod alone (kube-
+ *		scheduler's error status: backoff), and one that crashed the server
+ *		last time has its pod set aside (a marker file, below);
  *	 5. writes back in a few batched statements: the attempt history, the
  *		choices (pods.assumed_node, which takes the pods out of the queue),
  *		the failures (unschedulable with their rejecting plugins, or backoff
@@ -29,17 +32,26 @@
  */
 #include "postgres.h"
 
+#include <signal.h>
+#include <unistd.h>
+
+#include "access/xact.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "fmgr.h"
 #include "funcapi.h"
 #include "miscadmin.h"
+#include "pgstat.h"
+#include "storage/fd.h"
+#include "storage/lmgr.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
 #include "utils/memutils.h"
 #include "utils/timestamp.h"
 
+#include "access.h"
+#include "jsonutil.h"
 #include "kube_client.h"
 #include "scheduler.h"
 
@@ -56,6 +68,8 @@ typedef struct Attempt
 								 * this one shares; -1 none */
 	Jsonb	   *rejected_by;	/* jsonb array of plugin names */
 	bool		error;			/* a plugin failed: backoff, not unschedulable */
+	bool		internal;		/* its cycle threw an ERROR (not a plugin's status) */
+	bool		set_aside;		/* not tried again until it changes (its cycle crashed) */
 	int64		cycle_us;		/* this pod's cycle */
 	const char *nominated;		/* preemption made room there */
 	bool		clear_nomination;	/* preemption failed: no nominated node */
@@ -85,10 +99,12 @@ write_results(Attempt *attempts, int n)
 	Datum	   *rejected = palloc(sizeof(Datum) * Max(n, 1));
 	Datum	   *errors = palloc(sizeof(Datum) * Max(n, 1));
 	Datum	   *cycles = palloc(sizeof(Datum) * Max(n, 1));
-	Datum		args[11];
-	Oid			types[11] = {TEXTARRAYOID, TEXTARRAYOID, TEXTARRAYOID, JSONBARRAYOID, JSONBARRAYOID,
-	BOOLARRAYOID, INT8ARRAYOID, INT4OID, INT4OID, INT4OID, BOOLOID};
-	char		nulls[11] = "           ";
+	Datum	   *internals = palloc(sizeof(Datum) * Max(n, 1));
+	Datum	   *asides = palloc(sizeof(Datum) * Max(n, 1));
+	Datum		args[13];
+	Oid			types[13] = {TEXTARRAYOID, TEXTARRAYOID, TEXTARRAYOID, JSONBARRAYOID, JSONBARRAYOID,
+	BOOLARRAYOID, INT8ARRAYOID, INT4OID, INT4OID, INT4OID, BOOLOID, BOOLARRAYOID, BOOLARRAYOID};
+	char		nulls[13] = "             ";
 	bool		outbox = KubeApiConfigured();
 	int			dims[1] = {n};
 	int			lbs[1] = {1};
@@ -109,6 +125,8 @@ write_results(Attempt *attempts, int n)
 		rejected[i] = JsonbPGetDatum(a->rejected_by);
 		errors[i] = BoolGetDatum(a->error);
 		cycles[i] = Int64GetDatum(a->cycle_us);
+		internals[i] = BoolGetDatum(a->internal);
+		asides[i] = BoolGetDatum(a->set_aside);
 	}
 	args[0] = PointerGetDatum(construct_array(uids, n, TEXTOID, -1, false, TYPALIGN_INT));
 	args[1] = PointerGetDatum(construct_md_array(nodes, node_nulls, 1, dims, lbs, TEXTOID, -1, false, TYPALIGN_INT));
@@ -121,6 +139,8 @@ write_results(Attempt *attempts, int n)
 	args[8] = Int32GetDatum(scheduler_pod_max_backoff);
 	args[9] = Int32GetDatum(scheduler_event_interval);
 	args[10] = BoolGetDatum(outbox);
+	args[11] = PointerGetDatum(construct_array(internals, n, BOOLOID, 1, true, TYPALIGN_CHAR));
+	args[12] = PointerGetDatum(construct_array(asides, n, BOOLOID, 1, true, TYPALIGN_CHAR));
 
 	/*
 	 * The history, before the queue rows change: how long each pod waited
@@ -181,18 +201,28 @@ write_results(Attempt *attempts, int n)
 			  " AND p.node_name IS NULL AND p.assumed_node IS NULL",
 			  2, types, args, nulls, SPI_OK_UPDATE);
 
-	/* the failures: back to the queue as kube-scheduler does */
+	/*
+	 * The failures: back to the queue as kube-scheduler does (an error to
+	 * backoff, a rejection to unschedulable), the backoff doubling from its
+	 * initial value up to the max (the exponent bounded: a pod may fail a
+	 * great many times).  A cycle that threw twice in a row, or crashed, is
+	 * set aside: unschedulable until it changes (a crash), or until the
+	 * unschedulable timeout flushes it too (an ERROR).
+	 */
 	exec_args("UPDATE scheduler.queue q SET attempts = q.attempts + 1,"
-			  " state = CASE WHEN d.error OR jsonb_array_length(d.rejected) = 0 THEN 'backoff'"
+			  " state = CASE WHEN d.aside OR (d.internal AND q.internal_errors > 0) THEN 'unschedulable'"
+			  "              WHEN d.error OR jsonb_array_length(d.rejected) = 0 THEN 'backoff'"
 			  "              ELSE 'unschedulable' END,"
+			  " internal_errors = CASE WHEN d.internal THEN q.internal_errors + 1 ELSE 0 END,"
 			  " rejected_by = ARRAY(SELECT jsonb_array_elements_text(d.rejected)),"
-			  " backoff_until = now() + least($8::float8 * power(2, q.attempts), $9::float8)"
-			  "                 * interval '1 millisecond',"
-			  " unschedulable_since = now(), enqueued_at = clock_timestamp(), moved_at = NULL, moved_by = NULL"
-			  " FROM unnest($1::text[], $2::text[], $5::jsonb[], $6::bool[])"
-			  "   AS d(uid, node, rejected, error)"
+			  " backoff_until = now() + least($8::float8 * power(2::float8, least(q.attempts, 40)::float8),"
+			  "                               $9::float8) * interval '1 millisecond',"
+			  " unschedulable_since = CASE WHEN d.aside THEN 'infinity'::timestamptz ELSE now() END,"
+			  " enqueued_at = clock_timestamp(), moved_at = NULL, moved_by = NULL"
+			  " FROM unnest($1::text[], $2::text[], $5::jsonb[], $6::bool[], $12::bool[], $13::bool[])"
+			  "   AS d(uid, node, rejected, error, internal, aside)"
 			  " WHERE d.node IS NULL AND q.pod_uid = d.uid",
-			  9, types, args, nulls, SPI_OK_UPDATE);
+			  13, types, args, nulls, SPI_OK_UPDATE);
 
 	/*
 	 * The outbox, when an API server is configured: a binding for each
@@ -414,6 +444,513 @@ queue_housekeeping(void)
 			  1, &t, &v, NULL, SPI_OK_DELETE);
 }
 
+/* ------------------------------------------------------------------------
+ * A crash while a pod is scheduled must not become a crash loop.  Before
+ * each pod's cycle its uid is written to a small file in pg_stat_tmp; while
+ * cycles run, a handler of the signals a fault raises (SIGSEGV, SIGBUS,
+ * SIGILL, SIGABRT) marks the file "crashed" and hands the signal back to the
+ * handler it replaced, which ends the process as it would have.  The file
+ * is emptied when the call ends, whether it commits or fails with an ERROR
+ * (the caller may catch that and go on: the handler goes too).  A file marked crashed when the next call begins
+ * (a crash restarts every session) names the pod whose cycle crashed: it is
+ * set aside, with a WARNING naming it, until it changes.  A process killed
+ * from outside (SIGKILL, an immediate shutdown) leaves no mark: its pod is
+ * not to blame.  Between two pods' cycles the file names none.
+ *
+ * The file: one byte (R running, C crashed), then the uid and a NUL.
+ * ------------------------------------------------------------------------
+ */
+#define MARKER_SIZE 1024
+
+static volatile sig_atomic_t marker_fd = -1;	/* for the signal handler */
+static bool watching = false;	/* our handler is installed */
+
+static const int fault_signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGABRT};
+static struct sigaction saved_actions[lengthof(fault_signals)];
+
+static char *
+marker_path(void)
+{
+	return psprintf("%s/scheduler.%u.cycle", PG_STAT_TMP_DIR, MyDatabaseId);
+}
+
+/*
+ * The fault handler: mark the file and put the previous handler back.  A
+ * fault (si_code > 0) then happens again as this returns, under that
+ * handler, which sees it as it was (a sanitizer reports the right place).
+ * A signal sent by kill() or raise() (abort()) is raised again: blocked
+ * while this runs, it reaches that handler as this returns.  Either way the
+ * process ends as it would have.  Only async-signal-safe calls.
+ */
+static void
+fault_handler(int signo, siginfo_t *info, void *context pg_attribute_unused())
+{
+	int			save_errno = errno;
+
+	if (marker_fd >= 0)
+		(void) pg_pwrite(marker_fd, "C", 1, 0);
+	for (int i = 0; i < (int) lengthof(fault_signals); i++)
+		if (fault_signals[i] == signo)
+			(void) sigaction(signo, &saved_actions[i], NULL);
+	if (info == NULL || info->si_code <= 0)
+		(void) raise(signo);
+	errno = save_errno;
+}
+
+/*
+ * Install or remove the handler.  Never twice: saving our own handler as
+ * "the previous one" would make a fault loop forever.
+ */
+static void
+faults_watched(bool on)
+{
+	if (on == watching)
+		return;
+	for (int i = 0; i < (int) lengthof(fault_signals); i++)
+	{
+		if (on)
+		{
+			struct sigaction act;
+
+			memset(&act, 0, sizeof(act));
+			act.sa_sigaction = fault_handler;
+			act.sa_flags = SA_SIGINFO;
+			sigemptyset(&act.sa_mask);
+			(void) sigaction(fault_signals[i], &act, &saved_actions[i]);
+		}
+		else
+			(void) sigaction(fault_signals[i], &saved_actions[i], NULL);
+	}
+	watching = on;
+}
+
+/* Open the marker; *crashed is the uid a crash left in it, or NULL */
+static int
+marker_open(char **crashed)
+{
+	int			fd;
+	char		buf[MARKER_SIZE + 1];
+	ssize_t		n;
+
+	*crashed = NULL;
+	fd = OpenTransientFile(marker_path(), O_RDWR | O_CREAT | PG_BINARY);
+	if (fd < 0)
+	{
+		ereport(WARNING,
+				(errcode_for_file_access(),
+				 errmsg("scheduler: could not open \"%s\": %m", marker_path()),
+				 errdetail("A crash while scheduling a pod will not be traced to it.")));
+		return -1;
+	}
+	n = pg_pread(fd, buf, MARKER_SIZE, 0);
+	if (n > 1 && buf[0] == 'C')
+	{
+		buf[n] = '\0';
+		if (buf[1] != '\0')
+			*crashed = pstrdup(buf + 1);
+	}
+	if (ftruncate(fd, 0) != 0)
+		ereport(WARNING,
+				(errcode_for_file_access(),
+				 errmsg("scheduler: could not empty \"%s\": %m", marker_path())));
+	marker_fd = fd;
+	faults_watched(true);
+	return fd;
+}
+
+static void
+marker_set(int fd, const char *uid)
+{
+	size_t		len = Min(strlen(uid), MARKER_SIZE - 2);
+	char		buf[MARKER_SIZE];
+
+	if (fd < 0)
+		return;
+	buf[0] = 'R';
+	memcpy(buf + 1, uid, len);
+	buf[len + 1] = '\0';
+	(void) pg_pwrite(fd, buf, len + 2, 0);
+}
+
+/*
+ * Empty and close the marker: the call ended, by returning or by an ERROR
+ * (which is no crash: nobody is to blame).  On the way out of an ERROR
+ * (quiet) nothing here may throw again.
+ */
+static void
+marker_close(int fd, bool quiet)
+{
+	faults_watched(false);
+	marker_fd = -1;
+	if (fd < 0)
+		return;
+	if (ftruncate(fd, 0) != 0 && !quiet)
+		ereport(WARNING,
+				(errcode_for_file_access(),
+				 errmsg("scheduler: could not empty \"%s\": %m", marker_path())));
+	(void) CloseTransientFile(fd);
+}
+
+/* ------------------------------------------------------------------------
+ * One call
+ * ------------------------------------------------------------------------
+ */
+typedef struct Run
+{
+	ReturnSetInfo *rsinfo;		/* schedule_pending()'s rows, or NULL */
+	ClusterSnapshot *snap;
+	Profile    *profile;
+	int			next_start;		/* where the next node search starts */
+	Attempt    *attempts;
+	int			npods;
+	int			written;		/* attempts written so far */
+	int			holder;			/* the attempt holding this chunk's last diagnosis */
+	MemoryContext cycle_cxt;	/* one pod's cycle */
+	MemoryContext results_cxt;	/* the attempts of the chunk being written */
+	bool		in_subxact;
+	MemoryContext back;			/* the call's context, around subtransactions */
+	ResourceOwner owner;
+	int			marker;
+} Run;
+
+/*
+ * The cycles of a chunk of pods run in one subtransaction: a pod whose
+ * cycle throws fails alone (the subtransaction is rolled back, the pods
+ * before it keep their results, which live in memory until written).
+ */
+static void
+subxact_begin(Run *r)
+{
+	BeginInternalSubTransaction(NULL);
+	MemoryContextSwitchTo(r->back);
+	r->in_subxact = true;
+}
+
+static void
+subxact_end(Run *r, bool commit)
+{
+	if (!r->in_subxact)
+		return;
+	if (commit)
+		ReleaseCurrentSubTransaction();
+	else
+		RollbackAndReleaseCurrentSubTransaction();
+	MemoryContextSwitchTo(r->back);
+	CurrentResourceOwner = r->owner;
+	r->in_subxact = false;
+}
+
+/* Write the attempts [r->written, upto): their subtransaction ends first */
+static void
+flush_attempts(Run *r, int upto)
+{
+	subxact_end(r, true);
+	write_results(r->attempts + r->written, upto - r->written);
+	r->written = upto;
+	r->holder = -1;
+	MemoryContextReset(r->results_cxt);
+}
+
+/* One pod's cycle; its outcome in *a (results_cxt).  May throw. */
+static void
+schedule_one(Run *r, int i)
+{
+	Attempt    *a = &r->attempts[i];
+	CycleResult res;
+	Jsonb	   *diagnosis;
+	TimestampTz start = GetCurrentTimestamp();
+
+	MemoryContextReset(r->cycle_cxt);
+	MemoryContextSwitchTo(r->cycle_cxt);
+	RunSchedulingCycle(r->snap, r->profile, &a->pod, &r->next_start, &res);
+	diagnosis = res.chosen ? NULL : DiagnosisToJsonb(&res);
+	MemoryContextSwitchTo(r->results_cxt);
+	if (res.chosen)
+	{
+		SnapshotAssume(r->snap, &a->pod, res.chosen);
+		a->node = res.chosen->name;
+		a->message = psprintf("Successfully assigned %s/%s to %s",
+							  a->pod.namespace, a->pod.name, a->node);
+	}
+	else
+	{
+		a->message = FitErrorMessage(&res);
+		if (r->holder >= 0 && VARSIZE(r->attempts[r->holder].diagnosis) == VARSIZE(diagnosis) &&
+			memcmp(r->attempts[r->holder].diagnosis, diagnosis, VARSIZE(diagnosis)) == 0)
+			a->diagnosis_of = r->holder - r->written;
+		else
+		{
+			a->diagnosis = DatumGetJsonbPCopy(JsonbPGetDatum(diagnosis));
+			r->holder = i;
+		}
+		a->error = (res.error != NULL);
+	}
+	a->rejected_by = RejectingPlugins(&res);
+	if (res.nominated)
+	{
+		ListCell   *lc;
+
+		SnapshotNominate(r->snap, &a->pod, res.nominated);
+		a->nominated = pstrdup(res.nominated);
+		foreach(lc, res.victims)
+			a->victims = lappend(a->victims, pstrdup(((PodRef *) lfirst(lc))->uid));
+	}
+	a->clear_nomination = res.clear_nomination && a->pod.nominated_node != NULL;
+	a->cycle_us = GetCurrentTimestamp() - start;
+	MemoryContextSwitchTo(r->back);
+}
+
+/*
+ * Errors that are not this pod's doing end the whole call: a cancel, a
+ * shutdown, a deadlock or serialization failure (the transaction must be
+ * retried whole).
+ */
+static bool
+ends_the_call(const ErrorData *e)
+{
+	int			class = ERRCODE_TO_CATEGORY(e->sqlerrcode);
+
+	return class == ERRCODE_TO_CATEGORY(ERRCODE_TRANSACTION_ROLLBACK) ||
+		class == ERRCODE_TO_CATEGORY(ERRCODE_OPERATOR_INTERVENTION) ||
+		e->sqlerrcode == ERRCODE_QUERY_CANCELED;
+}
+
+/*
+ * An attempt that ended in an ERROR (kube-scheduler's cycle error: the pod
+ * goes to backoff); a second one in a row sets it aside, and a crash does
+ * at once (set_aside).
+ */
+static void
+record_failure(Attempt *a, const char *why, bool crashed)
+{
+	a->node = NULL;
+	a->diagnosis = NULL;
+	a->diagnosis_of = -1;
+	a->error = true;
+	a->internal = true;
+	a->set_aside = crashed;
+	a->nominated = NULL;
+	a->clear_nomination = false;
+	a->victims = NIL;
+	a->rejected_by = DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum("[]")));
+	a->message = pstrdup(why);
+	ereport(WARNING,
+			(errcode(ERRCODE_INTERNAL_ERROR),
+			 errmsg("scheduler: pod %s/%s: %s", JShort(a->pod.namespace), JShort(a->pod.name), why),
+			 errdetail(crashed ?
+					   "It is set aside, not tried again until it changes." :
+					   "It is tried again after a backoff; failing again, it is set aside until "
+					   "scheduler.unschedulable_timeout or a change of its own.")));
+}
+
+static void emit_row(Run *r, const Attempt *a);
+
+/*
+ * Run pod i's cycle; an ERROR in it fails this pod alone.  Returns true when
+ * it failed so: its row is then emitted and written already.
+ */
+static bool
+try_one(Run *r, int i)
+{
+	Attempt    *a = &r->attempts[i];
+	ErrorData  *volatile edata = NULL;
+
+	if (!r->in_subxact)
+		subxact_begin(r);
+	marker_set(r->marker, a->pod.uid);
+	PG_TRY();
+	{
+		schedule_one(r, i);
+	}
+	PG_CATCH();
+	{
+		MemoryContextSwitchTo(r->results_cxt);
+		edata = CopyErrorData();
+		FlushErrorState();
+	}
+	PG_END_TRY();
+	marker_set(r->marker, "");	/* what follows is no pod's cycle */
+	if (edata == NULL)
+		return false;
+	subxact_end(r, false);
+	if (ends_the_call(edata))
+		ReThrowError(edata);
+	MemoryContextSwitchTo(r->results_cxt);
+	record_failure(a, psprintf("running scheduling cycle: %s", JCut(edata->message, strlen(edata->message), 500)),
+				   false);
+	MemoryContextSwitchTo(r->back);
+	emit_row(r, a);
+
+	/*
+	 * The cycle may have left the snapshot half-changed (a dry run of
+	 * preemption, counts being updated): write what was decided, then read
+	 * the cluster afresh (the rollback made the cache rebuild).
+	 */
+	flush_attempts(r, i + 1);
+	r->snap = SnapshotGet();
+	return true;
+}
+
+static void
+emit_row(Run *r, const Attempt *a)
+{
+	Datum		values[5];
+	bool		nulls[5] = {false, false, false, false, false};
+
+	if (r->rsinfo == NULL)
+		return;
+	values[0] = CStringGetTextDatum(a->pod.namespace);
+	values[1] = CStringGetTextDatum(a->pod.name);
+	if (a->node)
+		values[2] = CStringGetTextDatum(a->node);
+	else
+		nulls[2] = true;
+	values[3] = CStringGetTextDatum(a->node ? "scheduled" : "unschedulable");
+	values[4] = CStringGetTextDatum(a->message);
+	tuplestore_putvalues(r->rsinfo->setResult, r->rsinfo->setDesc, values, nulls);
+}
+
+/* A pod whose cycle crashed the server last time: set aside, said once */
+static void
+set_aside_crashed(const char *uid)
+{
+	Attempt		a;
+	Oid			t = TEXTOID;
+	Datum		v = CStringGetTextDatum(uid);
+
+	memset(&a, 0, sizeof(a));
+	exec_args("SELECT namespace, name FROM scheduler.pods WHERE uid = $1", 1, &t, &v, NULL, SPI_OK_SELECT);
+	if (SPI_processed != 1)
+		return;					/* gone since */
+	a.pod.uid = pstrdup(uid);
+	a.pod.namespace = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
+	a.pod.name = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2);
+	record_failure(&a, "a server process ended abnormally while scheduling this pod", true);
+	write_results(&a, 1);
+}
+
+/* The pods ready to try, highest priority first, then longest queued */
+static void
+read_queue(Run *r, int64 max_pods)
+{
+	Datum		qargs[2];
+	Oid			qtypes[2] = {TEXTOID, INT8OID};
+	char		qnulls[2] = {' ', ' '};
+
+	qargs[0] = CStringGetTextDatum(scheduler_scheduler_name);
+	qargs[1] = Int64GetDatum(max_pods);
+	qnulls[1] = max_pods < 0 ? 'n' : ' ';
+	if (SPI_execute_with_args(psprintf("SELECT %s FROM scheduler.queue q"
+									   " JOIN scheduler.pods p ON p.uid = q.pod_uid"
+									   " WHERE q.state = 'active' AND p.scheduler_name = $1"
+									   " ORDER BY p.priority DESC, q.enqueued_at, p.namespace, p.name"
+									   " LIMIT $2", PodInfoColumnsQualified),
+							  2, qtypes, qargs, qnulls, false, 0) != SPI_OK_SELECT)
+		elog(ERROR, "could not read the scheduling queue");
+	r->npods = (int) SPI_processed;
+	r->attempts = palloc0(sizeof(Attempt) * Max(r->npods, 1));
+	for (int i = 0; i < r->npods; i++)
+	{
+		PodInfoFromTuple(&r->attempts[i].pod, SPI_tuptable->vals[i], SPI_tuptable->tupdesc);
+		r->attempts[i].diagnosis_of = -1;
+	}
+	SPI_freetuptable(SPI_tuptable);
+}
+
+/* Steps 3 to 5 of SchedulePending */
+static void
+run_pods(Run *r, int64 max_pods)
+{
+	/* 3. snapshot, profile and the pods ready to try */
+	r->snap = SnapshotGet();
+	r->profile = ProfileLoad(scheduler_scheduler_name);
+	read_queue(r, max_pods);
+
+	/*
+	 * 4. one cycle per pod; the results are written every WRITE_CHUNK pods
+	 * (same transaction), so that what failing pods leave (a diagnosis over
+	 * every node) does not pile up
+	 */
+	for (int i = 0; i < r->npods; i++)
+	{
+		CHECK_FOR_INTERRUPTS();
+		if (try_one(r, i))
+			continue;
+		emit_row(r, &r->attempts[i]);
+		if (i + 1 - r->written == WRITE_CHUNK)
+			flush_attempts(r, i + 1);
+	}
+
+	/* 5. write back, batched */
+	flush_attempts(r, r->npods);
+	{
+		Oid			t = INT4OID;
+		Datum		v = Int32GetDatum(r->next_start);
+
+		exec_args("UPDATE scheduler.cycle_lock SET next_start_node_index = $1",
+				  1, &t, &v, NULL, SPI_OK_UPDATE);
+	}
+}
+
+/*
+ * SchedulePending
+ *		One call of schedule_pending() (rows into rsinfo when not NULL).
+ *		Call inside SPI.  Returns how many pods were attempted.
+ */
+int
+SchedulePending(int64 max_pods, ReturnSetInfo *rsinfo)
+{
+	Run			r;
+	char	   *crashed;
+
+	memset(&r, 0, sizeof(r));
+	r.rsinfo = rsinfo;
+	r.back = CurrentMemoryContext;
+	r.owner = CurrentResourceOwner;
+	r.holder = -1;
+	r.cycle_cxt = AllocSetContextCreate(r.back, "scheduling cycle", ALLOCSET_DEFAULT_SIZES);
+	r.results_cxt = AllocSetContextCreate(r.back, "scheduling results", ALLOCSET_DEFAULT_SIZES);
+
+	/* 1. one scheduler at a time, and no writer in between */
+	LockRelationOid(SchedulerRelid("cycle_lock"), ExclusiveLock);
+	if (SPI_execute("UPDATE scheduler.cycle_lock SET generation = generation + 1, last_cycle_at = now()"
+					" RETURNING next_start_node_index",
+					false, 0) != SPI_OK_UPDATE_RETURNING || SPI_processed != 1)
+		elog(ERROR, "scheduler.cycle_lock must have exactly one row");
+	{
+		bool		isnull;
+		Datum		d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+
+		r.next_start = isnull ? 0 : Max(DatumGetInt32(d), 0);
+	}
+
+	/* 2. the queue's timers, and a pod whose cycle crashed the server */
+	queue_housekeeping();
+	r.marker = marker_open(&crashed);
+	if (crashed)
+		set_aside_crashed(crashed);
+
+	/*
+	 * 3.-5. with the marker open; an ERROR (which a caller may catch and go
+	 * on) closes it and takes the fault handler down
+	 */
+	PG_TRY();
+	{
+		run_pods(&r, max_pods);
+	}
+	PG_CATCH();
+	{
+		marker_close(r.marker, true);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	marker_close(r.marker, false);
+	SnapshotPrune();
+	MemoryContextDelete(r.cycle_cxt);
+	MemoryContextDelete(r.results_cxt);
+	return r.npods;
+}
+
 PG_FUNCTION_INFO_V1(schedule_pending);
 /*
  * schedule_pending(max_pods integer DEFAULT NULL)
@@ -426,156 +963,23 @@ schedule_pending(PG_FUNCTION_ARGS)
 	int64		max_pods = PG_ARGISNULL(0) ? -1 : PG_GETARG_INT32(0);
 	MemoryContext work;
 	MemoryContext old;
-	MemoryContext cycle_cxt;
-	MemoryContext results_cxt;
-	Jsonb	   *diagnosis;
-	int			written = 0;
-	int			holder = -1;	/* the attempt holding this chunk's last diagnosis */
-	ClusterSnapshot *snap;
-	Profile    *profile;
-	int			next_start = 0;
-	Attempt    *attempts;
-	int			npods;
-	Datum		qargs[2];
-	Oid			qtypes[2] = {TEXTOID, INT8OID};
-	char		qnulls[2] = {' ', ' '};
+	AsOwner		as;
 
 	if (!PG_ARGISNULL(0) && max_pods < 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("max_pods must be at least 0, got %lld", (long long) max_pods)));
 
+	AsOwnerBegin(&as, ROLE_ADMIN, "run schedule_pending()");
 	InitMaterializedSRF(fcinfo, 0);
-
 	work = AllocSetContextCreate(CurrentMemoryContext, "schedule_pending", ALLOCSET_DEFAULT_SIZES);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	old = MemoryContextSwitchTo(work);
-	cycle_cxt = AllocSetContextCreate(work, "scheduling cycle", ALLOCSET_DEFAULT_SIZES);
-
-	/* 1. one scheduler at a time, and no writer in between */
-	exec_args(psprintf("SELECT pg_advisory_xact_lock(%d, %d)", SCHEDULER_LOCK_KEY, 1),
-			  0, NULL, NULL, NULL, SPI_OK_SELECT);
-	if (SPI_execute("UPDATE scheduler.cycle_lock SET generation = generation + 1, last_cycle_at = now()"
-					" RETURNING next_start_node_index",
-					false, 0) != SPI_OK_UPDATE_RETURNING || SPI_processed != 1)
-		elog(ERROR, "scheduler.cycle_lock must have exactly one row");
-	{
-		bool		isnull;
-
-		next_start = DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
-	}
-
-	/* 2. the queue's timers */
-	queue_housekeeping();
-
-	/* 3. snapshot, profile and the pods ready to try */
-	snap = SnapshotGet();
-	profile = ProfileLoad(scheduler_scheduler_name);
-
-	qargs[0] = CStringGetTextDatum(scheduler_scheduler_name);
-	qargs[1] = Int64GetDatum(max_pods);
-	qnulls[1] = max_pods < 0 ? 'n' : ' ';
-	if (SPI_execute_with_args(psprintf("SELECT %s FROM scheduler.queue q"
-									   " JOIN scheduler.pods p ON p.uid = q.pod_uid"
-									   " WHERE q.state = 'active' AND p.scheduler_name = $1"
-									   " ORDER BY p.priority DESC, q.enqueued_at, p.namespace, p.name"
-									   " LIMIT $2", PodInfoColumnsQualified),
-							  2, qtypes, qargs, qnulls, false, 0) != SPI_OK_SELECT)
-		elog(ERROR, "could not read the scheduling queue");
-	npods = (int) SPI_processed;
-	attempts = palloc0(sizeof(Attempt) * Max(npods, 1));
-	for (int i = 0; i < npods; i++)
-		PodInfoFromTuple(&attempts[i].pod, SPI_tuptable->vals[i], SPI_tuptable->tupdesc);
-	SPI_freetuptable(SPI_tuptable);
-
-	/*
-	 * 4. one cycle per pod; the results are written every WRITE_CHUNK pods
-	 * (same transaction), so that what failing pods leave (a diagnosis over
-	 * every node) does not pile up
-	 */
-	results_cxt = AllocSetContextCreate(work, "scheduling results", ALLOCSET_DEFAULT_SIZES);
-	for (int i = 0; i < npods; i++)
-	{
-		Attempt    *a = &attempts[i];
-		CycleResult res;
-		Datum		values[5];
-		bool		nulls[5] = {false, false, false, false, false};
-		MemoryContext oldcxt;
-		TimestampTz start = GetCurrentTimestamp();
-
-		CHECK_FOR_INTERRUPTS();
-		a->diagnosis_of = -1;
-		MemoryContextReset(cycle_cxt);
-		oldcxt = MemoryContextSwitchTo(cycle_cxt);
-		RunSchedulingCycle(snap, profile, &a->pod, &next_start, &res);
-		diagnosis = res.chosen ? NULL : DiagnosisToJsonb(&res);
-		MemoryContextSwitchTo(results_cxt);
-		if (res.chosen)
-		{
-			SnapshotAssume(snap, &a->pod, res.chosen);
-			a->node = res.chosen->name;
-			a->message = psprintf("Successfully assigned %s/%s to %s",
-								  a->pod.namespace, a->pod.name, a->node);
-		}
-		else
-		{
-			a->message = FitErrorMessage(&res);
-			if (holder >= 0 && VARSIZE(attempts[holder].diagnosis) == VARSIZE(diagnosis) &&
-				memcmp(attempts[holder].diagnosis, diagnosis, VARSIZE(diagnosis)) == 0)
-				a->diagnosis_of = holder - written;
-			else
-			{
-				a->diagnosis = DatumGetJsonbPCopy(JsonbPGetDatum(diagnosis));
-				holder = i;
-			}
-			a->error = (res.error != NULL);
-		}
-		a->rejected_by = RejectingPlugins(&res);
-		if (res.nominated)
-		{
-			ListCell   *lc;
-
-			SnapshotNominate(snap, &a->pod, res.nominated);
-			a->nominated = pstrdup(res.nominated);
-			foreach(lc, res.victims)
-				a->victims = lappend(a->victims, pstrdup(((PodRef *) lfirst(lc))->uid));
-		}
-		a->clear_nomination = res.clear_nomination && a->pod.nominated_node != NULL;
-		a->cycle_us = GetCurrentTimestamp() - start;
-
-		values[0] = CStringGetTextDatum(a->pod.namespace);
-		values[1] = CStringGetTextDatum(a->pod.name);
-		if (a->node)
-			values[2] = CStringGetTextDatum(a->node);
-		else
-			nulls[2] = true;
-		values[3] = CStringGetTextDatum(a->node ? "scheduled" : "unschedulable");
-		values[4] = CStringGetTextDatum(a->message);
-		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
-		MemoryContextSwitchTo(oldcxt);
-		if (i + 1 - written == WRITE_CHUNK)
-		{
-			write_results(attempts + written, i + 1 - written);
-			written = i + 1;
-			holder = -1;
-			MemoryContextReset(results_cxt);
-		}
-	}
-
-	/* 5. write back, batched */
-	write_results(attempts + written, npods - written);
-	{
-		Oid			t = INT4OID;
-		Datum		v = Int32GetDatum(next_start);
-
-		exec_args("UPDATE scheduler.cycle_lock SET next_start_node_index = $1",
-				  1, &t, &v, NULL, SPI_OK_UPDATE);
-	}
-	SnapshotPrune();
-
+	(void) SchedulePending(max_pods, rsinfo);
 	MemoryContextSwitchTo(old);
 	SPI_finish();
 	MemoryContextDelete(work);
+	AsOwnerEnd(&as);
 	return (Datum) 0;
 }

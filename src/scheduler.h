@@ -16,6 +16,7 @@
 #include "common/pg_prng.h"
 #include "nodes/pg_list.h"
 #include "utils/array.h"
+#include "nodes/execnodes.h"
 #include "utils/hsearch.h"
 #include "utils/jsonb.h"
 #include "utils/timestamp.h"
@@ -79,7 +80,7 @@ typedef struct NodeImage
 /* A pod bound or assumed to a node, as the snapshot keeps it */
 typedef struct PodRef
 {
-	char		uid[64];		/* hash key; longer uids are refused */
+	char	   *uid;			/* hash key (snapshot.c's pods table) */
 	char	   *node;			/* NULL when not on a node */
 	ResourceVec requests;
 	int64		nonzero_cpu;
@@ -112,6 +113,7 @@ typedef struct NodeInfo
 	ResourceVec requested;		/* sum of the requests of its pods */
 	int64		nonzero_cpu;	/* same, with non-zero defaults, for scoring */
 	int64		nonzero_memory;
+	bool		saturated;		/* a sum above stopped at the int64 limit */
 	int			npods;
 	List	   *port_pods;		/* PodRefs on this node that use host ports */
 	List	   *pods;			/* every PodRef on this node */
@@ -146,6 +148,8 @@ typedef struct PodInfo
 	bool		preempt_never;	/* spec.preemptionPolicy Never */
 	Jsonb	   *owner_refs;		/* metadata.ownerReferences, NULL when none */
 	char	   *nominated_node; /* where an earlier preemption made room, or NULL */
+	char	   *invalid;		/* its stored row could not be read whole: why (the
+								 * cycle fails for this pod alone); NULL when fine */
 } PodInfo;
 
 typedef struct TopologyState TopologyState;
@@ -191,7 +195,7 @@ extern void PodInfoFromTuple(PodInfo *pod, HeapTuple tup, TupleDesc desc);
 extern const char *PodInfoColumns;
 extern const char *PodInfoColumnsQualified;
 extern Toleration *TolerationsFromJsonb(Jsonb *jb, int *n);
-extern HostPort *HostPortsFromJsonb(Jsonb *jb, int *n);
+extern HostPort *HostPortsFromJsonb(Jsonb *jb, int *n, char **err);
 extern char *NormalizedImageName(const char *name);
 
 /* tolerations.c */
@@ -444,6 +448,9 @@ extern void RunSchedulingCycle(ClusterSnapshot *snap, const Profile *profile, co
 extern int	NumFeasibleNodesToFind(int percentage, int num_all_nodes);
 extern char *AbsentPluginsText(const CycleResult *res);
 
+/* schedule.c: one call of schedule_pending(), inside SPI */
+extern int	SchedulePending(int64 max_pods, ReturnSetInfo *rsinfo);
+
 /* queue.c, worker.c */
 extern void SchedulerWakeup(void);
 /* The background workers (worker.c); the first two are woken by others */
@@ -456,7 +463,7 @@ typedef enum WorkerRole
 extern void WorkerWakeAtCommit(WorkerRole role);
 extern void WorkerConnect(WorkerRole role);
 extern void WorkerRecover(MemoryContext back);
-extern Datum scheduler_apply(PG_FUNCTION_ARGS);
+extern int	MirrorApply(Jsonb *doc);
 extern char *scheduler_database;
 extern int	scheduler_worker_interval;
 extern void WatchInitGucs(void);
@@ -465,10 +472,7 @@ extern int	MirrorBatchEnd(void);
 extern void MirrorBatchAbandon(void);
 extern void WorkerBegin(const char *activity);
 extern void WorkerCommit(MemoryContext back);
-extern bool WorkerTakeLead(int key, const char *who);
-
-/* advisory lock keys: (SCHEDULER_LOCK_KEY, 1) schedule_pending, 2 watch, 3 bind */
-#define SCHEDULER_LOCK_KEY 1396852053
+extern bool WorkerTakeLead(int role, const char *who);
 extern void BindInitGucs(void);
 extern void WorkerInit(void);
 

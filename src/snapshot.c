@@ -26,6 +26,7 @@
 #include "postgres.h"
 
 #include "access/xact.h"
+#include "common/hashfn.h"
 #include "funcapi.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
@@ -33,6 +34,7 @@
 #include "utils/jsonb.h"
 #include "utils/memutils.h"
 
+#include "access.h"
 #include "jsonutil.h"
 #include "scheduler.h"
 #include "topology.h"
@@ -161,24 +163,36 @@ TolerationsFromJsonb(Jsonb *jb, int *n)
 	return tols;
 }
 
-/* [{"hostIP", "protocol", "hostPort"}] as the mirror stores them */
+/*
+ * [{"hostIP", "protocol", "hostPort"}] as the mirror stores them.  A port
+ * that is not an integer in 1..65535 is left out, and *err says so.
+ */
 HostPort *
-HostPortsFromJsonb(Jsonb *jb, int *n)
+HostPortsFromJsonb(Jsonb *jb, int *n, char **err)
 {
 	int			count = array_len(jb);
 	HostPort   *ports = count ? palloc0(sizeof(HostPort) * count) : NULL;
+	int			k = 0;
 
+	*err = NULL;
+	if (jb && count == 0 && !(JB_ROOT_IS_ARRAY(jb) && !JB_ROOT_IS_SCALAR(jb)))
+		*err = "host_ports: not an array";
 	for (int i = 0; i < count; i++)
 	{
 		JsonbContainer *c = array_elem(jb, i);
-		JsonbValue *p = JGet(c, "hostPort");
+		int32		port;
 
-		ports[i].ip = jstr(c, "hostIP");
-		ports[i].protocol = jstr(c, "protocol");
-		ports[i].port = p && p->type == jbvNumeric ?
-			DatumGetInt32(DirectFunctionCall1(numeric_int4, NumericGetDatum(p->val.numeric))) : 0;
+		if (!JValueInt32(JGet(c, "hostPort"), &port) || port < 1 || port > 65535)
+		{
+			*err = psprintf("host_ports[%d].hostPort: not a port number", i);
+			continue;
+		}
+		ports[k].ip = jstr(c, "hostIP");
+		ports[k].protocol = jstr(c, "protocol");
+		ports[k].port = port;
+		k++;
 	}
-	*n = count;
+	*n = k;
 	return ports;
 }
 
@@ -214,27 +228,68 @@ const char *PodInfoColumnsQualified =
 " q.nominated_node,"
 " p.object->'metadata'->'ownerReferences'";
 
-/* A pod to schedule, from a row of PodInfoColumns. */
+/* The first problem found in a stored row, for PodInfo.invalid */
+static void
+note_invalid(char **invalid, const char *column, const char *err)
+{
+	if (err && *invalid == NULL)
+		*invalid = psprintf("%s: %s", column, err);
+}
+
+/*
+ * A pod to schedule, from a row of PodInfoColumns.  It never throws: what
+ * cannot be read (a row written past scheduler.apply()) is left out, and
+ * pod->invalid says what, so that this pod's cycle fails alone.
+ */
 void
 PodInfoFromTuple(PodInfo *pod, HeapTuple tup, TupleDesc desc)
 {
 	bool		isnull;
 	Jsonb	   *images;
+	char	   *err;
+	Datum		d;
 
 	memset(pod, 0, sizeof(*pod));
 	pod->uid = SPI_getvalue(tup, desc, 1);
 	pod->namespace = SPI_getvalue(tup, desc, 2);
 	pod->name = SPI_getvalue(tup, desc, 3);
+	if (pod->uid == NULL || pod->namespace == NULL || pod->name == NULL)
+	{
+		pod->uid = pod->uid ? pod->uid : "";
+		pod->namespace = pod->namespace ? pod->namespace : "";
+		pod->name = pod->name ? pod->name : "";
+		note_invalid(&pod->invalid, "uid, namespace, name", "null");
+	}
 	pod->node_name = SPI_getvalue(tup, desc, 4);
-	pod->priority = DatumGetInt32(SPI_getbinval(tup, desc, 5, &isnull));
-	ResourceVecFromNormalized(&pod->requests, get_jsonb(tup, desc, 6));
+	d = SPI_getbinval(tup, desc, 5, &isnull);
+	pod->priority = isnull ? 0 : DatumGetInt32(d);
+	ResourceVecFromNormalized(&pod->requests, get_jsonb(tup, desc, 6), &err);
+	note_invalid(&pod->invalid, "requests", err);
 	pod->nonzero_cpu = get_int64(tup, desc, 7);
 	pod->nonzero_memory = get_int64(tup, desc, 8);
+	if (pod->nonzero_cpu < 0 || pod->nonzero_memory < 0)
+		note_invalid(&pod->invalid, "nonzero_cpu, nonzero_memory", "negative");
 	pod->tolerations = TolerationsFromJsonb(get_jsonb(tup, desc, 9), &pod->ntolerations);
 	pod->labels = get_jsonb(tup, desc, 10);
+	if (pod->labels && !JB_ROOT_IS_OBJECT(pod->labels))
+	{
+		note_invalid(&pod->invalid, "labels", "not an object");
+		pod->labels = NULL;
+	}
 	pod->node_selector = get_jsonb(tup, desc, 11);
+	if (pod->node_selector && !JB_ROOT_IS_OBJECT(pod->node_selector))
+	{
+		note_invalid(&pod->invalid, "node_selector", "not an object");
+		pod->node_selector = NULL;
+	}
 	pod->affinity = get_jsonb(tup, desc, 12);
-	pod->ports = HostPortsFromJsonb(get_jsonb(tup, desc, 13), &pod->nports);
+	if (pod->affinity && !JB_ROOT_IS_OBJECT(pod->affinity))
+	{
+		note_invalid(&pod->invalid, "affinity", "not an object");
+		pod->affinity = NULL;
+	}
+	pod->ports = HostPortsFromJsonb(get_jsonb(tup, desc, 13), &pod->nports, &err);
+	note_invalid(&pod->invalid, "host_ports", err);
 	images = get_jsonb(tup, desc, 14);
 	pod->nimages = array_len(images);
 	pod->images = palloc0(sizeof(char *) * Max(pod->nimages, 1));
@@ -244,10 +299,14 @@ PodInfoFromTuple(PodInfo *pod, HeapTuple tup, TupleDesc desc)
 
 		pod->images[i] = v->type == jbvString ? pnstrdup(v->val.string.val, v->val.string.len) : "";
 	}
-	pod->has_sidecar = DatumGetBool(SPI_getbinval(tup, desc, 15, &isnull));
+	d = SPI_getbinval(tup, desc, 15, &isnull);
+	pod->has_sidecar = !isnull && DatumGetBool(d);
 	pod->spread = get_jsonb(tup, desc, 16);
 	if (pod->spread && (!JB_ROOT_IS_ARRAY(pod->spread) || JB_ROOT_IS_SCALAR(pod->spread)))
+	{
+		note_invalid(&pod->invalid, "spec.topologySpreadConstraints", "not an array");
 		pod->spread = NULL;
+	}
 	{
 		char	   *policy = SPI_getvalue(tup, desc, 17);
 
@@ -255,6 +314,11 @@ PodInfoFromTuple(PodInfo *pod, HeapTuple tup, TupleDesc desc)
 	}
 	pod->nominated_node = SPI_getvalue(tup, desc, 18);
 	pod->owner_refs = get_jsonb(tup, desc, 19);
+	if (pod->owner_refs && (!JB_ROOT_IS_ARRAY(pod->owner_refs) || JB_ROOT_IS_SCALAR(pod->owner_refs)))
+	{
+		note_invalid(&pod->invalid, "metadata.ownerReferences", "not an array");
+		pod->owner_refs = NULL;
+	}
 }
 
 /* ------------------------------------------------------------------------
@@ -282,20 +346,31 @@ touch(NodeInfo *n)
 	n->generation = ++cache->generations;
 }
 
+/*
+ * A stored row that cannot be read whole (SQL wrote it past
+ * scheduler.apply()): say which, once per reading of it; what can be read
+ * is used.
+ */
+static void
+row_warning(const char *kind, const char *name, const char *err)
+{
+	ereport(WARNING,
+			(errcode(ERRCODE_DATA_EXCEPTION),
+			 errmsg("scheduler: the stored row of %s \"%s\" cannot be read whole: %s",
+					kind, name ? JShort(name) : "(no name)", err),
+			 errdetail("What can be read of it is used."),
+			 errhint("Write the object again with scheduler.apply().")));
+}
+
+/* The node of that name, made if create; NULL for a name no node can have */
 static NodeInfo *
 node_slot(const char *name, bool create)
 {
 	NodeEntry  *e;
 	bool		found;
 
-	if (strlen(name) >= NODE_NAME_KEYSIZE)
-	{
-		if (!create)
-			return NULL;
-		ereport(ERROR,
-				(errcode(ERRCODE_NAME_TOO_LONG),
-				 errmsg("node name \"%s\" is longer than %d characters", name, NODE_NAME_KEYSIZE - 1)));
-	}
+	if (name == NULL || strlen(name) >= NODE_NAME_KEYSIZE)
+		return NULL;
 	e = hash_search(cache->by_name, name, create ? HASH_ENTER : HASH_FIND, &found);
 	if (e == NULL)
 		return NULL;
@@ -332,7 +407,7 @@ SnapshotNode(ClusterSnapshot *snap, const char *name)
 {
 	NodeEntry  *e;
 
-	if (strlen(name) >= NODE_NAME_KEYSIZE)
+	if (name == NULL || strlen(name) >= NODE_NAME_KEYSIZE)
 		return NULL;
 	e = hash_search(snap->by_name, name, HASH_FIND, NULL);
 	return (e && e->node->exists) ? e->node : NULL;
@@ -369,20 +444,80 @@ node_clear(NodeInfo *n)
 	n->unschedulable = false;
 }
 
+/*
+ * status.images as the mirror stores them ([{"names": [...], "sizeBytes"}]):
+ * each name of each image counts once for the node.  What is not of that
+ * shape is left out (*err says so).
+ */
+static NodeImage *
+node_images(Jsonb *images, int *nimages, char **err)
+{
+	int			count = array_len(images);
+	NodeImage  *out = palloc0(sizeof(NodeImage) * Max(count, 1));
+	int			cap = Max(count, 1);
+	int			k = 0;
+
+	*err = NULL;
+	for (int i = 0; i < count; i++)
+	{
+		JsonbContainer *img = array_elem(images, i);
+		JsonbValue *names = JGet(img, "names");
+		JsonbValue *size = JGet(img, "sizeBytes");
+		int64		bytes = 0;
+
+		if (size && (!JValueInt64(size, &bytes) || bytes < 0))
+		{
+			*err = psprintf("images[%d].sizeBytes: not a size", i);
+			bytes = 0;
+		}
+		if (names == NULL || names->type != jbvBinary || !JsonContainerIsArray(names->val.binary.data))
+			continue;
+		for (int j = 0; j < (int) JsonContainerSize(names->val.binary.data); j++)
+		{
+			JsonbValue *nm = getIthJsonbValueFromContainer(names->val.binary.data, j);
+
+			if (nm->type != jbvString)
+				continue;
+			if (k == cap)
+			{
+				cap *= 2;
+				out = repalloc(out, sizeof(NodeImage) * cap);
+			}
+			out[k].name = pnstrdup(nm->val.string.val, nm->val.string.len);
+			out[k].size = bytes;
+			k++;
+		}
+	}
+	*nimages = k;
+	return out;
+}
+
 /* (Re)load a node from a row of (uid, name, unschedulable, labels, taints, allocatable, images) */
 static void
 node_load(HeapTuple tup, TupleDesc desc)
 {
 	char	   *name = SPI_getvalue(tup, desc, 2);
 	NodeInfo   *n = node_slot(name, true);
-	NodeEntry  *e = hash_search(cache->by_name, name, HASH_FIND, NULL);
+	NodeEntry  *e;
 	MemoryContext old;
 	bool		isnull;
-	Jsonb	   *images;
+	Datum		d;
 	Jsonb	   *labels = get_jsonb(tup, desc, 4);
 	bool		relabelled;
+	char	   *err;
 
 	churn++;
+	if (n == NULL)
+	{
+		row_warning("node", name, "its name is longer than a node name can be; the node is left out");
+		return;
+	}
+	e = hash_search(cache->by_name, name, HASH_FIND, NULL);
+	if (labels && !JB_ROOT_IS_OBJECT(labels))
+	{
+		row_warning("node", name, "labels: not an object");
+		labels = NULL;
+	}
 	/* a status update keeps the topology domains (topology.c) as they are */
 	relabelled = !n->exists || (n->labels == NULL) != (labels == NULL) ||
 		(labels && (VARSIZE(labels) != VARSIZE(n->labels) || memcmp(labels, n->labels, VARSIZE(labels)) != 0));
@@ -394,43 +529,15 @@ node_load(HeapTuple tup, TupleDesc desc)
 	old = MemoryContextSwitchTo(n->cxt);
 	e->uid = SPI_getvalue(tup, desc, 1);
 	n->exists = true;
-	n->unschedulable = DatumGetBool(SPI_getbinval(tup, desc, 3, &isnull));
-	n->labels = get_jsonb(tup, desc, 4);
+	d = SPI_getbinval(tup, desc, 3, &isnull);
+	n->unschedulable = !isnull && DatumGetBool(d);
+	n->labels = labels ? DatumGetJsonbPCopy(JsonbPGetDatum(labels)) : NULL;
 	n->taints = TaintsFromJsonb(get_jsonb(tup, desc, 5), &n->ntaints);
-	ResourceVecFromNormalized(&n->allocatable, get_jsonb(tup, desc, 6));
-	images = get_jsonb(tup, desc, 7);
-	n->nimages = array_len(images);
-	n->images = palloc0(sizeof(NodeImage) * Max(n->nimages, 1));
-	{
-		int			k = 0;
-
-		/* each name of each image counts once for the node */
-		for (int i = 0; i < n->nimages; i++)
-		{
-			JsonbContainer *img = array_elem(images, i);
-			JsonbValue *names = JGet(img, "names");
-			JsonbValue *size = JGet(img, "sizeBytes");
-			int64		bytes = 0;
-
-			if (size && size->type == jbvNumeric)
-				bytes = DatumGetInt64(DirectFunctionCall1(numeric_int8, NumericGetDatum(size->val.numeric)));
-			if (names == NULL || names->type != jbvBinary)
-				continue;
-			for (int j = 0; j < (int) JsonContainerSize(names->val.binary.data); j++)
-			{
-				JsonbValue *nm = getIthJsonbValueFromContainer(names->val.binary.data, j);
-
-				if (nm->type != jbvString)
-					continue;
-				if (k == n->nimages)
-					n->images = repalloc(n->images, sizeof(NodeImage) * (k * 2 + 1));
-				n->images[k].name = pnstrdup(nm->val.string.val, nm->val.string.len);
-				n->images[k].size = bytes;
-				k++;
-			}
-		}
-		n->nimages = k;
-	}
+	if (!ResourceVecFromNormalized(&n->allocatable, get_jsonb(tup, desc, 6), &err))
+		row_warning("node", name, psprintf("allocatable: %s", err));
+	n->images = node_images(get_jsonb(tup, desc, 7), &n->nimages, &err);
+	if (err)
+		row_warning("node", name, err);
 	MemoryContextSwitchTo(old);
 	for (int i = 0; i < n->nimages; i++)
 		image_count(n->images[i].name, 1);
@@ -446,7 +553,7 @@ node_remove(const char *name, const char *uid)
 {
 	NodeEntry  *e;
 
-	if (strlen(name) >= NODE_NAME_KEYSIZE)
+	if (name == NULL || strlen(name) >= NODE_NAME_KEYSIZE)
 		return;
 	e = hash_search(cache->by_name, name, HASH_FIND, NULL);
 	if (e == NULL || !e->node->exists)
@@ -477,16 +584,47 @@ copy_usage(PodRef *p, const PodInfo *pod)
 	}
 }
 
+/*
+ * A pod's requests added to the node's sums.  Each pod's own total fits in
+ * int64 (scheduler.apply() refuses one that does not), but a node's sum may
+ * not: it then stops at the limit, the node is marked saturated, and the
+ * sums are recomputed when a pod leaves it (never wrapped to a small or
+ * negative number that would let pods in).
+ */
+static void
+add_sums(NodeInfo *n, const PodRef *p)
+{
+	if (ResourceAddSaturating(&n->requested, &p->requests) != NULL)
+		n->saturated = true;
+	if (!AddSaturating(&n->nonzero_cpu, p->nonzero_cpu))
+		n->saturated = true;
+	if (!AddSaturating(&n->nonzero_memory, p->nonzero_memory))
+		n->saturated = true;
+}
+
 /* What a pod uses of a node: its requests, one pod, its host ports */
 static void
 add_usage(NodeInfo *n, PodRef *p)
 {
-	ResourceAdd(&n->requested, &p->requests);
-	n->nonzero_cpu += p->nonzero_cpu;
-	n->nonzero_memory += p->nonzero_memory;
+	add_sums(n, p);
 	n->npods++;
 	if (p->nports > 0)
 		n->port_pods = lappend(n->port_pods, p);
+}
+
+/* The sums of a saturated node, from its pods (in the cache context) */
+static void
+recompute_sums(NodeInfo *n)
+{
+	ListCell   *lc;
+
+	for (int i = 0; i < n->requested.nscalar; i++)
+		n->requested.scalar[i].value = 0;
+	n->requested.cpu = n->requested.memory = n->requested.ephemeral = n->requested.pods = 0;
+	n->nonzero_cpu = n->nonzero_memory = 0;
+	n->saturated = false;
+	foreach(lc, n->pods)
+		add_sums(n, lfirst(lc));
 }
 
 /* Add (sign 1) or remove (sign -1) a pod's use of its node. */
@@ -499,6 +637,8 @@ pod_account(PodRef *p, int sign)
 	if (p->node == NULL)
 		return;
 	n = node_slot(p->node, true);
+	if (n == NULL)
+		return;					/* no node can have that name: it counts nowhere */
 	touch(n);
 	/* aggregates may add scalar resource slots: they live in the cache */
 	old = MemoryContextSwitchTo(cache_cxt);
@@ -514,13 +654,18 @@ pod_account(PodRef *p, int sign)
 	}
 	else
 	{
-		ResourceSub(&n->requested, &p->requests);
-		n->nonzero_cpu -= p->nonzero_cpu;
-		n->nonzero_memory -= p->nonzero_memory;
 		n->npods--;
 		if (p->nports > 0)
 			n->port_pods = list_delete_ptr(n->port_pods, p);
 		n->pods = list_delete_ptr(n->pods, p);
+		if (n->saturated)
+			recompute_sums(n);
+		else
+		{
+			ResourceSub(&n->requested, &p->requests);
+			n->nonzero_cpu -= p->nonzero_cpu;
+			n->nonzero_memory -= p->nonzero_memory;
+		}
 		if (p->affinity)
 			n->affinity_pods = list_delete_ptr(n->affinity_pods, p);
 		if (p->affinity && p->affinity->nreq_anti > 0)
@@ -546,14 +691,36 @@ SnapshotPutBack(ClusterSnapshot *snap pg_attribute_unused(), PodRef *p)
 	pod_account(p, 1);
 }
 
+/*
+ * The pods table is keyed by the uid string, which may be as long as a
+ * name and namespace make it (the hash key is the PodRef's uid pointer).
+ */
+static uint32
+uid_hash(const void *key, Size keysize pg_attribute_unused())
+{
+	const char *uid = *(char *const *) key;
+
+	return hash_bytes((const unsigned char *) uid, (int) strlen(uid));
+}
+
+static int
+uid_match(const void *a, const void *b, Size keysize pg_attribute_unused())
+{
+	return strcmp(*(char *const *) a, *(char *const *) b);
+}
+
+static PodRef *
+pod_find(const char *uid)
+{
+	return hash_search(cache->pods, &uid, HASH_FIND, NULL);
+}
+
 static void
 pod_forget(const char *uid)
 {
-	PodRef	   *p;
+	PodRef	   *p = pod_find(uid);
+	char	   *key;
 
-	if (strlen(uid) >= sizeof(p->uid))
-		return;
-	p = hash_search(cache->pods, uid, HASH_FIND, NULL);
 	if (p == NULL)
 		return;
 	pod_account(p, -1);
@@ -565,7 +732,9 @@ pod_forget(const char *uid)
 		pfree(p->ports);
 	if (p->labels)
 		pfree(p->labels);
-	hash_search(cache->pods, uid, HASH_REMOVE, NULL);
+	key = p->uid;
+	hash_search(cache->pods, &uid, HASH_REMOVE, NULL);
+	pfree(key);
 }
 
 static PodRef *
@@ -574,13 +743,10 @@ pod_enter(const char *uid)
 	PodRef	   *p;
 	bool		found;
 
-	if (strlen(uid) >= sizeof(p->uid))
-		ereport(ERROR,
-				(errcode(ERRCODE_NAME_TOO_LONG),
-				 errmsg("pod uid \"%s\" is longer than %d characters", uid, (int) sizeof(p->uid) - 1)));
-	p = hash_search(cache->pods, uid, HASH_ENTER, &found);
+	p = hash_search(cache->pods, &uid, HASH_ENTER, &found);
 	Assert(!found);
-	memset(((char *) p) + sizeof(p->uid), 0, sizeof(PodRef) - sizeof(p->uid));
+	memset(p, 0, sizeof(PodRef));
+	p->uid = MemoryContextStrdup(cache_cxt, uid);	/* the same key, held by the entry */
 	return p;
 }
 
@@ -600,14 +766,16 @@ pod_set_identity(PodRef *p, const char *ns, const char *name, int32 priority, Ti
 	p->name = pstrdup(name ? name : "");
 	p->priority = priority;
 	p->start_time = start;
-	p->labels = labels;
+	p->labels = (labels && JB_ROOT_IS_OBJECT(labels)) ? labels : NULL;
 	p->terminating = terminating;
-	p->affinity = PodAffinityParse(affinity, p->namespace, labels, &err);
+	p->affinity = PodAffinityParse(affinity, p->namespace, p->labels, &err);
 }
 
 /*
  * (Re)load a pod from a row of (uid, node, requests, nonzero_cpu,
- * nonzero_memory, host_ports, counts, namespace, labels, affinity, terminating)
+ * nonzero_memory, host_ports, counts, namespace, labels, affinity,
+ * terminating, name, priority, created_at).  What cannot be read counts as
+ * nothing, with a WARNING naming the pod.
  */
 static void
 pod_load(HeapTuple tup, TupleDesc desc)
@@ -615,28 +783,58 @@ pod_load(HeapTuple tup, TupleDesc desc)
 	char	   *uid = SPI_getvalue(tup, desc, 1);
 	char	   *node = SPI_getvalue(tup, desc, 2);
 	bool		isnull;
-	bool		counts = DatumGetBool(SPI_getbinval(tup, desc, 7, &isnull));
+	Datum		d;
+	bool		counts;
 	Jsonb	   *requests = get_jsonb(tup, desc, 3);
 	Jsonb	   *ports = get_jsonb(tup, desc, 6);
+	char	   *ns = SPI_getvalue(tup, desc, 8);
+	char	   *name = SPI_getvalue(tup, desc, 12);
+	char	   *who = psprintf("%s/%s", ns ? ns : "", name ? name : "");
 	PodRef	   *p;
 	MemoryContext old;
+	char	   *err;
+	int32		priority;
+	TimestampTz start;
+	bool		terminating;
 
 	churn++;
+	if (uid == NULL)
+		return;
 	pod_forget(uid);
+	d = SPI_getbinval(tup, desc, 7, &isnull);
+	counts = !isnull && DatumGetBool(d);
 	if (node == NULL || !counts)
 		return;
+	if (strlen(node) >= NODE_NAME_KEYSIZE)
+	{
+		row_warning("pod", who, "its node's name is longer than a node name can be; it counts on no node");
+		return;
+	}
+	d = SPI_getbinval(tup, desc, 13, &isnull);
+	priority = isnull ? 0 : DatumGetInt32(d);
+	d = SPI_getbinval(tup, desc, 14, &isnull);
+	start = isnull ? 0 : DatumGetTimestampTz(d);
+	d = SPI_getbinval(tup, desc, 11, &isnull);
+	terminating = !isnull && DatumGetBool(d);
+
 	p = pod_enter(uid);
 	old = MemoryContextSwitchTo(cache_cxt);
 	p->node = pstrdup(node);
-	ResourceVecFromNormalized(&p->requests, requests);
+	if (!ResourceVecFromNormalized(&p->requests, requests, &err))
+		row_warning("pod", who, psprintf("requests: %s", err));
 	p->nonzero_cpu = get_int64(tup, desc, 4);
 	p->nonzero_memory = get_int64(tup, desc, 5);
-	p->ports = HostPortsFromJsonb(ports, &p->nports);
-	pod_set_identity(p, SPI_getvalue(tup, desc, 8), SPI_getvalue(tup, desc, 12),
-					 DatumGetInt32(SPI_getbinval(tup, desc, 13, &isnull)),
-					 DatumGetTimestampTz(SPI_getbinval(tup, desc, 14, &isnull)),
-					 get_jsonb(tup, desc, 9), get_jsonb(tup, desc, 10),
-					 DatumGetBool(SPI_getbinval(tup, desc, 11, &isnull)));
+	if (p->nonzero_cpu < 0 || p->nonzero_memory < 0)
+	{
+		row_warning("pod", who, "nonzero_cpu, nonzero_memory: negative");
+		p->nonzero_cpu = Max(p->nonzero_cpu, 0);
+		p->nonzero_memory = Max(p->nonzero_memory, 0);
+	}
+	p->ports = HostPortsFromJsonb(ports, &p->nports, &err);
+	if (err)
+		row_warning("pod", who, err);
+	pod_set_identity(p, ns, name, priority, start, get_jsonb(tup, desc, 9), get_jsonb(tup, desc, 10),
+					 terminating);
 	MemoryContextSwitchTo(old);
 	pod_account(p, 1);
 }
@@ -755,9 +953,12 @@ rebuild(void)
 	hctl.entrysize = sizeof(NodeEntry);
 	hctl.hcxt = cache_cxt;
 	cache->by_name = hash_create("scheduler nodes", 1024, &hctl, HASH_ELEM | HASH_STRINGS | HASH_CONTEXT);
-	hctl.keysize = sizeof(((PodRef *) 0)->uid);
+	hctl.keysize = sizeof(char *);
 	hctl.entrysize = sizeof(PodRef);
-	cache->pods = hash_create("scheduler pods", 4096, &hctl, HASH_ELEM | HASH_STRINGS | HASH_CONTEXT);
+	hctl.hash = uid_hash;
+	hctl.match = uid_match;
+	cache->pods = hash_create("scheduler pods", 4096, &hctl,
+							  HASH_ELEM | HASH_FUNCTION | HASH_COMPARE | HASH_CONTEXT);
 	hctl.keysize = IMAGE_KEYSIZE;
 	hctl.entrysize = sizeof(ImageEntry);
 	cache->image_nodes = hash_create("scheduler images", 256, &hctl, HASH_ELEM | HASH_STRINGS | HASH_CONTEXT);
@@ -905,18 +1106,23 @@ apply_changes(void)
 	return true;
 }
 
-/* A pending pod as the nodes' nominated lists keep it, in nominated_cxt */
+/*
+ * A pending pod as the nodes' nominated lists keep it, in nominated_cxt.
+ * What cannot be read of it counts as nothing (the pod's own cycle reports
+ * its row).
+ */
 static PodRef *
 nominated_ref(const char *uid, int32 priority, Jsonb *requests, int64 nzc, int64 nzm, Jsonb *ports)
 {
 	PodRef	   *p = palloc0(sizeof(PodRef));
+	char	   *err;
 
-	strlcpy(p->uid, uid, sizeof(p->uid));
+	p->uid = pstrdup(uid);
 	p->priority = priority;
-	ResourceVecFromNormalized(&p->requests, requests);
-	p->nonzero_cpu = nzc;
-	p->nonzero_memory = nzm;
-	p->ports = HostPortsFromJsonb(ports, &p->nports);
+	(void) ResourceVecFromNormalized(&p->requests, requests, &err);
+	p->nonzero_cpu = Max(nzc, 0);
+	p->nonzero_memory = Max(nzm, 0);
+	p->ports = HostPortsFromJsonb(ports, &p->nports, &err);
 	return p;
 }
 
@@ -966,7 +1172,7 @@ load_nominated(void)
 		MemoryContext old;
 		PodRef	   *p;
 
-		if (n == NULL || strlen(uid) >= sizeof(p->uid))
+		if (n == NULL || uid == NULL)
 			continue;
 		old = MemoryContextSwitchTo(nominated_cxt);
 		p = nominated_ref(uid, DatumGetInt32(SPI_getbinval(tt->vals[i], tt->tupdesc, 3, &isnull)),
@@ -1009,11 +1215,11 @@ SnapshotNominate(ClusterSnapshot *snap, const PodInfo *pod, const char *node)
 	PodRef	   *p;
 
 	unnominate(pod->uid, pod->nominated_node);
-	if (n == NULL || strlen(pod->uid) >= sizeof(p->uid))
+	if (n == NULL)
 		return;
 	old = MemoryContextSwitchTo(nominated_cxt);
 	p = palloc0(sizeof(PodRef));
-	strlcpy(p->uid, pod->uid, sizeof(p->uid));
+	p->uid = pstrdup(pod->uid);
 	p->priority = pod->priority;
 	copy_usage(p, pod);
 	MemoryContextSwitchTo(old);
@@ -1156,7 +1362,9 @@ scheduler_snapshot(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	ClusterSnapshot *snap;
+	AsOwner		as;
 
+	AsOwnerBegin(&as, ROLE_READER, "read the scheduler's state");
 	InitMaterializedSRF(fcinfo, 0);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
@@ -1178,6 +1386,7 @@ scheduler_snapshot(PG_FUNCTION_ARGS)
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, nulls);
 	}
 	SPI_finish();
+	AsOwnerEnd(&as);
 	return (Datum) 0;
 }
 
@@ -1191,6 +1400,7 @@ NodeInfoFromJsonb(Jsonb *row)
 	NodeInfo   *n = palloc0(sizeof(NodeInfo));
 	JsonbContainer *c = &row->root;
 	JsonbValue *v;
+	char	   *err;
 
 	n->name = jstr(c, "name");
 	if (n->name == NULL)
@@ -1200,10 +1410,12 @@ NodeInfoFromJsonb(Jsonb *row)
 	n->unschedulable = v && v->type == jbvBool && v->val.boolean;
 	v = JGet(c, "labels");
 	n->labels = v ? JsonbValueToJsonb(v) : NULL;
+	if (n->labels && !JB_ROOT_IS_OBJECT(n->labels))
+		n->labels = NULL;
 	v = JGet(c, "taints");
 	n->taints = TaintsFromJsonb(v ? JsonbValueToJsonb(v) : NULL, &n->ntaints);
 	v = JGet(c, "allocatable");
-	ResourceVecFromNormalized(&n->allocatable, v ? JsonbValueToJsonb(v) : NULL);
+	(void) ResourceVecFromNormalized(&n->allocatable, v ? JsonbValueToJsonb(v) : NULL, &err);
 	return n;
 }
 
@@ -1218,14 +1430,14 @@ PodRefFromJsonb(Jsonb *row)
 	JsonbContainer *c = &row->root;
 	JsonbValue *v;
 	char	   *uid = jstr(c, "uid");
+	char	   *err;
 
-	if (uid)
-		strlcpy(p->uid, uid, sizeof(p->uid));
+	p->uid = uid ? uid : "";
 	p->node = jstr(c, "node");
 	v = JGet(c, "requests");
-	ResourceVecFromNormalized(&p->requests, v ? JsonbValueToJsonb(v) : NULL);
+	(void) ResourceVecFromNormalized(&p->requests, v ? JsonbValueToJsonb(v) : NULL, &err);
 	v = JGet(c, "host_ports");
-	p->ports = HostPortsFromJsonb(v ? JsonbValueToJsonb(v) : NULL, &p->nports);
+	p->ports = HostPortsFromJsonb(v ? JsonbValueToJsonb(v) : NULL, &p->nports, &err);
 	v = JGet(c, "labels");
 	{
 		JsonbValue *aff = JGet(c, "affinity");

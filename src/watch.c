@@ -31,7 +31,8 @@
  * ReplicationControllers, ReplicaSets and StatefulSets, whose selectors
  * make PodTopologySpread's system default constraints.
  *
- * One such worker acts per database (an advisory lock), never on a standby.
+ * One such worker acts per database (a lock no SQL statement takes:
+ * access.c), never on a standby.
  */
 #include "postgres.h"
 
@@ -52,11 +53,11 @@
 #include "utils/snapmgr.h"
 #include "utils/timestamp.h"
 
+#include "access.h"
 #include "jsonutil.h"
 #include "kube_client.h"
 #include "scheduler.h"
 
-#define WATCH_LEADER_KEY 2
 #define MAX_LOGGED_LINE 200
 
 int			scheduler_watch_batch_size = 1000;
@@ -255,7 +256,8 @@ start(Watch *w)
 		retry_later(w);
 		return;
 	}
-	if (w->rv == NULL || w->need_relist)
+	/* a resourceVersion is the API server's, stored in a table: escaped like any other */
+	if (w->rv == NULL || w->need_relist || KubePathSegment(w->rv) == NULL)
 	{
 		path = psprintf("%s%s%s", w->path, w->query[0] ? "?" : "", w->query);
 		w->state = W_LISTING;
@@ -266,7 +268,7 @@ start(Watch *w)
 		int			timeout = 300 + (int) (pg_prng_double(&pg_global_prng_state) * 300);
 
 		path = psprintf("%s?watch=1&allowWatchBookmarks=true&resourceVersion=%s&timeoutSeconds=%d%s%s",
-						w->path, w->rv, timeout, w->query[0] ? "&" : "", w->query);
+						w->path, KubePathSegment(w->rv), timeout, w->query[0] ? "&" : "", w->query);
 		timeout_ms = (timeout + 60) * 1000L;
 		w->state = W_WATCHING;
 	}
@@ -370,7 +372,10 @@ apply_line(Watch *w, const char *line)
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("watch event: object.kind: \"%s\" in the watch of %s", kind, w->resource)));
 	}
-	(void) DirectFunctionCall1(scheduler_apply, JsonbPGetDatum(j));
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	(void) MirrorApply(j);
+	SPI_finish();
 	w->events++;
 	return B_CONTINUE;
 }
@@ -719,7 +724,7 @@ watch_round(void)
 
 	if (!leader)
 	{
-		if (!KubeApiConfigured() || !(leader = WorkerTakeLead(WATCH_LEADER_KEY, "scheduler watch")))
+		if (!KubeApiConfigured() || !(leader = WorkerTakeLead(LEADER_WATCH, "scheduler watch")))
 			return -1000;		/* a second on the latch alone */
 		elog(LOG, "scheduler watch: started in database \"%s\"", scheduler_database);
 		begin("scheduler watch: reading resourceVersions");

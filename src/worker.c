@@ -32,8 +32,10 @@
 #include "storage/proc.h"
 #include "storage/shmem.h"
 #include "utils/guc.h"
+#include "utils/memutils.h"
 #include "utils/snapmgr.h"
 
+#include "access.h"
 #include "kube_client.h"
 #include "scheduler.h"
 
@@ -131,6 +133,14 @@ WorkerConnect(WorkerRole role)
 	pqsignal(SIGTERM, die);
 	BackgroundWorkerUnblockSignals();
 	BackgroundWorkerInitializeConnection(scheduler_database, NULL, 0);
+
+	/*
+	 * The workers run as the bootstrap superuser: every name their SQL does
+	 * not qualify resolves in pg_catalog, whatever the database's or a role's
+	 * settings say (ALTER DATABASE ... SET search_path is the database
+	 * owner's to set).
+	 */
+	SetConfigOption("search_path", "pg_catalog, pg_temp", PGC_SUSET, PGC_S_OVERRIDE);
 	if (role == NWORKER_ROLES)
 		return;
 	shared->pid[role] = MyProcPid;
@@ -225,31 +235,21 @@ WorkerCommit(MemoryContext back)
 }
 
 /*
- * Take the lead for role key (2: watch, 3: bind) if the extension is
- * installed: a session-level advisory lock, held for the life of the
- * process, so only one process acts per database.  Never on a standby.
+ * Take the lead for role if the extension is installed: a session lock on
+ * the extension's own catalog entry (access.c), held for the life of the
+ * process, so only one process acts per database and no other role can
+ * take it.  Never on a standby.
  */
 bool
-WorkerTakeLead(int key, const char *who)
+WorkerTakeLead(int role, const char *who)
 {
-	bool		got = false;
+	bool		got;
 	MemoryContext back = CurrentMemoryContext;
 
 	if (RecoveryInProgress())
 		return false;
 	WorkerBegin(psprintf("%s: taking the lead", who));
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "SPI_connect failed");
-	if (SPI_execute("SELECT 1 FROM pg_extension WHERE extname = 'scheduler'", true, 0) == SPI_OK_SELECT &&
-		SPI_processed == 1 &&
-		SPI_execute(psprintf("SELECT pg_try_advisory_lock(%d, %d)", SCHEDULER_LOCK_KEY, key), false, 1) == SPI_OK_SELECT &&
-		SPI_processed == 1)
-	{
-		bool		isnull;
-
-		got = DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
-	}
-	SPI_finish();
+	got = LeaderTryLock((LeaderRole) role);
 	WorkerCommit(back);
 	return got;
 }
@@ -257,14 +257,16 @@ WorkerTakeLead(int key, const char *who)
 /*
  * One round: if the extension is installed, schedule what is ready and work
  * out when to wake next (the earliest backoff or unschedulable timeout).
+ * Returns how many pods were attempted; *timeout when to run again.
  */
-static long
-run_once(void)
+static int
+run_once(long *timeout)
 {
-	long		timeout = scheduler_worker_interval;
 	MemoryContext back = CurrentMemoryContext;
 	bool		isnull;
+	int			attempted = 0;
 
+	*timeout = scheduler_worker_interval;
 	WorkerBegin("schedule_pending()");
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
@@ -276,20 +278,19 @@ run_once(void)
 	 * unschedulable, and told so.  The watch worker wakes this one when a
 	 * list is applied.
 	 */
-	if (SPI_execute("SELECT 1 FROM pg_extension WHERE extname = 'scheduler'", true, 0) == SPI_OK_SELECT &&
-		SPI_processed == 1 &&
+	if (OidIsValid(SchedulerExtensionOid(true)) &&
 		(!KubeApiConfigured() ||
 		 (SPI_execute("SELECT count(*) = 2 FROM scheduler.watch_state WHERE resource IN ('nodes', 'pods')",
 					  false, 0) == SPI_OK_SELECT &&
 		  DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull)))))
 	{
-		if (SPI_execute("SELECT count(*) FROM schedule_pending()", false, 0) != SPI_OK_SELECT)
-			elog(ERROR, "schedule_pending() failed");
+		attempted = SchedulePending(-1, NULL);
 		/* NULL when nothing waits (greatest() would turn that into 0) */
 		if (SPI_execute(psprintf("SELECT (1000 * extract(epoch FROM least("
 								 " (SELECT min(backoff_until) FROM scheduler.queue WHERE state = 'backoff'),"
 								 " (SELECT min(unschedulable_since) + %d * interval '1 millisecond'"
-								 "  FROM scheduler.queue WHERE state = 'unschedulable'))"
+								 "  FROM scheduler.queue WHERE state = 'unschedulable'"
+								 "   AND unschedulable_since < 'infinity'))"
 								 " - clock_timestamp()))::int8",
 								 scheduler_unschedulable_timeout),
 						false, 0) == SPI_OK_SELECT && SPI_processed == 1)
@@ -297,24 +298,38 @@ run_once(void)
 			Datum		d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
 
 			if (!isnull)
-				timeout = Min(timeout, Max((long) DatumGetInt64(d), 0) + 1);
+				*timeout = Min(*timeout, Max((long) DatumGetInt64(d), 0) + 1);
 		}
 	}
 	SPI_finish();
 	WorkerCommit(back);
-	return timeout;
+	return attempted;
 }
+
+/*
+ * The worker runs when woken, but a run that found nothing to do makes the
+ * next one wait a little (1 ms, doubling to 100 ms while runs keep finding
+ * nothing): a flood of wake-ups cannot keep it busy.
+ */
+#define WAKEUP_GAP_MAX 100
 
 void
 scheduler_worker_main(Datum arg pg_attribute_unused())
 {
+	MemoryContext loop_cxt;
+	volatile long gap = 0;
+
 	WorkerConnect(WORKER_SCHEDULE);
+	loop_cxt = AllocSetContextCreate(TopMemoryContext, "scheduler worker loop", ALLOCSET_DEFAULT_SIZES);
 
 	elog(LOG, "scheduler worker started in database \"%s\"", scheduler_database);
 	for (;;)
 	{
-		long		timeout;
+		volatile long timeout = 1000;
+		volatile int attempted = 0;
 
+		MemoryContextSwitchTo(loop_cxt);
+		MemoryContextReset(loop_cxt);
 		CHECK_FOR_INTERRUPTS();
 		if (ConfigReloadPending)
 		{
@@ -322,8 +337,30 @@ scheduler_worker_main(Datum arg pg_attribute_unused())
 			ProcessConfigFile(PGC_SIGHUP);
 		}
 		ResetLatch(MyLatch);
-		timeout = run_once();
+
+		/*
+		 * An error (a lock timeout, a failed write) is logged and rolled
+		 * back, and the worker goes on after a second, without a restart.
+		 * One pod's error never gets here: its cycle fails alone.
+		 */
+		PG_TRY();
+		{
+			long		t;
+
+			attempted = run_once(&t);
+			timeout = t;
+		}
+		PG_CATCH();
+		{
+			WorkerRecover(loop_cxt);
+			timeout = 1000;
+		}
+		PG_END_TRY();
+
+		gap = attempted > 0 ? 0 : Min(Max(gap * 2, 1), WAKEUP_GAP_MAX);
+		if (gap > 0 && timeout > gap)
+			(void) WaitLatch(NULL, WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, gap, PG_WAIT_EXTENSION);
 		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
-						 timeout, PG_WAIT_EXTENSION);
+						 Max(timeout - gap, 0), PG_WAIT_EXTENSION);
 	}
 }

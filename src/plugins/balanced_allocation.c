@@ -31,8 +31,12 @@ typedef struct BalancedArgs
 static void *
 parse_args(Jsonb *args)
 {
+	static const char *const top[] = {"apiVersion", "kind", "resources", NULL};
+	static const char *const resource_fields[] = {"name", "weight", NULL};
 	BalancedArgs *a = palloc0(sizeof(BalancedArgs));
 	JsonbValue *res = JGet(&args->root, "resources");
+
+	JCheckKnownFields(&args->root, top, "NodeResourcesBalancedAllocation args", NULL);
 
 	if (res == NULL)
 	{
@@ -54,23 +58,26 @@ parse_args(Jsonb *args)
 		char	   *name;
 		JsonbValue *w;
 
-		if (r->type != jbvBinary)
+		if (r->type != jbvBinary || !JsonContainerIsObject(r->val.binary.data))
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("NodeResourcesBalancedAllocation args: %s: Invalid value: must be an object", path)));
+		JCheckKnownFields(r->val.binary.data, resource_fields, "NodeResourcesBalancedAllocation args", path);
 		name = JGetString(r->val.binary.data, "name", "NodeResourcesBalancedAllocation args", path);
+		if (name == NULL)
+			name = "";
 		w = JGet(r->val.binary.data, "weight");
 		if (w == NULL || w->type != jbvNumeric || strcmp(JScalarText(w), "1") != 0)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("NodeResourcesBalancedAllocation args: %s.weight: Invalid value: %s: must be 1",
-							path, w ? JScalarText(w) : "0")));
+							path, w ? JShortScalar(w) : "0")));
 		for (int j = 0; j < a->nresources; j++)
-			if (strcmp(a->names[j], name ? name : "") == 0)
+			if (strcmp(a->names[j], name) == 0)
 				ereport(ERROR,
 						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						 errmsg("NodeResourcesBalancedAllocation args: %s.name: Duplicate value: \"%s\"", path, name)));
-		a->names[a->nresources++] = name ? name : "";
+						 errmsg("NodeResourcesBalancedAllocation args: %s.name: Duplicate value: \"%s\"", path, JShort(name))));
+		a->names[a->nresources++] = name;
 	}
 	return a;
 }

@@ -39,7 +39,7 @@ score(PluginCall *call, const PodInfo *pod, const NodeInfo *node, Status *st pg_
 {
 	State	   *s = call->state;
 	int64		sum = 0;
-	int64		max_threshold = MAX_CONTAINER_THRESHOLD * pod->nimages;
+	int64		max_threshold = MAX_CONTAINER_THRESHOLD * (int64) pod->nimages;
 	int			total = call->snap->nnodes;
 
 	if (pod->nimages == 0 || total == 0)
@@ -50,14 +50,17 @@ score(PluginCall *call, const PodInfo *pod, const NodeInfo *node, Status *st pg_
 			{
 				int			having = SnapshotImageNodes(call->snap, node->images[k].name);
 
-				sum += (int64) ((double) node->images[k].size * ((double) having / (double) total));
+				double		spread = (double) node->images[k].size * ((double) having / (double) total);
+
+				/* sizes come from nodes: no cast of a double beyond int64, no wrapping sum */
+				(void) AddSaturating(&sum, spread >= 9.2e18 ? (int64) 9200000000000000000 : (int64) spread);
 				break;
 			}
 	if (sum < MIN_THRESHOLD)
 		sum = MIN_THRESHOLD;
 	else if (sum > max_threshold)
 		sum = max_threshold;
-	return MAX_NODE_SCORE * (sum - MIN_THRESHOLD) / (max_threshold - MIN_THRESHOLD);
+	return MulDiv(MAX_NODE_SCORE, sum - MIN_THRESHOLD, max_threshold - MIN_THRESHOLD);
 }
 
 const Plugin ImageLocalityPlugin = {

@@ -71,9 +71,13 @@ typedef struct CallState
 static void *
 parse_args(Jsonb *args)
 {
+	static const char *const top[] = {"apiVersion", "kind", "hardPodAffinityWeight",
+	"ignorePreferredTermsOfExistingPods", NULL};
 	Args	   *a = palloc0(sizeof(Args));
 	JsonbValue *w = JGet(&args->root, "hardPodAffinityWeight");
 	JsonbValue *ig = JGet(&args->root, "ignorePreferredTermsOfExistingPods");
+
+	JCheckKnownFields(&args->root, top, "InterPodAffinity args", NULL);
 
 	a->hard_pod_affinity_weight = 1;
 	if (w && w->type != jbvNull)
@@ -421,7 +425,7 @@ score(PluginCall *call, const PodInfo *pod pg_attribute_unused(), const NodeInfo
 	ListCell   *lc;
 
 	foreach(lc, ss->keys)
-		sum += TopologyNodePairCount(ss->scores, node, lfirst(lc));
+		(void) AddSaturating(&sum, TopologyNodePairCount(ss->scores, node, lfirst(lc)));
 	return sum;
 }
 
@@ -439,8 +443,9 @@ normalize(PluginCall *call pg_attribute_unused(), const PodInfo *pod pg_attribut
 		if (scores[i] < min)
 			min = scores[i];
 	}
+	/* differences taken in double: no int64 difference can overflow */
 	for (int i = 0; i < n; i++)
-		scores[i] = max - min > 0 ? (int64) (100.0 * ((double) (scores[i] - min) / (double) (max - min))) : 0;
+		scores[i] = max > min ? (int64) (100.0 * (((double) scores[i] - (double) min) / ((double) max - (double) min))) : 0;
 }
 
 /* ------------------------------------------------------------------------

@@ -132,7 +132,7 @@ parse_requirement(JsonbContainer *c, bool field, Requirement *r, char **why)
 			r->op = OP_NOT_IN;
 		else
 		{
-			*why = psprintf("\"%s\" is not a valid field selector operator", ops);
+			*why = psprintf("\"%s\" is not a valid field selector operator", JShort(ops));
 			return false;
 		}
 		if (n != 1)
@@ -145,13 +145,13 @@ parse_requirement(JsonbContainer *c, bool field, Requirement *r, char **why)
 
 	if (!LabelValidKey(r->key))
 	{
-		*why = psprintf("invalid label key \"%s\"", r->key);
+		*why = psprintf("invalid label key \"%s\"", JShort(r->key));
 		return false;
 	}
 	for (int i = 0; i < n; i++)
 		if (!LabelValidValue(r->values[i]))
 		{
-			*why = psprintf("invalid label value: \"%s\"", r->values[i]);
+			*why = psprintf("invalid label value: \"%s\"", JShort(r->values[i]));
 			return false;
 		}
 	if (strcmp(ops, "In") == 0 || strcmp(ops, "NotIn") == 0)
@@ -183,7 +183,7 @@ parse_requirement(JsonbContainer *c, bool field, Requirement *r, char **why)
 	}
 	else
 	{
-		*why = psprintf("\"%s\" is not a valid label selector operator", ops);
+		*why = psprintf("\"%s\" is not a valid label selector operator", JShort(ops));
 		return false;
 	}
 	return true;
@@ -305,8 +305,22 @@ parse_preferred(JsonbValue *v, bool *error, const char *path)
 			*error = true;
 			continue;
 		}
-		t.weight = (w && w->type == jbvNumeric) ?
-			DatumGetInt64(DirectFunctionCall1(numeric_int8, NumericGetDatum(w->val.numeric))) : 0;
+		/*
+		 * A weight of 0 drops the term (NewPreferredSchedulingTerms); the API
+		 * server admits 1..100, and a stored row may say otherwise.
+		 */
+		if (w != NULL && (!JValueInt64(w, &t.weight) || t.weight < 0 || t.weight > 100))
+		{
+			if (path)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("NodeAffinity args: %s[%d].weight: Invalid value: %s: must be in the range 1-100",
+								path, i, JShortScalar(w))));
+			*error = true;
+			continue;
+		}
+		if (w == NULL)
+			t.weight = 0;
 		if (t.weight == 0 || !t.valid)
 			continue;			/* dropped */
 		s->terms[s->nterms++] = t;
@@ -418,16 +432,21 @@ typedef struct State
 static void *
 parse_args(Jsonb *args)
 {
+	static const char *const top[] = {"apiVersion", "kind", "addedAffinity", NULL};
+	static const char *const added_fields[] = {"requiredDuringSchedulingIgnoredDuringExecution",
+	"preferredDuringSchedulingIgnoredDuringExecution", NULL};
 	Args	   *a = palloc0(sizeof(Args));
 	JsonbValue *added = JGet(&args->root, "addedAffinity");
 	bool		err;
 
+	JCheckKnownFields(&args->root, top, "NodeAffinity args", NULL);
 	if (added == NULL)
 		return a;
 	if (added->type != jbvBinary || !JsonContainerIsObject(added->val.binary.data))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("NodeAffinity args: addedAffinity: must be an object")));
+	JCheckKnownFields(added->val.binary.data, added_fields, "NodeAffinity args", "addedAffinity");
 	{
 		JsonbValue *req = JGet(added->val.binary.data, "requiredDuringSchedulingIgnoredDuringExecution");
 
@@ -575,7 +594,10 @@ prescore(PluginCall *call, const PodInfo *pod, NodeInfo **nodes pg_attribute_unu
 	s->preferred = parse_preferred(node_affinity_part(pod, "preferredDuringSchedulingIgnoredDuringExecution"),
 								   &err, NULL);
 	if (err)
+	{
+		s->preferred = NULL;
 		StatusSet(st, CODE_ERROR, "parsing preferredDuringSchedulingIgnoredDuringExecution: invalid term");
+	}
 }
 
 static int64

@@ -77,11 +77,13 @@ field_error(const char *type, const char *path, const char *value, const char *d
 static int64
 jint(JsonbValue *v, const char *path)
 {
+	int64		x;
+
 	if (v == NULL)
 		return 0;
-	if (v->type != jbvNumeric)
-		field_error("Invalid value", path, JScalarText(v), "must be an integer");
-	return DatumGetInt64(DirectFunctionCall1(numeric_int8, NumericGetDatum(v->val.numeric)));
+	if (!JValueInt64(v, &x))
+		field_error("Invalid value", path, JShortScalar(v), "must be an integer");
+	return x;
 }
 
 static char **
@@ -102,7 +104,7 @@ string_list(JsonbValue *v, const char *path, int *n)
 		JsonbValue *e = getIthJsonbValueFromContainer(arr, i);
 
 		if (e->type != jbvString)
-			field_error("Invalid value", psprintf("%s[%d]", path, i), JScalarText(e), "must be a string");
+			field_error("Invalid value", psprintf("%s[%d]", path, i), JShortScalar(e), "must be a string");
 		out[(*n)++] = pnstrdup(e->val.string.val, e->val.string.len);
 	}
 	return out;
@@ -111,15 +113,23 @@ string_list(JsonbValue *v, const char *path, int *n)
 static void *
 parse_args(Jsonb *args)
 {
+	static const char *const top[] = {"apiVersion", "kind", "ignoredResources", "ignoredResourceGroups",
+	"scoringStrategy", NULL};
+	static const char *const strategy[] = {"type", "resources", "requestedToCapacityRatio", NULL};
+	static const char *const resource_fields[] = {"name", "weight", NULL};
+	static const char *const rtcr_fields[] = {"shape", NULL};
+	static const char *const point_fields[] = {"utilization", "score", NULL};
 	FitArgs    *a = palloc0(sizeof(FitArgs));
 	JsonbValue *ss = JGet(&args->root, "scoringStrategy");
+
+	JCheckKnownFields(&args->root, top, "NodeResourcesFit args", NULL);
 
 	a->ignored = string_list(JGet(&args->root, "ignoredResources"), "ignoredResources", &a->nignored);
 	a->groups = string_list(JGet(&args->root, "ignoredResourceGroups"), "ignoredResourceGroups", &a->ngroups);
 	for (int i = 0; i < a->ngroups; i++)
 		if (strchr(a->groups[i], '/'))
 			field_error("Invalid value", psprintf("ignoredResourceGroups[%d]", i),
-						psprintf("\"%s\"", a->groups[i]), "resource group name can't contain '/'");
+						psprintf("\"%s\"", JShort(a->groups[i])), "resource group name can't contain '/'");
 
 	if (ss == NULL)
 	{
@@ -140,6 +150,7 @@ parse_args(Jsonb *args)
 		char	   *type = JGetString(c, "type", "NodeResourcesFit args", "scoringStrategy");
 		JsonbValue *res = JGet(c, "resources");
 
+		JCheckKnownFields(c, strategy, "NodeResourcesFit args", "scoringStrategy");
 		if (type == NULL || strcmp(type, "LeastAllocated") == 0)
 			a->strategy = LEAST_ALLOCATED;
 		else if (strcmp(type, "MostAllocated") == 0)
@@ -147,7 +158,7 @@ parse_args(Jsonb *args)
 		else if (strcmp(type, "RequestedToCapacityRatio") == 0)
 			a->strategy = REQUESTED_TO_CAPACITY_RATIO;
 		else
-			field_error("Unsupported value", "scoringStrategy.type", psprintf("\"%s\"", type),
+			field_error("Unsupported value", "scoringStrategy.type", psprintf("\"%s\"", JShort(type)),
 						"supported values: \"LeastAllocated\", \"MostAllocated\", \"RequestedToCapacityRatio\"");
 
 		if (res && (res->type != jbvBinary || !JsonContainerIsArray(res->val.binary.data)))
@@ -165,13 +176,14 @@ parse_args(Jsonb *args)
 				char	   *name;
 				int64		w;
 
-				if (r->type != jbvBinary)
+				if (r->type != jbvBinary || !JsonContainerIsObject(r->val.binary.data))
 					field_error("Invalid value", path, NULL, "must be an object");
+				JCheckKnownFields(r->val.binary.data, resource_fields, "NodeResourcesFit args", path);
 				name = JGetString(r->val.binary.data, "name", "NodeResourcesFit args", path);
 				w = jint(JGet(r->val.binary.data, "weight"), psprintf("%s.weight", path));
 				if (w <= 0 || w > 100)
 					field_error("Invalid value", psprintf("%s.weight", path), psprintf("%lld", (long long) w),
-								psprintf("resource weight of %s not in valid range (0, 100]", name ? name : ""));
+								psprintf("resource weight of %s not in valid range (0, 100]", name ? JShort(name) : ""));
 				a->names[a->nresources] = name ? name : "";
 				a->weights[a->nresources++] = w;
 			}
@@ -184,7 +196,14 @@ parse_args(Jsonb *args)
 			const char *spath = "scoringStrategy.requestedToCapacityRatio.shape";
 			int			n;
 
-			if (shape == NULL || shape->type != jbvBinary || JsonContainerSize(shape->val.binary.data) == 0)
+			if (rtcr && (rtcr->type != jbvBinary || !JsonContainerIsObject(rtcr->val.binary.data)))
+				field_error("Invalid value", "scoringStrategy.requestedToCapacityRatio", NULL, "must be an object");
+			if (rtcr)
+				JCheckKnownFields(rtcr->val.binary.data, rtcr_fields, "NodeResourcesFit args",
+								  "scoringStrategy.requestedToCapacityRatio");
+			if (shape && (shape->type != jbvBinary || !JsonContainerIsArray(shape->val.binary.data)))
+				field_error("Invalid value", spath, NULL, "must be a list");
+			if (shape == NULL || JsonContainerSize(shape->val.binary.data) == 0)
 				field_error("Required value", spath, NULL, "at least one point must be specified");
 			n = JsonContainerSize(shape->val.binary.data);
 			a->shape = palloc(sizeof(ShapePoint) * n);
@@ -193,8 +212,9 @@ parse_args(Jsonb *args)
 				JsonbValue *p = getIthJsonbValueFromContainer(shape->val.binary.data, i);
 				char	   *path = psprintf("%s[%d]", spath, i);
 
-				if (p->type != jbvBinary)
+				if (p->type != jbvBinary || !JsonContainerIsObject(p->val.binary.data))
 					field_error("Invalid value", path, NULL, "must be an object");
+				JCheckKnownFields(p->val.binary.data, point_fields, "NodeResourcesFit args", path);
 				a->shape[i].utilization = jint(JGet(p->val.binary.data, "utilization"), psprintf("%s.utilization", path));
 				a->shape[i].score = jint(JGet(p->val.binary.data, "score"), psprintf("%s.score", path));
 			}
@@ -306,22 +326,24 @@ ResourceAllocatableRequested(const PodInfo *pod, const NodeInfo *node, const cha
 {
 	int64		pod_req;
 
+	/* the sums saturate at the int64 limit: a node that full scores as full */
 	if (strcmp(name, "cpu") == 0)
 	{
 		pod_req = nonzero ? pod->nonzero_cpu : pod->requests.cpu;
 		*alloc = node->allocatable.cpu;
-		*requested = (nonzero ? node->nonzero_cpu : node->requested.cpu) + pod_req;
+		*requested = nonzero ? node->nonzero_cpu : node->requested.cpu;
 	}
 	else if (strcmp(name, "memory") == 0)
 	{
 		pod_req = nonzero ? pod->nonzero_memory : pod->requests.memory;
 		*alloc = node->allocatable.memory;
-		*requested = (nonzero ? node->nonzero_memory : node->requested.memory) + pod_req;
+		*requested = nonzero ? node->nonzero_memory : node->requested.memory;
 	}
 	else if (strcmp(name, "ephemeral-storage") == 0)
 	{
+		pod_req = pod->requests.ephemeral;
 		*alloc = node->allocatable.ephemeral;
-		*requested = node->requested.ephemeral + pod->requests.ephemeral;
+		*requested = node->requested.ephemeral;
 	}
 	else
 	{
@@ -329,9 +351,10 @@ ResourceAllocatableRequested(const PodInfo *pod, const NodeInfo *node, const cha
 		if (!ResourceIsScalar(name) || pod_req == 0 || !ResourceHas(&node->allocatable, name))
 			return false;
 		*alloc = ResourceGet(&node->allocatable, name);
-		*requested = ResourceGet(&node->requested, name) + pod_req;
+		*requested = ResourceGet(&node->requested, name);
 	}
-	return *alloc != 0;
+	(void) AddSaturating(requested, pod_req);
+	return *alloc > 0;
 }
 
 static int64
@@ -375,13 +398,13 @@ score(PluginCall *call, const PodInfo *pod, const NodeInfo *node, Status *st)
 		switch (a->strategy)
 		{
 			case LEAST_ALLOCATED:
-				s = req > alloc ? 0 : (alloc - req) * MAX_NODE_SCORE / alloc;
+				s = req > alloc ? 0 : MulDiv(alloc - req, MAX_NODE_SCORE, alloc);
 				break;
 			case MOST_ALLOCATED:
-				s = Min(req, alloc) * MAX_NODE_SCORE / alloc;
+				s = MulDiv(Min(req, alloc), MAX_NODE_SCORE, alloc);
 				break;
 			default:
-				s = shape_score(a, req > alloc ? MAX_UTILIZATION : req * MAX_UTILIZATION / alloc);
+				s = shape_score(a, req > alloc ? MAX_UTILIZATION : MulDiv(req, MAX_UTILIZATION, alloc));
 				if (s <= 0)
 					continue;	/* only resources that score count */
 				break;

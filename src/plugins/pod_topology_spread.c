@@ -81,6 +81,63 @@ typedef struct State
 	NodeInfo  **scored;			/* the nodes PreScore was given, in order */
 } State;
 
+#define ARGS "PodTopologySpread args"
+
+static void
+args_error(const char *path, const char *body)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg(ARGS ": %s: %s", path, body)));
+}
+
+/*
+ * validateDefaultConstraints: each a constraint without a selector (it is
+ * deduced for each pod), maxSkew above 0, a topologyKey that is a label
+ * key, whenUnsatisfiable DoNotSchedule or ScheduleAnyway, no (key, action)
+ * pair twice.
+ */
+static void
+check_default_constraints(JsonbContainer *arr)
+{
+	static const char *const fields[] = {"maxSkew", "topologyKey", "whenUnsatisfiable", "labelSelector",
+	"minDomains", "nodeAffinityPolicy", "nodeTaintsPolicy", "matchLabelKeys", NULL};
+	int			n = JsonContainerSize(arr);
+	char	  **pairs = palloc(sizeof(char *) * Max(n, 1));
+
+	for (int i = 0; i < n; i++)
+	{
+		char	   *path = psprintf("defaultConstraints[%d]", i);
+		JsonbContainer *c = JObject(getIthJsonbValueFromContainer(arr, i), ARGS, path);
+		JsonbValue *skew = JGet(c, "maxSkew");
+		char	   *tk = JGetString(c, "topologyKey", ARGS, path);
+		char	   *when = JGetString(c, "whenUnsatisfiable", ARGS, path);
+		int32		x;
+
+		JCheckKnownFields(c, fields, ARGS, path);
+		if (!JValueInt32(skew, &x) || x <= 0)
+			args_error(psprintf("%s.maxSkew", path),
+					   psprintf("Invalid value: %s: not in valid range (0, inf)", skew ? JShortScalar(skew) : "0"));
+		if (tk == NULL || tk[0] == '\0')
+			args_error(psprintf("%s.topologyKey", path), "Required value: can not be empty");
+		if (!LabelValidKey(tk))
+			args_error(psprintf("%s.topologyKey", path),
+					   psprintf("Invalid value: \"%s\": must be a valid label key", JShort(tk)));
+		if (when == NULL || (strcmp(when, "DoNotSchedule") != 0 && strcmp(when, "ScheduleAnyway") != 0))
+			args_error(psprintf("%s.whenUnsatisfiable", path),
+					   psprintf("Unsupported value: \"%s\": supported values: \"DoNotSchedule\", \"ScheduleAnyway\"",
+								when ? JShort(when) : ""));
+		if (JGet(c, "labelSelector"))
+			args_error(psprintf("%s.labelSelector", path),
+					   "Forbidden: constraint must not define a selector, as they deduced for each pod");
+		pairs[i] = psprintf("%s\x01%s", tk, when);
+		for (int j = 0; j < i; j++)
+			if (strcmp(pairs[i], pairs[j]) == 0)
+				args_error(psprintf("defaultConstraints[%d]", i),
+						   psprintf("Duplicate value: \"{%s, %s}\"", JShort(tk), when));
+	}
+}
+
 /*
  * PodTopologySpreadArgs: defaultingType System (the default; no
  * defaultConstraints then) or List.
@@ -88,24 +145,26 @@ typedef struct State
 static void *
 parse_args(Jsonb *args)
 {
+	static const char *const top[] = {"apiVersion", "kind", "defaultConstraints", "defaultingType", NULL};
 	Args	   *a = palloc0(sizeof(Args));
 	JsonbValue *type = JGet(&args->root, "defaultingType");
 	JsonbValue *dc = JGet(&args->root, "defaultConstraints");
-	char	   *t = (type && type->type != jbvNull) ? JString(type, "PodTopologySpread args", "defaultingType") : "System";
+	char	   *t = (type && type->type != jbvNull) ? JString(type, ARGS, "defaultingType") : "System";
 
+	JCheckKnownFields(&args->root, top, ARGS, NULL);
 	if (strcmp(t, "System") == 0)
 		a->system_defaulted = true;
 	else if (strcmp(t, "List") != 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("PodTopologySpread args: defaultingType: Unsupported value: \"%s\": supported values: \"List\", \"System\"", t)));
+				 errmsg(ARGS ": defaultingType: Unsupported value: \"%s\": supported values: \"List\", \"System\"", JShort(t))));
 	if (dc && dc->type != jbvNull)
 	{
-		(void) JArray(dc, "PodTopologySpread args", "defaultConstraints");
+		check_default_constraints(JArray(dc, ARGS, "defaultConstraints"));
 		if (a->system_defaulted && JsonContainerSize(dc->val.binary.data) > 0)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("PodTopologySpread args: defaultConstraints: Invalid value: must be empty for System defaulting type")));
+					 errmsg(ARGS ": defaultConstraints: Invalid value: must be empty for System defaulting type")));
 		a->default_constraints = JsonbValueToJsonb(dc);
 	}
 	return a;
@@ -115,19 +174,25 @@ parse_args(Jsonb *args)
  * Constraints
  * ------------------------------------------------------------------------
  */
+/*
+ * maxSkew and minDomains: positive 32-bit integers, as the API server admits
+ * them; dflt when unset.  A stored row may say otherwise: *err then.
+ */
 static int32
 int_field(JsonbContainer *c, const char *key, int32 dflt, int i, char **err)
 {
 	JsonbValue *v = JGet(c, key);
+	int32		x;
 
 	if (v == NULL || v->type == jbvNull)
 		return dflt;
-	if (v->type != jbvNumeric)
+	if (!JValueInt32(v, &x) || x < 1)
 	{
-		*err = psprintf("topologySpreadConstraints[%d].%s: must be an integer", i, key);
+		if (*err == NULL)
+			*err = psprintf("topologySpreadConstraints[%d].%s: must be greater than zero", i, key);
 		return dflt;
 	}
-	return DatumGetInt32(DirectFunctionCall1(numeric_int4, NumericGetDatum(v->val.numeric)));
+	return x;
 }
 
 /* "Honor" or "Ignore"; dflt when unset */
@@ -186,7 +251,9 @@ parse_constraints(ClusterSnapshot *snap, const PodInfo *pod, Jsonb *list, const 
 			return NULL;
 		}
 		k->topology_key = pnstrdup(tk->val.string.val, tk->val.string.len);
-		k->max_skew = int_field(c, "maxSkew", 0, i, err);
+		if (JGet(c, "maxSkew") == NULL && *err == NULL)
+			*err = psprintf("topologySpreadConstraints[%d].maxSkew: must be greater than zero", i);
+		k->max_skew = int_field(c, "maxSkew", 1, i, err);
 		k->min_domains = int_field(c, "minDomains", 1, i, err);
 		if (scheduler_features.NodeInclusionPolicyInPodTopologySpread)
 		{
@@ -352,6 +419,15 @@ set_selector(List *set)
 	return sel;
 }
 
+/* A string member, or NULL when it is absent or not a string */
+static char *
+string_field(JsonbContainer *c, const char *key)
+{
+	JsonbValue *v = JGet(c, key);
+
+	return (v && v->type == jbvString) ? pnstrdup(v->val.string.val, v->val.string.len) : NULL;
+}
+
 static const Workload *
 find_workload(const char *kind, const char *ns, const char *name)
 {
@@ -398,9 +474,10 @@ default_selector(ClusterSnapshot *snap, const PodInfo *pod)
 			ctl = JGet(o->val.binary.data, "controller");
 			if (ctl == NULL || ctl->type != jbvBool || !ctl->val.boolean)
 				continue;
-			kind = JScalarText(JGet(o->val.binary.data, "kind"));
-			api = JScalarText(JGet(o->val.binary.data, "apiVersion"));
-			name = JScalarText(JGet(o->val.binary.data, "name"));
+			/* the API server requires all three; a stored row may lack them */
+			kind = string_field(o->val.binary.data, "kind");
+			api = string_field(o->val.binary.data, "apiVersion");
+			name = string_field(o->val.binary.data, "name");
 			if (kind == NULL || api == NULL || name == NULL)
 				break;
 			if (strcmp(kind, "ReplicationController") == 0 && strcmp(api, "v1") == 0 &&
@@ -763,7 +840,9 @@ score(PluginCall *call, const PodInfo *pod pg_attribute_unused(), const NodeInfo
 			count = c->domain_count[d] > 0 ? c->domain_count[d] : 0;
 		total += (double) count * s->weight[k] + (double) (c->max_skew - 1);
 	}
-	return (int64) round(total);
+	/* a double beyond int64 cannot be cast (counts and skews are bounded; be sure) */
+	total = round(total);
+	return total >= 9.2e18 ? (int64) 9200000000000000000 : (int64) total;
 }
 
 static void
@@ -790,8 +869,8 @@ normalize(PluginCall *call, const PodInfo *pod pg_attribute_unused(), int64 *sco
 			scores[i] = 0;
 		else if (max == 0)
 			scores[i] = 100;
-		else
-			scores[i] = 100 * (max + min - scores[i]) / max;
+		else					/* 100 * (max + min - score) / max, without overflow */
+			scores[i] = MulDiv(100, (max - scores[i]) + min, max);
 	}
 }
 

@@ -1,8 +1,10 @@
 # One leader per database, and nothing acting on a standby.
 # kube-scheduler runs with leader election so that one instance schedules
-# and binds at a time; here the watch and bind workers each hold a
-# session advisory lock while they act (keys 1396852053/2 and /3), and
-# schedule_pending() holds its own (1396852053/1).  Pinned here:
+# and binds at a time; here the watch and bind workers each hold a session
+# lock on the extension's own catalog entry while they act (objsubid 2 and
+# 3: no SQL statement takes those, unlike an advisory lock any role can
+# take); a superuser session can hold one with scheduler.hold_lead(), as a
+# test does here.  Pinned here:
 #   * while another session holds the watch lock, the watch worker neither
 #     lists nor watches (the mirror stays empty); the moment it is free, the
 #     worker takes it and mirrors the API;
@@ -37,13 +39,13 @@ kreq('POST', '/debug/bulk', '{"generate": {"nodes": {"count": 3}}}');
 
 # --- the watch lock held elsewhere: no mirroring until it is released
 my $holder = $primary->background_psql('postgres');
-$holder->query_safe('SELECT pg_advisory_lock(1396852053, 2)');
-q1('CREATE EXTENSION scheduler');
+# in the transaction that creates the extension: the worker never sees it unled
+$holder->query_safe(q{BEGIN; CREATE EXTENSION scheduler; SELECT scheduler.hold_lead('watch'); COMMIT;});
 usleep(2_500_000);
 is(q1('SELECT count(*) FROM scheduler.nodes'), '0',
 	'while another session holds the watch lock, nothing is listed');
 is(q1('SELECT count(*) FROM scheduler.watch_state'), '0', 'and no resourceVersion is stored');
-$holder->query_safe('SELECT pg_advisory_unlock(1396852053, 2)');
+$holder->query_safe(q{SELECT scheduler.release_lead('watch')});
 ok($primary->poll_query_until('postgres', 'SELECT count(*) = 3 FROM scheduler.nodes'),
 	'released: the watch worker takes the lead and mirrors the nodes');
 
@@ -53,7 +55,7 @@ ok($primary->poll_query_until('postgres', 'SELECT count(*) = 3 FROM scheduler.no
 # again 5 s later, to find the lock taken.)
 my $bind_pid = q1(q{SELECT pid FROM pg_stat_activity WHERE backend_type = 'scheduler bind'});
 q1("SELECT pg_terminate_backend($bind_pid)");
-$holder->query_safe('SELECT pg_advisory_lock(1396852053, 3)');
+is($holder->query_safe(q{SELECT scheduler.hold_lead('bind')}), 't', 'the bind lead is ours while the worker is down');
 ok($primary->poll_query_until('postgres',
 		"SELECT count(*) = 1 FROM pg_stat_activity WHERE backend_type = 'scheduler bind' AND pid <> $bind_pid"),
 	'the bind worker is started again');
@@ -63,7 +65,7 @@ ok($primary->poll_query_until('postgres', q{SELECT count(*) = 1 FROM scheduler.o
 usleep(2_000_000);
 is(kreq('GET', '/debug/state')->{bindings}{total}, 0,
 	'while another session holds the bind lock, nothing is sent');
-$holder->query_safe('SELECT pg_advisory_unlock(1396852053, 3)');
+$holder->query_safe(q{SELECT scheduler.release_lead('bind')});
 ok($primary->poll_query_until('postgres', q{SELECT node_name IS NOT NULL FROM scheduler.pods WHERE name = 'solo-0'}),
 	'released: the binding goes out and the bound pod comes back through the watch');
 is(kreq('GET', '/debug/state')->{bindings}{total}, 1, 'exactly one binding request');
