@@ -1,0 +1,110 @@
+-- Who may do what (issue #11), as PostgreSQL's predefined roles do it:
+--   scheduler_reader  why(), filter(), score(), the views and the tables;
+--   scheduler_writer  and apply(), apply_events(), relist();
+--   scheduler_admin   and the profiles, and schedule_pending().
+-- Each entry point tells a role without the right one which role to ask for
+-- (never an error naming an internal table); nothing internal is executable
+-- by PUBLIC; no role but the owner writes the tables or takes a lock the
+-- scheduler waits for.
+\set SHOW_CONTEXT never
+SET scheduler.random_seed = 7;
+TRUNCATE scheduler.nodes, scheduler.pods, scheduler.pod_attempts, scheduler.attempt_history;
+SELECT scheduler.apply('{"kind": "List", "items": [
+    {"kind": "Node", "metadata": {"name": "n1"}, "status": {"allocatable": {"cpu": "1", "memory": "1Gi", "pods": "10"}}},
+    {"kind": "Pod", "metadata": {"name": "p", "namespace": "default"},
+     "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "2"}}}]}}]}');
+SELECT count(*) FROM schedule_pending();
+
+CREATE ROLE regress_reader;
+CREATE ROLE regress_writer;
+CREATE ROLE regress_admin;
+CREATE ROLE regress_nobody;
+GRANT scheduler_reader TO regress_reader;
+GRANT scheduler_writer TO regress_writer;
+GRANT scheduler_admin TO regress_admin;
+
+-- each action as each role: 'ok', or the SQLSTATE
+CREATE TEMP TABLE actions (n int, what text, stmt text);
+CREATE TEMP TABLE outcomes (role text, n int, outcome text, message text);
+GRANT INSERT ON outcomes TO PUBLIC;
+GRANT SELECT ON actions TO PUBLIC;
+INSERT INTO actions VALUES
+    (1, 'why()', $$SELECT count(*) FROM scheduler.why('default', 'p')$$),
+    (2, 'filter()', $$SELECT count(*) FROM scheduler.filter('default', 'p')$$),
+    (3, 'score()', $$SELECT count(*) FROM scheduler.score('default', 'p', false)$$),
+    (4, 'snapshot()', $$SELECT count(*) FROM scheduler.snapshot()$$),
+    (5, 'quantity_milli()', $$SELECT scheduler.quantity_milli('1500m')$$),
+    (6, 'pending_pods', $$SELECT count(*) FROM scheduler.pending_pods$$),
+    (7, 'node_usage', $$SELECT count(*) FROM scheduler.node_usage$$),
+    (8, 'metrics_*', $$SELECT (SELECT count(*) FROM scheduler.metrics_latency) + (SELECT count(*) FROM scheduler.metrics_pending_pods)
+                         + (SELECT count(*) FROM scheduler.metrics_schedule_attempts) + (SELECT count(*) FROM scheduler.snapshot_from_tables)$$),
+    (9, 'read attempt_history', $$SELECT count(*) FROM scheduler.attempt_history$$),
+    (10, 'read pods', $$SELECT count(*) FROM scheduler.pods$$),
+    (11, 'apply()', $$SELECT scheduler.apply('{"kind": "Node", "metadata": {"name": "n2"}}')$$),
+    (12, 'apply_events()', $$SELECT scheduler.apply_events(ARRAY['{"type": "ADDED", "object": {"kind": "Namespace", "metadata": {"name": "ns"}}}'::jsonb])$$),
+    (13, 'relist()', $$SELECT scheduler.relist('{"kind": "NamespaceList", "items": []}')$$),
+    (14, 'write profiles', $$INSERT INTO scheduler.profiles VALUES ('other', NULL) ON CONFLICT DO NOTHING$$),
+    (15, 'schedule_pending()', $$SELECT count(*) FROM schedule_pending()$$),
+    (16, 'write pods directly', $$UPDATE scheduler.pods SET priority = 7$$),
+    (17, 'write queue directly', $$UPDATE scheduler.queue SET state = 'active'$$),
+    (18, 'LOCK cycle_lock SHARE', $$LOCK scheduler.cycle_lock IN SHARE MODE$$),
+    (19, 'wakeup()', $$SELECT scheduler.wakeup()$$),
+    (20, 'dispatch_events()', $$SELECT scheduler.dispatch_events('node', NULL, NULL)$$),
+    (21, 'outbox_result()', $$SELECT scheduler.outbox_result(0, 200)$$),
+    (22, 'k8s_time()', $$SELECT scheduler.k8s_time(now())$$),
+    (23, 'hold_lead()', $$SELECT scheduler.hold_lead('bind')$$);
+
+CREATE FUNCTION pg_temp.try_all(who text) RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+    a record;
+BEGIN
+    FOR a IN SELECT * FROM pg_temp.actions ORDER BY n LOOP
+        BEGIN
+            EXECUTE a.stmt;
+            INSERT INTO pg_temp.outcomes VALUES (who, a.n, 'ok', NULL);
+        EXCEPTION WHEN OTHERS THEN
+            INSERT INTO pg_temp.outcomes VALUES (who, a.n, SQLSTATE, SQLERRM);
+        END;
+    END LOOP;
+END $$;
+
+SET ROLE regress_nobody;
+SELECT pg_temp.try_all('nobody');
+SET ROLE regress_reader;
+SELECT pg_temp.try_all('reader');
+SET ROLE regress_writer;
+SELECT pg_temp.try_all('writer');
+SET ROLE regress_admin;
+SELECT pg_temp.try_all('admin');
+RESET ROLE;
+
+SELECT a.what,
+       max(o.outcome) FILTER (WHERE o.role = 'nobody') AS nobody,
+       max(o.outcome) FILTER (WHERE o.role = 'reader') AS reader,
+       max(o.outcome) FILTER (WHERE o.role = 'writer') AS writer,
+       max(o.outcome) FILTER (WHERE o.role = 'admin') AS admin
+FROM actions a JOIN outcomes o USING (n) GROUP BY a.n, a.what ORDER BY a.n;
+
+-- what a role without them is told: the role to ask for, never an internal table
+SELECT DISTINCT message FROM outcomes WHERE role = 'nobody' AND outcome <> 'ok' ORDER BY 1;
+SELECT DISTINCT a.what, o.message FROM outcomes o JOIN actions a USING (n)
+WHERE o.role = 'reader' AND o.outcome <> 'ok' AND a.n BETWEEN 11 AND 15 ORDER BY 1;
+
+-- the functions PUBLIC may execute: the entry points, each checking its caller
+SELECT p.oid::regprocedure AS executable_by_public
+FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid AND d.deptype = 'e'
+JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'scheduler'
+WHERE has_function_privilege('regress_nobody', p.oid, 'EXECUTE') ORDER BY p.oid::regprocedure::text;
+-- every function of the extension runs with its search_path pinned
+SELECT count(*) AS functions, count(*) FILTER (WHERE 'search_path=pg_catalog, pg_temp' = ANY (p.proconfig)) AS pinned
+FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid AND d.deptype = 'e'
+JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'scheduler';
+-- and the roles are a chain: admin has writer's rights, writer reader's
+SELECT r.rolname, pg_has_role(r.rolname, 'scheduler_reader', 'USAGE') AS reader,
+       pg_has_role(r.rolname, 'scheduler_writer', 'USAGE') AS writer,
+       pg_has_role(r.rolname, 'scheduler_admin', 'USAGE') AS admin
+FROM pg_roles r WHERE r.rolname LIKE 'scheduler\_%' ORDER BY 1;
+
+DELETE FROM scheduler.profiles WHERE scheduler_name = 'other';
+DROP ROLE regress_reader, regress_writer, regress_admin, regress_nobody;
+TRUNCATE scheduler.nodes, scheduler.pods, scheduler.pod_attempts, scheduler.attempt_history, scheduler.namespaces;
