@@ -133,3 +133,33 @@ UPDATE scheduler.outbox SET finished_at = finished_at - interval '1 second' WHER
 SELECT count(*) FROM schedule_pending();
 SELECT state, count(*) FROM scheduler.outbox GROUP BY 1 ORDER BY 1;
 COMMIT;
+
+-- no answer, or 5xx, every time: retried up to scheduler.outbox_max_attempts
+-- (10) in all, then failed with "gave up after 10 attempts", and the
+-- reservation forgotten, as kube-scheduler forgets an assumed pod whose
+-- binding failed and puts it back in the queue: no request retries forever
+TRUNCATE scheduler.pods, scheduler.pod_attempts, scheduler.outbox;
+SELECT pg_temp.pod('unanswered', '100m');
+SELECT name, node FROM schedule_pending();
+SELECT scheduler.outbox_result(pg_temp.binding('unanswered'), 503, '{"kind": "Status", "code": 503, "message": "etcdserver: request timed out"}')
+FROM generate_series(1, 9);
+SELECT state, attempts, last_status FROM scheduler.outbox WHERE id = pg_temp.binding('unanswered');
+SELECT name, assumed_node FROM scheduler.pods WHERE name = 'unanswered';
+SELECT scheduler.outbox_result(pg_temp.binding('unanswered'), 503, '{"kind": "Status", "code": 503, "message": "etcdserver: request timed out"}');
+SELECT state, attempts, last_status, last_error FROM scheduler.outbox WHERE id = pg_temp.binding('unanswered');
+SELECT name, assumed_node FROM scheduler.pods WHERE name = 'unanswered';
+SELECT queue FROM scheduler.pending_pods WHERE name = 'unanswered';
+-- the cap is the caller's (the bind worker passes the setting)
+SELECT pg_temp.pod('impatient', '100m');
+SELECT name, node FROM schedule_pending() WHERE name = 'impatient';
+SELECT scheduler.outbox_result(pg_temp.binding('impatient'), 0, NULL, 2);
+SELECT scheduler.outbox_result(pg_temp.binding('impatient'), 0, NULL, 2);
+SELECT state, attempts, last_error FROM scheduler.outbox WHERE id = pg_temp.binding('impatient');
+
+-- -1: no request could be built (the bind worker refuses a name that is no
+-- path segment): failed at once, the reservation forgotten
+SELECT pg_temp.pod('unbuildable', '100m');
+SELECT name, node FROM schedule_pending() WHERE name = 'unbuildable';
+SELECT scheduler.outbox_result(pg_temp.binding('unbuildable'), -1, '{"message": "no request can be built for binding default/unbuildable: not a path segment"}');
+SELECT state, attempts, last_status FROM scheduler.outbox WHERE id = pg_temp.binding('unbuildable');
+SELECT name, assumed_node FROM scheduler.pods WHERE name = 'unbuildable';
