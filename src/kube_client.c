@@ -225,28 +225,18 @@ KubeConfigFree(KubeConfig *cfg)
 }
 
 /*
- * curl's write callback.  It must not throw: a response too large aborts the
- * transfer (returning less than given).
+ * Take n more bytes of req's response: a body is collected whole; a stream
+ * (on_line set) is cut into lines, each handed on as it completes.  Returns
+ * how many bytes were taken: less than n when the response is too large or
+ * the owner asked to stop.  It must not throw (curl calls it).
  */
-static size_t
-write_cb(char *data, size_t size, size_t nmemb, void *userp)
+size_t
+KubeFeed(KubeRequest *req, const char *data, size_t n, bool stream)
 {
-	KubeRequest *req = (KubeRequest *) userp;
-	size_t		n = size * nmemb;
-
 	if (req->failed || (size_t) req->response.len + n > MAX_RESPONSE)
 		return 0;
 	appendBinaryStringInfo(&req->response, data, n);
-	if (req->on_line)
-	{
-		long		code = 0;
-
-		/* a refusal's body (a Status) is no stream of events: keep it whole */
-		curl_easy_getinfo(req->easy, CURLINFO_RESPONSE_CODE, &code);
-		if (code != 200)
-			return n;
-	}
-	if (req->on_line)
+	if (stream)
 	{
 		char	   *start = req->response.data;
 		char	   *nl;
@@ -270,6 +260,26 @@ write_cb(char *data, size_t size, size_t nmemb, void *userp)
 		}
 	}
 	return n;
+}
+
+/*
+ * curl's write callback.  A refusal's body (a Status) is no stream of
+ * events, even on a streamed request: it is kept whole.
+ */
+static size_t
+write_cb(char *data, size_t size, size_t nmemb, void *userp)
+{
+	KubeRequest *req = (KubeRequest *) userp;
+	bool		stream = false;
+
+	if (req->on_line)
+	{
+		long		code = 0;
+
+		curl_easy_getinfo(req->easy, CURLINFO_RESPONSE_CODE, &code);
+		stream = code == 200;
+	}
+	return KubeFeed(req, data, size * nmemb, stream);
 }
 
 KubeRequest *
@@ -438,6 +448,34 @@ KubeParseJson(const char *text, size_t len)
 }
 
 /*
+ * A response's status in one line: "HTTP <code>", with the Status
+ * object's message when the body has one (found without a JSON parser: the
+ * body may be anything), or the start of the body, made safe for the log.
+ */
+char *
+KubeResponseMessage(long code, const char *body, size_t len)
+{
+	char	   *msg = NULL;
+	const char *m;
+	const char *stop = body + len;
+
+	m = len > 0 ? memmem(body, len, "\"message\":", 10) : NULL;
+	if (m != NULL)
+	{
+		const char *q = memchr(m + 10, '"', stop - (m + 10));
+		const char *end = q ? q + 1 : NULL;
+
+		while (end && end < stop && *end != '"')
+			end += (*end == '\\' && end + 1 < stop) ? 2 : 1;
+		if (q && end && end < stop && *end == '"')
+			msg = KubeCut(q + 1, end - q - 1, 300);
+	}
+	if (msg == NULL && len > 0)
+		msg = KubeCut(body, len, 200);
+	return psprintf("HTTP %ld%s%s", code, msg ? ": " : "", msg ? msg : "");
+}
+
+/*
  * What went wrong with a request, in one line: the HTTP status with the
  * Status object's message, or curl's error.  Never the token.  (The caller
  * names the request: this part alone tells one failure from another.)
@@ -447,31 +485,13 @@ KubeRequestError(KubeRequest *req, CURLcode result)
 {
 	long		code = KubeRequestStatus(req);
 	const char *curlmsg = req->curl_error[0] ? req->curl_error : curl_easy_strerror(result);
-	char	   *msg = NULL;
-	const char *body = req->response.data;
-	const char *m;
 
 	if (result != CURLE_OK && code == 0)
 		return pstrdup(curlmsg);
 	if (code >= 200 && code < 300)
 		return result != CURLE_OK ? psprintf("HTTP %ld, then %s", code, curlmsg)
 			: psprintf("HTTP %ld", code);
-
-	/* the Status object's message, found without a JSON parser */
-	m = strstr(body, "\"message\":");
-	if (m != NULL)
-	{
-		const char *q = strchr(m + 10, '"');
-		const char *end = q ? q + 1 : NULL;
-
-		while (end && *end && *end != '"')
-			end += (*end == '\\' && end[1]) ? 2 : 1;
-		if (q && end && *end == '"')
-			msg = KubeCut(q + 1, end - q - 1, 300);
-	}
-	if (msg == NULL && req->response.len > 0)
-		msg = KubeCut(body, req->response.len, 200);
-	return psprintf("HTTP %ld%s%s", code, msg ? ": " : "", msg ? msg : "");
+	return KubeResponseMessage(code, req->response.data, req->response.len);
 }
 
 /* ------------------------------------------------------------------------

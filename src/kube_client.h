@@ -68,6 +68,8 @@ extern KubeRequest *KubeRequestNew(KubeConfig *cfg, const char *method, const ch
 extern void KubeRequestFree(KubeRequest *req);
 extern long KubeRequestStatus(KubeRequest *req);
 extern char *KubeRequestError(KubeRequest *req, CURLcode result);
+extern char *KubeResponseMessage(long code, const char *body, size_t len);
+extern size_t KubeFeed(KubeRequest *req, const char *data, size_t n, bool stream);
 extern Jsonb *KubeParseJson(const char *text, size_t len);
 extern char *KubeCut(const char *s, size_t len, size_t max);
 extern char *KubePathSegment(const char *s);

@@ -467,6 +467,15 @@ extern int	MirrorApply(Jsonb *doc);
 extern char *scheduler_database;
 extern int	scheduler_worker_interval;
 extern void WatchInitGucs(void);
+typedef enum WatchLine
+{
+	WATCH_LINE_MALFORMED,		/* not a JSON object */
+	WATCH_LINE_EXPIRED,			/* ERROR event, 410 Gone: relist */
+	WATCH_LINE_ERROR,			/* another ERROR event: watch again */
+	WATCH_LINE_BOOKMARK,
+	WATCH_LINE_EVENT			/* to apply */
+} WatchLine;
+extern WatchLine WatchReadLine(const char *resource, const char *kind, const char *line, size_t len, Jsonb **event, char **rv);
 extern void MirrorBatchBegin(void);
 extern int	MirrorBatchEnd(void);
 extern void MirrorBatchAbandon(void);

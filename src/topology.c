@@ -180,7 +180,8 @@ append_term_key(StringInfo buf, const AffinityTerm *t)
 {
 	char	  **ns = palloc(sizeof(char *) * Max(t->nnamespaces, 1));
 
-	memcpy(ns, t->namespaces, sizeof(char *) * t->nnamespaces);
+	if (t->nnamespaces > 0)
+		memcpy(ns, t->namespaces, sizeof(char *) * t->nnamespaces);
 	qsort(ns, t->nnamespaces, sizeof(char *), cmp_str);
 	appendStringInfoString(buf, "ns[");
 	for (int i = 0; i < t->nnamespaces; i++)

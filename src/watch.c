@@ -320,27 +320,24 @@ bad_input(ErrorData *edata)
 }
 
 /*
- * Apply one line.  Returns B_CONTINUE, or what the stream must do now;
- * line_rv is set to the line's resourceVersion when it has one (before it is
- * applied: a line that fails to apply has still been read).
+ * WatchReadLine
+ *		What one line of the watch stream of resource (objects of kind
+ *		kind) says: malformed, the watch expired (410), another ERROR
+ *		event, a bookmark, or an event to apply (*event).  *rv is the
+ *		line's object's resourceVersion, when it has one.  An event of
+ *		another kind is an ERROR (22023).
  */
-static BatchOutcome
-apply_line(Watch *w, const char *line)
+WatchLine
+WatchReadLine(const char *resource, const char *kind, const char *line, size_t len, Jsonb **event, char **rv)
 {
 	Jsonb	   *j;
 	char	   *type;
 
-	line_rv = NULL;
-	j = KubeParseJson(line, strlen(line));
-
+	*event = NULL;
+	*rv = NULL;
+	j = KubeParseJson(line, len);
 	if (j == NULL || !JB_ROOT_IS_OBJECT(j))
-	{
-		ereport(LOG,
-				(errmsg("scheduler watch: malformed line in watch stream of %s: %s",
-						w->resource, KubeCut(line, strlen(line), MAX_LOGGED_LINE)),
-				 errdetail("The watch is reopened from resourceVersion %s.", w->rv ? w->rv : "(none)")));
-		return B_REWATCH;
-	}
+		return WATCH_LINE_MALFORMED;
 	type = JGetString(&j->root, "type", "watch event", NULL);
 	if (type && strcmp(type, "ERROR") == 0)
 	{
@@ -348,33 +345,61 @@ apply_line(Watch *w, const char *line)
 		JsonbValue *code = obj && obj->type == jbvBinary ? JGet(obj->val.binary.data, "code") : NULL;
 		char	   *codetext = code ? JScalarText(code) : NULL;
 
-		if (codetext && strcmp(codetext, "410") == 0)
-		{
+		return codetext && strcmp(codetext, "410") == 0 ? WATCH_LINE_EXPIRED : WATCH_LINE_ERROR;
+	}
+	*rv = object_rv(&j->root);
+	if (type && strcmp(type, "BOOKMARK") == 0)
+		return WATCH_LINE_BOOKMARK;
+	{
+		JsonbValue *obj = JGet(&j->root, "object");
+		char	   *k = obj && obj->type == jbvBinary ?
+			JGetString(obj->val.binary.data, "kind", "watch event", "object") : NULL;
+
+		if (k && strcmp(k, kind) != 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("watch event: object.kind: \"%s\" in the watch of %s", JShort(k), resource)));
+	}
+	*event = j;
+	return WATCH_LINE_EVENT;
+}
+
+/*
+ * Apply one line.  Returns B_CONTINUE, or what the stream must do now;
+ * line_rv is set to the line's resourceVersion when it has one (before it is
+ * applied: a line that fails to apply has still been read).
+ */
+static BatchOutcome
+apply_line(Watch *w, const char *line)
+{
+	Jsonb	   *event;
+
+	line_rv = NULL;
+	switch (WatchReadLine(w->resource, w->kind, line, strlen(line), &event, &line_rv))
+	{
+		case WATCH_LINE_MALFORMED:
+			ereport(LOG,
+					(errmsg("scheduler watch: malformed line in watch stream of %s: %s",
+							w->resource, KubeCut(line, strlen(line), MAX_LOGGED_LINE)),
+					 errdetail("The watch is reopened from resourceVersion %s.", w->rv ? w->rv : "(none)")));
+			return B_REWATCH;
+		case WATCH_LINE_EXPIRED:
 			ereport(LOG,
 					(errmsg("scheduler watch: the watch of %s expired (410 Gone) at resourceVersion %s; relisting",
 							w->resource, w->rv ? w->rv : "(none)")));
 			return B_RELIST;
-		}
-		KubeLogFailure(&failures, psprintf("watch of %s", w->resource),
-					   psprintf("ERROR event: %s", KubeCut(line, strlen(line), MAX_LOGGED_LINE)));
-		return B_REWATCH;
-	}
-	line_rv = object_rv(&j->root);
-	if (type && strcmp(type, "BOOKMARK") == 0)
-		return B_CONTINUE;
-	{
-		JsonbValue *obj = JGet(&j->root, "object");
-		char	   *kind = obj && obj->type == jbvBinary ?
-			JGetString(obj->val.binary.data, "kind", "watch event", "object") : NULL;
-
-		if (kind && strcmp(kind, w->kind) != 0)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("watch event: object.kind: \"%s\" in the watch of %s", kind, w->resource)));
+		case WATCH_LINE_ERROR:
+			KubeLogFailure(&failures, psprintf("watch of %s", w->resource),
+						   psprintf("ERROR event: %s", KubeCut(line, strlen(line), MAX_LOGGED_LINE)));
+			return B_REWATCH;
+		case WATCH_LINE_BOOKMARK:
+			return B_CONTINUE;
+		case WATCH_LINE_EVENT:
+			break;
 	}
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	(void) MirrorApply(j);
+	(void) MirrorApply(event);
 	SPI_finish();
 	w->events++;
 	return B_CONTINUE;

@@ -162,7 +162,8 @@ merge_namespaces(AffinityTerm *terms, int n)
 			rows = SPI_processed;
 		}
 		names = palloc(sizeof(char *) * (t->nnamespaces + rows + 1));
-		memcpy(names, t->namespaces, sizeof(char *) * t->nnamespaces);
+		if (t->nnamespaces > 0)
+			memcpy(names, t->namespaces, sizeof(char *) * t->nnamespaces);
 		for (uint64 r = 0; r < rows; r++)
 		{
 			bool		isnull;
