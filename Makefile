@@ -49,8 +49,33 @@ PG_CFLAGS = -Wall -Wextra -Werror
 SHLIB_LINK = -lcurl
 
 PG_CONFIG ?= /usr/lib/postgresql/15/bin/pg_config
+
+# make SANITIZE=1: the tests' sanitized build (test/sanitized, test/fuzz):
+# clang with AddressSanitizer, UndefinedBehaviorSanitizer (no recovery) and
+# libFuzzer's coverage, the fuzz harnesses linked in.  The sanitizers'
+# runtime comes with the library (-shared-libasan, found by its rpath), so
+# a stock postgres loads it; build it in a copy of the tree.  No -fwrapv:
+# a signed overflow in our code is a report.  -Wno-unused-parameter: clang
+# warns of an fcinfo unused (PG_FUNCTION_ARGS), which gcc lets pass as it
+# comes from a system header's macro; gcc's build checks the rest.
+ifdef SANITIZE
+override CC = clang
+override with_llvm = no
+CLANG_RT_DIR := $(dir $(shell clang -print-file-name=libclang_rt.asan-x86_64.so))
+OBJS += test/fuzz/harness.o test/fuzz/asan_landing.o
+SHLIB_LINK += -shared-libasan -Wl,-rpath,$(CLANG_RT_DIR) \
+	$(CLANG_RT_DIR)libclang_rt.fuzzer_no_main-x86_64.a -lstdc++
+endif
+
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
+
+ifdef SANITIZE
+override CFLAGS := -O1 -g -fno-omit-frame-pointer -fno-strict-aliasing -fPIC \
+	-fsanitize=address,undefined,fuzzer-no-link -fno-sanitize-recover=undefined \
+	-Wall -Wextra -Werror -Wmissing-prototypes -Wno-unused-parameter \
+	-include $(srcdir)/test/fuzz/asan_landing.h
+endif
 
 # PostgreSQL's headers are not clean under -Wextra (unused parameters in
 # inline functions); read them as system headers so the flags apply to our

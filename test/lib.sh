@@ -48,3 +48,27 @@ scan_logs() {
 	done
 	return $bad
 }
+
+# build_sanitized DIR: the sanitized build (make SANITIZE=1: AddressSanitizer,
+# UndefinedBehaviorSanitizer, libFuzzer's coverage and the fuzz harnesses),
+# made in a copy of the tree, its scheduler.so put in DIR.  A server loads
+# it instead of the installed one with dynamic_library_path = 'DIR:$libdir'
+# (see sanitized_conf).
+build_sanitized() {
+	local dir=$1 src
+	src=$(copy_tree "$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)" sanitized-build)
+	find "$src" \( -name '*.o' -o -name '*.bc' -o -name '*.so' \) -delete
+	if ! make -C "$src" -s -j"$(nproc)" SANITIZE=1 >"$src/build.log" 2>&1; then
+		cat "$src/build.log"
+		return 1
+	fi
+	mkdir -p "$dir"
+	cp "$src/scheduler.so" "$dir/scheduler.so"
+	[ "$(id -u)" = 0 ] && chown -R postgres "$dir"
+	rm -rf "$src"
+}
+
+# sanitized_conf DIR: postgresql.conf lines that load the build in DIR
+sanitized_conf() {
+	echo "dynamic_library_path = '$1:\$libdir'"
+}
