@@ -1,5 +1,13 @@
 \echo Use "CREATE EXTENSION scheduler" to load this file. \quit
 
+-- This script runs as a superuser with search_path = <target schema>,
+-- pg_temp: an operator or function planted there that matches one of its
+-- expressions better than pg_catalog's (oid = regnamespace) would run as
+-- that superuser.  So every name below is resolved in pg_catalog alone (the
+-- objects made are all schema-qualified); CREATE EXTENSION puts the path
+-- back after the script.
+SELECT pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+
 -- Everything lives in schema scheduler, so inventory tables named nodes or
 -- pods elsewhere never clash.  schedule_pending() alone goes in the schema
 -- CREATE EXTENSION targets (public by default), so it works on the default
