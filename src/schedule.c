@@ -478,9 +478,11 @@ marker_path(void)
  * The fault handler: mark the file and put the previous handler back.  A
  * fault (si_code > 0) then happens again as this returns, under that
  * handler, which sees it as it was (a sanitizer reports the right place).
- * A signal sent by kill() or raise() (abort()) is raised again: blocked
- * while this runs, it reaches that handler as this returns.  Either way the
- * process ends as it would have.  Only async-signal-safe calls.
+ * A signal sent by kill() or raise() (abort(), after a failed assertion or
+ * a sanitizer's report) is raised again under the default action: blocked
+ * while this runs, it ends the process as this returns, with no handler's
+ * report of a fault that is none (a sanitizer would report a kill -SEGV as
+ * a SEGV).  Only async-signal-safe calls.
  */
 static void
 fault_handler(int signo, siginfo_t *info, void *context pg_attribute_unused())
@@ -493,7 +495,10 @@ fault_handler(int signo, siginfo_t *info, void *context pg_attribute_unused())
 		if (fault_signals[i] == signo)
 			(void) sigaction(signo, &saved_actions[i], NULL);
 	if (info == NULL || info->si_code <= 0)
+	{
+		(void) signal(signo, SIG_DFL);
 		(void) raise(signo);
+	}
 	errno = save_errno;
 }
 
@@ -524,7 +529,12 @@ faults_watched(bool on)
 	watching = on;
 }
 
-/* Open the marker; *crashed is the uid a crash left in it, or NULL */
+/*
+ * Open the marker; *crashed is the uid a crash left in it, or NULL.  The
+ * file is left as it is until marker_arm(): an ERROR before then (while the
+ * pod is set aside) leaves the mark for the next call, and no handler
+ * installed.
+ */
 static int
 marker_open(char **crashed)
 {
@@ -549,13 +559,21 @@ marker_open(char **crashed)
 		if (buf[1] != '\0')
 			*crashed = pstrdup(buf + 1);
 	}
+	return fd;
+}
+
+/* Empty the marker and watch for faults: the cycles begin */
+static void
+marker_arm(int fd)
+{
+	if (fd < 0)
+		return;
 	if (ftruncate(fd, 0) != 0)
 		ereport(WARNING,
 				(errcode_for_file_access(),
 				 errmsg("scheduler: could not empty \"%s\": %m", marker_path())));
 	marker_fd = fd;
 	faults_watched(true);
-	return fd;
 }
 
 static void
@@ -810,23 +828,35 @@ emit_row(Run *r, const Attempt *a)
 	tuplestore_putvalues(r->rsinfo->setResult, r->rsinfo->setDesc, values, nulls);
 }
 
-/* A pod whose cycle crashed the server last time: set aside, said once */
+/*
+ * A pod whose cycle crashed the server last time: set aside, said once.  A
+ * uid too long for the marker (only a row planted past apply() has one) was
+ * cut: every pod whose uid begins so is set aside.
+ */
 static void
 set_aside_crashed(const char *uid)
 {
-	Attempt		a;
-	Oid			t = TEXTOID;
-	Datum		v = CStringGetTextDatum(uid);
+	Oid			t[2] = {TEXTOID, BOOLOID};
+	Datum		v[2];
+	int			n;
+	Attempt    *a;
 
-	memset(&a, 0, sizeof(a));
-	exec_args("SELECT namespace, name FROM scheduler.pods WHERE uid = $1", 1, &t, &v, NULL, SPI_OK_SELECT);
-	if (SPI_processed != 1)
+	v[0] = CStringGetTextDatum(uid);
+	v[1] = BoolGetDatum(strlen(uid) >= MARKER_SIZE - 2);
+	exec_args("SELECT uid, namespace, name FROM scheduler.pods"
+			  " WHERE uid = $1 OR ($2 AND pg_catalog.starts_with(uid, $1))", 2, t, v, NULL, SPI_OK_SELECT);
+	n = (int) SPI_processed;
+	if (n == 0)
 		return;					/* gone since */
-	a.pod.uid = pstrdup(uid);
-	a.pod.namespace = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
-	a.pod.name = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2);
-	record_failure(&a, "a server process ended abnormally while scheduling this pod", true);
-	write_results(&a, 1);
+	a = palloc0(sizeof(Attempt) * n);
+	for (int i = 0; i < n; i++)
+	{
+		a[i].pod.uid = SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1);
+		a[i].pod.namespace = SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 2);
+		a[i].pod.name = SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 3);
+		record_failure(&a[i], "a server process ended abnormally while scheduling this pod", true);
+	}
+	write_results(a, n);
 }
 
 /* The pods ready to try, highest priority first, then longest queued */
@@ -931,11 +961,12 @@ SchedulePending(int64 max_pods, ReturnSetInfo *rsinfo)
 		set_aside_crashed(crashed);
 
 	/*
-	 * 3.-5. with the marker open; an ERROR (which a caller may catch and go
+	 * 3.-5. with the marker armed; an ERROR (which a caller may catch and go
 	 * on) closes it and takes the fault handler down
 	 */
 	PG_TRY();
 	{
+		marker_arm(r.marker);
 		run_pods(&r, max_pods);
 	}
 	PG_CATCH();
