@@ -245,6 +245,51 @@ claim(KubeConfig *cfg, long *next_ms)
 	return items;
 }
 
+/*
+ * A response's body as jsonb, or NULL when it is none: not JSON, or JSON
+ * that jsonb cannot hold (nested past max_stack_depth, past jsonb's size
+ * limits), which throws: caught in a subtransaction, so that the status is
+ * recorded all the same and the request's attempts count towards the cap.
+ * Any other ERROR (a cancel, out of memory) is thrown on.
+ */
+static Jsonb *
+response_json(const OutboxItem *it)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	ResourceOwner owner = CurrentResourceOwner;
+	Jsonb	   *volatile resp = NULL;
+	ErrorData  *volatile edata = NULL;
+
+	BeginInternalSubTransaction(NULL);
+	PG_TRY();
+	{
+		resp = KubeParseJson(it->response, it->response_len);
+		ReleaseCurrentSubTransaction();
+	}
+	PG_CATCH();
+	{
+		MemoryContextSwitchTo(cxt);
+		edata = CopyErrorData();
+		FlushErrorState();
+		RollbackAndReleaseCurrentSubTransaction();
+	}
+	PG_END_TRY();
+	MemoryContextSwitchTo(cxt);
+	CurrentResourceOwner = owner;
+	if (edata != NULL)
+	{
+		int			class = ERRCODE_TO_CATEGORY(edata->sqlerrcode);
+
+		if (class != ERRCODE_DATA_EXCEPTION && class != ERRCODE_PROGRAM_LIMIT_EXCEEDED)
+			ReThrowError(edata);
+		ereport(WARNING,
+				(errmsg("scheduler bind: the response to outbox request %lld (HTTP %ld) is no JSON object we can hold: %s",
+						(long long) it->id, it->status, edata->message)));
+		resp = NULL;
+	}
+	return resp;
+}
+
 /* Record these responses in one transaction */
 static void
 record(List *items)
@@ -265,7 +310,7 @@ record(List *items)
 		Jsonb	   *resp = NULL;
 
 		if (it->response_len > 0)
-			resp = KubeParseJson(it->response, it->response_len);
+			resp = response_json(it);
 		args[0] = Int64GetDatum(it->id);
 		args[1] = Int32GetDatum((int32) it->status);
 		args[3] = Int32GetDatum(scheduler_outbox_max_attempts);

@@ -1550,7 +1550,7 @@ class Faults:
     KEYS = {"clear", "http_500_next", "http_429_next", "match", "method", "drop_watch_after_events",
             "expire_watch_after_events", "malformed_line_next_watch", "stall_watch_seconds", "compact",
             "close_watches", "latency_ms", "bookmark_interval_seconds", "graceful_delete_seconds",
-            "fuzz_watches", "fuzz_lines", "seed"}
+            "fuzz_watches", "fuzz_lines", "seed", "deep_500_next"}
 
     def __init__(self, bookmark_interval):
         self.lock = threading.Lock()
@@ -1574,6 +1574,9 @@ class Faults:
           clear: true                      remove every fault and setting first
           http_500_next: N                 next N matching non-debug requests get 500
           http_429_next: N                 ... 429 TooManyRequests (Retry-After: 1)
+          deep_500_next: N                 ... 500 with a body that is JSON nested
+                                           100000 deep (what a broken proxy
+                                           might send; no jsonb holds it)
           drop_watch_after_events: N       a watch that has sent N events since now
                                            sends half of its next line (the next
                                            event, or a BOOKMARK line if none comes
@@ -1615,6 +1618,8 @@ class Faults:
                 self.http_errors.append([500, int(body["http_500_next"]), match, method])
             if body.get("http_429_next"):
                 self.http_errors.append([429, int(body["http_429_next"]), match, method])
+            if body.get("deep_500_next"):
+                self.http_errors.append(["deep", int(body["deep_500_next"]), match, method])
             for key, action in (("drop_watch_after_events", "drop"), ("expire_watch_after_events", "expire")):
                 if body.get(key) is not None and body.get(key) is not False:
                     self.watch_faults.append({"id": next(self.ids), "action": action, "after": int(body[key]),
@@ -2586,6 +2591,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 self.handle_debug(method, path, params, body)
                 return
             code = app.faults.http_error(method, self.path)
+            if code == "deep":
+                self.send_bytes(500, b'{"kind": "Status", "code": 500, "details": ' + b"[" * 100000 + b"]" * 100000 + b"}",
+                                "application/json")
+                return
             if code:
                 if code == 429:
                     raise ApiError(429, "TooManyRequests", "Too many requests, please try again later.",

@@ -203,7 +203,24 @@ is(sqlq(q{SELECT state || ' ' || last_status FROM scheduler.outbox WHERE pod_uid
 like(sqlq(q{SELECT state || ' ' || last_status FROM scheduler.outbox WHERE pod_uid = 'u-space'}), qr/^failed 4\d\d$/,
 	'a name with a space is sent escaped, refused, and not retried forever');
 
+# --- a response no jsonb can hold (nested 100000 deep) still counts: the
+# binding is retried up to scheduler.outbox_max_attempts, then fails and the
+# pod goes back to the queue (kube-scheduler's failed binding: forget, requeue),
+# and is bound on its next cycle; never re-sent forever
+$node->append_conf('postgresql.conf', "scheduler.outbox_max_attempts = 3\n");
+$node->reload;
+kjson('POST', '/debug/faults', { deep_500_next => 3, match => '/pods/deep/binding' });
+$pod->('deep', '100m');
+ok($node->poll_query_until('inventory', q{SELECT count(*) = 1 FROM scheduler.pods WHERE name = 'deep' AND node_name IS NOT NULL}),
+	'the pod whose bindings got unreadable 500s is bound in the end');
+is(sqlq(q{SELECT string_agg(state || ' ' || attempts || ' ' || coalesce(last_status::text, '') || ' ' || coalesce(last_error, ''), '; ' ORDER BY id)
+	FROM scheduler.outbox WHERE kind = 'binding' AND name = 'deep'}),
+	'failed 3 500 gave up after 3 attempts; done 1 201 ',
+	'three 500s counted (the cap of 3), then failed; the next cycle\'s binding done');
+
 $node->stop;
 like(slurp_file($node->logfile), qr/scheduler bind: no request can be built for binding \.\.\/x/,
 	'the row no request can be built for is logged');
+like(slurp_file($node->logfile), qr/scheduler bind: the response to outbox request \d+ \(HTTP 500\) is no JSON object we can hold/,
+	'the unreadable response is logged');
 done_testing();
