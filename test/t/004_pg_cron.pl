@@ -1,8 +1,9 @@
 # The periodic safety job through pg_cron (Debian's 1.4.2, one-minute
 # resolution): with no scheduler worker running, a pending pod is placed by
-# the job 'SELECT count(*) FROM schedule_pending()', which also flushes the
-# queue's timers (expired backoff, unschedulable timeout) first.  This is the
-# registration the README documents.
+# the job 'SELECT pg_catalog.count(*) FROM public.schedule_pending()', which
+# also flushes the queue's timers (expired backoff, unschedulable timeout)
+# first.  Every name schema-qualified: the job runs as a superuser on the
+# database's search_path.  This is the registration the README documents.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -33,7 +34,7 @@ is($node->safe_psql('postgres', q{SELECT queue FROM scheduler.pending_pods WHERE
 
 # the documented registration
 $node->safe_psql('postgres', q{
-	SELECT cron.schedule('scheduler-safety', '* * * * *', 'SELECT count(*) FROM schedule_pending()');
+	SELECT cron.schedule('scheduler-safety', '* * * * *', 'SELECT pg_catalog.count(*) FROM public.schedule_pending()');
 });
 ok($node->poll_query_until('postgres', q{SELECT assumed_node = 'n1' FROM scheduler.pods WHERE name = 'web'}),
 	'the pg_cron job placed the pod');
