@@ -60,3 +60,16 @@ ALTER EXTENSION scheduler UPDATE;
 DROP TABLE public.nodes, public.pods;
 -- GUCs
 SHOW scheduler.scheduler_name;
+-- The roles outlive DROP EXTENSION and are taken as they are by the next
+-- CREATE EXTENSION, members and all; but not one that can log in (or holds
+-- an attribute): whoever has its password would be a scheduler_writer
+\set SHOW_CONTEXT never
+DROP EXTENSION scheduler;
+SELECT rolname, rolcanlogin FROM pg_roles WHERE rolname LIKE 'scheduler\_%' ORDER BY 1;
+ALTER ROLE scheduler_writer LOGIN;
+CREATE EXTENSION scheduler;
+ALTER ROLE scheduler_writer NOLOGIN CREATEDB;
+CREATE EXTENSION scheduler;
+ALTER ROLE scheduler_writer NOCREATEDB;
+CREATE EXTENSION scheduler;
+SELECT extname FROM pg_extension WHERE extname = 'scheduler';

@@ -794,7 +794,22 @@ COMMENT ON FUNCTION scheduler.release_lead(text) IS 'Give back a lead taken with
 -- CREATE EXTENSION finds them made.
 ------------------------------------------------------------------------------
 DO $$
+DECLARE
+    r record;
 BEGIN
+    -- a role of these names made before (by an earlier install, which left
+    -- it, or by hand) is taken as it is, with its members; but one that can
+    -- log in, or bypasses checks, is no group role: whoever holds its
+    -- password would get what the role may do here
+    FOR r IN SELECT rolname FROM pg_catalog.pg_roles
+             WHERE rolname OPERATOR(pg_catalog.=) ANY ('{scheduler_reader,scheduler_writer,scheduler_admin}'::pg_catalog.name[])
+               AND (rolcanlogin OR rolsuper OR rolbypassrls OR rolcreaterole OR rolcreatedb OR rolreplication)
+    LOOP
+        RAISE EXCEPTION 'role "%" exists and can log in or holds an attribute', r.rolname
+            USING ERRCODE = 'object_not_in_prerequisite_state',
+                  DETAIL = 'The extension''s roles are group roles: NOLOGIN, with no attribute.',
+                  HINT = pg_catalog.format('ALTER ROLE %I NOLOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS; or drop it first.', r.rolname);
+    END LOOP;
     IF NOT EXISTS (SELECT FROM pg_catalog.pg_roles WHERE rolname = 'scheduler_reader') THEN
         CREATE ROLE scheduler_reader NOLOGIN;
     END IF;
