@@ -301,3 +301,30 @@ UPDATE scheduler.pods SET requests = '[1]' WHERE name = 'planted';
 SELECT node, requested, pods FROM scheduler.snapshot_from_tables ORDER BY 1;
 
 TRUNCATE scheduler.nodes, scheduler.pods, scheduler.pod_attempts, scheduler.attempt_history;
+
+------------------------------------------------------------------------------
+-- 9f. (sqlfuzz, the sanitized build) A budget planted with
+--     disruptions_allowed at the int32 minimum: taking one more disruption
+--     from it overflowed (UBSan), and wrapped to the maximum in the stock
+--     build, so the budget's pod became the cheap victim.  A budget below
+--     zero stays violated, as kube-scheduler's pdbsAllowed[i]-- then < 0:
+--     the node whose victim no budget guards is picked, although its victim
+--     has the higher priority (the same choice as sql/preemption's).
+------------------------------------------------------------------------------
+SELECT pg_temp.node('p1') + pg_temp.node('p2') AS nodes;
+SELECT scheduler.apply('{"kind": "Pod", "metadata": {"name": "guarded", "namespace": "default", "uid": "u-guarded",
+    "labels": {"app": "db"}}, "spec": {"nodeName": "p1", "priority": 0,
+    "containers": [{"name": "c", "resources": {"requests": {"cpu": "4"}}}]}}');
+SELECT scheduler.apply('{"kind": "Pod", "metadata": {"name": "other", "namespace": "default", "uid": "u-other"},
+    "spec": {"nodeName": "p2", "priority": 10, "containers": [{"name": "c", "resources": {"requests": {"cpu": "4"}}}]}}');
+SELECT scheduler.apply('{"kind": "PodDisruptionBudget", "apiVersion": "policy/v1",
+    "metadata": {"name": "db", "namespace": "default", "uid": "pdb-db"},
+    "spec": {"minAvailable": 1, "selector": {"matchLabels": {"app": "db"}}},
+    "status": {"disruptionsAllowed": 0, "currentHealthy": 1, "desiredHealthy": 1, "expectedPods": 1}}');
+UPDATE scheduler.pdbs SET disruptions_allowed = -2147483648 WHERE name = 'db';
+SELECT scheduler.apply('{"kind": "Pod", "metadata": {"name": "vip", "namespace": "default", "uid": "u-vip"},
+    "spec": {"priority": 1000, "containers": [{"name": "c", "resources": {"requests": {"cpu": "4"}}}]}}');
+SELECT * FROM pg_temp.run();
+SELECT p.name, q.nominated_node FROM scheduler.queue q JOIN scheduler.pods p ON p.uid = q.pod_uid WHERE p.name = 'vip';
+SELECT name, coalesce(node_name, assumed_node) AS node FROM scheduler.pods ORDER BY 1;
+TRUNCATE scheduler.nodes, scheduler.pods, scheduler.pod_attempts, scheduler.attempt_history, scheduler.pdbs;

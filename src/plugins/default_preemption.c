@@ -163,7 +163,11 @@ split_by_pdb(List *pods, Pdb *pdbs, int npdbs, List **violating, List **fine)
 					continue;
 				if (LabelGet(pdbs[i].disrupted, p->name, strlen(p->name), &len) != NULL)
 					continue;
-				if (--allowed[i] < 0)
+				/* kube-scheduler's pdbsAllowed[i]-- then < 0; a planted
+				 * minimum stays below zero rather than wrap */
+				if (allowed[i] > PG_INT32_MIN)
+					allowed[i]--;
+				if (allowed[i] < 0)
 					violated = true;
 			}
 		if (violated)
