@@ -328,3 +328,34 @@ SELECT * FROM pg_temp.run();
 SELECT p.name, q.nominated_node FROM scheduler.queue q JOIN scheduler.pods p ON p.uid = q.pod_uid WHERE p.name = 'vip';
 SELECT name, coalesce(node_name, assumed_node) AS node FROM scheduler.pods ORDER BY 1;
 TRUNCATE scheduler.nodes, scheduler.pods, scheduler.pod_attempts, scheduler.attempt_history, scheduler.pdbs;
+
+------------------------------------------------------------------------------
+-- 9g. (review) Bookkeeping planted at its edges: a node search start of
+--     INT_MAX overflowed (the stock build then read cand[-1]); attempt
+--     counts at INT_MAX and a -infinity time made the write-back throw, so
+--     every call failed while that pod was in it; an outbox row at INT_MAX
+--     attempts made outbox_result() throw, so the bind worker's record of a
+--     whole batch failed and it sent the batch again forever.  Counts stop
+--     at the int4 maximum; the start is taken modulo the nodes.
+------------------------------------------------------------------------------
+SELECT pg_temp.node('q1') + pg_temp.node('q2') AS nodes;
+SELECT pg_temp.pod('edge-big', '{"containers": [{"name": "c", "resources": {"requests": {"cpu": "100"}}}]}');
+SELECT * FROM pg_temp.run();
+UPDATE scheduler.cycle_lock SET next_start_node_index = 2147483647;
+UPDATE scheduler.queue SET attempts = 2147483647, internal_errors = 2147483647, moved_at = '-infinity', state = 'active'
+WHERE pod_uid = 'u-edge-big';
+UPDATE scheduler.pod_attempts SET attempts = 2147483647 WHERE pod_uid = 'u-edge-big';
+SELECT pg_temp.pod('edge-1', '{"containers": [{"name": "c", "resources": {"requests": {"cpu": "1"}}}]}')
+     + pg_temp.pod('edge-2', '{"containers": [{"name": "c", "resources": {"requests": {"cpu": "1"}}}]}') AS pods;
+SELECT * FROM pg_temp.run();
+SELECT q.attempts, q.internal_errors, a.attempts AS pod_attempts
+FROM scheduler.queue q JOIN scheduler.pod_attempts a USING (pod_uid) WHERE pod_uid = 'u-edge-big';
+SELECT next_start_node_index BETWEEN 0 AND 1 AS start_in_range FROM scheduler.cycle_lock;
+SELECT queue_wait IS NULL AS no_wait_from_minus_infinity FROM scheduler.attempt_history
+WHERE pod_uid = 'u-edge-big' ORDER BY id DESC LIMIT 1;
+INSERT INTO scheduler.outbox (kind, pod_uid, namespace, name, body, attempts, next_attempt_at)
+VALUES ('binding', 'u-edge-big', 'default', 'edge-big', '{}', 2147483647, '-infinity');
+SELECT scheduler.outbox_result(id, 503) FROM scheduler.outbox WHERE pod_uid = 'u-edge-big';
+SELECT state, attempts, last_error FROM scheduler.outbox WHERE pod_uid = 'u-edge-big';
+TRUNCATE scheduler.nodes, scheduler.pods, scheduler.pod_attempts, scheduler.attempt_history, scheduler.outbox;
+UPDATE scheduler.cycle_lock SET next_start_node_index = 0;

@@ -706,6 +706,7 @@ DECLARE
     o scheduler.outbox;
     msg text := coalesce(response->>'message', '');
     verdict text;
+    tries integer;   -- this attempt's number (a planted count stops at the int4 maximum)
 BEGIN
     SELECT * INTO o FROM scheduler.outbox WHERE id = request FOR UPDATE;
     IF NOT FOUND THEN
@@ -714,6 +715,7 @@ BEGIN
     IF o.state <> 'pending' THEN
         RETURN o.state;   -- a late duplicate report changes nothing
     END IF;
+    tries := least(o.attempts, 2147483646) + 1;
     verdict := CASE
         WHEN http_status IN (200, 201) THEN 'done'
         -- a preemption victim: deleting (202), or already gone (404)
@@ -722,19 +724,19 @@ BEGIN
              AND strpos(msg, 'is already assigned to node "' || o.node || '"') > 0 THEN 'done'
         WHEN http_status IN (0, 401, 403, 429) OR http_status >= 500 THEN 'retry'
         ELSE 'failed' END;
-    IF verdict = 'retry' AND o.attempts + 1 >= max_attempts THEN
+    IF verdict = 'retry' AND tries >= max_attempts THEN
         verdict := 'failed';
-        msg := 'gave up after ' || (o.attempts + 1) || ' attempts' || CASE WHEN msg <> '' THEN ': ' || msg ELSE '' END;
+        msg := 'gave up after ' || tries || ' attempts' || CASE WHEN msg <> '' THEN ': ' || msg ELSE '' END;
     END IF;
     IF verdict = 'retry' THEN
         UPDATE scheduler.outbox
-        SET attempts = attempts + 1, last_status = http_status, last_error = nullif(msg, ''),
+        SET attempts = tries, last_status = http_status, last_error = nullif(msg, ''),
             next_attempt_at = now() + least(power(2::float8, least(attempts, 10)::float8), 60) * interval '1 second'
         WHERE id = request;
         RETURN 'pending';
     END IF;
     UPDATE scheduler.outbox
-    SET state = verdict, attempts = attempts + 1, last_status = http_status,
+    SET state = verdict, attempts = tries, last_status = http_status,
         last_error = nullif(msg, ''), finished_at = now()
     WHERE id = request;
     IF verdict = 'failed' AND o.kind = 'binding' THEN

@@ -232,7 +232,7 @@ claim(KubeConfig *cfg, long *next_ms)
 	*next_ms = -1;
 	/* NULL when nothing is pending (not greatest(0, ...): that makes it 0) */
 	if (SPI_execute("SELECT ceil(1000 * extract(epoch FROM min(next_attempt_at) - clock_timestamp()))::int8"
-					" FROM scheduler.outbox WHERE state = 'pending'", false, 0) == SPI_OK_SELECT &&
+					" FROM scheduler.outbox WHERE state = 'pending' AND isfinite(next_attempt_at)", false, 0) == SPI_OK_SELECT &&
 		SPI_processed == 1)
 	{
 		bool		isnull;

@@ -584,7 +584,7 @@ RunSchedulingCycle(ClusterSnapshot *snap, const Profile *profile, const PodInfo 
 	to_find = NumFeasibleNodesToFind(percentage, ncand);
 	feasible = palloc(sizeof(NodeInfo *) * Max(to_find, 1));
 	res->verdicts = palloc0(sizeof(NodeVerdict) * ncand);
-	start = (*next_start) % ncand;
+	start = (*next_start) % ncand;	/* 0 <= *next_start: SchedulePending's */
 
 	for (int i = 0; i < ncand && nfeasible < to_find; i++)
 	{
@@ -611,7 +611,8 @@ RunSchedulingCycle(ClusterSnapshot *snap, const Profile *profile, const PodInfo 
 			v->status = st;
 		}
 	}
-	*next_start = (*next_start + examined) % snap->nnodes;
+	/* in int64: a stored start (a planted one too) may be near INT_MAX */
+	*next_start = (int) (((int64) *next_start + examined) % snap->nnodes);
 
 	if (nfeasible == 0)
 	{

@@ -184,7 +184,8 @@ write_results(Attempt *attempts, int n)
 				  " SELECT d.id, d.uid, p.namespace, p.name, now(),"
 				  " CASE WHEN d.node IS NULL THEN 'unschedulable' ELSE 'scheduled' END,"
 				  " d.node, d.message, ARRAY(SELECT jsonb_array_elements_text(d.rejected)), d.diagnosis, d.diag_of,"
-				  " now() - coalesce(q.moved_at, q.first_enqueued_at), d.cycle_us * interval '1 microsecond'"
+				  " CASE WHEN isfinite(coalesce(q.moved_at, q.first_enqueued_at))"
+				  "      THEN now() - coalesce(q.moved_at, q.first_enqueued_at) END, d.cycle_us * interval '1 microsecond'"
 				  " FROM unnest($1::text[], $2::text[], $3::text[], $4::jsonb[], $5::jsonb[], $6::bool[], $7::int8[],"
 				  "             $8::int8[], $9::int8[])"
 				  "   AS d(uid, node, message, diagnosis, rejected, error, cycle_us, id, diag_of)"
@@ -209,11 +210,11 @@ write_results(Attempt *attempts, int n)
 	 * set aside: unschedulable until it changes (a crash), or until the
 	 * unschedulable timeout flushes it too (an ERROR).
 	 */
-	exec_args("UPDATE scheduler.queue q SET attempts = q.attempts + 1,"
+	exec_args("UPDATE scheduler.queue q SET attempts = least(q.attempts, 2147483646) + 1,"
 			  " state = CASE WHEN d.aside OR (d.internal AND q.internal_errors > 0) THEN 'unschedulable'"
 			  "              WHEN d.error OR jsonb_array_length(d.rejected) = 0 THEN 'backoff'"
 			  "              ELSE 'unschedulable' END,"
-			  " internal_errors = CASE WHEN d.internal THEN q.internal_errors + 1 ELSE 0 END,"
+			  " internal_errors = CASE WHEN d.internal THEN least(q.internal_errors, 2147483646) + 1 ELSE 0 END,"
 			  " rejected_by = ARRAY(SELECT jsonb_array_elements_text(d.rejected)),"
 			  " backoff_until = now() + least($8::float8 * power(2::float8, least(q.attempts, 40)::float8),"
 			  "                               $9::float8) * interval '1 millisecond',"
@@ -297,7 +298,7 @@ write_results(Attempt *attempts, int n)
 			  " FROM unnest($1::text[], $2::text[], $3::text[], $4::int8[], $5::jsonb[])"
 			  "   AS d(uid, node, message, history_id, rejected)"
 			  " WHERE EXISTS (SELECT 1 FROM scheduler.pods p WHERE p.uid = d.uid)"
-			  " ON CONFLICT (pod_uid) DO UPDATE SET attempts = a.attempts + 1,"
+			  " ON CONFLICT (pod_uid) DO UPDATE SET attempts = least(a.attempts, 2147483646) + 1,"
 			  " last_attempt_at = EXCLUDED.last_attempt_at, result = EXCLUDED.result,"
 			  " node = EXCLUDED.node, message = EXCLUDED.message,"
 			  " rejected_by = EXCLUDED.rejected_by, history_id = EXCLUDED.history_id,"
