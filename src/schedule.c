@@ -860,6 +860,54 @@ set_aside_crashed(const char *uid)
 	write_results(a, n);
 }
 
+/*
+ * Set the crashed pod aside in a subtransaction.  An ERROR that may pass (a
+ * cancel, a lock or statement timeout, a deadlock, a shortage) is thrown
+ * on, and the mark stays for the next call; any other (a row that cannot
+ * be written) is told in a WARNING and the mark is let go, so that the
+ * calls go on: the pod is then scheduled as any other.
+ */
+static void
+set_aside_or_forget(const char *uid)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	ResourceOwner owner = CurrentResourceOwner;
+	ErrorData  *volatile edata = NULL;
+
+	BeginInternalSubTransaction(NULL);
+	PG_TRY();
+	{
+		set_aside_crashed(uid);
+		ReleaseCurrentSubTransaction();
+	}
+	PG_CATCH();
+	{
+		MemoryContextSwitchTo(cxt);
+		edata = CopyErrorData();
+		FlushErrorState();
+		RollbackAndReleaseCurrentSubTransaction();
+	}
+	PG_END_TRY();
+	MemoryContextSwitchTo(cxt);
+	CurrentResourceOwner = owner;
+	if (edata == NULL)
+		return;
+	switch (ERRCODE_TO_CATEGORY(edata->sqlerrcode))
+	{
+		case ERRCODE_OPERATOR_INTERVENTION:
+		case ERRCODE_TRANSACTION_ROLLBACK:
+		case ERRCODE_INSUFFICIENT_RESOURCES:
+		case ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE:	/* 55P03 lock_not_available */
+			ReThrowError(edata);
+			break;
+		default:
+			ereport(WARNING,
+					(errmsg("scheduler: could not set aside pod %s, whose cycle crashed a server process: %s",
+							JShort(uid), edata->message),
+					 errdetail("It is scheduled as any other pod.")));
+	}
+}
+
 /* The pods ready to try, highest priority first, then longest queued */
 static void
 read_queue(Run *r, int64 max_pods)
@@ -959,7 +1007,7 @@ SchedulePending(int64 max_pods, ReturnSetInfo *rsinfo)
 	queue_housekeeping();
 	r.marker = marker_open(&crashed);
 	if (crashed)
-		set_aside_crashed(crashed);
+		set_aside_or_forget(crashed);
 
 	/*
 	 * 3.-5. with the marker armed; an ERROR (which a caller may catch and go

@@ -198,6 +198,33 @@ ok($node->poll_query_until('postgres',
 	'changed, it is tried again, and placed');
 is(crash_lines(), $crashes + 1, 'one crash, no loop');
 
+# --- a mark the next call cannot act on: the pod's queue row cannot be
+# written (a trigger a superuser planted refuses it).  The mark is let go
+# with a WARNING and the call goes on, the pod scheduled as any other;
+# before, every later call failed on it.  The mark is written by hand, as a
+# crash leaves it.
+apply('calls', pod_json('stuck'));
+my $stuck = q1('calls', q{SELECT uid FROM scheduler.pods WHERE name = 'stuck'});
+q1('calls', qq{CREATE FUNCTION public.refuse() RETURNS trigger LANGUAGE plpgsql AS \$\$
+BEGIN RAISE EXCEPTION 'planted refusal'; END \$\$;
+CREATE TRIGGER refuse BEFORE UPDATE ON scheduler.queue FOR EACH ROW
+	WHEN (OLD.pod_uid = '$stuck') EXECUTE FUNCTION public.refuse();});
+{
+	my $oid = q1('postgres', q{SELECT oid FROM pg_database WHERE datname = 'calls'});
+	open(my $f, '>', $node->data_dir . "/pg_stat_tmp/scheduler.$oid.cycle") or die "marker: $!";
+	print $f "C$stuck\0";
+	close $f;
+}
+is(marker_of('calls'), "C$stuck", 'a mark naming the pod');
+my ($rc, $out, $err) = $node->psql('calls', 'SELECT count(*) FROM schedule_pending()');
+is($rc, 0, 'the call that cannot set the pod aside goes on');
+like($err, qr/WARNING:  scheduler: could not set aside pod \Q$stuck\E, whose cycle crashed a server process: planted refusal/,
+	'with a WARNING saying why');
+is(q1('calls', q{SELECT assumed_node IS NOT NULL FROM scheduler.pods WHERE name = 'stuck'}), 't',
+	'the pod is scheduled as any other');
+is(marker_of('calls'), '', 'the mark is let go');
+q1('calls', 'DROP TRIGGER refuse ON scheduler.queue; DROP FUNCTION public.refuse()');
+
 # every crash in the log is one this test planted
 my @pids = slurp_file($node->logfile) =~ /\(PID (\d+)\) was terminated by signal/g;
 is_deeply([ sort @pids ], [ sort @planted ], 'no crash but the planted ones');
