@@ -719,58 +719,11 @@ ValidateObjectMeta(const char *kind, JsonbContainer *meta, const char *what)
  */
 
 /*
- * ValidateLabelSelector.  allow_invalid_values: the values of expressions
- * are not held to label values (a pod admitted before that rule: kube-
- * scheduler then treats the requirement as not parsing).
+ * A selector requirement: ValidateLabelSelectorRequirement, or with gt_lt
+ * ValidateNodeSelectorRequirement (which also takes Gt and Lt, one value).
  */
 static void
-check_label_selector(JsonbValue *v, bool allow_invalid_values, const char *what, const char *path)
-{
-	JsonbContainer *sel = as_object(v, what, path);
-	JsonbContainer *exprs;
-
-	if (sel == NULL)
-		return;
-	check_labels(get(sel, "matchLabels"), what, child(path, "matchLabels"));
-	exprs = get_array(sel, "matchExpressions", what, path);
-	for (int i = 0; i < length(exprs); i++)
-	{
-		char	   *p = index_of(child(path, "matchExpressions"), i);
-		JsonbContainer *e = as_object(element(exprs, i), what, p);
-		char	   *key = get_string(e, "key", what, p);
-		char	   *op = get_string(e, "operator", what, p);
-		JsonbContainer *values = get_array(e, "values", what, p);
-		int			n = length(values);
-
-		for (int j = 0; j < n; j++)
-		{
-			char	   *val = as_string(element(values, j), what, index_of(child(p, "values"), j));
-			const char *err = label_value_error(val);
-
-			if (err && !allow_invalid_values)
-				invalid(what, index_of(child(p, "values"), j), val, err);
-		}
-		if (op == NULL)
-			op = "";
-		if (strcmp(op, "In") == 0 || strcmp(op, "NotIn") == 0)
-		{
-			if (n == 0)
-				required(what, child(p, "values"), "must be specified when `operator` is 'In' or 'NotIn'");
-		}
-		else if (strcmp(op, "Exists") == 0 || strcmp(op, "DoesNotExist") == 0)
-		{
-			if (n > 0)
-				forbidden(what, child(p, "values"), "may not be specified when `operator` is 'Exists' or 'DoesNotExist'");
-		}
-		else
-			invalid(what, child(p, "operator"), op, "not a valid selector operator");
-		check_label_key(key ? key : "", what, child(p, "key"));
-	}
-}
-
-/* ValidateNodeSelectorRequirement (matchExpressions of node affinity) */
-static void
-check_node_requirement(JsonbContainer *e, bool allow_invalid_values, const char *what, const char *p)
+check_requirement(JsonbContainer *e, bool allow_invalid_values, bool gt_lt, const char *what, const char *p)
 {
 	char	   *key = get_string(e, "key", what, p);
 	char	   *op = get_string(e, "operator", what, p);
@@ -797,7 +750,7 @@ check_node_requirement(JsonbContainer *e, bool allow_invalid_values, const char 
 		if (n > 0)
 			forbidden(what, child(p, "values"), "may not be specified when `operator` is 'Exists' or 'DoesNotExist'");
 	}
-	else if (strcmp(op, "Gt") == 0 || strcmp(op, "Lt") == 0)
+	else if (gt_lt && (strcmp(op, "Gt") == 0 || strcmp(op, "Lt") == 0))
 	{
 		if (n != 1)
 			required(what, child(p, "values"), "must be specified single value when `operator` is 'Lt' or 'Gt'");
@@ -805,6 +758,36 @@ check_node_requirement(JsonbContainer *e, bool allow_invalid_values, const char 
 	else
 		invalid(what, child(p, "operator"), op, "not a valid selector operator");
 	check_label_key(key ? key : "", what, child(p, "key"));
+}
+
+/*
+ * ValidateLabelSelector.  allow_invalid_values: the values of expressions
+ * are not held to label values (a pod admitted before that rule: kube-
+ * scheduler then treats the requirement as not parsing).
+ */
+static void
+check_label_selector(JsonbValue *v, bool allow_invalid_values, const char *what, const char *path)
+{
+	JsonbContainer *sel = as_object(v, what, path);
+	JsonbContainer *exprs;
+
+	if (sel == NULL)
+		return;
+	check_labels(get(sel, "matchLabels"), what, child(path, "matchLabels"));
+	exprs = get_array(sel, "matchExpressions", what, path);
+	for (int i = 0; i < length(exprs); i++)
+	{
+		char	   *p = index_of(child(path, "matchExpressions"), i);
+
+		check_requirement(as_object(element(exprs, i), what, p), allow_invalid_values, false, what, p);
+	}
+}
+
+/* ValidateNodeSelectorRequirement (matchExpressions of node affinity) */
+static void
+check_node_requirement(JsonbContainer *e, bool allow_invalid_values, const char *what, const char *p)
+{
+	check_requirement(e, allow_invalid_values, true, what, p);
 }
 
 /* ValidateNodeFieldSelectorRequirement: metadata.name In/NotIn one node name */
