@@ -148,7 +148,7 @@ fail_unbuildable(int64 id, const char *kind, const char *ns, const char *name)
 	Oid			types[4] = {INT8OID, INT4OID, JSONBOID, INT4OID};
 	Datum		args[4];
 	char	   *msg = psprintf("no request can be built for %s %s/%s: not a path segment", kind,
-							   ns ? KubeCut(ns, strlen(ns), 64) : "", name ? KubeCut(name, strlen(name), 64) : "");
+							   ns ? JCut(ns, strlen(ns), 64) : "", name ? JCut(name, strlen(name), 64) : "");
 	JsonbParseState *st = NULL;
 
 	pushJsonbValue(&st, WJB_BEGIN_OBJECT, NULL);
@@ -252,30 +252,26 @@ claim(KubeConfig *cfg, long *next_ms)
  * recorded all the same and the request's attempts count towards the cap.
  * Any other ERROR (a cancel, out of memory) is thrown on.
  */
+typedef struct Parse
+{
+	const OutboxItem *it;
+	Jsonb	   *resp;
+} Parse;
+
+static void
+parse_response(void *arg)
+{
+	Parse	   *p = (Parse *) arg;
+
+	p->resp = KubeParseJson(p->it->response, p->it->response_len);
+}
+
 static Jsonb *
 response_json(const OutboxItem *it)
 {
-	MemoryContext cxt = CurrentMemoryContext;
-	ResourceOwner owner = CurrentResourceOwner;
-	Jsonb	   *volatile resp = NULL;
-	ErrorData  *volatile edata = NULL;
+	Parse		p = {it, NULL};
+	ErrorData  *edata = RunInSubxact(parse_response, &p);
 
-	BeginInternalSubTransaction(NULL);
-	PG_TRY();
-	{
-		resp = KubeParseJson(it->response, it->response_len);
-		ReleaseCurrentSubTransaction();
-	}
-	PG_CATCH();
-	{
-		MemoryContextSwitchTo(cxt);
-		edata = CopyErrorData();
-		FlushErrorState();
-		RollbackAndReleaseCurrentSubTransaction();
-	}
-	PG_END_TRY();
-	MemoryContextSwitchTo(cxt);
-	CurrentResourceOwner = owner;
 	if (edata != NULL)
 	{
 		int			class = ERRCODE_TO_CATEGORY(edata->sqlerrcode);
@@ -285,9 +281,9 @@ response_json(const OutboxItem *it)
 		ereport(WARNING,
 				(errmsg("scheduler bind: the response to outbox request %lld (HTTP %ld) is no JSON object we can hold: %s",
 						(long long) it->id, it->status, edata->message)));
-		resp = NULL;
+		return NULL;
 	}
-	return resp;
+	return p.resp;
 }
 
 /* Record these responses in one transaction */

@@ -390,32 +390,6 @@ KubePathSegment(const char *s)
 }
 
 /*
- * s made safe for the log: printable ASCII as it is, any other byte as \xNN
- * (the line may be anything: binary, invalid UTF-8), cut after about max
- * bytes of output with the full length noted.
- */
-char *
-KubeCut(const char *s, size_t len, size_t max)
-{
-	StringInfoData buf;
-	size_t		i;
-
-	initStringInfo(&buf);
-	for (i = 0; i < len && (size_t) buf.len < max; i++)
-	{
-		unsigned char c = (unsigned char) s[i];
-
-		if (c >= 0x20 && c < 0x7f)
-			appendStringInfoChar(&buf, (char) c);
-		else
-			appendStringInfo(&buf, "\\x%02x", c);
-	}
-	if (i < len)
-		appendStringInfo(&buf, "... (%zu bytes)", len);
-	return buf.data;
-}
-
-/*
  * Parse text as JSON into jsonb, or NULL when it is not JSON at all (checked
  * first, so that a malformed line is told apart from a value jsonb cannot
  * hold).  A \u0000 escape, which JSON allows and the API server keeps in
@@ -468,10 +442,10 @@ KubeResponseMessage(long code, const char *body, size_t len)
 		while (end && end < stop && *end != '"')
 			end += (*end == '\\' && end + 1 < stop) ? 2 : 1;
 		if (q && end && end < stop && *end == '"')
-			msg = KubeCut(q + 1, end - q - 1, 300);
+			msg = JCut(q + 1, end - q - 1, 300);
 	}
 	if (msg == NULL && len > 0)
-		msg = KubeCut(body, len, 200);
+		msg = JCut(body, len, 200);
 	return psprintf("HTTP %ld%s%s", code, msg ? ": " : "", msg ? msg : "");
 }
 

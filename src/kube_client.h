@@ -71,7 +71,6 @@ extern char *KubeRequestError(KubeRequest *req, CURLcode result);
 extern char *KubeResponseMessage(long code, const char *body, size_t len);
 extern size_t KubeFeed(KubeRequest *req, const char *data, size_t n, bool stream);
 extern Jsonb *KubeParseJson(const char *text, size_t len);
-extern char *KubeCut(const char *s, size_t len, size_t max);
 extern char *KubePathSegment(const char *s);
 
 extern void KubeLoopInit(KubeLoop *loop);

@@ -868,28 +868,16 @@ set_aside_crashed(const char *uid)
  * calls go on: the pod is then scheduled as any other.
  */
 static void
+set_aside_cb(void *uid)
+{
+	set_aside_crashed((const char *) uid);
+}
+
+static void
 set_aside_or_forget(const char *uid)
 {
-	MemoryContext cxt = CurrentMemoryContext;
-	ResourceOwner owner = CurrentResourceOwner;
-	ErrorData  *volatile edata = NULL;
+	ErrorData  *edata = RunInSubxact(set_aside_cb, (void *) uid);
 
-	BeginInternalSubTransaction(NULL);
-	PG_TRY();
-	{
-		set_aside_crashed(uid);
-		ReleaseCurrentSubTransaction();
-	}
-	PG_CATCH();
-	{
-		MemoryContextSwitchTo(cxt);
-		edata = CopyErrorData();
-		FlushErrorState();
-		RollbackAndReleaseCurrentSubTransaction();
-	}
-	PG_END_TRY();
-	MemoryContextSwitchTo(cxt);
-	CurrentResourceOwner = owner;
 	if (edata == NULL)
 		return;
 	switch (ERRCODE_TO_CATEGORY(edata->sqlerrcode))

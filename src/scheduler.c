@@ -1,14 +1,18 @@
 /*
  * scheduler.c
- *	  Module entry point and settings (GUCs).
+ *	  Module entry point and settings (GUCs), and RunInSubxact, which the
+ *	  stages share.
  */
 #include "postgres.h"
 
 #include <limits.h>
 
+#include "access/xact.h"
 #include "fmgr.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
+#include "utils/memutils.h"
+#include "utils/resowner.h"
 
 #include "scheduler.h"
 
@@ -27,6 +31,39 @@ pg_prng_state scheduler_prng;
 FeatureGates scheduler_features;
 
 void		_PG_init(void);
+
+/*
+ * RunInSubxact
+ *		Run fn(arg) in an internal subtransaction: NULL when it returned,
+ *		else the ERROR it threw, copied into the caller's memory context, the
+ *		subtransaction rolled back.  The caller decides whether to throw it
+ *		on (ReThrowError).  What fn allocates in the caller's context stays.
+ */
+ErrorData *
+RunInSubxact(void (*fn) (void *arg), void *arg)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	ResourceOwner owner = CurrentResourceOwner;
+	ErrorData  *volatile edata = NULL;
+
+	BeginInternalSubTransaction(NULL);
+	PG_TRY();
+	{
+		fn(arg);
+		ReleaseCurrentSubTransaction();
+	}
+	PG_CATCH();
+	{
+		MemoryContextSwitchTo(cxt);
+		edata = CopyErrorData();
+		FlushErrorState();
+		RollbackAndReleaseCurrentSubTransaction();
+	}
+	PG_END_TRY();
+	MemoryContextSwitchTo(cxt);
+	CurrentResourceOwner = owner;
+	return edata;
+}
 
 /* The tie-break's random source: seeded from this GUC, or at random. */
 static void

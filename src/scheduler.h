@@ -24,6 +24,9 @@
 #include "labels.h"
 #include "resources.h"
 
+/* an ERROR caught in a subtransaction (scheduler.c) */
+extern ErrorData *RunInSubxact(void (*fn) (void *arg), void *arg);
+
 /* GUCs (scheduler.c) */
 extern char *scheduler_scheduler_name;
 extern int	scheduler_percentage_of_nodes_to_score;

@@ -380,7 +380,7 @@ apply_line(Watch *w, const char *line)
 		case WATCH_LINE_MALFORMED:
 			ereport(LOG,
 					(errmsg("scheduler watch: malformed line in watch stream of %s: %s",
-							w->resource, KubeCut(line, strlen(line), MAX_LOGGED_LINE)),
+							w->resource, JCut(line, strlen(line), MAX_LOGGED_LINE)),
 					 errdetail("The watch is reopened from resourceVersion %s.", w->rv ? w->rv : "(none)")));
 			return B_REWATCH;
 		case WATCH_LINE_EXPIRED:
@@ -390,7 +390,7 @@ apply_line(Watch *w, const char *line)
 			return B_RELIST;
 		case WATCH_LINE_ERROR:
 			KubeLogFailure(&failures, psprintf("watch of %s", w->resource),
-						   psprintf("ERROR event: %s", KubeCut(line, strlen(line), MAX_LOGGED_LINE)));
+						   psprintf("ERROR event: %s", JCut(line, strlen(line), MAX_LOGGED_LINE)));
 			return B_REWATCH;
 		case WATCH_LINE_BOOKMARK:
 			return B_CONTINUE;
@@ -414,26 +414,8 @@ apply_line(Watch *w, const char *line)
 static ErrorData *
 in_subxact(void (*fn) (void *arg), void *arg)
 {
-	MemoryContext cxt = CurrentMemoryContext;
-	ResourceOwner owner = CurrentResourceOwner;
-	ErrorData  *volatile edata = NULL;
+	ErrorData  *edata = RunInSubxact(fn, arg);
 
-	BeginInternalSubTransaction(NULL);
-	PG_TRY();
-	{
-		fn(arg);
-		ReleaseCurrentSubTransaction();
-	}
-	PG_CATCH();
-	{
-		MemoryContextSwitchTo(cxt);
-		edata = CopyErrorData();
-		FlushErrorState();
-		RollbackAndReleaseCurrentSubTransaction();
-	}
-	PG_END_TRY();
-	MemoryContextSwitchTo(cxt);
-	CurrentResourceOwner = owner;
 	if (edata && !bad_input(edata))
 		ReThrowError(edata);
 	return edata;
@@ -520,7 +502,7 @@ flush(Watch *w)
 				ereport(WARNING,
 						(errmsg("scheduler watch: skipped a %s event that cannot be applied: %s",
 								w->resource, edata->message),
-						 errdetail("The event: %s", KubeCut(line, strlen(line), MAX_LOGGED_LINE))));
+						 errdetail("The event: %s", JCut(line, strlen(line), MAX_LOGGED_LINE))));
 				FreeErrorData(edata);
 				one.outcome = B_CONTINUE;
 				one.last_rv = line_rv;	/* read before it failed: passed */
@@ -668,7 +650,7 @@ list_done(Watch *w, CURLcode result)
 	{
 		KubeLogFailure(&failures, psprintf("cannot list %s", w->resource),
 					   psprintf("the list is not a JSON object: %s",
-								KubeCut(w->req->response.data, w->req->response.len, MAX_LOGGED_LINE)));
+								JCut(w->req->response.data, w->req->response.len, MAX_LOGGED_LINE)));
 		commit();
 		retry_later(w);
 		return;
