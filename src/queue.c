@@ -365,51 +365,44 @@ QueueMoveOnEvents(List *events)
  * would skip the event.  Failing, every unschedulable pod moves: the safe
  * side (each is tried again, and fails again if it must).
  */
+typedef struct Move
+{
+	List	   *events;
+	int			moved;
+} Move;
+
+static void
+move_on_events(void *arg)
+{
+	Move	   *m = (Move *) arg;
+
+	m->moved = QueueMoveOnEvents(m->events);
+}
+
 static int
 move_safely(List *events)
 {
-	MemoryContext cxt = CurrentMemoryContext;
-	ResourceOwner owner = CurrentResourceOwner;
-	volatile int moved = 0;
+	Move		m = {events, 0};
+	ErrorData  *edata = RunInSubxact(move_on_events, &m);
 
-	BeginInternalSubTransaction(NULL);
-	MemoryContextSwitchTo(cxt);
-	PG_TRY();
-	{
-		moved = QueueMoveOnEvents(events);
-		ReleaseCurrentSubTransaction();
-	}
-	PG_CATCH();
-	{
-		ErrorData  *edata;
-
-		MemoryContextSwitchTo(cxt);
-		edata = CopyErrorData();
-		FlushErrorState();
-		RollbackAndReleaseCurrentSubTransaction();
-		MemoryContextSwitchTo(cxt);
-		CurrentResourceOwner = owner;
-		if (ERRCODE_TO_CATEGORY(edata->sqlerrcode) == ERRCODE_TO_CATEGORY(ERRCODE_TRANSACTION_ROLLBACK) ||
-			edata->sqlerrcode == ERRCODE_QUERY_CANCELED ||
-			ERRCODE_TO_CATEGORY(edata->sqlerrcode) == ERRCODE_TO_CATEGORY(ERRCODE_OPERATOR_INTERVENTION))
-			ReThrowError(edata);
-		ereport(WARNING,
-				(errmsg("scheduler: a QueueingHint failed: %s", edata->message),
-				 errdetail("Every unschedulable pod is moved back to the queue instead.")));
-		if (SPI_execute("UPDATE scheduler.queue"
-						" SET state = CASE WHEN backoff_until > clock_timestamp() THEN 'backoff' ELSE 'active' END,"
-						" moved_at = clock_timestamp(), moved_by = 'a QueueingHint failed'"
-						" WHERE state = 'unschedulable' AND unschedulable_since < 'infinity'",
-						false, 0) != SPI_OK_UPDATE)
-			elog(ERROR, "could not move pods in the scheduling queue");
-		moved = (int) SPI_processed;
-		if (moved > 0)
-			SchedulerWakeup();
-	}
-	PG_END_TRY();
-	MemoryContextSwitchTo(cxt);
-	CurrentResourceOwner = owner;
-	return moved;
+	if (edata == NULL)
+		return m.moved;
+	if (ERRCODE_TO_CATEGORY(edata->sqlerrcode) == ERRCODE_TO_CATEGORY(ERRCODE_TRANSACTION_ROLLBACK) ||
+		edata->sqlerrcode == ERRCODE_QUERY_CANCELED ||
+		ERRCODE_TO_CATEGORY(edata->sqlerrcode) == ERRCODE_TO_CATEGORY(ERRCODE_OPERATOR_INTERVENTION))
+		ReThrowError(edata);
+	ereport(WARNING,
+			(errmsg("scheduler: a QueueingHint failed: %s", edata->message),
+			 errdetail("Every unschedulable pod is moved back to the queue instead.")));
+	if (SPI_execute("UPDATE scheduler.queue"
+					" SET state = CASE WHEN backoff_until > clock_timestamp() THEN 'backoff' ELSE 'active' END,"
+					" moved_at = clock_timestamp(), moved_by = 'a QueueingHint failed'"
+					" WHERE state = 'unschedulable' AND unschedulable_since < 'infinity'",
+					false, 0) != SPI_OK_UPDATE)
+		elog(ERROR, "could not move pods in the scheduling queue");
+	if (SPI_processed > 0)
+		SchedulerWakeup();
+	return (int) SPI_processed;
 }
 
 PG_FUNCTION_INFO_V1(scheduler_dispatch_events);

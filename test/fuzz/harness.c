@@ -139,32 +139,13 @@ run_input(TargetFn fn, const uint8_t *data, size_t size)
 static bool
 refused(void (*fn) (void *arg), void *arg)
 {
-	MemoryContext cxt = CurrentMemoryContext;
-	ResourceOwner owner = CurrentResourceOwner;
-	bool		threw = false;
+	ErrorData  *edata = RunInSubxact(fn, arg);
 
-	BeginInternalSubTransaction(NULL);
-	PG_TRY();
-	{
-		fn(arg);
-		ReleaseCurrentSubTransaction();
-	}
-	PG_CATCH();
-	{
-		ErrorData  *edata;
-
-		MemoryContextSwitchTo(cxt);
-		edata = CopyErrorData();
-		FlushErrorState();
-		if (!refusal(edata->sqlerrcode))
-			finding(psprintf("ERROR %s", unpack_sql_state(edata->sqlerrcode)), edata->message);
-		RollbackAndReleaseCurrentSubTransaction();
-		threw = true;
-	}
-	PG_END_TRY();
-	MemoryContextSwitchTo(cxt);
-	CurrentResourceOwner = owner;
-	return threw;
+	if (edata == NULL)
+		return false;
+	if (!refusal(edata->sqlerrcode))
+		finding(psprintf("ERROR %s", unpack_sql_state(edata->sqlerrcode)), edata->message);
+	return true;
 }
 
 /* The input as JSON, or NULL when it is none (as the watch worker parses) */
