@@ -1157,8 +1157,9 @@ delete_unlisted(int ki, Datum uids, Datum keep)
 	return (int) SPI_processed;
 }
 
-static void
-store_resource_version(const char *resource, const char *rv)
+/* The resourceVersion a watch of resource resumes from (a list's, or a batch's last) */
+void
+MirrorStoreResourceVersion(const char *resource, const char *rv)
 {
 	Oid			types[2] = {TEXTOID, TEXTOID};
 	Datum		args[2] = {CStringGetTextDatum(resource), CStringGetTextDatum(rv)};
@@ -1167,7 +1168,7 @@ store_resource_version(const char *resource, const char *rv)
 							  " ON CONFLICT (resource) DO UPDATE"
 							  " SET resource_version = EXCLUDED.resource_version, updated_at = now()",
 							  2, types, args, NULL, false, 0) != SPI_OK_INSERT)
-		elog(ERROR, "could not store the list's resourceVersion");
+		elog(ERROR, "could not store the resourceVersion of %s", resource);
 }
 
 /* Apply a list whose items must all be of kind ki, their uids gathered in relist_uids */
@@ -1224,7 +1225,7 @@ relist_document(Jsonb *doc, Datum keep)
 	changed += delete_unlisted(ki, TextArrayFromList(relist_uids), keep);
 	relist_uids = NIL;
 	if (rv && rv[0] != '\0')
-		store_resource_version(kinds[ki].resource, rv);
+		MirrorStoreResourceVersion(kinds[ki].resource, rv);
 	return changed;
 }
 

@@ -467,6 +467,7 @@ extern void WorkerWakeAtCommit(WorkerRole role);
 extern void WorkerConnect(WorkerRole role);
 extern void WorkerRecover(MemoryContext back);
 extern int	MirrorApply(Jsonb *doc);
+extern void MirrorStoreResourceVersion(const char *resource, const char *rv);
 extern char *scheduler_database;
 extern int	scheduler_worker_interval;
 extern void WatchInitGucs(void);

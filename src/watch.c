@@ -171,19 +171,6 @@ stored_rv(const char *resource)
 }
 
 static void
-store_rv(const char *resource, const char *rv)
-{
-	Oid			argtypes[2] = {TEXTOID, TEXTOID};
-	Datum		args[2] = {CStringGetTextDatum(resource), CStringGetTextDatum(rv)};
-
-	if (SPI_execute_with_args("INSERT INTO scheduler.watch_state (resource, resource_version) VALUES ($1, $2)"
-							  " ON CONFLICT (resource) DO UPDATE"
-							  " SET resource_version = EXCLUDED.resource_version, updated_at = now()",
-							  2, argtypes, args, NULL, false, 0) != SPI_OK_INSERT)
-		elog(ERROR, "writing scheduler.watch_state failed");
-}
-
-static void
 set_rv(Watch *w, char *rv)
 {
 	if (w->rv)
@@ -520,7 +507,7 @@ flush(Watch *w)
 	{
 		if (SPI_connect() != SPI_OK_CONNECT)
 			elog(ERROR, "SPI_connect failed");
-		store_rv(w->resource, last_rv);
+		MirrorStoreResourceVersion(w->resource, last_rv);
 		SPI_finish();
 		last_rv = MemoryContextStrdup(loop_cxt, last_rv);
 	}
