@@ -1,7 +1,10 @@
 # Shared by test/run, test/demo and the other runners.  Source it.
 # PostgreSQL refuses to run as root: as root, servers and clients run as the
 # postgres user, in a folder that user owns.
-PGBIN=/usr/lib/postgresql/15/bin
+# PG_CONFIG picks the PostgreSQL (a relocated copy works too).
+PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
+export PG_CONFIG
+PGBIN=$("$PG_CONFIG" --bindir)
 PGXS_DIR=$(cd "$(dirname "$($PGBIN/pg_config --pgxs)")/../.." && pwd)
 
 as_pg() {

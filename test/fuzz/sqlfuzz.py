@@ -76,7 +76,7 @@ import threading
 import time
 import traceback
 
-PGBIN = '/usr/lib/postgresql/15/bin'
+PGBIN = os.path.dirname(os.environ.get("PG_CONFIG", "/usr/lib/postgresql/15/bin/pg_config"))
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.abspath(os.path.join(HERE, '..', '..'))
 FIXTURES = os.path.join(REPO, 'test', 'fixtures')
