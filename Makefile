@@ -37,8 +37,13 @@ OBJS = \
 	src/plugins/pod_topology_spread.o \
 	src/plugins/default_preemption.o
 
-# Install scripts: sql/scheduler--<version>.sql and upgrade scripts sql/scheduler--<a>--<b>.sql.
-DATA = $(wildcard sql/$(EXTENSION)--*.sql)
+# The install script is built from sql/install/*.sql, one file per stage,
+# in file-name order.  sql/scheduler--0.1.sql is 0.1's script as released
+# (kept so ALTER EXTENSION ... UPDATE from 0.1 can be tested), and
+# sql/scheduler--<a>--<b>.sql are the upgrade scripts.
+INSTALL_SQL = $(sort $(wildcard sql/install/*.sql))
+DATA_built = sql/$(EXTENSION)--$(EXTVERSION).sql
+DATA = $(filter-out $(DATA_built),$(wildcard sql/$(EXTENSION)--*.sql))
 
 # Every sql/*.sql except the install scripts is a regression test.
 REGRESS = $(sort $(filter-out $(EXTENSION)--%,$(patsubst sql/%.sql,%,$(wildcard sql/*.sql))))
@@ -81,6 +86,9 @@ endif
 # inline functions); read them as system headers so the flags apply to our
 # code only.
 override CPPFLAGS := -isystem $(includedir_server) $(CPPFLAGS)
+
+sql/$(EXTENSION)--$(EXTVERSION).sql: $(INSTALL_SQL)
+	cat $^ > $@
 
 # Every object depends on the headers (PGXS tracks no header dependencies).
 $(OBJS): $(wildcard src/*.h)

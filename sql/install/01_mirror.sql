@@ -1,0 +1,121 @@
+------------------------------------------------------------------------------
+-- Mirror tables.  Written by scheduler.apply(); one row per object, keyed by
+-- metadata.uid, with typed columns for what scheduling reads and the object
+-- itself.  Resources are normalized: cpu in millicores; memory,
+-- ephemeral-storage and hugepages-* in bytes; pods as a count; extended
+-- resources (nvidia.com/gpu) by name in their own units.
+------------------------------------------------------------------------------
+CREATE TABLE scheduler.nodes (
+    uid              text PRIMARY KEY,
+    name             text NOT NULL UNIQUE,
+    resource_version text,
+    created_at       timestamptz NOT NULL,
+    labels           jsonb NOT NULL DEFAULT '{}',
+    taints           jsonb NOT NULL DEFAULT '[]',
+    unschedulable    boolean NOT NULL DEFAULT false,
+    allocatable      jsonb NOT NULL DEFAULT '{}',
+    images           jsonb NOT NULL DEFAULT '[]',
+    object           jsonb NOT NULL,
+    updated_at       timestamptz NOT NULL DEFAULT now()
+);
+COMMENT ON TABLE scheduler.nodes IS 'Mirror of Kubernetes Nodes, written by scheduler.apply()';
+COMMENT ON COLUMN scheduler.nodes.allocatable IS 'status.allocatable (or capacity), normalized: cpu in millicores, memory/ephemeral-storage/hugepages-* in bytes, pods as a count';
+
+CREATE TABLE scheduler.pods (
+    uid                text PRIMARY KEY,
+    namespace          text NOT NULL,
+    name               text NOT NULL,
+    resource_version   text,
+    created_at         timestamptz NOT NULL,
+    node_name          text,          -- spec.nodeName: bound, as the API server says
+    assumed_node       text,          -- chosen by schedule_pending(), not yet confirmed
+    scheduler_name     text NOT NULL,
+    priority           integer NOT NULL DEFAULT 0,
+    phase              text,
+    deletion_timestamp timestamptz,
+    labels             jsonb NOT NULL DEFAULT '{}',
+    node_selector      jsonb,          -- NULL when the pod has none
+    tolerations        jsonb NOT NULL DEFAULT '[]',
+    affinity           jsonb NOT NULL DEFAULT '{}',
+    requests           jsonb NOT NULL DEFAULT '{}',
+    nonzero_cpu        bigint NOT NULL DEFAULT 0,
+    nonzero_memory     bigint NOT NULL DEFAULT 0,
+    host_ports         jsonb NOT NULL DEFAULT '[]',  -- [{"hostIP", "protocol", "hostPort"}]
+    images             jsonb NOT NULL DEFAULT '[]',  -- container images, init containers first
+    has_sidecar        boolean NOT NULL DEFAULT false,
+    scheduling_gates   text[] NOT NULL DEFAULT '{}', -- spec.schedulingGates names
+    object             jsonb NOT NULL,
+    updated_at         timestamptz NOT NULL DEFAULT now(),
+    UNIQUE (namespace, name)
+);
+COMMENT ON TABLE scheduler.pods IS 'Mirror of Kubernetes Pods, written by scheduler.apply(); assumed_node by schedule_pending()';
+COMMENT ON COLUMN scheduler.pods.requests IS 'effective request as kube-scheduler computes it (containers summed, max with init containers, sidecars added, overhead added), normalized';
+COMMENT ON COLUMN scheduler.pods.nonzero_cpu IS 'effective cpu request in millicores with the 100m default for containers that set none (used for scoring)';
+COMMENT ON COLUMN scheduler.pods.nonzero_memory IS 'effective memory request in bytes with the 200Mi default for containers that set none (used for scoring)';
+
+CREATE INDEX pods_on_node ON scheduler.pods ((coalesce(node_name, assumed_node)));
+-- hash: schedulerName has no length limit in the API (a btree entry has one)
+CREATE INDEX pods_pending ON scheduler.pods USING hash (scheduler_name)
+    WHERE node_name IS NULL AND assumed_node IS NULL AND deletion_timestamp IS NULL;
+
+-- Writers of nodes and pods hold scheduler.cycle_lock in SHARE mode,
+-- schedule_pending() holds it EXCLUSIVE: a change either commits before a
+-- cycle reads the cluster, or waits for the cycle to commit and then sees its
+-- unschedulable pods (so its QueueingHints can move them).  No event is lost
+-- to a cycle in flight.  Only the owner can take a conflicting lock on the
+-- table (nobody is granted one): no stranger can hold scheduling up.
+CREATE FUNCTION scheduler.writer_lock() RETURNS trigger
+    AS 'MODULE_PATHNAME', 'scheduler_writer_lock' LANGUAGE C;
+CREATE TRIGGER writer_lock BEFORE INSERT OR UPDATE OR DELETE OR TRUNCATE ON scheduler.nodes
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler.writer_lock();
+CREATE TRIGGER writer_lock BEFORE INSERT OR UPDATE OR DELETE OR TRUNCATE ON scheduler.pods
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler.writer_lock();
+
+-- Namespaces: what InterPodAffinity's namespaceSelector reads (issue #6).
+CREATE TABLE scheduler.namespaces (
+    uid              text PRIMARY KEY,
+    name             text NOT NULL UNIQUE,
+    resource_version text,
+    labels           jsonb NOT NULL DEFAULT '{}',
+    object           jsonb NOT NULL,
+    updated_at       timestamptz NOT NULL DEFAULT now()
+);
+COMMENT ON TABLE scheduler.namespaces IS 'Mirror of Kubernetes Namespaces, written by scheduler.apply()';
+CREATE TRIGGER writer_lock BEFORE INSERT OR UPDATE OR DELETE OR TRUNCATE ON scheduler.namespaces
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler.writer_lock();
+
+-- PodDisruptionBudgets (policy/v1): what DefaultPreemption respects.  The
+-- disruption controller's status says how many pods may go.
+CREATE TABLE scheduler.pdbs (
+    uid                 text PRIMARY KEY,
+    namespace           text NOT NULL,
+    name                text NOT NULL,
+    resource_version    text,
+    selector            jsonb,                 -- spec.selector; NULL selects no pod
+    disruptions_allowed integer NOT NULL DEFAULT 0,  -- status.disruptionsAllowed
+    disrupted_pods      jsonb NOT NULL DEFAULT '{}', -- status.disruptedPods: pod name -> time
+    object              jsonb NOT NULL,
+    updated_at          timestamptz NOT NULL DEFAULT now(),
+    UNIQUE (namespace, name)
+);
+COMMENT ON TABLE scheduler.pdbs IS 'Mirror of PodDisruptionBudgets, written by scheduler.apply(); read by DefaultPreemption';
+CREATE TRIGGER writer_lock BEFORE INSERT OR UPDATE OR DELETE OR TRUNCATE ON scheduler.pdbs
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler.writer_lock();
+
+-- The workloads whose selectors make PodTopologySpread's system default
+-- constraints (DefaultSelector): Services and ReplicationControllers (a
+-- label map), ReplicaSets and StatefulSets (a LabelSelector).
+CREATE TABLE scheduler.workloads (
+    uid              text PRIMARY KEY,
+    kind             text NOT NULL CHECK (kind IN ('Service', 'ReplicationController', 'ReplicaSet', 'StatefulSet')),
+    namespace        text NOT NULL,
+    name             text NOT NULL,
+    resource_version text,
+    selector         jsonb,          -- spec.selector as the object has it; NULL when it has none
+    object           jsonb NOT NULL,
+    updated_at       timestamptz NOT NULL DEFAULT now(),
+    UNIQUE (kind, namespace, name)
+);
+COMMENT ON TABLE scheduler.workloads IS 'Mirror of Services, ReplicationControllers, ReplicaSets and StatefulSets (their selectors), written by scheduler.apply(); read by PodTopologySpread''s system default constraints';
+CREATE TRIGGER writer_lock BEFORE INSERT OR UPDATE OR DELETE OR TRUNCATE ON scheduler.workloads
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler.writer_lock();

@@ -1,0 +1,29 @@
+
+-- Every change to nodes and pods, for the snapshot cache in each backend
+-- (snapshot.c): a cache re-reads the objects changed by transactions it may
+-- not have seen, those with xid at or above the xmin of its last refresh.
+CREATE TABLE scheduler.changes (
+    xid  xid8 NOT NULL DEFAULT pg_current_xact_id(),
+    kind "char" NOT NULL CHECK (kind IN ('n', 'p', 't')),  -- node, pod, truncate
+    uid  text NOT NULL,
+    name text NOT NULL
+);
+CREATE INDEX changes_xid ON scheduler.changes (xid);
+-- Changes below this xid have been pruned; a cache older than it rebuilds.
+CREATE TABLE scheduler.changes_horizon (
+    id      boolean PRIMARY KEY DEFAULT true CHECK (id),
+    horizon xid8 NOT NULL DEFAULT '0'
+);
+INSERT INTO scheduler.changes_horizon DEFAULT VALUES;
+
+-- TRUNCATE cannot be logged row by row: it makes every cache rebuild.
+CREATE FUNCTION scheduler.log_truncate() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER AS $$
+BEGIN
+    INSERT INTO scheduler.changes (kind, uid, name) VALUES ('t', '', '');
+    RETURN NULL;
+END $$;
+CREATE TRIGGER log_truncate AFTER TRUNCATE ON scheduler.nodes
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler.log_truncate();
+CREATE TRIGGER log_truncate AFTER TRUNCATE ON scheduler.pods
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler.log_truncate();
+

@@ -1,0 +1,83 @@
+-- Functions
+------------------------------------------------------------------------------
+CREATE FUNCTION scheduler.check_plugin(plugin text, args jsonb) RETURNS void
+    AS 'MODULE_PATHNAME', 'scheduler_check_plugin' LANGUAGE C STRICT STABLE;
+COMMENT ON FUNCTION scheduler.check_plugin(text, jsonb) IS 'Error unless plugin is known and args are valid for it (kube-scheduler''s args validation)';
+CREATE FUNCTION scheduler.check_profile_plugin() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER AS $$
+BEGIN
+    PERFORM scheduler.check_plugin(NEW.plugin, NEW.args);
+    RETURN NEW;
+END $$;
+CREATE TRIGGER check_plugin BEFORE INSERT OR UPDATE ON scheduler.profile_plugins
+    FOR EACH ROW EXECUTE FUNCTION scheduler.check_profile_plugin();
+
+CREATE FUNCTION scheduler.apply(doc jsonb) RETURNS integer
+    AS 'MODULE_PATHNAME', 'scheduler_apply' LANGUAGE C STRICT VOLATILE;
+COMMENT ON FUNCTION scheduler.apply(jsonb) IS 'Apply a Node, a Pod, a List of them (kubectl get -o json), or a watch event; returns how many objects changed';
+CREATE FUNCTION scheduler.apply_events(events jsonb[]) RETURNS integer
+    AS 'MODULE_PATHNAME', 'scheduler_apply_events' LANGUAGE C STRICT VOLATILE;
+COMMENT ON FUNCTION scheduler.apply_events(jsonb[]) IS 'Apply watch events (or objects) in order as one batch, as the watch worker does: the pods written in one statement, the last event per pod winning; returns how many objects changed';
+
+CREATE FUNCTION scheduler.quantity_milli(quantity text) RETURNS bigint
+    AS 'MODULE_PATHNAME', 'quantity_milli' LANGUAGE C STRICT IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION scheduler.quantity_milli(text) IS 'A Kubernetes quantity times 1000, rounded up (Quantity.MilliValue)';
+
+CREATE FUNCTION scheduler.quantity_value(quantity text) RETURNS bigint
+    AS 'MODULE_PATHNAME', 'quantity_value' LANGUAGE C STRICT IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION scheduler.quantity_value(text) IS 'A Kubernetes quantity rounded up to an integer (Quantity.Value)';
+
+CREATE FUNCTION @extschema@.schedule_pending(max_pods integer DEFAULT NULL)
+    RETURNS TABLE (namespace text, name text, node text, result text, message text)
+    AS 'MODULE_PATHNAME', 'schedule_pending' LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION @extschema@.schedule_pending(integer) IS 'Run scheduling cycles for up to max_pods pending pods; one row per pod attempted';
+
+CREATE FUNCTION scheduler.filter(namespace text, name text)
+    RETURNS TABLE (node text, plugin text, code text, reason text)
+    AS 'MODULE_PATHNAME', 'scheduler_filter' LANGUAGE C STRICT VOLATILE;
+COMMENT ON FUNCTION scheduler.filter(text, text) IS 'PreFilter (node NULL) and Filter verdicts of every plugin of the pod''s profile on every node, on the current snapshot';
+
+CREATE FUNCTION scheduler.score(namespace text, name text, feasible_only boolean DEFAULT true)
+    RETURNS TABLE (node text, plugin text, raw bigint, normalized bigint, weighted bigint)
+    AS 'MODULE_PATHNAME', 'scheduler_score' LANGUAGE C STRICT VOLATILE;
+COMMENT ON FUNCTION scheduler.score(text, text, boolean) IS 'Score, normalized score and weighted score of every scoring plugin on every feasible node (or every node)';
+
+CREATE FUNCTION scheduler.fit_error_message(num_all_nodes integer, node_reasons jsonb,
+                                            prefilter_msg text DEFAULT NULL, postfilter_msg text DEFAULT NULL)
+    RETURNS text AS 'MODULE_PATHNAME', 'scheduler_fit_error_message' LANGUAGE C IMMUTABLE;
+COMMENT ON FUNCTION scheduler.fit_error_message(integer, jsonb, text, text) IS 'kube-scheduler''s FitError.Error() message for node -> [reasons] (the FailedScheduling text)';
+
+CREATE FUNCTION scheduler.num_feasible_nodes_to_find(percentage integer, nodes integer) RETURNS integer
+    AS 'MODULE_PATHNAME', 'num_feasible_nodes_to_find' LANGUAGE C STRICT IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION scheduler.num_feasible_nodes_to_find(integer, integer) IS 'How many feasible nodes a cycle looks for before scoring (kube-scheduler numFeasibleNodesToFind; 0 = adaptive)';
+
+CREATE FUNCTION scheduler.snapshot()
+    RETURNS TABLE (node text, "position" integer, unschedulable boolean, allocatable jsonb,
+                   requested jsonb, nonzero_cpu bigint, nonzero_memory bigint, pods integer)
+    AS 'MODULE_PATHNAME', 'scheduler_snapshot' LANGUAGE C STRICT VOLATILE;
+COMMENT ON FUNCTION scheduler.snapshot() IS 'The nodes as the scheduler sees them (this backend''s cache, refreshed): search order, allocatable, requested, non-zero requests, pod count';
+
+CREATE FUNCTION scheduler.why(namespace text, name text)
+    RETURNS TABLE (node text, plugin text, reason text)
+LANGUAGE plpgsql STABLE AS $$
+DECLARE
+    target text;
+BEGIN
+    PERFORM scheduler.require_role('scheduler_reader');
+    SELECT p.uid INTO target FROM scheduler.pods p WHERE p.namespace = $1 AND p.name = $2;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'pod %/% not found', $1, $2
+            USING ERRCODE = 'undefined_object',
+                  HINT = 'Load it with scheduler.apply().';
+    END IF;
+    RETURN QUERY
+        SELECT n.node, d.plugin, d.reason
+        FROM scheduler.pod_attempts a
+             JOIN scheduler.attempt_history h ON h.id = a.history_id
+             LEFT JOIN scheduler.attempt_history s ON s.id = h.diagnosis_of,
+             jsonb_to_recordset(coalesce(h.diagnosis, s.diagnosis)) AS d(plugin text, reason text, nodes jsonb),
+             jsonb_array_elements_text(d.nodes) AS n(node)
+        WHERE a.pod_uid = target AND a.result = 'unschedulable'
+        ORDER BY n.node;
+END $$;
+COMMENT ON FUNCTION scheduler.why(text, text) IS 'Why the pod''s latest attempt failed: one row per node, the plugin that rejected it and kube-scheduler''s reason';
+

@@ -1,0 +1,34 @@
+------------------------------------------------------------------------------
+-- Watching: where each watch resumes, and relisting.
+------------------------------------------------------------------------------
+CREATE TABLE scheduler.watch_state (
+    resource         text PRIMARY KEY,     -- 'nodes', 'pods'
+    resource_version text NOT NULL,
+    updated_at       timestamptz NOT NULL DEFAULT now()
+);
+COMMENT ON TABLE scheduler.watch_state IS 'The resourceVersion each watch resumes from; a restart resumes, a 410 relists';
+
+/*
+ * A full list (what GET /api/v1/nodes or /api/v1/pods returns, or kubectl
+ * get -o json): apply every item, delete the rows of that kind the list no
+ * longer has (objects that vanished while the watch was down), and record
+ * the list's resourceVersion for the watch.  The rows of the uids in keep
+ * stay (the watch worker keeps those of items it had to leave out of the
+ * list: refused, they keep what was last mirrored, as on the watch).
+ * Returns how many objects changed, the deleted ones included.  (mirror.c)
+ */
+CREATE FUNCTION scheduler.relist(doc jsonb, keep text[] DEFAULT '{}') RETURNS integer
+    AS 'MODULE_PATHNAME', 'scheduler_relist' LANGUAGE C STRICT VOLATILE;
+COMMENT ON FUNCTION scheduler.relist(jsonb, text[]) IS 'Apply a list of Nodes, Pods, Namespaces, PodDisruptionBudgets, Services, ReplicationControllers, ReplicaSets or StatefulSets as the whole truth: apply its items, delete what it no longer has (but the uids in keep), record its resourceVersion';
+
+------------------------------------------------------------------------------
+-- Leadership of the watch and bind workers, for maintenance and tests
+-- (superusers only): the worker stands by while a session holds its lead.
+------------------------------------------------------------------------------
+CREATE FUNCTION scheduler.hold_lead(worker text) RETURNS boolean
+    AS 'MODULE_PATHNAME', 'scheduler_hold_lead' LANGUAGE C STRICT VOLATILE;
+COMMENT ON FUNCTION scheduler.hold_lead(text) IS 'Take the ''watch'' or ''bind'' worker''s lead in this session (superusers only): the worker stands by until the session ends or release_lead()';
+CREATE FUNCTION scheduler.release_lead(worker text) RETURNS boolean
+    AS 'MODULE_PATHNAME', 'scheduler_release_lead' LANGUAGE C STRICT VOLATILE;
+COMMENT ON FUNCTION scheduler.release_lead(text) IS 'Give back a lead taken with hold_lead()';
+
