@@ -1,0 +1,181 @@
+# ALTER EXTENSION scheduler UPDATE from 0.1 (sql/scheduler--0.1.sql, the
+# script as 0.1 was released) with data in the tables: database "old" is
+# installed at 0.1, loaded with a cluster and scheduled, then updated;
+# database "fresh" gets the same from a fresh install of the current
+# version.  After the update the two must hold the same objects (every
+# function, table, column, index, trigger, view, comment and grant the
+# extension owns), the old database must have kept its rows, and both must
+# go on to schedule the same pods onto the same nodes.
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+
+my $node = PostgreSQL::Test::Cluster->new('upgrade');
+$node->init;
+$node->start;
+$node->safe_psql('postgres', 'CREATE DATABASE old; CREATE DATABASE fresh');
+
+my $current = $node->safe_psql('postgres',
+	q{SELECT default_version FROM pg_available_extensions WHERE name = 'scheduler'});
+isnt($current, '0.1', "the current version ($current) is not 0.1");
+
+$node->safe_psql('old', q{CREATE EXTENSION scheduler VERSION '0.1'});
+$node->safe_psql('fresh', q{CREATE EXTENSION scheduler});
+is($node->safe_psql('old', q{SELECT extversion FROM pg_extension WHERE extname = 'scheduler'}),
+	'0.1', 'old is installed at 0.1');
+
+# A small cluster: three nodes, one tainted; pods bound, pending, gated and
+# unschedulable; a namespace, a PDB, a Service; a profile of our own.
+sub node_json
+{
+	my ($name, $cpu, $extra) = @_;
+	$extra //= '';
+	return qq{{"kind": "Node", "apiVersion": "v1", "metadata": {"name": "$name", "uid": "uid-$name",
+		"labels": {"kubernetes.io/hostname": "$name", "topology.kubernetes.io/zone": "z-$name"}},
+		"spec": {$extra}, "status": {"allocatable": {"cpu": "$cpu", "memory": "8Gi", "pods": "110"}}}};
+}
+
+sub pod_json
+{
+	my ($name, $cpu, $extra) = @_;
+	$extra //= '';
+	return qq{{"kind": "Pod", "apiVersion": "v1", "metadata": {"name": "$name", "namespace": "default",
+		"uid": "uid-$name", "labels": {"app": "web"}},
+		"spec": {$extra "containers": [{"name": "c", "resources": {"requests": {"cpu": "$cpu"}}}]}}};
+}
+
+my @load = (
+	node_json('n1', '4'),
+	node_json('n2', '2'),
+	node_json('n3', '8', q{"taints": [{"key": "dedicated", "value": "x", "effect": "NoSchedule"}]}),
+	q{{"kind": "Namespace", "apiVersion": "v1", "metadata": {"name": "default", "uid": "uid-ns-default", "labels": {"team": "a"}}}},
+	q{{"kind": "PodDisruptionBudget", "apiVersion": "policy/v1", "metadata": {"name": "pdb", "namespace": "default", "uid": "uid-pdb"},
+	   "spec": {"selector": {"matchLabels": {"app": "web"}}}, "status": {"disruptionsAllowed": 1}}},
+	q{{"kind": "Service", "apiVersion": "v1", "metadata": {"name": "svc", "namespace": "default", "uid": "uid-svc"},
+	   "spec": {"selector": {"app": "web"}}}},
+	pod_json('bound', '1', q{"nodeName": "n1",}),
+	pod_json('small', '500m'),
+	pod_json('huge', '64'),
+	pod_json('gated', '1', q{"schedulingGates": [{"name": "wait"}],}),
+);
+
+sub load
+{
+	my ($db) = @_;
+	for my $doc (@load)
+	{
+		$node->safe_psql($db, "SELECT scheduler.apply(\$j\$$doc\$j\$)");
+	}
+	$node->safe_psql($db, q{
+		INSERT INTO scheduler.profiles (scheduler_name) VALUES ('tight');
+		INSERT INTO scheduler.profile_plugins (scheduler_name, plugin, position, weight, args)
+		SELECT 'tight', plugin, position, weight, args FROM scheduler.profile_plugins
+		WHERE scheduler_name = 'default-scheduler';
+	});
+	return $node->safe_psql($db, q{
+		SELECT string_agg(name || ' ' || coalesce(node, '-') || ' ' || result, E'\n' ORDER BY name)
+		FROM public.schedule_pending()});
+}
+
+my $first_old = load('old');
+my $first_fresh = load('fresh');
+is($first_old, $first_fresh, '0.1 and the current version schedule the first pods alike');
+like($first_old, qr/^huge - unschedulable$/m, 'the huge pod is unschedulable');
+
+# what each database holds before the update
+my $rows_query = q{
+	SELECT string_agg(t, E'\n' ORDER BY t) FROM (
+		SELECT 'node ' || name AS t FROM scheduler.nodes
+		UNION ALL SELECT 'pod ' || name || ' ' || coalesce(node_name, assumed_node, '-') FROM scheduler.pods
+		UNION ALL SELECT 'attempt ' || pod_uid || ' ' || result || ' ' || coalesce(node, '-') FROM scheduler.pod_attempts
+		UNION ALL SELECT 'queue ' || pod_uid || ' ' || state FROM scheduler.queue
+		UNION ALL SELECT 'profile ' || scheduler_name || ' ' || count(*) FROM scheduler.profile_plugins GROUP BY scheduler_name
+		UNION ALL SELECT 'namespace ' || name FROM scheduler.namespaces
+		UNION ALL SELECT 'pdb ' || name FROM scheduler.pdbs
+		UNION ALL SELECT 'workload ' || name FROM scheduler.workloads
+		UNION ALL SELECT 'history ' || count(*) FROM scheduler.attempt_history) s};
+my $before = $node->safe_psql('old', $rows_query);
+
+$node->safe_psql('old', q{ALTER EXTENSION scheduler UPDATE});
+is($node->safe_psql('old', q{SELECT extversion FROM pg_extension WHERE extname = 'scheduler'}),
+	$current, "old is updated to $current");
+is($node->safe_psql('old', $rows_query), $before, 'the update kept every row');
+is($node->safe_psql('old', $rows_query), $node->safe_psql('fresh', $rows_query),
+	'the updated and the fresh database hold the same rows');
+
+# Every object the extension owns, described by what defines it.
+my $objects_query = q{
+	WITH ext AS (SELECT oid FROM pg_extension WHERE extname = 'scheduler'),
+	m AS (SELECT classid, objid FROM pg_depend, ext
+		WHERE refclassid = 'pg_extension'::regclass AND refobjid = ext.oid AND deptype = 'e'),
+	d AS (
+		SELECT pg_describe_object(classid, objid, 0) AS what,
+			CASE classid
+			WHEN 'pg_proc'::regclass THEN
+				(SELECT concat_ws(' | ', pg_get_functiondef(p.oid), p.proacl::text, p.proconfig::text,
+					obj_description(p.oid, 'pg_proc')) FROM pg_proc p WHERE p.oid = objid AND p.prokind <> 'a')
+			WHEN 'pg_class'::regclass THEN
+				(SELECT concat_ws(' | ', c.relkind, c.relacl::text, obj_description(c.oid, 'pg_class'),
+					CASE WHEN c.relkind = 'v' THEN pg_get_viewdef(c.oid) END,
+					(SELECT string_agg(pg_get_indexdef(i.indexrelid), '; ' ORDER BY pg_get_indexdef(i.indexrelid))
+					 FROM pg_index i WHERE i.indrelid = c.oid),
+					(SELECT string_agg(pg_get_constraintdef(k.oid) || ' ' || k.conname, '; ' ORDER BY k.conname)
+					 FROM pg_constraint k WHERE k.conrelid = c.oid),
+					(SELECT string_agg(pg_get_triggerdef(t.oid), '; ' ORDER BY t.tgname)
+					 FROM pg_trigger t WHERE t.tgrelid = c.oid AND NOT t.tgisinternal),
+					(SELECT string_agg(concat_ws(' ', a.attname, format_type(a.atttypid, a.atttypmod),
+							a.attnotnull, a.attgenerated, pg_get_expr(ad.adbin, ad.adrelid),
+							a.attacl::text, col_description(c.oid, a.attnum)), ', ' ORDER BY a.attnum)
+					 FROM pg_attribute a LEFT JOIN pg_attrdef ad ON ad.adrelid = a.attrelid AND ad.adnum = a.attnum
+					 WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped))
+				 FROM pg_class c WHERE c.oid = objid)
+			WHEN 'pg_namespace'::regclass THEN
+				(SELECT concat_ws(' | ', n.nspacl::text, obj_description(n.oid, 'pg_namespace'))
+				 FROM pg_namespace n WHERE n.oid = objid)
+			END AS def
+		FROM m)
+	SELECT string_agg(what || E'\n    ' || coalesce(def, ''), E'\n' ORDER BY what) FROM d};
+my $old_objects = $node->safe_psql('old', $objects_query);
+my $fresh_objects = $node->safe_psql('fresh', $objects_query);
+ok(length($fresh_objects) > 1000, 'the catalog description is not empty');
+is($old_objects, $fresh_objects, 'the updated database holds the same objects as a fresh install');
+if ($old_objects ne $fresh_objects)
+{
+	# a readable diff in the log
+	my ($a, $b) = ("${PostgreSQL::Test::Utils::tmp_check}/objects_old", "${PostgreSQL::Test::Utils::tmp_check}/objects_fresh");
+	PostgreSQL::Test::Utils::append_to_file($a, $old_objects . "\n");
+	PostgreSQL::Test::Utils::append_to_file($b, $fresh_objects . "\n");
+	diag(`diff -u $a $b | head -80`);
+}
+
+# both go on: a new node lets the huge pod fit, new pods arrive
+for my $db ('old', 'fresh')
+{
+	$node->safe_psql($db, "SELECT scheduler.apply(\$j\$" . node_json('n4', '96') . "\$j\$)");
+	$node->safe_psql($db, "SELECT scheduler.apply(\$j\$" . pod_json('late', '2') . "\$j\$)");
+	$node->safe_psql($db, "SELECT scheduler.apply(\$j\$" . pod_json('tight-one', '1', q{"schedulerName": "tight",}) . "\$j\$)");
+	# the unschedulable pod's backoff and the timeout are the queue's: move it on now
+	$node->safe_psql($db, q{UPDATE scheduler.queue SET state = 'active', backoff_until = NULL WHERE state IN ('backoff', 'unschedulable')});
+}
+# the default scheduler's pods, then (as a second kube-scheduler would)
+# those of the profile 'tight'
+my $then = q{SELECT string_agg(name || ' ' || coalesce(node, '-') || ' ' || result, E'\n' ORDER BY name)
+	FROM public.schedule_pending();
+	SET scheduler.scheduler_name = 'tight';
+	SELECT string_agg(name || ' ' || coalesce(node, '-') || ' ' || result, E'\n' ORDER BY name)
+	FROM public.schedule_pending()};
+my $then_old = $node->safe_psql('old', $then);
+my $then_fresh = $node->safe_psql('fresh', $then);
+is($then_old, $then_fresh, 'after the update both schedule the next pods alike');
+like($then_old, qr/^huge n4 scheduled$/m, 'the huge pod lands on the new node');
+like($then_old, qr/^tight-one n\d scheduled$/m, 'the profile kept across the update schedules its pod');
+is($node->safe_psql('old', $rows_query), $node->safe_psql('fresh', $rows_query),
+	'and end with the same rows');
+is($node->safe_psql('old', q{SELECT string_agg(namespace || '/' || name || ' ' || queue, ',' ORDER BY name) FROM scheduler.pending_pods}),
+	$node->safe_psql('fresh', q{SELECT string_agg(namespace || '/' || name || ' ' || queue, ',' ORDER BY name) FROM scheduler.pending_pods}),
+	'pending_pods reads alike');
+
+$node->stop;
+done_testing();
