@@ -509,6 +509,66 @@ CandidateNodes(ClusterSnapshot *snap, List *names, bool restricted, int *n, int 
 	return out;
 }
 
+
+/*
+ * PreferNominatedNode: a pod that preemption made room for tries that node
+ * first; if it passes, it is the only feasible node.  NULL when the node is
+ * not a candidate or does not pass.
+ */
+static NodeInfo *
+NominatedNodeFits(CycleCtx *ctx, const PodInfo *pod, NodeInfo **cand, int ncand)
+{
+	NodeInfo   *nom = NULL;
+	Status		st = {CODE_SUCCESS, NIL};
+
+	for (int i = 0; i < ncand && nom == NULL; i++)
+		if (strcmp(cand[i]->name, pod->nominated_node) == 0)
+			nom = cand[i];
+	if (nom && RunFilters(ctx, pod, nom, &st) < 0)
+		return nom;
+	return NULL;
+}
+
+/*
+ * Score the feasible nodes and choose the best; ties are broken at random,
+ * each of the tied nodes as likely (kube-scheduler's selectHost: reservoir
+ * sampling).  A score plugin's error is the cycle's.
+ */
+static void
+ScoreAndSelect(CycleCtx *ctx, const PodInfo *pod, NodeInfo **feasible, int nfeasible,
+			   CycleResult *res)
+{
+	const Profile *profile = res->profile;
+	int64	  **raw = palloc(sizeof(int64 *) * Max(profile->nplugins, 1));
+	int64	  **norm = palloc(sizeof(int64 *) * Max(profile->nplugins, 1));
+	int64	   *totals = palloc(sizeof(int64) * nfeasible);
+	int64		best = -1;
+	int			ties = 0;
+	char	   *err;
+
+	if (!RunScores(ctx, pod, feasible, nfeasible, raw, norm, totals, &err))
+	{
+		res->error = err;
+		return;
+	}
+	for (int k = 0; k < nfeasible; k++)
+	{
+		if (totals[k] > best)
+		{
+			best = totals[k];
+			ties = 1;
+			res->chosen = feasible[k];
+		}
+		else if (totals[k] == best)
+		{
+			ties++;
+			if (pg_prng_uint64_range(&scheduler_prng, 0, ties - 1) == 0)
+				res->chosen = feasible[k];
+		}
+	}
+	res->best_score = best;
+}
+
 /*
  * RunSchedulingCycle
  *		Decide where pod goes.  *next_start is where the node search starts;
@@ -560,24 +620,9 @@ RunSchedulingCycle(ClusterSnapshot *snap, const Profile *profile, const PodInfo 
 		return;
 	}
 
-	/*
-	 * PreferNominatedNode: a pod that preemption made room for tries that
-	 * node first; if it passes, it is the only feasible node.
-	 */
-	if (pod->nominated_node)
-	{
-		NodeInfo   *nom = NULL;
-		Status		st = {CODE_SUCCESS, NIL};
-
-		for (int i = 0; i < ncand && nom == NULL; i++)
-			if (strcmp(cand[i]->name, pod->nominated_node) == 0)
-				nom = cand[i];
-		if (nom && RunFilters(ctx, pod, nom, &st) < 0)
-		{
-			res->chosen = nom;
-			return;
-		}
-	}
+	if (pod->nominated_node &&
+		(res->chosen = NominatedNodeFits(ctx, pod, cand, ncand)) != NULL)
+		return;
 
 	percentage = profile->percentage_of_nodes_to_score >= 0 ?
 		profile->percentage_of_nodes_to_score : scheduler_percentage_of_nodes_to_score;
@@ -625,37 +670,7 @@ RunSchedulingCycle(ClusterSnapshot *snap, const Profile *profile, const PodInfo 
 		return;
 	}
 
-	{
-		int64	  **raw = palloc(sizeof(int64 *) * Max(profile->nplugins, 1));
-		int64	  **norm = palloc(sizeof(int64 *) * Max(profile->nplugins, 1));
-		int64	   *totals = palloc(sizeof(int64) * nfeasible);
-		int64		best = -1;
-		int			ties = 0;
-
-		char	   *err;
-
-		if (!RunScores(ctx, pod, feasible, nfeasible, raw, norm, totals, &err))
-		{
-			res->error = err;
-			return;
-		}
-		for (int k = 0; k < nfeasible; k++)
-		{
-			if (totals[k] > best)
-			{
-				best = totals[k];
-				ties = 1;
-				res->chosen = feasible[k];
-			}
-			else if (totals[k] == best)
-			{
-				ties++;
-				if (pg_prng_uint64_range(&scheduler_prng, 0, ties - 1) == 0)
-					res->chosen = feasible[k];
-			}
-		}
-		res->best_score = best;
-	}
+	ScoreAndSelect(ctx, pod, feasible, nfeasible, res);
 }
 
 PG_FUNCTION_INFO_V1(num_feasible_nodes_to_find);
