@@ -217,6 +217,86 @@ text_of(JsonbValue *v)
 	return pnstrdup(v->val.string.val, v->val.string.len);
 }
 
+/* matchLabels' pairs as In requirements; NULL or the error */
+static char *
+parse_match_labels(LabelSelector *s, JsonbValue *ml)
+{
+	JsonbIterator *it = JsonbIteratorInit(ml->val.binary.data);
+	JsonbValue	k,
+				val;
+	JsonbIteratorToken tok;
+	char	   *err;
+
+	while ((tok = JsonbIteratorNext(&it, &k, true)) != WJB_DONE)
+	{
+		char	  **values;
+		char	   *key;
+
+		if (tok != WJB_KEY)
+			continue;
+		tok = JsonbIteratorNext(&it, &val, true);
+		if (val.type != jbvString)
+			return psprintf("matchLabels: the value of \"%s\" must be a string", JShort(text_of(&k)));
+		key = text_of(&k);
+		values = palloc(sizeof(char *));
+		values[0] = text_of(&val);
+		if ((err = requirement_error(key, LABEL_IN, 1, values, "=")) != NULL)
+			return err;
+		add_requirement(s, key, strlen(key), LABEL_IN, 1, values);
+	}
+	return NULL;
+}
+
+/* matchExpressions[i] as a requirement; NULL or the error */
+static char *
+parse_match_expression(LabelSelector *s, JsonbValue *e, int i)
+{
+	JsonbValue *key,
+			   *op,
+			   *vals;
+	char	   *ops;
+	LabelOp		lop;
+	int			nv = 0;
+	char	  **values;
+	char	   *err;
+
+	if (e->type != jbvBinary || !JsonContainerIsObject(e->val.binary.data))
+		return psprintf("matchExpressions[%d] must be an object", i);
+	key = JGet(e->val.binary.data, "key");
+	op = JGet(e->val.binary.data, "operator");
+	vals = JGet(e->val.binary.data, "values");
+	if (key == NULL || key->type != jbvString || op == NULL || op->type != jbvString)
+		return psprintf("matchExpressions[%d]: key and operator are required strings", i);
+	ops = text_of(op);
+	if (strcmp(ops, "In") == 0)
+		lop = LABEL_IN;
+	else if (strcmp(ops, "NotIn") == 0)
+		lop = LABEL_NOT_IN;
+	else if (strcmp(ops, "Exists") == 0)
+		lop = LABEL_EXISTS;
+	else if (strcmp(ops, "DoesNotExist") == 0)
+		lop = LABEL_DOES_NOT_EXIST;
+	else
+		return psprintf("\"%s\" is not a valid label selector operator", JShort(ops));
+	if (vals && vals->type == jbvBinary && JsonContainerIsArray(vals->val.binary.data))
+		nv = JsonContainerSize(vals->val.binary.data);
+	else if (vals && vals->type != jbvNull)
+		return psprintf("matchExpressions[%d].values must be an array", i);
+	values = palloc(sizeof(char *) * Max(nv, 1));
+	for (int j = 0; j < nv; j++)
+	{
+		JsonbValue *x = getIthJsonbValueFromContainer(vals->val.binary.data, j);
+
+		if (x->type != jbvString)
+			return psprintf("matchExpressions[%d].values[%d] must be a string", i, j);
+		values[j] = text_of(x);
+	}
+	if ((err = requirement_error(text_of(key), lop, nv, values, ops)) != NULL)
+		return err;
+	add_requirement(s, key->val.string.val, key->val.string.len, lop, nv, values);
+	return NULL;
+}
+
 /*
  * LabelSelectorParse
  *		metav1.LabelSelectorAsSelector: NULL (absent or JSON null) selects
@@ -247,31 +327,8 @@ LabelSelectorParse(JsonbValue *v, char **err)
 	s->everything = true;
 	if (ml && ml->type == jbvBinary && JsonContainerIsObject(ml->val.binary.data))
 	{
-		JsonbIterator *it = JsonbIteratorInit(ml->val.binary.data);
-		JsonbValue	k,
-					val;
-		JsonbIteratorToken tok;
-
-		while ((tok = JsonbIteratorNext(&it, &k, true)) != WJB_DONE)
-		{
-			char	  **values;
-			char	   *key;
-
-			if (tok != WJB_KEY)
-				continue;
-			tok = JsonbIteratorNext(&it, &val, true);
-			if (val.type != jbvString)
-			{
-				*err = psprintf("matchLabels: the value of \"%s\" must be a string", JShort(text_of(&k)));
-				return NULL;
-			}
-			key = text_of(&k);
-			values = palloc(sizeof(char *));
-			values[0] = text_of(&val);
-			if ((*err = requirement_error(key, LABEL_IN, 1, values, "=")) != NULL)
-				return NULL;
-			add_requirement(s, key, strlen(key), LABEL_IN, 1, values);
-		}
+		if ((*err = parse_match_labels(s, ml)) != NULL)
+			return NULL;
 	}
 	else if (ml && ml->type != jbvNull)
 	{
@@ -283,66 +340,8 @@ LabelSelectorParse(JsonbValue *v, char **err)
 		int			n = JsonContainerSize(me->val.binary.data);
 
 		for (int i = 0; i < n; i++)
-		{
-			JsonbValue *e = getIthJsonbValueFromContainer(me->val.binary.data, i);
-			JsonbValue *key,
-					   *op,
-					   *vals;
-			char	   *ops;
-			LabelOp		lop;
-			int			nv = 0;
-			char	  **values;
-
-			if (e->type != jbvBinary || !JsonContainerIsObject(e->val.binary.data))
-			{
-				*err = psprintf("matchExpressions[%d] must be an object", i);
+			if ((*err = parse_match_expression(s, getIthJsonbValueFromContainer(me->val.binary.data, i), i)) != NULL)
 				return NULL;
-			}
-			key = JGet(e->val.binary.data, "key");
-			op = JGet(e->val.binary.data, "operator");
-			vals = JGet(e->val.binary.data, "values");
-			if (key == NULL || key->type != jbvString || op == NULL || op->type != jbvString)
-			{
-				*err = psprintf("matchExpressions[%d]: key and operator are required strings", i);
-				return NULL;
-			}
-			ops = text_of(op);
-			if (strcmp(ops, "In") == 0)
-				lop = LABEL_IN;
-			else if (strcmp(ops, "NotIn") == 0)
-				lop = LABEL_NOT_IN;
-			else if (strcmp(ops, "Exists") == 0)
-				lop = LABEL_EXISTS;
-			else if (strcmp(ops, "DoesNotExist") == 0)
-				lop = LABEL_DOES_NOT_EXIST;
-			else
-			{
-				*err = psprintf("\"%s\" is not a valid label selector operator", JShort(ops));
-				return NULL;
-			}
-			if (vals && vals->type == jbvBinary && JsonContainerIsArray(vals->val.binary.data))
-				nv = JsonContainerSize(vals->val.binary.data);
-			else if (vals && vals->type != jbvNull)
-			{
-				*err = psprintf("matchExpressions[%d].values must be an array", i);
-				return NULL;
-			}
-			values = palloc(sizeof(char *) * Max(nv, 1));
-			for (int j = 0; j < nv; j++)
-			{
-				JsonbValue *x = getIthJsonbValueFromContainer(vals->val.binary.data, j);
-
-				if (x->type != jbvString)
-				{
-					*err = psprintf("matchExpressions[%d].values[%d] must be a string", i, j);
-					return NULL;
-				}
-				values[j] = text_of(x);
-			}
-			if ((*err = requirement_error(text_of(key), lop, nv, values, ops)) != NULL)
-				return NULL;
-			add_requirement(s, key->val.string.val, key->val.string.len, lop, nv, values);
-		}
 	}
 	else if (me && me->type != jbvNull)
 	{

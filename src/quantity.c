@@ -207,6 +207,32 @@ parse_syntax(const char *str, int len, ParsedQuantity *pq)
 	return interpret_suffix(str + sfx_start, len - sfx_start, &pq->base, &pq->exponent);
 }
 
+
+/*
+ * b /= 10^m, truncating; true when a nonzero remainder was dropped (the
+ * caller rounds up).  Everything fraction rounds up to 1 so.
+ */
+static bool
+big_div_pow10(BigNum *b, int64 m)
+{
+	int64		drop = m / LIMB_DIGITS;
+	bool		sticky = false;
+
+	if (drop >= b->n)
+	{
+		b->n = 0;
+		return true;
+	}
+	for (int i = 0; i < drop; i++)
+		if (b->limb[i] != 0)
+			sticky = true;
+	memmove(b->limb, b->limb + drop, sizeof(uint32) * (b->n - drop));
+	b->n -= (int) drop;
+	if (m % LIMB_DIGITS != 0 && big_div_small(b, pow10_small[m % LIMB_DIGITS]))
+		sticky = true;
+	return sticky;
+}
+
 /*
  * QuantityParse
  *		Parse str (len bytes) and return its value times 10^scale, rounded up
@@ -303,27 +329,7 @@ QuantityParse(const char *str, int len, int scale, int64 *result)
 		}
 	}
 	else if (exp10 < 0)
-	{
-		int64		m = -exp10;
-		int64		drop = m / LIMB_DIGITS;
-
-		if (drop >= b.n)
-		{
-			/* everything is fraction: rounds up to 1 */
-			b.n = 0;
-			sticky = true;
-		}
-		else
-		{
-			for (int i = 0; i < drop; i++)
-				if (b.limb[i] != 0)
-					sticky = true;
-			memmove(b.limb, b.limb + drop, sizeof(uint32) * (b.n - drop));
-			b.n -= (int) drop;
-			if (m % LIMB_DIGITS != 0 && big_div_small(&b, pow10_small[m % LIMB_DIGITS]))
-				sticky = true;
-		}
-	}
+		sticky = big_div_pow10(&b, -exp10);
 
 	/* to uint64, checking range */
 	for (int i = b.n - 1; i >= 0; i--)
