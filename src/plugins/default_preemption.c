@@ -336,28 +336,20 @@ dry_run_failure(const CycleResult *res, NodeVerdict *verdicts, int nverdicts, St
 	StatusSet(st, CODE_UNSCHEDULABLE, psprintf("preemption: %s", FitErrorMessage(&fe)));
 }
 
-static void
-postfilter(PluginCall *call pg_attribute_unused(), const PodInfo *pod, CycleResult *res, Status *st)
+/*
+ * PodEligibleToPreemptOthers: false, with the status saying why, for a pod
+ * whose preemptionPolicy is Never, or whose nominated node (still not
+ * unresolvable for it) has a terminating pod of lower priority: it waits.
+ */
+static bool
+eligible(const CycleResult *res, const PodInfo *pod, Status *st)
 {
-	NodeInfo  **potential;
-	int			npotential = 0;
-	int			ncandidates;
-	int			offset;
-	Pdb		   *pdbs;
-	int			npdbs;
-	NodeVerdict *tried;
-	int			ntried = 0;
-	List	   *nonviolating = NIL;
-	List	   *violating = NIL;
-	Candidate  *best = NULL;
 	ListCell   *lc;
-	EquivClass *equiv = res->ctx ? res->ctx->equiv : NULL;
 
-	/* 1. eligible? */
 	if (pod->preempt_never)
 	{
 		StatusSet(st, CODE_UNSCHEDULABLE, "preemption: not eligible due to preemptionPolicy=Never.");
-		return;
+		return false;
 	}
 	if (pod->nominated_node)
 	{
@@ -377,10 +369,68 @@ postfilter(PluginCall *call pg_attribute_unused(), const PodInfo *pod, CycleResu
 				{
 					StatusSet(st, CODE_UNSCHEDULABLE,
 							  "preemption: not eligible due to a terminating pod on the nominated node.");
-					return;
+					return false;
 				}
 			}
 	}
+	return true;
+}
+
+/*
+ * The victims the pod needs on node (NIL: none helps, *s says why), and how
+ * many PDBs they violate.  Kept in the cycle's equivalence class, for the
+ * next pod of this shape while the node stays as it is.
+ */
+static List *
+dry_run(const CycleResult *res, const PodInfo *pod, NodeInfo *node, Pdb *pdbs, int npdbs,
+		int *violations, Status *s)
+{
+	EquivClass *equiv = res->ctx ? res->ctx->equiv : NULL;
+	DryRun	   *dr = equiv ? EquivPreemptGet(equiv, node) : NULL;
+	List	   *victims;
+	MemoryContext old;
+	ListCell   *x;
+
+	if (dr != NULL)
+	{
+		*violations = dr->violations;
+		*s = dr->status;
+		return dr->victims;
+	}
+	victims = select_victims(res, pod, node, pdbs, npdbs, violations, s);
+	if (equiv == NULL)
+		return victims;
+	old = MemoryContextSwitchTo(EquivMemory(equiv));
+	dr = palloc0(sizeof(DryRun));
+	dr->victims = list_copy(victims);
+	dr->violations = *violations;
+	dr->status.code = s->code;
+	foreach(x, s->reasons)
+		dr->status.reasons = lappend(dr->status.reasons, pstrdup(lfirst(x)));
+	MemoryContextSwitchTo(old);
+	EquivPreemptPut(equiv, node, dr);
+	return victims;
+}
+
+static void
+postfilter(PluginCall *call pg_attribute_unused(), const PodInfo *pod, CycleResult *res, Status *st)
+{
+	NodeInfo  **potential;
+	int			npotential = 0;
+	int			ncandidates;
+	int			offset;
+	Pdb		   *pdbs;
+	int			npdbs;
+	NodeVerdict *tried;
+	int			ntried = 0;
+	List	   *nonviolating = NIL;
+	List	   *violating = NIL;
+	Candidate  *best = NULL;
+	ListCell   *lc;
+
+	/* 1. eligible? */
+	if (!eligible(res, pod, st))
+		return;
 
 	/* 2. the nodes where preemption might help */
 	potential = palloc(sizeof(NodeInfo *) * Max(res->snap->nnodes, 1));
@@ -413,34 +463,9 @@ postfilter(PluginCall *call pg_attribute_unused(), const PodInfo *pod, CycleResu
 		Status		s = {CODE_SUCCESS, NIL};
 		int			violations;
 		List	   *victims;
-		DryRun	   *dr = equiv ? EquivPreemptGet(equiv, node) : NULL;
 
 		CHECK_FOR_INTERRUPTS();
-		if (dr == NULL)
-		{
-			victims = select_victims(res, pod, node, pdbs, npdbs, &violations, &s);
-			if (equiv)
-			{
-				/* kept for the next pod of this shape, while the node stays as it is */
-				MemoryContext old = MemoryContextSwitchTo(EquivMemory(equiv));
-				ListCell   *x;
-
-				dr = palloc0(sizeof(DryRun));
-				dr->victims = list_copy(victims);
-				dr->violations = violations;
-				dr->status.code = s.code;
-				foreach(x, s.reasons)
-					dr->status.reasons = lappend(dr->status.reasons, pstrdup(lfirst(x)));
-				MemoryContextSwitchTo(old);
-				EquivPreemptPut(equiv, node, dr);
-			}
-		}
-		else
-		{
-			victims = dr->victims;
-			violations = dr->violations;
-			s = dr->status;
-		}
+		victims = dry_run(res, pod, node, pdbs, npdbs, &violations, &s);
 		if (victims != NIL)
 		{
 			Candidate  *c = palloc(sizeof(Candidate));

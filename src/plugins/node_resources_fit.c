@@ -110,6 +110,56 @@ string_list(JsonbValue *v, const char *path, int *n)
 	return out;
 }
 
+/* scoringStrategy.requestedToCapacityRatio: the shape, checked and scaled */
+static void
+parse_shape(FitArgs *a, JsonbValue *rtcr)
+{
+	static const char *const rtcr_fields[] = {"shape", NULL};
+	static const char *const point_fields[] = {"utilization", "score", NULL};
+	JsonbValue *shape = (rtcr && rtcr->type == jbvBinary) ? JGet(rtcr->val.binary.data, "shape") : NULL;
+	const char *spath = "scoringStrategy.requestedToCapacityRatio.shape";
+	int			n;
+
+	if (rtcr && (rtcr->type != jbvBinary || !JsonContainerIsObject(rtcr->val.binary.data)))
+		field_error("Invalid value", "scoringStrategy.requestedToCapacityRatio", NULL, "must be an object");
+	if (rtcr)
+		JCheckKnownFields(rtcr->val.binary.data, rtcr_fields, "NodeResourcesFit args",
+						  "scoringStrategy.requestedToCapacityRatio");
+	if (shape && (shape->type != jbvBinary || !JsonContainerIsArray(shape->val.binary.data)))
+		field_error("Invalid value", spath, NULL, "must be a list");
+	if (shape == NULL || JsonContainerSize(shape->val.binary.data) == 0)
+		field_error("Required value", spath, NULL, "at least one point must be specified");
+	n = JsonContainerSize(shape->val.binary.data);
+	a->shape = palloc(sizeof(ShapePoint) * n);
+	for (int i = 0; i < n; i++)
+	{
+		JsonbValue *p = getIthJsonbValueFromContainer(shape->val.binary.data, i);
+		char	   *path = psprintf("%s[%d]", spath, i);
+
+		if (p->type != jbvBinary || !JsonContainerIsObject(p->val.binary.data))
+			field_error("Invalid value", path, NULL, "must be an object");
+		JCheckKnownFields(p->val.binary.data, point_fields, "NodeResourcesFit args", path);
+		a->shape[i].utilization = jint(JGet(p->val.binary.data, "utilization"), psprintf("%s.utilization", path));
+		a->shape[i].score = jint(JGet(p->val.binary.data, "score"), psprintf("%s.score", path));
+	}
+	a->nshape = n;
+	for (int i = 1; i < n; i++)
+		if (a->shape[i - 1].utilization >= a->shape[i].utilization)
+			field_error("Invalid value", psprintf("%s[%d].utilization", spath, i),
+						psprintf("%lld", (long long) a->shape[i].utilization),
+						"values must be sorted in increasing order");
+	for (int i = 0; i < n; i++)
+	{
+		if (a->shape[i].utilization < 0 || a->shape[i].utilization > MAX_UTILIZATION)
+			field_error("Invalid value", psprintf("%s[%d].utilization", spath, i),
+						psprintf("%lld", (long long) a->shape[i].utilization), "not in valid range [0, 100]");
+		if (a->shape[i].score < 0 || a->shape[i].score > MAX_CUSTOM_PRIORITY_SCORE)
+			field_error("Invalid value", psprintf("%s[%d].score", spath, i),
+						psprintf("%lld", (long long) a->shape[i].score), "not in valid range [0, 10]");
+		a->shape[i].score *= MAX_NODE_SCORE / MAX_CUSTOM_PRIORITY_SCORE;
+	}
+}
+
 static void *
 parse_args(Jsonb *args)
 {
@@ -117,8 +167,6 @@ parse_args(Jsonb *args)
 	"scoringStrategy", NULL};
 	static const char *const strategy[] = {"type", "resources", "requestedToCapacityRatio", NULL};
 	static const char *const resource_fields[] = {"name", "weight", NULL};
-	static const char *const rtcr_fields[] = {"shape", NULL};
-	static const char *const point_fields[] = {"utilization", "score", NULL};
 	FitArgs    *a = palloc0(sizeof(FitArgs));
 	JsonbValue *ss = JGet(&args->root, "scoringStrategy");
 
@@ -190,51 +238,7 @@ parse_args(Jsonb *args)
 		}
 
 		if (a->strategy == REQUESTED_TO_CAPACITY_RATIO)
-		{
-			JsonbValue *rtcr = JGet(c, "requestedToCapacityRatio");
-			JsonbValue *shape = (rtcr && rtcr->type == jbvBinary) ? JGet(rtcr->val.binary.data, "shape") : NULL;
-			const char *spath = "scoringStrategy.requestedToCapacityRatio.shape";
-			int			n;
-
-			if (rtcr && (rtcr->type != jbvBinary || !JsonContainerIsObject(rtcr->val.binary.data)))
-				field_error("Invalid value", "scoringStrategy.requestedToCapacityRatio", NULL, "must be an object");
-			if (rtcr)
-				JCheckKnownFields(rtcr->val.binary.data, rtcr_fields, "NodeResourcesFit args",
-								  "scoringStrategy.requestedToCapacityRatio");
-			if (shape && (shape->type != jbvBinary || !JsonContainerIsArray(shape->val.binary.data)))
-				field_error("Invalid value", spath, NULL, "must be a list");
-			if (shape == NULL || JsonContainerSize(shape->val.binary.data) == 0)
-				field_error("Required value", spath, NULL, "at least one point must be specified");
-			n = JsonContainerSize(shape->val.binary.data);
-			a->shape = palloc(sizeof(ShapePoint) * n);
-			for (int i = 0; i < n; i++)
-			{
-				JsonbValue *p = getIthJsonbValueFromContainer(shape->val.binary.data, i);
-				char	   *path = psprintf("%s[%d]", spath, i);
-
-				if (p->type != jbvBinary || !JsonContainerIsObject(p->val.binary.data))
-					field_error("Invalid value", path, NULL, "must be an object");
-				JCheckKnownFields(p->val.binary.data, point_fields, "NodeResourcesFit args", path);
-				a->shape[i].utilization = jint(JGet(p->val.binary.data, "utilization"), psprintf("%s.utilization", path));
-				a->shape[i].score = jint(JGet(p->val.binary.data, "score"), psprintf("%s.score", path));
-			}
-			a->nshape = n;
-			for (int i = 1; i < n; i++)
-				if (a->shape[i - 1].utilization >= a->shape[i].utilization)
-					field_error("Invalid value", psprintf("%s[%d].utilization", spath, i),
-								psprintf("%lld", (long long) a->shape[i].utilization),
-								"values must be sorted in increasing order");
-			for (int i = 0; i < n; i++)
-			{
-				if (a->shape[i].utilization < 0 || a->shape[i].utilization > MAX_UTILIZATION)
-					field_error("Invalid value", psprintf("%s[%d].utilization", spath, i),
-								psprintf("%lld", (long long) a->shape[i].utilization), "not in valid range [0, 100]");
-				if (a->shape[i].score < 0 || a->shape[i].score > MAX_CUSTOM_PRIORITY_SCORE)
-					field_error("Invalid value", psprintf("%s[%d].score", spath, i),
-								psprintf("%lld", (long long) a->shape[i].score), "not in valid range [0, 10]");
-				a->shape[i].score *= MAX_NODE_SCORE / MAX_CUSTOM_PRIORITY_SCORE;
-			}
-		}
+			parse_shape(a, JGet(c, "requestedToCapacityRatio"));
 	}
 	return a;
 }
