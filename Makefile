@@ -3,39 +3,22 @@ EXTENSION = scheduler
 EXTVERSION = $(shell sed -n "s/^default_version = '\(.*\)'/\1/p" scheduler.control)
 
 MODULE_big = scheduler
-OBJS = \
-	src/scheduler.o \
-	src/jsonutil.o \
-	src/labels.o \
-	src/quantity.o \
-	src/resources.o \
-	src/mirror.o \
-	src/validation.o \
-	src/access.o \
-	src/snapshot.o \
-	src/topology.o \
-	src/framework.o \
-	src/equivalence.o \
-	src/explain.o \
-	src/schedule.o \
-	src/profile.o \
-	src/queue.o \
-	src/worker.o \
-	src/kube_client.o \
-	src/watch.o \
-	src/bind.o \
-	src/tolerations.o \
-	src/plugins/node_unschedulable.o \
-	src/plugins/node_name.o \
-	src/plugins/taint_toleration.o \
-	src/plugins/node_affinity.o \
-	src/plugins/node_ports.o \
-	src/plugins/node_resources_fit.o \
-	src/plugins/balanced_allocation.o \
-	src/plugins/image_locality.o \
-	src/plugins/inter_pod_affinity.o \
-	src/plugins/pod_topology_spread.o \
-	src/plugins/default_preemption.o
+# Every src/*.c and src/plugins/*.c.  A plugin is one file in src/plugins/
+# and one line in src/plugins/plugins.def (CONTRIBUTING.md).
+OBJS = $(patsubst %.c,%.o,$(sort $(wildcard src/*.c src/plugins/*.c)))
+
+# plugins.def is the one list of plugins: the build fails unless each
+# "const Plugin <Name>Plugin" a file in src/plugins/ defines, with
+# .name = "<Name>", has its line PLUGIN(<Name>, ...), and each line its file.
+PLUGINS_LISTED := $(sort $(shell sed -n 's/^PLUGIN.\([A-Za-z0-9_]*\),.*/\1/p' src/plugins/plugins.def))
+PLUGINS_DEFINED := $(sort $(shell awk '/^const Plugin [A-Za-z0-9_]+Plugin =/ { id = $$3; sub(/Plugin$$/, "", id); want = 1; next } \
+	want && /\.name = "/ { n = $$0; sub(/.*\.name = "/, "", n); sub(/".*/, "", n); print (n == id ? id : id "(named:" n ")"); want = 0 }' \
+	src/plugins/*.c))
+ifeq ($(filter clean distclean,$(MAKECMDGOALS)),)
+ifneq ($(PLUGINS_LISTED),$(PLUGINS_DEFINED))
+$(error src/plugins/plugins.def and src/plugins/*.c disagree: listed without a Plugin defined as listed: [$(filter-out $(PLUGINS_DEFINED),$(PLUGINS_LISTED))]; defined without a line: [$(filter-out $(PLUGINS_LISTED),$(PLUGINS_DEFINED))])
+endif
+endif
 
 # The install script is built from sql/install/*.sql, one file per stage,
 # in file-name order.  sql/scheduler--0.1.sql is 0.1's script as released
@@ -90,5 +73,6 @@ override CPPFLAGS := -isystem $(includedir_server) $(CPPFLAGS)
 sql/$(EXTENSION)--$(EXTVERSION).sql: $(INSTALL_SQL)
 	cat $^ > $@
 
-# Every object depends on the headers (PGXS tracks no header dependencies).
-$(OBJS): $(wildcard src/*.h)
+# Every object depends on the headers and the plugin list (PGXS tracks no
+# header dependencies).
+$(OBJS): $(wildcard src/*.h) src/plugins/plugins.def

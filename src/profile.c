@@ -14,6 +14,8 @@
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "fmgr.h"
+#include "funcapi.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
 
@@ -21,27 +23,40 @@
 #include "jsonutil.h"
 #include "scheduler.h"
 
-static const Plugin *const registry[] = {
-	&NodeUnschedulablePlugin,
-	&NodeNamePlugin,
-	&TaintTolerationPlugin,
-	&NodeAffinityPlugin,
-	&NodePortsPlugin,
-	&NodeResourcesFitPlugin,
-	&NodeResourcesBalancedAllocationPlugin,
-	&ImageLocalityPlugin,
-	&InterPodAffinityPlugin,
-	&PodTopologySpreadPlugin,
-	&DefaultPreemptionPlugin,
+/*
+ * The registry: every plugin, with its place in kube-scheduler's default
+ * profile, made from plugins/plugins.def (registry.go and default_plugins.go
+ * in one list).
+ */
+typedef struct RegistryEntry
+{
+	const Plugin *plugin;
+	int			weight;			/* score weight when a row leaves it NULL */
+	int			position;		/* in the default profile; 0 = not in it */
+} RegistryEntry;
+
+static const RegistryEntry registry[] = {
+#define PLUGIN(name, weight, position) {&name##Plugin, weight, position},
+#include "plugins/plugins.def"
 };
 
 const Plugin *
 FindPlugin(const char *name)
 {
 	for (size_t i = 0; i < lengthof(registry); i++)
-		if (strcmp(registry[i]->name, name) == 0)
-			return registry[i];
+		if (strcmp(registry[i].plugin->name, name) == 0)
+			return registry[i].plugin;
 	return NULL;
+}
+
+/* The score weight of a profile row that leaves weight NULL */
+static int
+default_weight(const Plugin *pl)
+{
+	for (size_t i = 0; i < lengthof(registry); i++)
+		if (registry[i].plugin == pl)
+			return registry[i].weight;
+	return 0;
 }
 
 /* isEventOfInterest: does some plugin register for the event? */
@@ -49,7 +64,7 @@ bool
 EventOfInterest(const ClusterEvent *ev)
 {
 	for (size_t i = 0; i < lengthof(registry); i++)
-		for (const EventRegistration *r = registry[i]->events; r->resource != 0; r++)
+		for (const EventRegistration *r = registry[i].plugin->events; r->resource != 0; r++)
 			if (r->resource == ev->resource && (r->actions & ev->action) != 0)
 				return true;
 	return false;
@@ -66,7 +81,7 @@ plugin_or_error(const char *name)
 
 		initStringInfo(&known);
 		for (size_t i = 0; i < lengthof(registry); i++)
-			appendStringInfo(&known, "%s%s", i ? ", " : "", registry[i]->name);
+			appendStringInfo(&known, "%s%s", i ? ", " : "", registry[i].plugin->name);
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("unknown plugin \"%s\"", JShort(name)),
@@ -140,7 +155,7 @@ ProfileLoad(const char *scheduler_name)
 		pp->plugin = plugin_or_error(name);
 		pp->args = parse_args(pp->plugin, DatumGetJsonbP(SPI_getbinval(tup, tt->tupdesc, 3, &isnull)));
 		w = SPI_getbinval(tup, tt->tupdesc, 2, &isnull);
-		pp->weight = isnull ? pp->plugin->default_weight : DatumGetInt32(w);
+		pp->weight = isnull ? default_weight(pp->plugin) : DatumGetInt32(w);
 		if (pp->plugin->score == NULL)
 			pp->weight = 0;
 	}
@@ -158,4 +173,54 @@ scheduler_check_plugin(PG_FUNCTION_ARGS)
 	RequireRole(ROLE_ADMIN, "change the scheduler's profiles");
 	(void) parse_args(plugin_or_error(name), PG_GETARG_JSONB_P(1));
 	PG_RETURN_VOID();
+}
+
+/* The extension points a plugin implements, in kube-scheduler's names */
+static Datum
+extension_points(const Plugin *pl)
+{
+	Datum		points[6];
+	int			n = 0;
+
+	if (pl->prefilter)
+		points[n++] = CStringGetTextDatum("PreFilter");
+	if (pl->filter)
+		points[n++] = CStringGetTextDatum("Filter");
+	if (pl->postfilter)
+		points[n++] = CStringGetTextDatum("PostFilter");
+	if (pl->prescore)
+		points[n++] = CStringGetTextDatum("PreScore");
+	if (pl->score)
+		points[n++] = CStringGetTextDatum("Score");
+	if (pl->normalize)
+		points[n++] = CStringGetTextDatum("NormalizeScore");
+	return PointerGetDatum(construct_array(points, n, TEXTOID, -1, false, TYPALIGN_INT));
+}
+
+PG_FUNCTION_INFO_V1(scheduler_plugins);
+/*
+ * scheduler.plugins(): the registry, one row per plugin in plugins.def's
+ * order: its name, its default score weight (NULL: it does not score), its
+ * position in the default profile (NULL: not in it) and its extension
+ * points.  The install script makes 'default-scheduler''s rows from it.
+ */
+Datum
+scheduler_plugins(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+
+	InitMaterializedSRF(fcinfo, 0);
+	for (size_t i = 0; i < lengthof(registry); i++)
+	{
+		const RegistryEntry *e = &registry[i];
+		Datum		v[4];
+		bool		nulls[4] = {false, e->weight == 0, e->position == 0, false};
+
+		v[0] = CStringGetTextDatum(e->plugin->name);
+		v[1] = Int32GetDatum(e->weight);
+		v[2] = Int32GetDatum(e->position);
+		v[3] = extension_points(e->plugin);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, nulls);
+	}
+	return (Datum) 0;
 }

@@ -299,7 +299,6 @@ typedef struct Plugin
 {
 	const char *name;
 	bool		reads_pods;		/* its PreFilter state counts pods on other nodes */
-	int			default_weight; /* in kube-scheduler's default profile; 0 = not a scorer */
 
 	/* validate and parse plugin args (jsonb object); ERROR naming the field */
 	void	   *(*parse_args) (Jsonb *args);
@@ -330,17 +329,9 @@ typedef struct Plugin
 	EventRegistration events[MAX_EVENT_REGISTRATIONS];
 } Plugin;
 
-extern const Plugin NodeUnschedulablePlugin;
-extern const Plugin NodeNamePlugin;
-extern const Plugin TaintTolerationPlugin;
-extern const Plugin NodeAffinityPlugin;
-extern const Plugin NodePortsPlugin;
-extern const Plugin NodeResourcesFitPlugin;
-extern const Plugin NodeResourcesBalancedAllocationPlugin;
-extern const Plugin ImageLocalityPlugin;
-extern const Plugin InterPodAffinityPlugin;
-extern const Plugin PodTopologySpreadPlugin;
-extern const Plugin DefaultPreemptionPlugin;
+/* each plugin's Plugin, defined in its file (plugins/plugins.def lists them) */
+#define PLUGIN(name, weight, position) extern const Plugin name##Plugin;
+#include "plugins/plugins.def"
 
 extern const Plugin *FindPlugin(const char *name);
 extern bool EventOfInterest(const ClusterEvent *ev);

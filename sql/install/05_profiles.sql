@@ -21,18 +21,20 @@ CREATE TABLE scheduler.profile_plugins (
 );
 COMMENT ON TABLE scheduler.profile_plugins IS 'Plugins of each profile in order, with score weight and plugin args (kube-scheduler pluginConfig field names)';
 
+-- The plugin registry (profile.c, made from src/plugins/plugins.def, the one
+-- list of plugins): every plugin with its default weight, its place in the
+-- default profile and its extension points.
+CREATE FUNCTION scheduler.plugins()
+    RETURNS TABLE (plugin text, default_weight integer, default_position integer, extension_points text[])
+    AS 'MODULE_PATHNAME', 'scheduler_plugins' LANGUAGE C STRICT STABLE PARALLEL SAFE;
+COMMENT ON FUNCTION scheduler.plugins() IS 'The plugins this build knows (src/plugins/plugins.def): default score weight (NULL: does not score), position in the default profile (NULL: not in it), extension points';
+
+-- The default profile, kube-scheduler's, as plugins.def lists it
 INSERT INTO scheduler.profiles VALUES ('default-scheduler', NULL);
-INSERT INTO scheduler.profile_plugins (scheduler_name, plugin, position, weight) VALUES
-    ('default-scheduler', 'NodeUnschedulable', 1, NULL),
-    ('default-scheduler', 'NodeName', 2, NULL),
-    ('default-scheduler', 'TaintToleration', 3, 3),
-    ('default-scheduler', 'NodeAffinity', 4, 2),
-    ('default-scheduler', 'NodePorts', 5, NULL),
-    ('default-scheduler', 'NodeResourcesFit', 6, 1),
-    ('default-scheduler', 'PodTopologySpread', 7, 2),
-    ('default-scheduler', 'InterPodAffinity', 8, 2),
-    ('default-scheduler', 'DefaultPreemption', 9, NULL),
-    ('default-scheduler', 'NodeResourcesBalancedAllocation', 10, 1),
-    ('default-scheduler', 'ImageLocality', 11, 1);
+INSERT INTO scheduler.profile_plugins (scheduler_name, plugin, position, weight)
+    SELECT 'default-scheduler', p.plugin, p.default_position, p.default_weight
+    FROM scheduler.plugins() p
+    WHERE p.default_position IS NOT NULL
+    ORDER BY p.default_position;
 
 ------------------------------------------------------------------------------

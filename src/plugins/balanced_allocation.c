@@ -129,7 +129,6 @@ score(PluginCall *call, const PodInfo *pod, const NodeInfo *node, Status *st pg_
 
 const Plugin NodeResourcesBalancedAllocationPlugin = {
 	.name = "NodeResourcesBalancedAllocation",
-	.default_weight = 1,
 	.parse_args = parse_args,
 	.prescore = prescore,
 	.score = score,

@@ -65,7 +65,6 @@ score(PluginCall *call, const PodInfo *pod, const NodeInfo *node, Status *st pg_
 
 const Plugin ImageLocalityPlugin = {
 	.name = "ImageLocality",
-	.default_weight = 1,
 	.prescore = prescore,
 	.score = score,
 };

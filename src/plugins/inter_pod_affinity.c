@@ -542,7 +542,6 @@ node_hint(const PodInfo *pod, const ClusterEvent *ev)
 const Plugin InterPodAffinityPlugin = {
 	.name = "InterPodAffinity",
 	.reads_pods = true,
-	.default_weight = 2,
 	.parse_args = parse_args,
 	.prefilter = prefilter,
 	.filter = filter,

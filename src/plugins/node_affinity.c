@@ -653,7 +653,6 @@ hint(const PodInfo *pod, const ClusterEvent *ev)
 
 const Plugin NodeAffinityPlugin = {
 	.name = "NodeAffinity",
-	.default_weight = 2,
 	.parse_args = parse_args,
 	.prefilter = prefilter,
 	.filter = filter,

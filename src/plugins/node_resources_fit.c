@@ -482,7 +482,6 @@ node_hint(const PodInfo *pod, const ClusterEvent *ev)
 
 const Plugin NodeResourcesFitPlugin = {
 	.name = "NodeResourcesFit",
-	.default_weight = 1,
 	.parse_args = parse_args,
 	.prefilter = prefilter,
 	.filter = filter,

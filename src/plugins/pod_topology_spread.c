@@ -964,7 +964,6 @@ node_hint(const PodInfo *pod, const ClusterEvent *ev)
 const Plugin PodTopologySpreadPlugin = {
 	.name = "PodTopologySpread",
 	.reads_pods = true,
-	.default_weight = 2,
 	.parse_args = parse_args,
 	.prefilter = prefilter,
 	.filter = filter,

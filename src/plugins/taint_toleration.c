@@ -91,7 +91,6 @@ hint(const PodInfo *pod, const ClusterEvent *ev)
 
 const Plugin TaintTolerationPlugin = {
 	.name = "TaintToleration",
-	.default_weight = 3,
 	.filter = filter,
 	.prescore = prescore,
 	.score = score,

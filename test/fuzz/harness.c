@@ -368,10 +368,10 @@ target_watch(const uint8_t *data, size_t size)
  * args
  * ------------------------------------------------------------------------
  */
+/* every plugin, in plugins.def's order (make_corpus.py reads it too) */
 static const char *const plugin_names[] = {
-	"NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity", "NodePorts",
-	"NodeResourcesFit", "NodeResourcesBalancedAllocation", "ImageLocality",
-	"InterPodAffinity", "PodTopologySpread", "DefaultPreemption",
+#define PLUGIN(name, weight, position) #name,
+#include "plugins/plugins.def"
 };
 
 static void

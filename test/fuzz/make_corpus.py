@@ -17,9 +17,7 @@ import sqlfuzz  # noqa: E402
 OUT = os.path.join(HERE, 'corpus')
 
 # the harness's plugin order (args: the first byte picks the plugin)
-PLUGINS = ['NodeUnschedulable', 'NodeName', 'TaintToleration', 'NodeAffinity', 'NodePorts',
-           'NodeResourcesFit', 'NodeResourcesBalancedAllocation', 'ImageLocality',
-           'InterPodAffinity', 'PodTopologySpread', 'DefaultPreemption']
+PLUGINS = [name for name, _, _ in sqlfuzz.read_plugins_def()]
 # the harness's status codes (http: the first byte picks the code, and streaming)
 CODES = [200, 201, 400, 403, 404, 409, 410, 422, 429, 500, 503, 504]
 

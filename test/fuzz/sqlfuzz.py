@@ -399,9 +399,19 @@ PROFILE_ARGS = {
             {'maxSkew': 3, 'topologyKey': 'kubernetes.io/hostname', 'whenUnsatisfiable': 'ScheduleAnyway'}]},
         {'defaultingType': 'System'}],
 }
-DEFAULT_PLUGINS = [('NodeUnschedulable', None), ('NodeName', None), ('TaintToleration', 3), ('NodeAffinity', 2),
-                   ('NodePorts', None), ('NodeResourcesFit', 1), ('PodTopologySpread', 2), ('InterPodAffinity', 2),
-                   ('DefaultPreemption', None), ('NodeResourcesBalancedAllocation', 1), ('ImageLocality', 1)]
+
+
+def read_plugins_def():
+    """src/plugins/plugins.def's lines, in its order: (name, weight, position)."""
+    path = os.path.join(HERE, '..', '..', 'src', 'plugins', 'plugins.def')
+    with open(path) as f:
+        return [(m.group(1), int(m.group(2)), int(m.group(3)))
+                for m in re.finditer(r'^PLUGIN\((\w+), *(\d+), *(\d+)\)', f.read(), re.M)]
+
+
+# the default profile's rows, in position order: (plugin, weight or None)
+DEFAULT_PLUGINS = [(name, weight or None)
+                   for name, weight, position in sorted(read_plugins_def(), key=lambda p: p[2]) if position]
 
 ###############################################################################
 # Mutation values
