@@ -25,6 +25,7 @@ OBJS = \
 	src/watch.o \
 	src/bind.o \
 	src/tolerations.o \
+	src/forget_assumed.o \
 	src/plugins/node_unschedulable.o \
 	src/plugins/node_name.o \
 	src/plugins/taint_toleration.o \
