@@ -69,6 +69,17 @@ SELECT scheduler.apply('{"type": "BOOKMARK", "object": {"kind": "Pod", "apiVersi
 -- ERROR carries the Status message
 SELECT pg_temp.try($$SELECT scheduler.apply('{"type": "ERROR", "object": {"kind": "Status", "apiVersion": "v1", "status": "Failure", "message": "too old resource version: 1 (4321)", "reason": "Expired", "code": 410}}')$$);
 SELECT pg_temp.try($$SELECT scheduler.apply('{"type": "RESYNC", "object": {"kind": "Pod", "metadata": {"name": "x"}}}')$$);
+-- The type is read before the object, as the watch decoder reads an event
+-- (client-go's watch Decoder refuses a type it does not know before it
+-- decodes the object): an event of an unknown type is reported as such,
+-- whatever its object lacks, applied alone or in a batch.
+SELECT pg_temp.try($$SELECT scheduler.apply('{"type": "WHATEVER", "object": {}}')$$);
+SELECT pg_temp.try($$SELECT scheduler.apply('{"type": "WHATEVER", "object": null}')$$);
+SELECT pg_temp.try($$SELECT scheduler.apply('{"type": "WHATEVER"}')$$);
+SELECT pg_temp.try($$SELECT scheduler.apply_events(ARRAY['{"type": "WHATEVER", "object": {}}'::jsonb])$$);
+-- a known type without an object: the object is required
+SELECT pg_temp.try($$SELECT scheduler.apply('{"type": "ADDED"}')$$);
+SELECT pg_temp.try($$SELECT scheduler.apply('{"type": "MODIFIED", "object": {}}')$$);
 
 -- A NodeList as the API server returns it: items carry no kind.
 SELECT scheduler.apply('{"kind": "NodeList", "apiVersion": "v1", "metadata": {"resourceVersion": "99"},

@@ -933,6 +933,7 @@ apply_object(JsonbValue *objv, const char *kind, bool deleted, const char *where
 	return n;
 }
 
+/* Apply a watch event of type type; objv is its object, NULL when none. */
 static int
 apply_event(const char *type, JsonbValue *objv)
 {
@@ -968,6 +969,10 @@ apply_event(const char *type, JsonbValue *objv)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("watch event: type: Unsupported value: \"%s\": supported values: \"ADDED\", \"BOOKMARK\", \"DELETED\", \"ERROR\", \"MODIFIED\"",
 						JShort(type))));
+	if (objv == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("watch event: object: Required value")));
 	obj = JObject(objv, "watch event", "object");
 	kind = JGetString(obj, "kind", "watch event", "object");
 	if (kind == NULL)
@@ -987,10 +992,10 @@ apply_document(JsonbValue *docv)
 	if (kind == NULL)
 	{
 		char	   *type = JGetString(doc, "type", "watch event", NULL);
-		JsonbValue *obj = JGet(doc, "object");
 
-		if (type && obj)
-			return apply_event(type, obj);
+		/* a watch event: its type is checked first, then its object */
+		if (type)
+			return apply_event(type, JGet(doc, "object"));
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("document has neither \"kind\" nor \"type\" and \"object\""),

@@ -10,6 +10,7 @@ CREATE TABLE scheduler.cycle_lock (
     next_start_node_index integer NOT NULL DEFAULT 0  -- where the next node search starts
 );
 INSERT INTO scheduler.cycle_lock DEFAULT VALUES;
+COMMENT ON TABLE scheduler.cycle_lock IS 'One row, updated first by each schedule_pending() call, so calls run one at a time (writers of the mirror hold the table in SHARE mode): the cycle generation, when the last cycle ran, and where the next node search starts';
 
 -- The latest attempt for each pod.
 CREATE TABLE scheduler.pod_attempts (
@@ -43,6 +44,7 @@ CREATE TABLE scheduler.attempt_history (
     queue_wait   interval,         -- from entering active to this attempt
     cycle_time   interval          -- this pod's scheduling cycle
 );
+COMMENT ON TABLE scheduler.attempt_history IS 'Every scheduling attempt, kept for scheduler.history_retention: when, result, node, kube-scheduler''s message, the plugins that rejected it, the per-node diagnosis (or diagnosis_of, the attempt whose equal diagnosis it shares), the time waited in the active queue and the cycle time';
 CREATE INDEX attempt_history_pod ON scheduler.attempt_history (namespace, name, attempted_at);
 CREATE INDEX attempt_history_time ON scheduler.attempt_history (attempted_at);
 

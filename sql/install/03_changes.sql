@@ -9,12 +9,14 @@ CREATE TABLE scheduler.changes (
     name text NOT NULL
 );
 CREATE INDEX changes_xid ON scheduler.changes (xid);
+COMMENT ON TABLE scheduler.changes IS 'Every changed node and pod by transaction id (n node, p pod, t truncate), for the snapshot cache in each backend; pruned by schedule_pending()';
 -- Changes below this xid have been pruned; a cache older than it rebuilds.
 CREATE TABLE scheduler.changes_horizon (
     id      boolean PRIMARY KEY DEFAULT true CHECK (id),
     horizon xid8 NOT NULL DEFAULT '0'
 );
 INSERT INTO scheduler.changes_horizon DEFAULT VALUES;
+COMMENT ON TABLE scheduler.changes_horizon IS 'One row: the changes below this xid have been pruned; a snapshot cache older than it rebuilds';
 
 -- TRUNCATE cannot be logged row by row: it makes every cache rebuild.
 CREATE FUNCTION scheduler.log_truncate() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER AS $$

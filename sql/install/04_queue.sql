@@ -192,3 +192,15 @@ CREATE TRIGGER changed_update AFTER UPDATE ON scheduler.pods REFERENCING OLD TAB
     FOR EACH STATEMENT EXECUTE FUNCTION scheduler.pods_changed();
 CREATE TRIGGER changed_delete AFTER DELETE ON scheduler.pods REFERENCING OLD TABLE AS old_rows
     FOR EACH STATEMENT EXECUTE FUNCTION scheduler.pods_changed();
+
+-- A node deleted (or truncated) under a pod assumed on it and not bound:
+-- the assumption is forgotten (kube-scheduler's Cache.ForgetPod of a
+-- binding that cannot complete), so the pod is pending again and the
+-- triggers above put it back in the queue; its binding still in the outbox
+-- is closed unsent (forget_assumed.c).
+CREATE FUNCTION scheduler.forget_assumed() RETURNS trigger
+    AS 'MODULE_PATHNAME', 'scheduler_forget_assumed' LANGUAGE C;
+CREATE TRIGGER forget_assumed AFTER DELETE ON scheduler.nodes REFERENCING OLD TABLE AS old_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler.forget_assumed();
+CREATE TRIGGER forget_assumed_truncate AFTER TRUNCATE ON scheduler.nodes
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler.forget_assumed();

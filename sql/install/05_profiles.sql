@@ -8,6 +8,7 @@ CREATE TABLE scheduler.profiles (
     scheduler_name text PRIMARY KEY,
     percentage_of_nodes_to_score integer CHECK (percentage_of_nodes_to_score BETWEEN 0 AND 100)
 );
+COMMENT ON TABLE scheduler.profiles IS 'Scheduling profiles (kube-scheduler''s KubeSchedulerProfile), one per schedulerName; a schedulerName without one runs the plugins of default-scheduler';
 COMMENT ON COLUMN scheduler.profiles.percentage_of_nodes_to_score IS 'NULL: the GUC scheduler.percentage_of_nodes_to_score';
 
 CREATE TABLE scheduler.profile_plugins (

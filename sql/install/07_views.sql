@@ -45,27 +45,46 @@ COMMENT ON VIEW scheduler.node_usage IS 'Per node and resource: allocatable and 
 
 -- Why is it pending: every pod in the queue, where it is, and kube-scheduler's
 -- FailedScheduling message for its latest attempt (for a gated pod, the
--- SchedulingGates PreEnqueue message).
+-- SchedulingGates PreEnqueue message).  A pod whose spec.schedulerName is
+-- not ours (neither scheduler.scheduler_name nor a profile's) is left to the
+-- scheduler of that name, as kube-scheduler leaves it (its queue only takes
+-- pods one of its profiles names): it shows as other-scheduler, and its
+-- scheduler_name says which.
 CREATE VIEW scheduler.pending_pods AS
-SELECT p.namespace, p.name, q.state AS queue, q.attempts, q.rejected_by,
-       CASE WHEN q.state = 'gated'
+SELECT p.namespace, p.name,
+       CASE WHEN o.ours THEN q.state ELSE 'other-scheduler' END AS queue,
+       q.attempts, q.rejected_by,
+       CASE WHEN NOT o.ours
+            THEN 'not ours: spec.schedulerName "' || p.scheduler_name
+                 || '" is neither scheduler.scheduler_name nor a profile''s'
+            WHEN q.state = 'gated'
             THEN 'waiting for scheduling gates: [' || array_to_string(p.scheduling_gates, ' ') || ']'
             ELSE a.message END AS message,
-       q.first_enqueued_at AS since
+       q.first_enqueued_at AS since,
+       p.scheduler_name
 FROM scheduler.queue q
 JOIN scheduler.pods p ON p.uid = q.pod_uid
+CROSS JOIN LATERAL (
+    SELECT p.scheduler_name = coalesce(current_setting('scheduler.scheduler_name', true), 'default-scheduler')
+           OR EXISTS (SELECT FROM scheduler.profiles pr WHERE pr.scheduler_name = p.scheduler_name)
+) AS o(ours)
 LEFT JOIN scheduler.pod_attempts a ON a.pod_uid = q.pod_uid AND a.result = 'unschedulable'
 WHERE scheduler.require_role('scheduler_reader');
-COMMENT ON VIEW scheduler.pending_pods IS 'Every pending pod: its queue (active, backoff, unschedulable, gated), attempts, the plugins that rejected it, kube-scheduler''s message, and since when it is pending';
+COMMENT ON VIEW scheduler.pending_pods IS 'Every pending pod: its queue (active, backoff, unschedulable, gated; other-scheduler when no profile and not scheduler.scheduler_name names its schedulerName), attempts, the plugins that rejected it, kube-scheduler''s message, since when it is pending, and its schedulerName';
 
--- Metrics, as kube-scheduler's /metrics names them.
+-- Metrics, as kube-scheduler's /metrics names them: scheduler_pending_pods
+-- counts the pods of our schedulers only (ours as in pending_pods).
 CREATE VIEW scheduler.metrics_pending_pods AS
 SELECT s.queue, count(q.pod_uid) AS pods
 FROM (VALUES ('active'), ('backoff'), ('unschedulable'), ('gated')) s(queue)
-LEFT JOIN scheduler.queue q ON q.state = s.queue
+LEFT JOIN (scheduler.queue q JOIN scheduler.pods p
+           ON p.uid = q.pod_uid
+          AND (p.scheduler_name = coalesce(current_setting('scheduler.scheduler_name', true), 'default-scheduler')
+               OR EXISTS (SELECT FROM scheduler.profiles pr WHERE pr.scheduler_name = p.scheduler_name)))
+       ON q.state = s.queue
 WHERE scheduler.require_role('scheduler_reader')
 GROUP BY s.queue;
-COMMENT ON VIEW scheduler.metrics_pending_pods IS 'scheduler_pending_pods: pods per queue';
+COMMENT ON VIEW scheduler.metrics_pending_pods IS 'scheduler_pending_pods: pods per queue, of the schedulerNames that are ours (scheduler.scheduler_name or a profile''s)';
 
 CREATE VIEW scheduler.metrics_schedule_attempts AS
 SELECT result, count(*) AS attempts
@@ -108,6 +127,7 @@ LEFT JOIN (SELECT coalesce(node_name, assumed_node) AS node, sum(nonzero_cpu) AS
              AND (phase IS NULL OR phase NOT IN ('Succeeded', 'Failed'))
            GROUP BY 1) u ON u.node = n.name
 WHERE scheduler.require_role('scheduler_reader');
+COMMENT ON VIEW scheduler.snapshot_from_tables IS 'The nodes as scheduler.snapshot() shows them, computed from the tables from scratch: for checking the snapshot cache';
 END $install$;
 SELECT scheduler.install_views();
 DROP FUNCTION scheduler.install_views();
