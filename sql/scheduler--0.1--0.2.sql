@@ -13,3 +13,61 @@ COMMENT ON FUNCTION scheduler.plugins() IS 'The plugins this build knows (src/pl
 ALTER FUNCTION scheduler.plugins() SET search_path = pg_catalog, pg_temp;
 REVOKE ALL ON FUNCTION scheduler.plugins() FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION scheduler.plugins() TO PUBLIC;
+
+-- Comments on every table and view
+COMMENT ON TABLE scheduler.cycle_lock IS 'One row, updated first by each schedule_pending() call, so calls run one at a time (writers of the mirror hold the table in SHARE mode): the cycle generation, when the last cycle ran, and where the next node search starts';
+COMMENT ON TABLE scheduler.attempt_history IS 'Every scheduling attempt, kept for scheduler.history_retention: when, result, node, kube-scheduler''s message, the plugins that rejected it, the per-node diagnosis (or diagnosis_of, the attempt whose equal diagnosis it shares), the time waited in the active queue and the cycle time';
+COMMENT ON TABLE scheduler.changes IS 'Every changed node and pod by transaction id (n node, p pod, t truncate), for the snapshot cache in each backend; pruned by schedule_pending()';
+COMMENT ON TABLE scheduler.changes_horizon IS 'One row: the changes below this xid have been pruned; a snapshot cache older than it rebuilds';
+COMMENT ON TABLE scheduler.profiles IS 'Scheduling profiles (kube-scheduler''s KubeSchedulerProfile), one per schedulerName; a schedulerName without one runs the plugins of default-scheduler';
+COMMENT ON VIEW scheduler.snapshot_from_tables IS 'The nodes as scheduler.snapshot() shows them, computed from the tables from scratch: for checking the snapshot cache';
+
+-- A node deleted under a pod assumed on it: the assumption is forgotten
+-- A node deleted (or truncated) under a pod assumed on it and not bound:
+-- the assumption is forgotten (kube-scheduler's Cache.ForgetPod of a
+-- binding that cannot complete), so the pod is pending again and the
+-- triggers above put it back in the queue; its binding still in the outbox
+-- is closed unsent (forget_assumed.c).
+CREATE FUNCTION scheduler.forget_assumed() RETURNS trigger
+    AS 'MODULE_PATHNAME', 'scheduler_forget_assumed' LANGUAGE C;
+CREATE TRIGGER forget_assumed AFTER DELETE ON scheduler.nodes REFERENCING OLD TABLE AS old_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler.forget_assumed();
+CREATE TRIGGER forget_assumed_truncate AFTER TRUNCATE ON scheduler.nodes
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler.forget_assumed();
+ALTER FUNCTION scheduler.forget_assumed() SET search_path = pg_catalog, pg_temp;
+REVOKE ALL ON FUNCTION scheduler.forget_assumed() FROM PUBLIC;
+
+-- pending_pods and metrics_pending_pods: another scheduler's pods are not ours
+CREATE OR REPLACE VIEW scheduler.pending_pods AS
+SELECT p.namespace, p.name,
+       CASE WHEN o.ours THEN q.state ELSE 'other-scheduler' END AS queue,
+       q.attempts, q.rejected_by,
+       CASE WHEN NOT o.ours
+            THEN 'not ours: spec.schedulerName "' || p.scheduler_name
+                 || '" is neither scheduler.scheduler_name nor a profile''s'
+            WHEN q.state = 'gated'
+            THEN 'waiting for scheduling gates: [' || array_to_string(p.scheduling_gates, ' ') || ']'
+            ELSE a.message END AS message,
+       q.first_enqueued_at AS since,
+       p.scheduler_name
+FROM scheduler.queue q
+JOIN scheduler.pods p ON p.uid = q.pod_uid
+CROSS JOIN LATERAL (
+    SELECT p.scheduler_name = coalesce(current_setting('scheduler.scheduler_name', true), 'default-scheduler')
+           OR EXISTS (SELECT FROM scheduler.profiles pr WHERE pr.scheduler_name = p.scheduler_name)
+) AS o(ours)
+LEFT JOIN scheduler.pod_attempts a ON a.pod_uid = q.pod_uid AND a.result = 'unschedulable'
+WHERE scheduler.require_role('scheduler_reader');
+COMMENT ON VIEW scheduler.pending_pods IS 'Every pending pod: its queue (active, backoff, unschedulable, gated; other-scheduler when no profile and not scheduler.scheduler_name names its schedulerName), attempts, the plugins that rejected it, kube-scheduler''s message, since when it is pending, and its schedulerName';
+
+CREATE OR REPLACE VIEW scheduler.metrics_pending_pods AS
+SELECT s.queue, count(q.pod_uid) AS pods
+FROM (VALUES ('active'), ('backoff'), ('unschedulable'), ('gated')) s(queue)
+LEFT JOIN (scheduler.queue q JOIN scheduler.pods p
+           ON p.uid = q.pod_uid
+          AND (p.scheduler_name = coalesce(current_setting('scheduler.scheduler_name', true), 'default-scheduler')
+               OR EXISTS (SELECT FROM scheduler.profiles pr WHERE pr.scheduler_name = p.scheduler_name)))
+       ON q.state = s.queue
+WHERE scheduler.require_role('scheduler_reader')
+GROUP BY s.queue;
+COMMENT ON VIEW scheduler.metrics_pending_pods IS 'scheduler_pending_pods: pods per queue, of the schedulerNames that are ours (scheduler.scheduler_name or a profile''s)';
