@@ -24,6 +24,7 @@ OBJS = \
 	src/kube_client.o \
 	src/watch.o \
 	src/bind.o \
+	src/outbox.o \
 	src/tolerations.o \
 	src/plugins/node_unschedulable.o \
 	src/plugins/node_name.o \
