@@ -163,3 +163,66 @@ SELECT name, node FROM schedule_pending() WHERE name = 'unbuildable';
 SELECT scheduler.outbox_result(pg_temp.binding('unbuildable'), -1, '{"message": "no request can be built for binding default/unbuildable: not a path segment"}');
 SELECT state, attempts, last_status FROM scheduler.outbox WHERE id = pg_temp.binding('unbuildable');
 SELECT name, assumed_node FROM scheduler.pods WHERE name = 'unbuildable';
+
+------------------------------------------------------------------------------
+-- Every row's body, as the API server receives it (times masked): a
+-- binding; a failure's PodScheduled condition and FailedScheduling event
+-- (SchedulerError when its cycle failed); and DefaultPreemption's rows: the
+-- preemptor's status.nominatedNodeName with its condition, a DeleteOptions
+-- with the victim's uid as precondition, a Preempted event on the victim.
+------------------------------------------------------------------------------
+TRUNCATE scheduler.nodes, scheduler.pods, scheduler.pod_attempts, scheduler.outbox;
+CREATE FUNCTION pg_temp.bodies() RETURNS TABLE (kind text, name text, node text, body text) LANGUAGE sql AS $$
+    SELECT kind, name, node, regexp_replace(body::text, '"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ"', '"<time>"', 'g')
+    FROM scheduler.outbox ORDER BY id
+$$;
+SELECT scheduler.apply('{"kind": "Node", "metadata": {"name": "m1"}, "status": {"allocatable": {"cpu": "2", "memory": "4Gi", "pods": "10"}}}');
+SELECT scheduler.apply('{"kind": "Pod", "metadata": {"name": "low", "namespace": "ns1", "uid": "u-low"},
+    "spec": {"schedulerName": "default-scheduler", "priority": 0, "nodeName": "m1",
+             "containers": [{"name": "c", "resources": {"requests": {"cpu": "2"}}}]},
+    "status": {"phase": "Running"}}');
+SELECT scheduler.apply('{"kind": "Pod", "metadata": {"name": "big", "namespace": "ns1", "uid": "u-big"},
+    "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "3"}}}]}}');
+SELECT scheduler.apply('{"kind": "Pod", "metadata": {"name": "vip", "namespace": "ns1", "uid": "u-vip"},
+    "spec": {"priority": 1000, "containers": [{"name": "c", "resources": {"requests": {"cpu": "1"}}}]}}');
+SELECT name, node, result FROM schedule_pending() ORDER BY name;
+SELECT * FROM pg_temp.bodies();
+-- sent; tried again while the victim is still there: the PodScheduled
+-- message did not change, so only the nomination is sent
+UPDATE scheduler.outbox SET state = 'done';
+UPDATE scheduler.queue SET state = 'active' WHERE pod_uid = 'u-vip';
+SELECT name, node, result FROM schedule_pending() ORDER BY name;
+SELECT * FROM pg_temp.bodies() WHERE kind = 'condition' AND name = 'vip';
+-- the victim goes; vip binds where room was made
+DELETE FROM scheduler.pods WHERE uid = 'u-low';
+UPDATE scheduler.queue SET state = 'active';
+SELECT name, node, result FROM schedule_pending() ORDER BY name;
+SELECT * FROM pg_temp.bodies() WHERE name = 'vip' AND kind = 'binding';
+-- a cycle that throws: SchedulerError
+UPDATE scheduler.pods SET requests = '[1]' WHERE uid = 'u-big';
+UPDATE scheduler.queue SET state = 'active' WHERE pod_uid = 'u-big';
+SELECT name, result FROM schedule_pending();
+SELECT kind, name, body #>> '{status,conditions,0,reason}' AS reason FROM scheduler.outbox
+WHERE kind = 'condition' AND name = 'big' ORDER BY id DESC LIMIT 1;
+
+-- a victim's delete: 200, 202 (deleting) and 404 (gone already) are done;
+-- 409 (another pod of that name now) fails
+INSERT INTO scheduler.outbox (kind, pod_uid, namespace, name, body)
+SELECT 'delete', 'u-v' || i, 'ns1', 'v' || i, '{}' FROM generate_series(1, 4) i;
+SELECT name, scheduler.outbox_result(id, (ARRAY[200, 202, 404, 409])[substr(name, 2)::int]) FROM scheduler.outbox
+WHERE kind = 'delete' AND name LIKE 'v_' ORDER BY id;
+-- a binding's 202 fails; a message that is no string is read as its text;
+-- a 409 naming another node fails
+INSERT INTO scheduler.outbox (kind, pod_uid, namespace, name, node, body)
+SELECT 'binding', 'u-b' || i, 'ns1', 'b' || i, 'm1', '{}' FROM generate_series(1, 3) i;
+SELECT scheduler.outbox_result(id, 202) FROM scheduler.outbox WHERE name = 'b1';
+SELECT scheduler.outbox_result(id, 503, '{"message": {"nested": [1, "x"]}}') FROM scheduler.outbox WHERE name = 'b2';
+SELECT scheduler.outbox_result(id, 409, '{"message": "pod b3 is already assigned to node \"m2\""}') FROM scheduler.outbox WHERE name = 'b3';
+SELECT name, state, attempts, last_status, last_error FROM scheduler.outbox WHERE name IN ('b1', 'b2', 'b3') ORDER BY name;
+-- NULLs: no status fails; no cap retries on; no such request
+SELECT scheduler.outbox_result(id, NULL) FROM scheduler.outbox WHERE name = 'b2';
+INSERT INTO scheduler.outbox (kind, pod_uid, namespace, name, body, attempts) VALUES ('event', 'u-e', 'ns1', 'e', '{}', 50);
+SELECT scheduler.outbox_result(id, 500, '[1]', NULL) FROM scheduler.outbox WHERE name = 'e';
+SELECT name, state, attempts, last_status, last_error, round(extract(epoch FROM next_attempt_at - now())) AS backoff_s
+FROM scheduler.outbox WHERE name IN ('b2', 'e') ORDER BY name;
+SELECT scheduler.outbox_result(NULL, 200);

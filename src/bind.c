@@ -1,8 +1,9 @@
 /*
  * bind.c
  *	  The bind worker: sends what schedule_pending() put in scheduler.outbox
- *	  to the API server, and reports each response through
- *	  scheduler.outbox_result().
+ *	  to the API server, and reports each response to outbox.c
+ *	  (OutboxRecord: scheduler.outbox_result()'s rules), which claims the
+ *	  rows and records the answers; this file does the sending.
  *
  *	 binding    POST   namespaces/{ns}/pods/{name}/binding (the pod's uid is a
  *	                   precondition in the body)
@@ -21,7 +22,7 @@
  * whose connections are kept alive.  A response is recorded only after it
  * came; a worker killed in between sends the request again, and a binding
  * sent twice is answered 409 "already assigned" to the same node, which
- * outbox_result() counts as bound: a pod is bound exactly once.
+ * the outbox's rules count as bound: a pod is bound exactly once.
  *
  * One such worker acts per database (a lock no SQL statement takes:
  * access.c), never on a standby.
@@ -48,6 +49,7 @@
 #include "access.h"
 #include "jsonutil.h"
 #include "kube_client.h"
+#include "outbox.h"
 #include "scheduler.h"
 
 #define BATCH 1000
@@ -145,8 +147,6 @@ build_request(KubeConfig *cfg, const char *kind, const char *ns, const char *nam
 static void
 fail_unbuildable(int64 id, const char *kind, const char *ns, const char *name)
 {
-	Oid			types[4] = {INT8OID, INT4OID, JSONBOID, INT4OID};
-	Datum		args[4];
 	char	   *msg = psprintf("no request can be built for %s %s/%s: not a path segment", kind,
 							   ns ? JCut(ns, strlen(ns), 64) : "", name ? JCut(name, strlen(name), 64) : "");
 	JsonbParseState *st = NULL;
@@ -154,14 +154,9 @@ fail_unbuildable(int64 id, const char *kind, const char *ns, const char *name)
 	pushJsonbValue(&st, WJB_BEGIN_OBJECT, NULL);
 	JPushString(&st, WJB_KEY, "message");
 	JPushString(&st, WJB_VALUE, msg);
-	args[0] = Int64GetDatum(id);
-	args[1] = Int32GetDatum(-1);
-	args[2] = JsonbPGetDatum(JsonbValueToJsonb(pushJsonbValue(&st, WJB_END_OBJECT, NULL)));
-	args[3] = Int32GetDatum(scheduler_outbox_max_attempts);
 	ereport(WARNING, (errmsg("scheduler bind: %s", msg)));
-	if (SPI_execute_with_args("SELECT scheduler.outbox_result($1, $2, $3, $4)", 4, types, args, NULL,
-							  false, 0) != SPI_OK_SELECT)
-		elog(ERROR, "scheduler.outbox_result failed");
+	(void) OutboxRecord(id, -1, JsonbValueToJsonb(pushJsonbValue(&st, WJB_END_OBJECT, NULL)),
+						scheduler_outbox_max_attempts);
 }
 
 /*
@@ -175,8 +170,8 @@ claim(KubeConfig *cfg, long *next_ms)
 	List	   *items = NIL;
 	TimestampTz now = GetCurrentTimestamp();
 	int			status_room;
-	SPITupleTable *rows;
-	uint64		nrows;
+	List	   *rows;
+	ListCell   *lc;
 
 	tokens = Min(2.0 * scheduler_status_qps,
 				 tokens + (now - tokens_at) / 1000000.0 * scheduler_status_qps);
@@ -184,63 +179,31 @@ claim(KubeConfig *cfg, long *next_ms)
 	status_room = (int) tokens;
 
 	begin("scheduler bind: reading the outbox");
-	if (SPI_execute("UPDATE scheduler.outbox o SET state = 'done', finished_at = now(),"
-					" last_error = 'not sent: the pod was scheduled since'"
-					" FROM scheduler.pods p"
-					" WHERE o.state = 'pending' AND o.kind = 'condition' AND p.uid = o.pod_uid"
-					" AND (p.assumed_node IS NOT NULL OR p.node_name IS NOT NULL)", false, 0) != SPI_OK_UPDATE)
-		elog(ERROR, "closing stale conditions failed");
-	if (SPI_execute(psprintf("(SELECT id, kind, namespace, name, body::text FROM scheduler.outbox"
-							 "  WHERE state = 'pending' AND kind IN ('binding', 'delete') AND next_attempt_at <= now()"
-							 "  ORDER BY id LIMIT %d)"
-							 " UNION ALL"
-							 " (SELECT id, kind, namespace, name, body::text FROM scheduler.outbox"
-							 "  WHERE state = 'pending' AND kind IN ('condition', 'event') AND next_attempt_at <= now()"
-							 "  ORDER BY id LIMIT %d)", BATCH, Min(status_room, BATCH)),
-					false, 0) != SPI_OK_SELECT)
-		elog(ERROR, "reading scheduler.outbox failed");
-	rows = SPI_tuptable;
-	nrows = SPI_processed;
-	for (uint64 i = 0; i < nrows; i++)
+	rows = OutboxClaim(BATCH, Min(status_room, BATCH));
+	foreach(lc, rows)
 	{
-		HeapTuple	t = rows->vals[i];
-		TupleDesc	d = rows->tupdesc;
-		bool		isnull;
-		int64		id = DatumGetInt64(SPI_getbinval(t, d, 1, &isnull));
-		char	   *kind = SPI_getvalue(t, d, 2);
+		OutboxRow  *row = lfirst(lc);
 		MemoryContext old = MemoryContextSwitchTo(loop_cxt);
-		KubeRequest *req = build_request(cfg, kind, SPI_getvalue(t, d, 3), SPI_getvalue(t, d, 4),
-										 SPI_getvalue(t, d, 5));
+		KubeRequest *req = build_request(cfg, row->kind, row->namespace, row->name, row->body);
 		OutboxItem *it;
 
 		MemoryContextSwitchTo(old);
 		if (req == NULL)
 		{
-			fail_unbuildable(id, kind, SPI_getvalue(t, d, 3), SPI_getvalue(t, d, 4));
+			fail_unbuildable(row->id, row->kind, row->namespace, row->name);
 			continue;
 		}
-		if (strcmp(kind, "condition") == 0 || strcmp(kind, "event") == 0)
+		if (strcmp(row->kind, "condition") == 0 || strcmp(row->kind, "event") == 0)
 			tokens -= 1;
 		old = MemoryContextSwitchTo(loop_cxt);
 		it = palloc0(sizeof(OutboxItem));
-		it->id = id;
+		it->id = row->id;
 		it->req = req;
 		it->req->arg = it;
 		items = lappend(items, it);
 		MemoryContextSwitchTo(old);
 	}
-	*next_ms = -1;
-	/* NULL when nothing is pending (not greatest(0, ...): that makes it 0) */
-	if (SPI_execute("SELECT ceil(1000 * extract(epoch FROM min(next_attempt_at) - clock_timestamp()))::int8"
-					" FROM scheduler.outbox WHERE state = 'pending' AND isfinite(next_attempt_at)", false, 0) == SPI_OK_SELECT &&
-		SPI_processed == 1)
-	{
-		bool		isnull;
-		Datum		v = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
-
-		if (!isnull)
-			*next_ms = Max(DatumGetInt64(v), 0);
-	}
+	*next_ms = OutboxNextDue();
 	commit();
 	return items;
 }
@@ -291,34 +254,18 @@ static void
 record(List *items)
 {
 	ListCell   *lc;
-	Oid			types[4] = {INT8OID, INT4OID, JSONBOID, INT4OID};
-	SPIPlanPtr	plan;
 
 	begin(psprintf("scheduler bind: recording %d responses", list_length(items)));
-	plan = SPI_prepare("SELECT scheduler.outbox_result($1, $2, $3, $4)", 4, types);
-	if (plan == NULL)
-		elog(ERROR, "SPI_prepare failed");
 	foreach(lc, items)
 	{
 		OutboxItem *it = lfirst(lc);
-		Datum		args[4];
-		char		nulls[4] = {' ', ' ', 'n', ' '};
 		Jsonb	   *resp = NULL;
 
 		if (it->response_len > 0)
 			resp = response_json(it);
-		args[0] = Int64GetDatum(it->id);
-		args[1] = Int32GetDatum((int32) it->status);
-		args[3] = Int32GetDatum(scheduler_outbox_max_attempts);
-		if (resp && JB_ROOT_IS_OBJECT(resp))
-		{
-			args[2] = JsonbPGetDatum(resp);
-			nulls[2] = ' ';
-		}
-		else
-			args[2] = (Datum) 0;
-		if (SPI_execute_plan(plan, args, nulls, false, 0) != SPI_OK_SELECT)
-			elog(ERROR, "scheduler.outbox_result failed");
+		if (resp && !JB_ROOT_IS_OBJECT(resp))
+			resp = NULL;
+		(void) OutboxRecord(it->id, (int32) it->status, resp, scheduler_outbox_max_attempts);
 	}
 	commit();
 }

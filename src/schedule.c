@@ -52,7 +52,7 @@
 
 #include "access.h"
 #include "jsonutil.h"
-#include "kube_client.h"
+#include "outbox.h"
 #include "scheduler.h"
 
 
@@ -87,6 +87,109 @@ exec_args(const char *sql, int n, Oid *types, Datum *args, const char *nulls, in
 
 static void write_preemptions(Attempt *attempts, int n, bool outbox);
 
+/*
+ * The history, before the queue rows change: how long each pod waited in
+ * active, and its cycle (args: write_results' first 7).  Their ids first,
+ * so that an attempt can name the one whose diagnosis it shares (pods that
+ * failed alike, in this chunk, store it once).  (Only this statement reads
+ * $4, the diagnoses: an unnest of them copies every one.)  Returns the ids.
+ */
+static Datum
+write_history(Attempt *attempts, int n, Datum *args)
+{
+	int			dims[1] = {n};
+	int			lbs[1] = {1};
+	Datum		hargs[9];
+	Oid			htypes[9] = {TEXTARRAYOID, TEXTARRAYOID, TEXTARRAYOID, JSONBARRAYOID, JSONBARRAYOID,
+	BOOLARRAYOID, INT8ARRAYOID, INT8ARRAYOID, INT8ARRAYOID};
+	Datum	   *ids = palloc(sizeof(Datum) * n);
+	Datum	   *of = palloc(sizeof(Datum) * n);
+	bool	   *of_nulls = palloc(sizeof(bool) * n);
+	Oid			t = INT4OID;
+	Datum		v = Int32GetDatum(n);
+
+	exec_args("SELECT nextval(pg_get_serial_sequence('scheduler.attempt_history', 'id'))"
+			  " FROM generate_series(1, $1)", 1, &t, &v, NULL, SPI_OK_SELECT);
+	for (int i = 0; i < n; i++)
+	{
+		bool		isnull;
+
+		ids[i] = SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull);
+	}
+	for (int i = 0; i < n; i++)
+	{
+		of_nulls[i] = (attempts[i].diagnosis_of < 0);
+		of[i] = of_nulls[i] ? (Datum) 0 : ids[attempts[i].diagnosis_of];
+	}
+	memcpy(hargs, args, sizeof(Datum) * 7);
+	hargs[7] = PointerGetDatum(construct_array(ids, n, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+	hargs[8] = PointerGetDatum(construct_md_array(of, of_nulls, 1, dims, lbs, INT8OID, 8,
+												  FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+	exec_args("INSERT INTO scheduler.attempt_history (id, pod_uid, namespace, name, attempted_at, result,"
+			  " node, message, rejected_by, diagnosis, diagnosis_of, queue_wait, cycle_time)"
+			  " OVERRIDING SYSTEM VALUE"
+			  " SELECT d.id, d.uid, p.namespace, p.name, now(),"
+			  " CASE WHEN d.node IS NULL THEN 'unschedulable' ELSE 'scheduled' END,"
+			  " d.node, d.message, ARRAY(SELECT jsonb_array_elements_text(d.rejected)), d.diagnosis, d.diag_of,"
+			  " CASE WHEN isfinite(coalesce(q.moved_at, q.first_enqueued_at))"
+			  "      THEN now() - coalesce(q.moved_at, q.first_enqueued_at) END, d.cycle_us * interval '1 microsecond'"
+			  " FROM unnest($1::text[], $2::text[], $3::text[], $4::jsonb[], $5::jsonb[], $6::bool[], $7::int8[],"
+			  "             $8::int8[], $9::int8[])"
+			  "   AS d(uid, node, message, diagnosis, rejected, error, cycle_us, id, diag_of)"
+			  " JOIN scheduler.pods p ON p.uid = d.uid"
+			  " LEFT JOIN scheduler.queue q ON q.pod_uid = d.uid",
+			  9, htypes, hargs, NULL, SPI_OK_INSERT);
+	return hargs[7];
+}
+
+/*
+ * The latest attempt per pod, for why() (args and types: write_results',
+ * $4 replaced by the history ids); and, when the outbox was written, the
+ * PodScheduled message and the time of the event put in it.
+ */
+static void
+write_latest(Datum *args, Oid *types, const char *nulls, Datum history_ids)
+{
+	args[3] = history_ids;
+	types[3] = INT8ARRAYOID;
+	exec_args("INSERT INTO scheduler.pod_attempts AS a (pod_uid, attempts, last_attempt_at, result,"
+			  " node, message, rejected_by, history_id, posted_message, event_posted_at)"
+			  " SELECT d.uid, 1, now(),"
+			  " CASE WHEN d.node IS NULL THEN 'unschedulable' ELSE 'scheduled' END,"
+			  " d.node, d.message,"
+			  " ARRAY(SELECT jsonb_array_elements_text(d.rejected)), d.history_id,"
+			  " CASE WHEN $11 AND d.node IS NULL THEN d.message END,"
+			  " CASE WHEN $11 AND d.node IS NULL THEN now() END"
+			  " FROM unnest($1::text[], $2::text[], $3::text[], $4::int8[], $5::jsonb[])"
+			  "   AS d(uid, node, message, history_id, rejected)"
+			  " WHERE EXISTS (SELECT 1 FROM scheduler.pods p WHERE p.uid = d.uid)"
+			  " ON CONFLICT (pod_uid) DO UPDATE SET attempts = least(a.attempts, 2147483646) + 1,"
+			  " last_attempt_at = EXCLUDED.last_attempt_at, result = EXCLUDED.result,"
+			  " node = EXCLUDED.node, message = EXCLUDED.message,"
+			  " rejected_by = EXCLUDED.rejected_by, history_id = EXCLUDED.history_id,"
+			  " posted_message = coalesce(EXCLUDED.posted_message, a.posted_message),"
+			  " event_posted_at = CASE WHEN EXCLUDED.event_posted_at IS NOT NULL"
+			  "   AND (a.event_posted_at IS NULL OR a.event_posted_at <= now() - $10 * interval '1 millisecond')"
+			  "   THEN EXCLUDED.event_posted_at ELSE a.event_posted_at END",
+			  11, types, args, nulls, SPI_OK_INSERT);
+}
+
+/* The decisions, told to the API server (outbox.c), in their transaction */
+static void
+write_outbox(Attempt *attempts, int n)
+{
+	OutboxDecision *d = palloc(sizeof(OutboxDecision) * n);
+
+	for (int i = 0; i < n; i++)
+	{
+		d[i].uid = attempts[i].pod.uid;
+		d[i].node = attempts[i].node;
+		d[i].message = attempts[i].message;
+		d[i].error = attempts[i].error;
+	}
+	OutboxWriteDecisions(d, n, scheduler_event_interval);
+}
+
 static void
 write_results(Attempt *attempts, int n)
 {
@@ -105,7 +208,7 @@ write_results(Attempt *attempts, int n)
 	Oid			types[13] = {TEXTARRAYOID, TEXTARRAYOID, TEXTARRAYOID, JSONBARRAYOID, JSONBARRAYOID,
 	BOOLARRAYOID, INT8ARRAYOID, INT4OID, INT4OID, INT4OID, BOOLOID, BOOLARRAYOID, BOOLARRAYOID};
 	char		nulls[13] = "             ";
-	bool		outbox = KubeApiConfigured();
+	bool		outbox = OutboxEnabled();
 	int			dims[1] = {n};
 	int			lbs[1] = {1};
 	Datum		history_ids;
@@ -142,58 +245,7 @@ write_results(Attempt *attempts, int n)
 	args[11] = PointerGetDatum(construct_array(internals, n, BOOLOID, 1, true, TYPALIGN_CHAR));
 	args[12] = PointerGetDatum(construct_array(asides, n, BOOLOID, 1, true, TYPALIGN_CHAR));
 
-	/*
-	 * The history, before the queue rows change: how long each pod waited
-	 * in active, and its cycle.  (Only this statement reads $4, the
-	 * diagnoses: an unnest of them copies every one.)
-	 */
-	/*
-	 * Their ids first, so that an attempt can name the one whose diagnosis
-	 * it shares (pods that failed alike, in this chunk, store it once).
-	 */
-	{
-		Datum		hargs[9];
-		Oid			htypes[9] = {TEXTARRAYOID, TEXTARRAYOID, TEXTARRAYOID, JSONBARRAYOID, JSONBARRAYOID,
-		BOOLARRAYOID, INT8ARRAYOID, INT8ARRAYOID, INT8ARRAYOID};
-		Datum	   *ids = palloc(sizeof(Datum) * n);
-		Datum	   *of = palloc(sizeof(Datum) * n);
-		bool	   *of_nulls = palloc(sizeof(bool) * n);
-		Oid			t = INT4OID;
-		Datum		v = Int32GetDatum(n);
-
-		exec_args("SELECT nextval(pg_get_serial_sequence('scheduler.attempt_history', 'id'))"
-				  " FROM generate_series(1, $1)", 1, &t, &v, NULL, SPI_OK_SELECT);
-		for (int i = 0; i < n; i++)
-		{
-			bool		isnull;
-
-			ids[i] = SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull);
-		}
-		for (int i = 0; i < n; i++)
-		{
-			of_nulls[i] = (attempts[i].diagnosis_of < 0);
-			of[i] = of_nulls[i] ? (Datum) 0 : ids[attempts[i].diagnosis_of];
-		}
-		memcpy(hargs, args, sizeof(Datum) * 7);
-		hargs[7] = PointerGetDatum(construct_array(ids, n, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
-		hargs[8] = PointerGetDatum(construct_md_array(of, of_nulls, 1, dims, lbs, INT8OID, 8,
-													  FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
-		exec_args("INSERT INTO scheduler.attempt_history (id, pod_uid, namespace, name, attempted_at, result,"
-				  " node, message, rejected_by, diagnosis, diagnosis_of, queue_wait, cycle_time)"
-				  " OVERRIDING SYSTEM VALUE"
-				  " SELECT d.id, d.uid, p.namespace, p.name, now(),"
-				  " CASE WHEN d.node IS NULL THEN 'unschedulable' ELSE 'scheduled' END,"
-				  " d.node, d.message, ARRAY(SELECT jsonb_array_elements_text(d.rejected)), d.diagnosis, d.diag_of,"
-				  " CASE WHEN isfinite(coalesce(q.moved_at, q.first_enqueued_at))"
-				  "      THEN now() - coalesce(q.moved_at, q.first_enqueued_at) END, d.cycle_us * interval '1 microsecond'"
-				  " FROM unnest($1::text[], $2::text[], $3::text[], $4::jsonb[], $5::jsonb[], $6::bool[], $7::int8[],"
-				  "             $8::int8[], $9::int8[])"
-				  "   AS d(uid, node, message, diagnosis, rejected, error, cycle_us, id, diag_of)"
-				  " JOIN scheduler.pods p ON p.uid = d.uid"
-				  " LEFT JOIN scheduler.queue q ON q.pod_uid = d.uid",
-				  9, htypes, hargs, NULL, SPI_OK_INSERT);
-		history_ids = hargs[7];
-	}
+	history_ids = write_history(attempts, n, args);
 
 	/* the choices: the queue trigger takes these pods out of the queue */
 	exec_args("UPDATE scheduler.pods p SET assumed_node = d.node"
@@ -225,88 +277,13 @@ write_results(Attempt *attempts, int n)
 			  " WHERE d.node IS NULL AND q.pod_uid = d.uid",
 			  13, types, args, nulls, SPI_OK_UPDATE);
 
-	/*
-	 * The outbox, when an API server is configured: a binding for each
-	 * choice; for each failure the PodScheduled condition when its message
-	 * changed, and a FailedScheduling event at most every
-	 * scheduler.event_interval.  Same transaction as the decision.
-	 */
+	/* the outbox, when an API server is configured */
 	if (outbox)
-	{
-		exec_args("INSERT INTO scheduler.outbox (kind, pod_uid, namespace, name, node, body)"
-				  " SELECT 'binding', d.uid, p.namespace, p.name, d.node,"
-				  " jsonb_build_object('apiVersion', 'v1', 'kind', 'Binding',"
-				  "   'metadata', jsonb_build_object('name', p.name, 'namespace', p.namespace, 'uid', d.uid),"
-				  "   'target', jsonb_build_object('apiVersion', 'v1', 'kind', 'Node', 'name', d.node))"
-				  " FROM unnest($1::text[], $2::text[]) AS d(uid, node)"
-				  " JOIN scheduler.pods p ON p.uid = d.uid"
-				  " WHERE d.node IS NOT NULL",
-				  2, types, args, nulls, SPI_OK_INSERT);
-		/* a newer condition supersedes one not sent yet: it must not land last */
-		exec_args("WITH new AS ("
-				  " INSERT INTO scheduler.outbox (kind, pod_uid, namespace, name, body)"
-				  " SELECT 'condition', d.uid, p.namespace, p.name,"
-				  " jsonb_build_object('status', jsonb_build_object('conditions', jsonb_build_array(jsonb_build_object("
-				  "   'type', 'PodScheduled', 'status', 'False',"
-				  "   'reason', CASE WHEN d.error THEN 'SchedulerError' ELSE 'Unschedulable' END,"
-				  "   'message', d.message,"
-				  "   'lastTransitionTime', scheduler.k8s_time(now())))))"
-				  " FROM unnest($1::text[], $2::text[], $3::text[], $6::bool[])"
-				  "   AS d(uid, node, message, error)"
-				  " JOIN scheduler.pods p ON p.uid = d.uid"
-				  " LEFT JOIN scheduler.pod_attempts a ON a.pod_uid = d.uid"
-				  " WHERE d.node IS NULL AND a.posted_message IS DISTINCT FROM d.message"
-				  " RETURNING pod_uid)"
-				  " UPDATE scheduler.outbox o SET state = 'done', finished_at = now(),"
-				  "   last_error = 'not sent: superseded by a newer condition'"
-				  " WHERE o.kind = 'condition' AND o.state = 'pending' AND o.pod_uid IN (SELECT pod_uid FROM new)",
-				  6, types, args, nulls, SPI_OK_UPDATE);
-		exec_args("INSERT INTO scheduler.outbox (kind, pod_uid, namespace, name, body)"
-				  " SELECT 'event', d.uid, p.namespace, p.name,"
-				  " jsonb_build_object('apiVersion', 'v1', 'kind', 'Event',"
-				  "   'metadata', jsonb_build_object('generateName', p.name || '.', 'namespace', p.namespace),"
-				  "   'involvedObject', jsonb_build_object('apiVersion', 'v1', 'kind', 'Pod',"
-				  "      'namespace', p.namespace, 'name', p.name, 'uid', d.uid),"
-				  "   'reason', 'FailedScheduling', 'message', d.message, 'type', 'Warning',"
-				  "   'source', jsonb_build_object('component', p.scheduler_name),"
-				  "   'reportingComponent', p.scheduler_name,"
-				  "   'firstTimestamp', scheduler.k8s_time(now()),"
-				  "   'lastTimestamp', scheduler.k8s_time(now()),"
-				  "   'count', 1)"
-				  " FROM unnest($1::text[], $2::text[], $3::text[]) AS d(uid, node, message)"
-				  " JOIN scheduler.pods p ON p.uid = d.uid"
-				  " LEFT JOIN scheduler.pod_attempts a ON a.pod_uid = d.uid"
-				  " WHERE d.node IS NULL AND (a.event_posted_at IS NULL"
-				  "   OR a.event_posted_at <= now() - $10 * interval '1 millisecond')",
-				  10, types, args, nulls, SPI_OK_INSERT);
-		WorkerWakeAtCommit(WORKER_BIND);
-	}
+		write_outbox(attempts, n);
 
 	write_preemptions(attempts, n, outbox);
 
-	/* the latest attempt per pod, for why() */
-	args[3] = history_ids;
-	types[3] = INT8ARRAYOID;
-	exec_args("INSERT INTO scheduler.pod_attempts AS a (pod_uid, attempts, last_attempt_at, result,"
-			  " node, message, rejected_by, history_id, posted_message, event_posted_at)"
-			  " SELECT d.uid, 1, now(),"
-			  " CASE WHEN d.node IS NULL THEN 'unschedulable' ELSE 'scheduled' END,"
-			  " d.node, d.message,"
-			  " ARRAY(SELECT jsonb_array_elements_text(d.rejected)), d.history_id,"
-			  " CASE WHEN $11 AND d.node IS NULL THEN d.message END,"
-			  " CASE WHEN $11 AND d.node IS NULL THEN now() END"
-			  " FROM unnest($1::text[], $2::text[], $3::text[], $4::int8[], $5::jsonb[])"
-			  "   AS d(uid, node, message, history_id, rejected)"
-			  " WHERE EXISTS (SELECT 1 FROM scheduler.pods p WHERE p.uid = d.uid)"
-			  " ON CONFLICT (pod_uid) DO UPDATE SET attempts = least(a.attempts, 2147483646) + 1,"
-			  " last_attempt_at = EXCLUDED.last_attempt_at, result = EXCLUDED.result,"
-			  " node = EXCLUDED.node, message = EXCLUDED.message,"
-			  " rejected_by = EXCLUDED.rejected_by, history_id = EXCLUDED.history_id,"
-			  " posted_message = coalesce(EXCLUDED.posted_message, a.posted_message),"
-			  " event_posted_at = CASE WHEN EXCLUDED.event_posted_at IS NOT NULL"
-			  "   AND (a.event_posted_at IS NULL OR a.event_posted_at <= now() - $10 * interval '1 millisecond')"
-			  "   THEN EXCLUDED.event_posted_at ELSE a.event_posted_at END",
-			  11, types, args, nulls, SPI_OK_INSERT);
+	write_latest(args, types, nulls, history_ids);
 }
 
 /*
@@ -359,53 +336,13 @@ write_preemptions(Attempt *attempts, int n, bool outbox)
 	exec_args("UPDATE scheduler.queue q SET nominated_node = nullif(d.node, '')"
 			  " FROM unnest($1::text[], $2::text[]) AS d(uid, node) WHERE q.pod_uid = d.uid",
 			  2, types, args, NULL, SPI_OK_UPDATE);
-	/*
-	 * status.nominatedNodeName goes with the PodScheduled condition, as
-	 * kube-scheduler's updatePod sends both; alone when the condition did
-	 * not change.  null clears it.
-	 */
+	/* status.nominatedNodeName, with the PodScheduled condition (outbox.c) */
 	if (outbox)
-	{
-		exec_args("UPDATE scheduler.outbox o"
-				  " SET body = jsonb_set(o.body, '{status,nominatedNodeName}', coalesce(to_jsonb(nullif(d.node, '')), 'null'))"
-				  " FROM unnest($1::text[], $2::text[]) AS d(uid, node)"
-				  " WHERE o.kind = 'condition' AND o.state = 'pending' AND o.pod_uid = d.uid",
-				  2, types, args, NULL, SPI_OK_UPDATE);
-		exec_args("INSERT INTO scheduler.outbox (kind, pod_uid, namespace, name, body)"
-				  " SELECT 'condition', p.uid, p.namespace, p.name,"
-				  " jsonb_build_object('status', jsonb_build_object('nominatedNodeName', to_jsonb(nullif(d.node, ''))))"
-				  " FROM unnest($1::text[], $2::text[]) AS d(uid, node) JOIN scheduler.pods p ON p.uid = d.uid"
-				  " WHERE NOT EXISTS (SELECT 1 FROM scheduler.outbox o WHERE o.kind = 'condition'"
-				  "   AND o.state = 'pending' AND o.pod_uid = d.uid)",
-				  2, types, args, NULL, SPI_OK_INSERT);
-	}
+		OutboxWriteNominations(uids, nodes);
 	if (victims == NIL)
 		return;
 	if (outbox)
-	{
-		exec_args("INSERT INTO scheduler.outbox (kind, pod_uid, namespace, name, body)"
-				  " SELECT 'delete', p.uid, p.namespace, p.name,"
-				  " jsonb_build_object('apiVersion', 'v1', 'kind', 'DeleteOptions',"
-				  "   'preconditions', jsonb_build_object('uid', p.uid))"
-				  " FROM scheduler.pods p WHERE p.uid = ANY($3::text[])",
-				  3, types, args, NULL, SPI_OK_INSERT);
-		/* and, as kube-scheduler records it, a Preempted event on each victim */
-		exec_args("INSERT INTO scheduler.outbox (kind, pod_uid, namespace, name, body)"
-				  " SELECT 'event', p.uid, p.namespace, p.name,"
-				  " jsonb_build_object('apiVersion', 'v1', 'kind', 'Event',"
-				  "   'metadata', jsonb_build_object('generateName', p.name || '.', 'namespace', p.namespace),"
-				  "   'involvedObject', jsonb_build_object('apiVersion', 'v1', 'kind', 'Pod',"
-				  "      'namespace', p.namespace, 'name', p.name, 'uid', p.uid),"
-				  "   'reason', 'Preempted', 'action', 'Preempting',"
-				  "   'message', 'Preempted by pod ' || v.preemptor || ' on node ' || v.node, 'type', 'Normal',"
-				  "   'source', jsonb_build_object('component', pr.scheduler_name),"
-				  "   'reportingComponent', pr.scheduler_name,"
-				  "   'firstTimestamp', scheduler.k8s_time(now()), 'lastTimestamp', scheduler.k8s_time(now()),"
-				  "   'count', 1)"
-				  " FROM unnest($3::text[], $4::text[], $5::text[]) AS v(uid, preemptor, node)"
-				  " JOIN scheduler.pods p ON p.uid = v.uid JOIN scheduler.pods pr ON pr.uid = v.preemptor",
-				  5, types, args, NULL, SPI_OK_INSERT);
-	}
+		OutboxWriteVictims(victims, victim_of, victim_on);
 	else
 		exec_args("DELETE FROM scheduler.pods WHERE uid = ANY($3::text[])",
 				  3, types, args, NULL, SPI_OK_DELETE);
@@ -440,9 +377,7 @@ queue_housekeeping(void)
 			  "                WHERE h.diagnosis_of IS NOT NULL)",
 			  1, &t, &v, NULL, SPI_OK_DELETE);
 	/* what the API server has answered is kept as long as the history */
-	exec_args("DELETE FROM scheduler.outbox"
-			  " WHERE state <> 'pending' AND finished_at < now() - $1 * interval '1 second'",
-			  1, &t, &v, NULL, SPI_OK_DELETE);
+	OutboxPrune(scheduler_history_retention);
 }
 
 /* ------------------------------------------------------------------------

@@ -1,0 +1,901 @@
+/*
+ * outbox.c
+ *	  The outbox: what goes back to the API server.  The one file that
+ *	  reads and writes scheduler.outbox (as pg_cron's job_metadata.c is for
+ *	  its job tables): schedule.c and bind.c call its functions.
+ *
+ * schedule_pending() writes the rows in the transaction that makes the
+ * decision (only when scheduler.kube_api_url is set); each request's body
+ * is built here, with the jsonb C API:
+ *	 binding    POST pods/{name}/binding, the pod's uid in its metadata
+ *	 condition  PATCH pods/{name}/status: PodScheduled False, Unschedulable
+ *	            (SchedulerError when the cycle failed), the message; and
+ *	            status.nominatedNodeName after a preemption
+ *	 event      POST events: FailedScheduling, or Preempted on a victim
+ *	 delete     DELETE pods/{name}, a preemption victim, its uid a
+ *	            precondition
+ * The bind worker (bind.c) sends them and reports each response here
+ * (OutboxRecord, also SQL-callable as scheduler.outbox_result()), which
+ * holds the response rules a kube-scheduler binding follows.
+ *
+ * IDENTIFICATION
+ *	  src/outbox.c
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "access/xact.h"
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "fmgr.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/datetime.h"
+#include "utils/jsonb.h"
+#include "utils/numeric.h"
+#include "utils/timestamp.h"
+
+#include "jsonutil.h"
+#include "kube_client.h"
+#include "outbox.h"
+#include "scheduler.h"
+
+/* ------------------------------------------------------------------------
+ * Prepared statements, kept for the life of the backend.
+ * ------------------------------------------------------------------------
+ */
+static SPIPlanPtr
+prepare(SPIPlanPtr *cache, const char *sql, int nargs, Oid *types)
+{
+	if (*cache == NULL)
+	{
+		SPIPlanPtr	p = SPI_prepare(sql, nargs, types);
+
+		if (p == NULL)
+			elog(ERROR, "outbox: SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
+		SPI_keepplan(p);
+		*cache = p;
+	}
+	return *cache;
+}
+
+static void
+run(SPIPlanPtr plan, Datum *values, const char *nulls, int expect)
+{
+	int			rc = SPI_execute_plan(plan, values, nulls, false, 0);
+
+	if (rc != expect)
+		elog(ERROR, "outbox: statement failed: %s", SPI_result_code_string(rc));
+}
+
+/* a text[] of n strings, NULL ones as SQL NULL */
+static Datum
+text_array(const char **vals, int n)
+{
+	Datum	   *d = palloc(sizeof(Datum) * Max(n, 1));
+	bool	   *nulls = palloc(sizeof(bool) * Max(n, 1));
+	int			dims[1] = {n};
+	int			lbs[1] = {1};
+
+	for (int i = 0; i < n; i++)
+	{
+		nulls[i] = (vals[i] == NULL);
+		d[i] = vals[i] ? CStringGetTextDatum(vals[i]) : (Datum) 0;
+	}
+	return PointerGetDatum(construct_md_array(d, nulls, 1, dims, lbs, TEXTOID, -1, false, TYPALIGN_INT));
+}
+
+static Datum
+jsonb_array(Jsonb **vals, int n)
+{
+	Datum	   *d = palloc(sizeof(Datum) * Max(n, 1));
+
+	for (int i = 0; i < n; i++)
+		d[i] = JsonbPGetDatum(vals[i]);
+	return PointerGetDatum(construct_array(d, n, JSONBOID, -1, false, TYPALIGN_INT));
+}
+
+static const char **
+list_strings(List *l)
+{
+	const char **out = palloc(sizeof(char *) * Max(list_length(l), 1));
+	int			i = 0;
+	ListCell   *lc;
+
+	foreach(lc, l)
+		out[i++] = (const char *) lfirst(lc);
+	return out;
+}
+
+/* ------------------------------------------------------------------------
+ * The bodies
+ * ------------------------------------------------------------------------
+ */
+
+/* A time as the API server writes it: RFC 3339, UTC, whole seconds */
+static char *
+k8s_time(TimestampTz t)
+{
+	struct pg_tm tm;
+	fsec_t		fsec;
+
+	if (timestamp2tm(t, NULL, &tm, &fsec, NULL, NULL) != 0)
+		elog(ERROR, "outbox: timestamp out of range");
+	return psprintf("%04d-%02d-%02dT%02d:%02d:%02dZ",
+					tm.tm_year, tm.tm_mon, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+}
+
+/* key: a string, or null when val is NULL */
+static void
+kv(JsonbParseState **st, const char *key, const char *val)
+{
+	JPushString(st, WJB_KEY, key);
+	if (val)
+		JPushString(st, WJB_VALUE, val);
+	else
+	{
+		JsonbValue	v;
+
+		v.type = jbvNull;
+		(void) pushJsonbValue(st, WJB_VALUE, &v);
+	}
+}
+
+static void
+begin_object(JsonbParseState **st, const char *key)
+{
+	if (key)
+		JPushString(st, WJB_KEY, key);
+	(void) pushJsonbValue(st, WJB_BEGIN_OBJECT, NULL);
+}
+
+static Jsonb *
+end_body(JsonbParseState **st)
+{
+	return JsonbValueToJsonb(pushJsonbValue(st, WJB_END_OBJECT, NULL));
+}
+
+static Jsonb *
+binding_body(const char *ns, const char *name, const char *uid, const char *node)
+{
+	JsonbParseState *st = NULL;
+
+	begin_object(&st, NULL);
+	kv(&st, "apiVersion", "v1");
+	kv(&st, "kind", "Binding");
+	begin_object(&st, "metadata");
+	kv(&st, "name", name);
+	kv(&st, "namespace", ns);
+	kv(&st, "uid", uid);
+	(void) pushJsonbValue(&st, WJB_END_OBJECT, NULL);
+	begin_object(&st, "target");
+	kv(&st, "apiVersion", "v1");
+	kv(&st, "kind", "Node");
+	kv(&st, "name", node);
+	(void) pushJsonbValue(&st, WJB_END_OBJECT, NULL);
+	return end_body(&st);
+}
+
+/* status.conditions: PodScheduled False (a strategic merge patch) */
+static Jsonb *
+condition_body(bool error, const char *message, const char *now)
+{
+	JsonbParseState *st = NULL;
+
+	begin_object(&st, NULL);
+	begin_object(&st, "status");
+	JPushString(&st, WJB_KEY, "conditions");
+	(void) pushJsonbValue(&st, WJB_BEGIN_ARRAY, NULL);
+	begin_object(&st, NULL);
+	kv(&st, "type", "PodScheduled");
+	kv(&st, "status", "False");
+	kv(&st, "reason", error ? "SchedulerError" : "Unschedulable");
+	kv(&st, "message", message);
+	kv(&st, "lastTransitionTime", now);
+	(void) pushJsonbValue(&st, WJB_END_OBJECT, NULL);
+	(void) pushJsonbValue(&st, WJB_END_ARRAY, NULL);
+	(void) pushJsonbValue(&st, WJB_END_OBJECT, NULL);
+	return end_body(&st);
+}
+
+typedef struct EventSpec
+{
+	const char *ns;
+	const char *name;
+	const char *uid;
+	const char *reason;
+	const char *action;			/* NULL: none */
+	const char *message;
+	const char *type;			/* Warning, Normal */
+	const char *component;		/* the reporting scheduler */
+	const char *now;
+} EventSpec;
+
+static Jsonb *
+event_body(const EventSpec *e)
+{
+	JsonbParseState *st = NULL;
+	JsonbValue	one;
+
+	begin_object(&st, NULL);
+	kv(&st, "apiVersion", "v1");
+	kv(&st, "kind", "Event");
+	begin_object(&st, "metadata");
+	kv(&st, "generateName", psprintf("%s.", e->name));
+	kv(&st, "namespace", e->ns);
+	(void) pushJsonbValue(&st, WJB_END_OBJECT, NULL);
+	begin_object(&st, "involvedObject");
+	kv(&st, "apiVersion", "v1");
+	kv(&st, "kind", "Pod");
+	kv(&st, "namespace", e->ns);
+	kv(&st, "name", e->name);
+	kv(&st, "uid", e->uid);
+	(void) pushJsonbValue(&st, WJB_END_OBJECT, NULL);
+	kv(&st, "reason", e->reason);
+	if (e->action)
+		kv(&st, "action", e->action);
+	kv(&st, "message", e->message);
+	kv(&st, "type", e->type);
+	begin_object(&st, "source");
+	kv(&st, "component", e->component);
+	(void) pushJsonbValue(&st, WJB_END_OBJECT, NULL);
+	kv(&st, "reportingComponent", e->component);
+	kv(&st, "firstTimestamp", e->now);
+	kv(&st, "lastTimestamp", e->now);
+	JPushString(&st, WJB_KEY, "count");
+	one.type = jbvNumeric;
+	one.val.numeric = int64_to_numeric(1);
+	(void) pushJsonbValue(&st, WJB_VALUE, &one);
+	return end_body(&st);
+}
+
+/* DeleteOptions: the victim's uid a precondition */
+static Jsonb *
+delete_body(const char *uid)
+{
+	JsonbParseState *st = NULL;
+
+	begin_object(&st, NULL);
+	kv(&st, "apiVersion", "v1");
+	kv(&st, "kind", "DeleteOptions");
+	begin_object(&st, "preconditions");
+	kv(&st, "uid", uid);
+	(void) pushJsonbValue(&st, WJB_END_OBJECT, NULL);
+	return end_body(&st);
+}
+
+/* a node name as a JSON value: a string, or null ("" or NULL) */
+static Jsonb *
+node_value(const char *node)
+{
+	JsonbValue	v;
+
+	if (node == NULL || node[0] == '\0')
+		v.type = jbvNull;
+	else
+	{
+		v.type = jbvString;
+		v.val.string.val = (char *) node;
+		v.val.string.len = strlen(node);
+	}
+	return JsonbValueToJsonb(&v);
+}
+
+/* {"status": {"nominatedNodeName": node}} */
+static Jsonb *
+nomination_body(const char *node)
+{
+	JsonbParseState *st = NULL;
+
+	begin_object(&st, NULL);
+	begin_object(&st, "status");
+	kv(&st, "nominatedNodeName", (node && node[0]) ? node : NULL);
+	(void) pushJsonbValue(&st, WJB_END_OBJECT, NULL);
+	return end_body(&st);
+}
+
+/* ------------------------------------------------------------------------
+ * New rows, inserted in order in one statement
+ * ------------------------------------------------------------------------
+ */
+typedef struct NewRows
+{
+	int			n;
+	int			cap;
+	const char **kind;
+	const char **uid;
+	const char **ns;
+	const char **name;
+	const char **node;
+	Jsonb	  **body;
+} NewRows;
+
+static void
+rows_add(NewRows *r, const char *kind, const char *uid, const char *ns, const char *name,
+		 const char *node, Jsonb *body)
+{
+	if (r->n == r->cap)
+	{
+		r->cap = Max(16, r->cap * 2);
+#define GROW(f) (r->f = r->f ? repalloc(r->f, sizeof(*r->f) * r->cap) : palloc(sizeof(*r->f) * r->cap))
+		GROW(kind);
+		GROW(uid);
+		GROW(ns);
+		GROW(name);
+		GROW(node);
+		GROW(body);
+#undef GROW
+	}
+	r->kind[r->n] = kind;
+	r->uid[r->n] = uid;
+	r->ns[r->n] = ns;
+	r->name[r->n] = name;
+	r->node[r->n] = node;
+	r->body[r->n] = body;
+	r->n++;
+}
+
+static void
+rows_insert(NewRows *r)
+{
+	static SPIPlanPtr plan = NULL;
+	Oid			types[6] = {TEXTARRAYOID, TEXTARRAYOID, TEXTARRAYOID, TEXTARRAYOID, TEXTARRAYOID, JSONBARRAYOID};
+	Datum		args[6];
+
+	if (r->n == 0)
+		return;
+	args[0] = text_array(r->kind, r->n);
+	args[1] = text_array(r->uid, r->n);
+	args[2] = text_array(r->ns, r->n);
+	args[3] = text_array(r->name, r->n);
+	args[4] = text_array(r->node, r->n);
+	args[5] = jsonb_array(r->body, r->n);
+	run(prepare(&plan,
+				"INSERT INTO scheduler.outbox (kind, pod_uid, namespace, name, node, body)"
+				" SELECT r.kind, r.uid, r.ns, r.name, r.node, r.body"
+				" FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::jsonb[])"
+				"   AS r(kind, uid, ns, name, node, body)",
+				6, types),
+		args, NULL, SPI_OK_INSERT);
+}
+
+/* ------------------------------------------------------------------------
+ * Writing the decisions
+ * ------------------------------------------------------------------------
+ */
+bool
+OutboxEnabled(void)
+{
+	return KubeApiConfigured();
+}
+
+/* What the outbox needs to know of a decided pod */
+typedef struct PodFacts
+{
+	bool		found;			/* the pod is still there */
+	char	   *ns;
+	char	   *name;
+	char	   *scheduler_name;
+	char	   *posted_message; /* the PodScheduled message last put in the outbox */
+	bool		event_due;		/* no FailedScheduling event within the interval */
+} PodFacts;
+
+static PodFacts *
+read_facts(const OutboxDecision *d, int n, int event_interval_ms)
+{
+	static SPIPlanPtr plan = NULL;
+	Oid			type = TEXTARRAYOID;
+	Datum		arg;
+	const char **uids = palloc(sizeof(char *) * n);
+	PodFacts   *f = palloc0(sizeof(PodFacts) * n);
+	TimestampTz since = GetCurrentTransactionStartTimestamp() - (int64) event_interval_ms * 1000;
+
+	for (int i = 0; i < n; i++)
+		uids[i] = d[i].uid;
+	arg = text_array(uids, n);
+	run(prepare(&plan,
+				"SELECT d.i, p.namespace, p.name, p.scheduler_name, a.posted_message, a.event_posted_at"
+				" FROM unnest($1::text[]) WITH ORDINALITY AS d(uid, i)"
+				" JOIN scheduler.pods p ON p.uid = d.uid"
+				" LEFT JOIN scheduler.pod_attempts a ON a.pod_uid = d.uid",
+				1, &type),
+		&arg, NULL, SPI_OK_SELECT);
+	for (uint64 r = 0; r < SPI_processed; r++)
+	{
+		HeapTuple	t = SPI_tuptable->vals[r];
+		TupleDesc	td = SPI_tuptable->tupdesc;
+		bool		isnull;
+		int64		i = DatumGetInt64(SPI_getbinval(t, td, 1, &isnull)) - 1;
+		Datum		posted_at;
+
+		if (i < 0 || i >= n)
+			continue;
+		f[i].found = true;
+		f[i].ns = SPI_getvalue(t, td, 2);
+		f[i].name = SPI_getvalue(t, td, 3);
+		f[i].scheduler_name = SPI_getvalue(t, td, 4);
+		f[i].posted_message = SPI_getvalue(t, td, 5);
+		posted_at = SPI_getbinval(t, td, 6, &isnull);
+		f[i].event_due = isnull || DatumGetTimestampTz(posted_at) <= since;
+	}
+	return f;
+}
+
+/*
+ * OutboxWriteDecisions
+ *		A binding per choice; per failure the PodScheduled condition when
+ *		its message changed, and a FailedScheduling event at most every
+ *		event_interval_ms.  A newer condition closes one of the pod's not
+ *		sent yet, unsent: it must not land last.  Rows go in as
+ *		kube-scheduler would send them: bindings, conditions, events.
+ */
+void
+OutboxWriteDecisions(const OutboxDecision *d, int n, int event_interval_ms)
+{
+	static SPIPlanPtr supersede = NULL;
+	PodFacts   *f;
+	NewRows		rows = {0};
+	List	   *conditions = NIL;
+	char	   *now = k8s_time(GetCurrentTransactionStartTimestamp());
+
+	if (n == 0)
+		return;
+	f = read_facts(d, n, event_interval_ms);
+	for (int i = 0; i < n; i++)
+		if (f[i].found && d[i].node)
+			rows_add(&rows, "binding", d[i].uid, f[i].ns, f[i].name, d[i].node,
+					 binding_body(f[i].ns, f[i].name, d[i].uid, d[i].node));
+	for (int i = 0; i < n; i++)
+		if (f[i].found && !d[i].node &&
+			(f[i].posted_message == NULL || strcmp(f[i].posted_message, d[i].message) != 0))
+		{
+			rows_add(&rows, "condition", d[i].uid, f[i].ns, f[i].name, NULL,
+					 condition_body(d[i].error, d[i].message, now));
+			conditions = lappend(conditions, (void *) d[i].uid);
+		}
+	for (int i = 0; i < n; i++)
+		if (f[i].found && !d[i].node && f[i].event_due)
+		{
+			EventSpec	e = {f[i].ns, f[i].name, d[i].uid, "FailedScheduling", NULL, d[i].message,
+			"Warning", f[i].scheduler_name, now};
+
+			rows_add(&rows, "event", d[i].uid, f[i].ns, f[i].name, NULL, event_body(&e));
+		}
+	if (conditions != NIL)
+	{
+		Oid			type = TEXTARRAYOID;
+		Datum		arg = TextArrayFromList(conditions);
+
+		run(prepare(&supersede,
+					"UPDATE scheduler.outbox SET state = 'done', finished_at = now(),"
+					" last_error = 'not sent: superseded by a newer condition'"
+					" WHERE kind = 'condition' AND state = 'pending' AND pod_uid = ANY($1::text[])",
+					1, &type),
+			&arg, NULL, SPI_OK_UPDATE);
+	}
+	rows_insert(&rows);
+	WorkerWakeAtCommit(WORKER_BIND);
+}
+
+/*
+ * OutboxWriteNominations
+ *		status.nominatedNodeName (null when the node is ""), sent with the
+ *		PodScheduled condition as kube-scheduler's updatePod sends both:
+ *		set in the pod's pending condition, or sent alone when there is
+ *		none.
+ */
+void
+OutboxWriteNominations(List *uids, List *nodes)
+{
+	static SPIPlanPtr patch = NULL;
+	static SPIPlanPtr alone = NULL;
+	Oid			types[2] = {TEXTARRAYOID, JSONBARRAYOID};
+	Datum		args[2];
+	int			n = list_length(uids);
+	const char **node = list_strings(nodes);
+	Jsonb	  **values = palloc(sizeof(Jsonb *) * Max(n, 1));
+	Jsonb	  **bodies = palloc(sizeof(Jsonb *) * Max(n, 1));
+
+	if (n == 0)
+		return;
+	for (int i = 0; i < n; i++)
+	{
+		values[i] = node_value(node[i]);
+		bodies[i] = nomination_body(node[i]);
+	}
+	args[0] = TextArrayFromList(uids);
+	args[1] = jsonb_array(values, n);
+	run(prepare(&patch,
+				"UPDATE scheduler.outbox o"
+				" SET body = jsonb_set(o.body, '{status,nominatedNodeName}', d.value)"
+				" FROM unnest($1::text[], $2::jsonb[]) AS d(uid, value)"
+				" WHERE o.kind = 'condition' AND o.state = 'pending' AND o.pod_uid = d.uid",
+				2, types),
+		args, NULL, SPI_OK_UPDATE);
+	args[1] = jsonb_array(bodies, n);
+	run(prepare(&alone,
+				"INSERT INTO scheduler.outbox (kind, pod_uid, namespace, name, body)"
+				" SELECT 'condition', p.uid, p.namespace, p.name, d.body"
+				" FROM unnest($1::text[], $2::jsonb[]) AS d(uid, body)"
+				" JOIN scheduler.pods p ON p.uid = d.uid"
+				" WHERE NOT EXISTS (SELECT 1 FROM scheduler.outbox o WHERE o.kind = 'condition'"
+				"   AND o.state = 'pending' AND o.pod_uid = d.uid)",
+				2, types),
+		args, NULL, SPI_OK_INSERT);
+}
+
+/*
+ * OutboxWriteVictims
+ *		DefaultPreemption's victims (uids, each with the preemptor's uid and
+ *		node): deleted through the API server, the uid a precondition (once
+ *		each), and, as kube-scheduler records it, a Preempted event on each.
+ */
+void
+OutboxWriteVictims(List *victims, List *preemptors, List *nodes)
+{
+	static SPIPlanPtr plan = NULL;
+	Oid			types[2] = {TEXTARRAYOID, TEXTARRAYOID};
+	Datum		args[2];
+	const char **node = list_strings(nodes);
+	const char **preemptor = list_strings(preemptors);
+	NewRows		deletes = {0};
+	NewRows		events = {0};
+	char	   *now = k8s_time(GetCurrentTransactionStartTimestamp());
+
+	if (victims == NIL)
+		return;
+	args[0] = TextArrayFromList(victims);
+	args[1] = TextArrayFromList(preemptors);
+	run(prepare(&plan,
+				"SELECT v.i, p.uid, p.namespace, p.name, pr.scheduler_name"
+				" FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS v(uid, preemptor, i)"
+				" JOIN scheduler.pods p ON p.uid = v.uid"
+				" LEFT JOIN scheduler.pods pr ON pr.uid = v.preemptor"
+				" ORDER BY v.i",
+				2, types),
+		args, NULL, SPI_OK_SELECT);
+	for (uint64 r = 0; r < SPI_processed; r++)
+	{
+		HeapTuple	t = SPI_tuptable->vals[r];
+		TupleDesc	td = SPI_tuptable->tupdesc;
+		bool		isnull;
+		int64		i = DatumGetInt64(SPI_getbinval(t, td, 1, &isnull)) - 1;
+		char	   *uid = SPI_getvalue(t, td, 2);
+		char	   *ns = SPI_getvalue(t, td, 3);
+		char	   *name = SPI_getvalue(t, td, 4);
+		char	   *component = SPI_getvalue(t, td, 5);
+		bool		seen = false;
+
+		if (i < 0 || i >= list_length(victims))
+			continue;
+		for (int k = 0; k < deletes.n && !seen; k++)
+			seen = strcmp(deletes.uid[k], uid) == 0;
+		if (!seen)
+			rows_add(&deletes, "delete", uid, ns, name, NULL, delete_body(uid));
+		if (component != NULL)	/* the preemptor is still there */
+		{
+			EventSpec	e = {ns, name, uid, "Preempted", "Preempting",
+				(preemptor[i] && node[i]) ?
+				psprintf("Preempted by pod %s on node %s", preemptor[i], node[i]) : NULL,
+			"Normal", component, now};
+
+			rows_add(&events, "event", uid, ns, name, NULL, event_body(&e));
+		}
+	}
+	for (int k = 0; k < events.n; k++)
+		rows_add(&deletes, events.kind[k], events.uid[k], events.ns[k], events.name[k], NULL, events.body[k]);
+	rows_insert(&deletes);
+}
+
+/* What the API server has answered is kept as long as the history */
+void
+OutboxPrune(int retention_s)
+{
+	static SPIPlanPtr plan = NULL;
+	Oid			type = INT4OID;
+	Datum		arg = Int32GetDatum(retention_s);
+
+	run(prepare(&plan,
+				"DELETE FROM scheduler.outbox"
+				" WHERE state <> 'pending' AND finished_at < now() - $1 * interval '1 second'",
+				1, &type),
+		&arg, NULL, SPI_OK_DELETE);
+}
+
+/* ------------------------------------------------------------------------
+ * The bind worker's side
+ * ------------------------------------------------------------------------
+ */
+
+/* When the next pending row falls due, in ms from now; -1: none */
+long
+OutboxNextDue(void)
+{
+	static SPIPlanPtr plan = NULL;
+	bool		isnull;
+	Datum		v;
+
+	/* NULL when nothing is pending (not greatest(0, ...): that makes it 0) */
+	run(prepare(&plan,
+				"SELECT ceil(1000 * extract(epoch FROM min(next_attempt_at) - clock_timestamp()))::int8"
+				" FROM scheduler.outbox WHERE state = 'pending' AND isfinite(next_attempt_at)",
+				0, NULL),
+		NULL, NULL, SPI_OK_SELECT);
+	if (SPI_processed != 1)
+		return -1;
+	v = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+	return isnull ? -1 : (long) Max(DatumGetInt64(v), 0);
+}
+
+/*
+ * OutboxClaim
+ *		Close conditions made stale by a later placement (they would
+ *		overwrite PodScheduled=True), then take what is due: bindings and
+ *		deletions first, then conditions and events.
+ */
+List *
+OutboxClaim(int max_bindings, int max_status)
+{
+	static SPIPlanPtr stale = NULL;
+	static SPIPlanPtr due = NULL;
+	Oid			types[2] = {INT4OID, INT4OID};
+	Datum		args[2] = {Int32GetDatum(Max(max_bindings, 0)), Int32GetDatum(Max(max_status, 0))};
+	List	   *rows = NIL;
+
+	run(prepare(&stale,
+				"UPDATE scheduler.outbox o SET state = 'done', finished_at = now(),"
+				" last_error = 'not sent: the pod was scheduled since'"
+				" FROM scheduler.pods p"
+				" WHERE o.state = 'pending' AND o.kind = 'condition' AND p.uid = o.pod_uid"
+				" AND (p.assumed_node IS NOT NULL OR p.node_name IS NOT NULL)",
+				0, NULL),
+		NULL, NULL, SPI_OK_UPDATE);
+	run(prepare(&due,
+				"(SELECT id, kind, namespace, name, body::text FROM scheduler.outbox"
+				"  WHERE state = 'pending' AND kind IN ('binding', 'delete') AND next_attempt_at <= now()"
+				"  ORDER BY id LIMIT $1)"
+				" UNION ALL"
+				" (SELECT id, kind, namespace, name, body::text FROM scheduler.outbox"
+				"  WHERE state = 'pending' AND kind IN ('condition', 'event') AND next_attempt_at <= now()"
+				"  ORDER BY id LIMIT $2)",
+				2, types),
+		args, NULL, SPI_OK_SELECT);
+	for (uint64 i = 0; i < SPI_processed; i++)
+	{
+		HeapTuple	t = SPI_tuptable->vals[i];
+		TupleDesc	td = SPI_tuptable->tupdesc;
+		bool		isnull;
+		OutboxRow  *r = palloc0(sizeof(OutboxRow));
+
+		r->id = DatumGetInt64(SPI_getbinval(t, td, 1, &isnull));
+		r->kind = SPI_getvalue(t, td, 2);
+		r->namespace = SPI_getvalue(t, td, 3);
+		r->name = SPI_getvalue(t, td, 4);
+		r->body = SPI_getvalue(t, td, 5);
+		rows = lappend(rows, r);
+	}
+	return rows;
+}
+
+/* ------------------------------------------------------------------------
+ * The response rules
+ * ------------------------------------------------------------------------
+ */
+
+/* coalesce(response->>'message', ''): the text of any JSON value */
+static char *
+response_message(Jsonb *response)
+{
+	JsonbValue *v;
+
+	if (response == NULL || !JB_ROOT_IS_OBJECT(response))
+		return "";
+	v = getKeyJsonValueFromContainer(&response->root, "message", 7, NULL);
+	if (v == NULL || v->type == jbvNull)
+		return "";
+	if (v->type == jbvBinary)
+		return JsonbToCString(NULL, v->val.binary.data, v->val.binary.len);
+	return JScalarText(v);
+}
+
+typedef enum Verdict
+{
+	V_DONE,
+	V_RETRY,
+	V_FAILED
+} Verdict;
+
+/*
+ * 201 (200 for a status patch or event): done.  A victim's delete: 202 or
+ * 404 (gone already) done too; its 409 (the uid precondition: another pod
+ * of that name now) failed.  409 to a binding whose pod is already
+ * assigned to the same node: done.  No response (0), 401, 403, 429 or 5xx:
+ * retried.  Anything else (-1: not sent; a 404 or another 409 to a
+ * binding): failed.  has_status false (SQL NULL): failed.
+ */
+static Verdict
+judge(const char *kind, const char *node, bool has_status, int32 status, const char *msg)
+{
+	if (!has_status)
+		return V_FAILED;
+	if (status == 200 || status == 201)
+		return V_DONE;
+	if (strcmp(kind, "delete") == 0 && (status == 202 || status == 404))
+		return V_DONE;
+	if (strcmp(kind, "binding") == 0 && status == 409 && node != NULL &&
+		strstr(msg, psprintf("is already assigned to node \"%s\"", node)) != NULL)
+		return V_DONE;
+	if (status == 0 || status == 401 || status == 403 || status == 429 || status >= 500)
+		return V_RETRY;
+	return V_FAILED;
+}
+
+/* A request's row, locked; false when there is none */
+typedef struct Request
+{
+	char	   *kind;
+	char	   *pod_uid;
+	char	   *node;
+	char	   *state;
+	int32		attempts;
+} Request;
+
+static bool
+lock_request(int64 id, Request *r)
+{
+	static SPIPlanPtr plan = NULL;
+	Oid			type = INT8OID;
+	Datum		arg = Int64GetDatum(id);
+	bool		isnull;
+	HeapTuple	t;
+	TupleDesc	td;
+
+	run(prepare(&plan,
+				"SELECT kind, pod_uid, node, state, attempts FROM scheduler.outbox WHERE id = $1 FOR UPDATE",
+				1, &type),
+		&arg, NULL, SPI_OK_SELECT);
+	if (SPI_processed == 0)
+		return false;
+	t = SPI_tuptable->vals[0];
+	td = SPI_tuptable->tupdesc;
+	r->kind = SPI_getvalue(t, td, 1);
+	r->pod_uid = SPI_getvalue(t, td, 2);
+	r->node = SPI_getvalue(t, td, 3);
+	r->state = SPI_getvalue(t, td, 4);
+	r->attempts = DatumGetInt32(SPI_getbinval(t, td, 5, &isnull));
+	return true;
+}
+
+/* now() + min(2^min(attempts, 10), 60) seconds */
+static TimestampTz
+retry_at(int32 attempts)
+{
+	Interval	second = {.time = USECS_PER_SEC};
+	double		secs = Min(pow(2.0, (double) Min(attempts, 10)), 60.0);
+	Datum		iv = DirectFunctionCall2(interval_mul, IntervalPGetDatum(&second), Float8GetDatum(secs));
+
+	return DatumGetTimestampTz(DirectFunctionCall2(timestamptz_pl_interval,
+												   TimestampTzGetDatum(GetCurrentTransactionStartTimestamp()),
+												   iv));
+}
+
+/*
+ * Write the verdict: a retry keeps the row pending, due again after a
+ * backoff; done and failed close it, and a failed binding forgets its
+ * reservation (the pod is pending again, if it still exists).
+ */
+static void
+write_verdict(int64 id, const Request *r, Verdict v, int32 tries, bool has_status, int32 status, const char *msg)
+{
+	static SPIPlanPtr retry = NULL;
+	static SPIPlanPtr close = NULL;
+	static SPIPlanPtr forget = NULL;
+	Oid			types[5] = {INT8OID, INT4OID, INT4OID, TEXTOID, TIMESTAMPTZOID};
+	Datum		args[5];
+	char		nulls[5] = {' ', ' ', has_status ? ' ' : 'n', msg[0] ? ' ' : 'n', ' '};
+
+	args[0] = Int64GetDatum(id);
+	args[1] = Int32GetDatum(tries);
+	args[2] = Int32GetDatum(status);
+	args[3] = msg[0] ? CStringGetTextDatum(msg) : (Datum) 0;
+	if (v == V_RETRY)
+	{
+		args[4] = TimestampTzGetDatum(retry_at(r->attempts));
+		run(prepare(&retry,
+					"UPDATE scheduler.outbox SET attempts = $2, last_status = $3, last_error = $4,"
+					" next_attempt_at = $5 WHERE id = $1",
+					5, types),
+			args, nulls, SPI_OK_UPDATE);
+		return;
+	}
+	args[4] = CStringGetTextDatum(v == V_DONE ? "done" : "failed");
+	types[4] = TEXTOID;
+	run(prepare(&close,
+				"UPDATE scheduler.outbox SET state = $5, attempts = $2, last_status = $3, last_error = $4,"
+				" finished_at = now() WHERE id = $1",
+				5, types),
+		args, nulls, SPI_OK_UPDATE);
+	if (v == V_FAILED && strcmp(r->kind, "binding") == 0 && r->node != NULL)
+	{
+		Oid			ftypes[2] = {TEXTOID, TEXTOID};
+		Datum		fargs[2] = {CStringGetTextDatum(r->pod_uid), CStringGetTextDatum(r->node)};
+
+		run(prepare(&forget,
+					"UPDATE scheduler.pods SET assumed_node = NULL"
+					" WHERE uid = $1 AND assumed_node = $2 AND node_name IS NULL",
+					2, ftypes),
+			fargs, NULL, SPI_OK_UPDATE);
+	}
+}
+
+/*
+ * Apply a response; the row's new state.  A late duplicate report changes
+ * nothing.  A retry that would be attempt max_attempts (has_cap) fails
+ * instead: "gave up after N attempts".  Attempts stop at the int4 maximum.
+ */
+static const char *
+record(int64 id, bool has_status, int32 status, Jsonb *response, bool has_cap, int32 max_attempts)
+{
+	Request		r;
+	char	   *msg = response_message(response);
+	int32		tries;
+	Verdict		v;
+
+	if (!lock_request(id, &r))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("outbox request %lld not found", (long long) id)));
+	if (strcmp(r.state, "pending") != 0)
+		return strcmp(r.state, "done") == 0 ? "done" : strcmp(r.state, "failed") == 0 ? "failed" : r.state;
+	tries = Min(r.attempts, PG_INT32_MAX - 1) + 1;
+	v = judge(r.kind, r.node, has_status, status, msg);
+	if (v == V_RETRY && has_cap && tries >= max_attempts)
+	{
+		v = V_FAILED;
+		msg = psprintf("gave up after %d attempts%s%s", tries, msg[0] ? ": " : "", msg);
+	}
+	write_verdict(id, &r, v, tries, has_status, status, msg);
+	return v == V_RETRY ? "pending" : v == V_DONE ? "done" : "failed";
+}
+
+/*
+ * OutboxRecord
+ *		The bind worker's report of a response (inside SPI).
+ */
+const char *
+OutboxRecord(int64 id, int32 http_status, Jsonb *response, int32 max_attempts)
+{
+	return record(id, true, http_status, response, true, max_attempts);
+}
+
+PG_FUNCTION_INFO_V1(scheduler_outbox_result);
+/*
+ * scheduler.outbox_result(request bigint, http_status integer,
+ *						   response jsonb DEFAULT NULL,
+ *						   max_attempts integer DEFAULT 10) RETURNS text
+ *	A NULL status fails the request; a NULL cap retries without end.
+ */
+Datum
+scheduler_outbox_result(PG_FUNCTION_ARGS)
+{
+	const char *state;
+	size_t		len;
+	text	   *result;
+
+	if (PG_ARGISNULL(0))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("outbox request <NULL> not found")));
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	state = record(PG_GETARG_INT64(0), !PG_ARGISNULL(1), PG_ARGISNULL(1) ? 0 : PG_GETARG_INT32(1),
+				   PG_ARGISNULL(2) ? NULL : PG_GETARG_JSONB_P(2),
+				   !PG_ARGISNULL(3), PG_ARGISNULL(3) ? 0 : PG_GETARG_INT32(3));
+	len = strlen(state);
+	result = (text *) SPI_palloc(VARHDRSZ + len);
+	SET_VARSIZE(result, VARHDRSZ + len);
+	memcpy(VARDATA(result), state, len);
+	SPI_finish();
+	PG_RETURN_TEXT_P(result);
+}

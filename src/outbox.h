@@ -1,0 +1,66 @@
+/*
+ * outbox.h
+ *	  The outbox (outbox.c): the one file that reads and writes
+ *	  scheduler.outbox.  It builds every request the API server is sent
+ *	  (binding, PodScheduled condition, events, a victim's deletion), hands
+ *	  the bind worker what is due, and applies the API server's responses.
+ */
+#ifndef SCHEDULER_OUTBOX_H
+#define SCHEDULER_OUTBOX_H
+
+#include "postgres.h"
+
+#include "nodes/pg_list.h"
+#include "utils/jsonb.h"
+
+/* One scheduling decision, as the API server is told it */
+typedef struct OutboxDecision
+{
+	const char *uid;
+	const char *node;			/* the binding's target; NULL: not scheduled */
+	const char *message;		/* the PodScheduled message when not scheduled */
+	bool		error;			/* SchedulerError, not Unschedulable */
+} OutboxDecision;
+
+/* A row claimed for sending */
+typedef struct OutboxRow
+{
+	int64		id;
+	char	   *kind;			/* binding, condition, event, delete */
+	char	   *namespace;
+	char	   *name;
+	char	   *body;			/* the request body, JSON text */
+} OutboxRow;
+
+/* Is there an API server to tell (scheduler.kube_api_url)? */
+extern bool OutboxEnabled(void);
+
+/*
+ * Writing, in the transaction of the decision (inside SPI).  Decisions: a
+ * binding per choice; per failure the PodScheduled condition when its
+ * message changed (superseding one not sent yet) and a FailedScheduling
+ * event at most every event_interval_ms.  Nominations: status.nominatedNodeName
+ * ("" clears it) with the pending condition, or alone.  Victims: a delete
+ * (uid precondition) and a Preempted event, per victim uid, naming the
+ * preemptor's uid and node.
+ */
+extern void OutboxWriteDecisions(const OutboxDecision *d, int n, int event_interval_ms);
+extern void OutboxWriteNominations(List *uids, List *nodes);
+extern void OutboxWriteVictims(List *victims, List *preemptors, List *nodes);
+
+/* Forget answered requests finished more than retention_s ago */
+extern void OutboxPrune(int retention_s);
+
+/*
+ * The bind worker's side (inside SPI).  OutboxClaim closes conditions made
+ * stale by a later placement and returns the due rows (OutboxRow *):
+ * bindings and deletions first (at most max_bindings), then conditions and
+ * events (at most max_status).  OutboxNextDue: in how many ms the next
+ * pending row falls due (-1: none).  OutboxRecord applies a response (http_status 0: none, -1:
+ * not sent) and returns the row's new state.
+ */
+extern List *OutboxClaim(int max_bindings, int max_status);
+extern long OutboxNextDue(void);
+extern const char *OutboxRecord(int64 id, int32 http_status, Jsonb *response, int32 max_attempts);
+
+#endif
