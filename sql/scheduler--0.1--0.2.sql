@@ -71,3 +71,9 @@ LEFT JOIN (scheduler.queue q JOIN scheduler.pods p
 WHERE scheduler.require_role('scheduler_reader')
 GROUP BY s.queue;
 COMMENT ON VIEW scheduler.metrics_pending_pods IS 'scheduler_pending_pods: pods per queue, of the schedulerNames that are ours (scheduler.scheduler_name or a profile''s)';
+
+-- outbox_result's rules in C (outbox.c)
+CREATE OR REPLACE FUNCTION scheduler.outbox_result(request bigint, http_status integer, response jsonb DEFAULT NULL,
+                                                   max_attempts integer DEFAULT 10)
+RETURNS text AS 'MODULE_PATHNAME', 'scheduler_outbox_result' LANGUAGE C VOLATILE;
+ALTER FUNCTION scheduler.outbox_result(bigint, integer, jsonb, integer) SET search_path = pg_catalog, pg_temp;
