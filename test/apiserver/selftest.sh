@@ -53,11 +53,12 @@ finish() {
 }
 
 # ------------------------------------------------------------ packages
+. "$HERE/../apt.sh"	# apt_get: waits for apt's locks, shows its errors
 APT_UPDATED=
 apt_update() {
 	[ -n "$APT_UPDATED" ] && return 0
 	APT_UPDATED=1
-	apt-get update -qq >/dev/null 2>&1
+	apt_get update -qq
 }
 apt_install() {
 	[ $# -gt 0 ] || return 0
@@ -66,7 +67,7 @@ apt_install() {
 		return 1
 	fi
 	apt_update
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null 2>&1
+	apt_get install -y -qq "$@"
 }
 
 PY=python3
