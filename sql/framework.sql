@@ -139,6 +139,17 @@ SELECT pg_temp.pod('conflicted', '100m', '100Mi', 4,
                           {"key": "metadata.name", "operator": "In", "values": ["y"]}]}]}}}}');
 SELECT name, result, message FROM schedule_pending() WHERE name = 'conflicted';
 SELECT count(*), min(plugin), min(reason) FROM scheduler.why('default', 'conflicted');
+-- scheduler.filter() after that rejection: NodeAffinity's PreFilter row, and
+-- still every plugin's Filter on every node, NodeAffinity's too, as
+-- kube-scheduler's plugin tests call Filter whatever PreFilter returned
+-- (TestNodeAffinity "Pod with two conflicting mach field requirements").  The
+-- PreFilters after NodeAffinity, which the cycle did not reach, have no row.
+SELECT * FROM scheduler.filter('default', 'conflicted') WHERE node IS NULL OR code <> 'Success'
+ORDER BY node NULLS FIRST, plugin;
+SELECT plugin, count(*) AS nodes FROM scheduler.filter('default', 'conflicted') WHERE node IS NOT NULL
+GROUP BY 1 ORDER BY 1;
+-- the same PreFilter without a rejection shows every PreFilter
+SELECT plugin, code, reason FROM scheduler.filter('default', 'pinned') WHERE node IS NULL ORDER BY 1;
 
 ------------------------------------------------------------------------------
 -- percentageOfNodesToScore (numFeasibleNodesToFind) and where the search

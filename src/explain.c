@@ -390,6 +390,7 @@ typedef struct Explained
 	bool		prefilter_ok;
 	List	   *names;
 	bool		restricted;
+	int			late;			/* PreFilters from here on ran only for filter() */
 } Explained;
 
 static void
@@ -429,6 +430,44 @@ explain_setup(FunctionCallInfo fcinfo, Explained *e)
 	e->prefilter_ok = RunPreFilters(e->ctx, &e->pod, &e->res, &e->names, &e->restricted);
 }
 
+/*
+ * After a PreFilter rejection that ended the run (UnschedulableAndUnresolvable,
+ * Error, an empty PreFilterResult), the PreFilters after the rejecting one
+ * have not run: run them now, for their state and their Skip only, so that
+ * scheduler.filter() can show every plugin's Filter verdict on every node as
+ * kube-scheduler's plugin tests do (they call Filter after PreFilter, whatever
+ * PreFilter said).  The cycle (ScheduleOne) never gets here: it stops at the
+ * rejection.
+ */
+static void
+prefilter_rest(Explained *e)
+{
+	const Profile *prof = e->profile;
+
+	e->late = prof->nplugins;
+	if (e->prefilter_ok || e->res.prefilter_status.code == CODE_UNSCHEDULABLE)
+		return;					/* every PreFilter ran */
+	e->late = e->res.prefilter_plugin + 1;
+	for (int i = e->late; i < prof->nplugins; i++)
+	{
+		const Plugin *pl = prof->plugins[i].plugin;
+		Status		st = {CODE_SUCCESS, NIL};
+		List	   *names = NIL;
+
+		e->ctx->skip_filter[i] = (pl->filter == NULL);
+		if (pl->prefilter == NULL)
+			continue;
+		pl->prefilter(&e->ctx->calls[i], &e->pod, &st, &names);
+		/*
+		 * Skip: its Filter is not run.  Error: it left no state its Filter
+		 * can read (kube-scheduler's Filter would fail to read it), so no
+		 * verdict either.
+		 */
+		if (st.code == CODE_SKIP || st.code == CODE_ERROR)
+			e->ctx->skip_filter[i] = true;
+	}
+}
+
 static char *
 names_text(List *names)
 {
@@ -449,7 +488,10 @@ PG_FUNCTION_INFO_V1(scheduler_filter);
  * One row per plugin with a PreFilter (node NULL): its code, and its reason;
  * a PreFilterResult reads "restricts nodes to [a b]".  Then one row per node
  * and Filter plugin, every plugin on every node (not only up to the first
- * rejection), skipping plugins whose PreFilter said Skip.
+ * rejection), skipping plugins whose PreFilter said Skip.  A PreFilter
+ * rejection keeps its row, and the Filters still run on every node, the
+ * rejecting plugin's too, as kube-scheduler's plugin tests call Filter
+ * after PreFilter whatever it returned.
  */
 Datum
 scheduler_filter(PG_FUNCTION_ARGS)
@@ -464,6 +506,7 @@ scheduler_filter(PG_FUNCTION_ARGS)
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	explain_setup(fcinfo, &e);
+	prefilter_rest(&e);
 	prof = e.profile;
 
 	for (int i = 0; i < prof->nplugins; i++)
@@ -474,8 +517,8 @@ scheduler_filter(PG_FUNCTION_ARGS)
 		const char *code;
 		char	   *reason;
 
-		if (pl->prefilter == NULL)
-			continue;
+		if (pl->prefilter == NULL || i >= e.late)
+			continue;			/* none, or not reached by the cycle */
 		if (e.res.prefilter_plugin == i)
 		{
 			code = StatusCodeName(e.res.prefilter_status.code);
@@ -514,7 +557,10 @@ scheduler_filter(PG_FUNCTION_ARGS)
 			Datum		v[4];
 			bool		nulls[4] = {false, false, false, false};
 
-			if (e.ctx->skip_filter[i] || pl->filter == NULL || e.res.prefilter_plugin == i)
+			if (e.ctx->skip_filter[i] || pl->filter == NULL)
+				continue;
+			/* a PreFilter that failed left no state its Filter can read */
+			if (e.res.prefilter_plugin == i && e.res.prefilter_status.code == CODE_ERROR)
 				continue;
 			if (with)
 				pl->filter(&e.ctx->calls[i], &e.pod, with, &st);

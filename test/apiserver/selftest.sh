@@ -53,11 +53,12 @@ finish() {
 }
 
 # ------------------------------------------------------------ packages
+. "$HERE/../apt.sh"	# apt_get: waits for apt's locks, shows its errors
 APT_UPDATED=
 apt_update() {
 	[ -n "$APT_UPDATED" ] && return 0
 	APT_UPDATED=1
-	apt-get update -qq >/dev/null 2>&1
+	apt_get update -qq
 }
 apt_install() {
 	[ $# -gt 0 ] || return 0
@@ -66,7 +67,7 @@ apt_install() {
 		return 1
 	fi
 	apt_update
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null 2>&1
+	apt_get install -y -qq "$@"
 }
 
 PY=python3
@@ -1186,7 +1187,9 @@ t_fault_expire() {
 check "fault expire_watch_after_events: ERROR 410 mid-stream, then a clean end" t_fault_expire
 
 cat >"$WORK/watchread.py" <<'EOF'
-# watchread.py URL TOKEN CA OUT: reads a watch, writes {"status","lines","times","partial","error"} to OUT
+# watchread.py URL TOKEN CA OUT: reads a watch, writes {"status","lines","times","partial","error","started"}
+# to OUT; times are seconds since the request, started is when that was (time.time(), the clock a
+# marker taken before the process started can be compared with)
 import http.client, json, ssl, sys, time, urllib.parse
 url, token, ca, out = sys.argv[1:5]
 u = urllib.parse.urlsplit(url)
@@ -1194,7 +1197,8 @@ conn = http.client.HTTPSConnection(u.hostname, u.port, context=ssl.create_defaul
 t0 = time.time()
 conn.request("GET", u.path + "?" + u.query, headers={"Authorization": "Bearer " + token})
 r = conn.getresponse()
-res = {"status": r.status, "headers": dict(r.getheaders()), "lines": [], "times": [], "partial": "", "error": None}
+res = {"status": r.status, "headers": dict(r.getheaders()), "lines": [], "times": [], "partial": "", "error": None,
+       "started": t0}
 buf = b""
 try:
     while True:
@@ -1224,13 +1228,19 @@ b=[e for e in evs if e["type"]=="BOOKMARK"]
 assert len(b)>=2 and all(e["object"]["kind"]=="Pod" and e["object"]["apiVersion"]=="v1" and e["object"]["metadata"]["resourceVersion"] for e in b), evs
 assert list(b[0]["object"]["metadata"])==["resourceVersion","creationTimestamp"], b[0]
 assert d["headers"].get("Transfer-Encoding")=="chunked" and d["error"] is None and 0.9<d["elapsed"]<3, d' <"$WORK/wb.json"
+	# the stall runs from the fault request on: measured from a mark taken
+	# before it, not from the watch's start, which comes after python3 has
+	# started (0.2 s and more for some interpreters)
+	local mark
+	mark=$(date +%s.%N)
 	fault '{"bookmark_interval_seconds":10,"stall_watch_seconds":1.5}'
 	(sleep 0.3; post_json /api/v1/namespaces/default/pods "$(mkpod st1)" >/dev/null) &
 	watchread "/api/v1/namespaces/default/pods?watch=true&resourceVersion=$rv&timeoutSeconds=3" "$WORK/ws.json"
 	wait
 	js 'evs=[json.loads(l) for l in d["lines"]]
 assert [e["object"]["metadata"]["name"] for e in evs]==["st1"], evs
-assert d["times"][0]>=1.3, d["times"]' <"$WORK/ws.json"
+after = d["started"] + d["times"][0] - '"$mark"'
+assert after>=1.3, ("first event %.3f s after the stall began" % after, d["times"])' <"$WORK/ws.json"
 }
 check "fault drop_watch_after_events: N events, half a line, connection aborted (once; also when idle)" t_fault_drop
 
