@@ -50,7 +50,9 @@
 #include "jsonutil.h"
 #include "kube_client.h"
 #include "outbox.h"
-#include "scheduler.h"
+#include "bind.h"
+#include "subxact.h"
+#include "worker.h"
 
 #define BATCH 1000
 

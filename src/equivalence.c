@@ -21,7 +21,7 @@
 #include "utils/jsonb.h"
 #include "utils/memutils.h"
 
-#include "scheduler.h"
+#include "equivalence.h"
 
 #define MAX_CLASSES 16
 
@@ -47,16 +47,24 @@ struct EquivClass
 static MemoryContext equiv_cxt = NULL;
 static List *classes = NIL;
 static uint64 clock_ticks = 0;
+static uint64 equiv_refreshes = 0;	/* the snapshot refresh they were made for */
 
-/* Forget every class (a refresh of the snapshot, or its rebuild) */
-void
-EquivReset(MemoryContext parent)
+/*
+ * Forget every class when the snapshot was refreshed (or rebuilt) since
+ * they were made: they hold verdicts on the nodes as that refresh saw them.
+ */
+static void
+forget_if_refreshed(const ClusterSnapshot *snap)
 {
-	if (equiv_cxt && parent == NULL)
+	if (equiv_cxt != NULL && snap->refreshes == equiv_refreshes)
+		return;
+	if (equiv_cxt)
 		MemoryContextReset(equiv_cxt);
 	else
-		equiv_cxt = AllocSetContextCreate(parent, "scheduler equivalence classes", ALLOCSET_DEFAULT_SIZES);
+		equiv_cxt = AllocSetContextCreate(TopMemoryContext, "scheduler equivalence classes",
+										  ALLOCSET_DEFAULT_SIZES);
 	classes = NIL;
+	equiv_refreshes = snap->refreshes;
 }
 
 static void
@@ -138,8 +146,9 @@ EquivClassFor(CycleCtx *ctx, const PodInfo *pod)
 	EquivClass *c;
 	MemoryContext old;
 
-	if (equiv_cxt == NULL || !PreFilterIsPodLocal(ctx))
+	if (!PreFilterIsPodLocal(ctx))
 		return NULL;
+	forget_if_refreshed(ctx->snap);
 	key = class_key(pod);
 	if (key == NULL)
 		return NULL;

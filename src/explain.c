@@ -16,7 +16,9 @@
 
 #include "access.h"
 #include "jsonutil.h"
-#include "scheduler.h"
+#include "explain.h"
+#include "framework.h"
+#include "profile.h"
 
 typedef struct ReasonCount
 {

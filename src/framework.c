@@ -29,7 +29,8 @@
 
 #include "access.h"
 #include "jsonutil.h"
-#include "scheduler.h"
+#include "equivalence.h"
+#include "framework.h"
 
 #define MAX_NODE_SCORE 100
 #define MIN_FEASIBLE_NODES_TO_FIND 100

@@ -35,7 +35,6 @@
 
 #include "jsonutil.h"
 #include "kube_client.h"
-#include "scheduler.h"
 
 #define SA_DIR "/var/run/secrets/kubernetes.io/serviceaccount"
 #define SA_DIR_ENV "SCHEDULER_SERVICEACCOUNT_DIR"	/* another one, for tests */

@@ -36,7 +36,8 @@
 #include "access.h"
 #include "jsonutil.h"
 #include "resources.h"
-#include "scheduler.h"
+#include "mirror.h"
+#include "snapshot.h"
 #include "validation.h"
 
 typedef enum ObjectKind

@@ -39,7 +39,8 @@
 #include "jsonutil.h"
 #include "kube_client.h"
 #include "outbox.h"
-#include "scheduler.h"
+#include "snapshot.h"
+#include "worker.h"
 
 /* ------------------------------------------------------------------------
  * Prepared statements, kept for the life of the backend.

@@ -21,7 +21,7 @@
 
 #include "access.h"
 #include "jsonutil.h"
-#include "scheduler.h"
+#include "profile.h"
 
 /*
  * The registry: every plugin, with its place in kube-scheduler's default

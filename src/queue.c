@@ -31,7 +31,10 @@
 #include "utils/jsonb.h"
 
 #include "jsonutil.h"
-#include "scheduler.h"
+#include "profile.h"
+#include "queue.h"
+#include "subxact.h"
+#include "worker.h"
 
 /* Rows of a jsonb array, keyed by "uid" */
 typedef struct Row

@@ -31,7 +31,6 @@
 #include "jsonutil.h"
 #include "quantity.h"
 #include "resources.h"
-#include "scheduler.h"
 
 /* The four resources with a field of their own, and their presence bits */
 static const struct

@@ -53,7 +53,11 @@
 #include "access.h"
 #include "jsonutil.h"
 #include "outbox.h"
-#include "scheduler.h"
+#include "explain.h"
+#include "framework.h"
+#include "profile.h"
+#include "schedule.h"
+#include "subxact.h"
 
 
 #define WRITE_CHUNK 256

@@ -14,7 +14,14 @@
 #include "utils/memutils.h"
 #include "utils/resowner.h"
 
-#include "scheduler.h"
+#include "framework.h"
+#include "snapshot.h"
+#include "topology.h"
+#include "schedule.h"
+#include "bind.h"
+#include "kube_client.h"
+#include "watch.h"
+#include "worker.h"
 
 PG_MODULE_MAGIC;
 
@@ -32,38 +39,6 @@ FeatureGates scheduler_features;
 
 void		_PG_init(void);
 
-/*
- * RunInSubxact
- *		Run fn(arg) in an internal subtransaction: NULL when it returned,
- *		else the ERROR it threw, copied into the caller's memory context, the
- *		subtransaction rolled back.  The caller decides whether to throw it
- *		on (ReThrowError).  What fn allocates in the caller's context stays.
- */
-ErrorData *
-RunInSubxact(void (*fn) (void *arg), void *arg)
-{
-	MemoryContext cxt = CurrentMemoryContext;
-	ResourceOwner owner = CurrentResourceOwner;
-	ErrorData  *volatile edata = NULL;
-
-	BeginInternalSubTransaction(NULL);
-	PG_TRY();
-	{
-		fn(arg);
-		ReleaseCurrentSubTransaction();
-	}
-	PG_CATCH();
-	{
-		MemoryContextSwitchTo(cxt);
-		edata = CopyErrorData();
-		FlushErrorState();
-		RollbackAndReleaseCurrentSubTransaction();
-	}
-	PG_END_TRY();
-	MemoryContextSwitchTo(cxt);
-	CurrentResourceOwner = owner;
-	return edata;
-}
 
 /* The tie-break's random source: seeded from this GUC, or at random. */
 static void
@@ -149,6 +124,9 @@ assign_feature_gates(const char *newval pg_attribute_unused(), void *extra)
 void
 _PG_init(void)
 {
+	/* topology.c's counts follow what the snapshot counts */
+	SnapshotListen(&TopologyListener);
+
 	DefineCustomStringVariable("scheduler.scheduler_name",
 							   "The spec.schedulerName whose pods this scheduler schedules.",
 							   NULL,
@@ -203,6 +181,9 @@ _PG_init(void)
 							&scheduler_event_interval,
 							60000, 0, INT_MAX,
 							PGC_USERSET, GUC_UNIT_MS, NULL, NULL, NULL);
+	KubeClientInit();
+	WatchInitGucs();
+	BindInitGucs();
 	WorkerInit();
 	MarkGUCPrefixReserved("scheduler");
 	assign_random_seed(scheduler_random_seed, NULL);

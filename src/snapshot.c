@@ -36,8 +36,7 @@
 
 #include "access.h"
 #include "jsonutil.h"
-#include "scheduler.h"
-#include "topology.h"
+#include "snapshot.h"
 
 #define NODE_NAME_KEYSIZE	256
 #define IMAGE_KEYSIZE		512
@@ -55,6 +54,9 @@ typedef struct ImageEntry
 	char		name[IMAGE_KEYSIZE];
 	int			nodes;
 } ImageEntry;
+
+/* who keeps state beside the snapshot, told of what it counts (topology.c) */
+static const SnapshotListener *listener = NULL;
 
 static MemoryContext cache_cxt = NULL;
 static MemoryContext nominated_cxt = NULL;	/* the nominated pods, reloaded each time */
@@ -429,7 +431,8 @@ static void
 node_clear(NodeInfo *n)
 {
 	/* its pods leave their topology domains while it has no labels */
-	TopologyAccountNode(cache, n, -1);
+	if (listener)
+		listener->account_node(cache, n, -1);
 	touch(n);
 	for (int i = 0; i < n->nimages; i++)
 		image_count(n->images[i].name, -1);
@@ -541,7 +544,8 @@ node_load(HeapTuple tup, TupleDesc desc)
 	MemoryContextSwitchTo(old);
 	for (int i = 0; i < n->nimages; i++)
 		image_count(n->images[i].name, 1);
-	TopologyAccountNode(cache, n, 1);
+	if (listener)
+		listener->account_node(cache, n, 1);
 	touch(n);
 	if (relabelled)
 		cache->nodes_version++;
@@ -650,7 +654,8 @@ pod_account(PodRef *p, int sign)
 			n->affinity_pods = lappend(n->affinity_pods, p);
 		if (p->affinity && p->affinity->nreq_anti > 0)
 			n->anti_pods = lappend(n->anti_pods, p);
-		TopologyAccountPod(cache, p, n, 1);
+		if (listener)
+			listener->account_pod(cache, p, n, 1);
 	}
 	else
 	{
@@ -670,7 +675,8 @@ pod_account(PodRef *p, int sign)
 			n->affinity_pods = list_delete_ptr(n->affinity_pods, p);
 		if (p->affinity && p->affinity->nreq_anti > 0)
 			n->anti_pods = list_delete_ptr(n->anti_pods, p);
-		TopologyAccountPod(cache, p, n, -1);
+		if (listener)
+			listener->account_pod(cache, p, n, -1);
 	}
 	MemoryContextSwitchTo(old);
 }
@@ -946,7 +952,6 @@ rebuild(void)
 	old = MemoryContextSwitchTo(cache_cxt);
 	cache = palloc0(sizeof(ClusterSnapshot));
 	cache->cxt = cache_cxt;
-	EquivReset(cache_cxt);
 
 	memset(&hctl, 0, sizeof(hctl));
 	hctl.keysize = NODE_NAME_KEYSIZE;
@@ -1298,7 +1303,6 @@ SnapshotGet(void)
 	cache_relid = relid;
 	cache_xmin = xmin;
 	load_nominated();
-	EquivReset(NULL);
 	cache->refreshes = ++refresh_count;
 	return cache;
 }
@@ -1448,4 +1452,15 @@ PodRefFromJsonb(Jsonb *row)
 						 term && term->type == jbvBool && term->val.boolean);
 	}
 	return p;
+}
+
+/*
+ * SnapshotListen
+ *		Tell l of every node and pod the snapshot counts in or out, from now
+ *		on (_PG_init registers topology.c's, before any snapshot is made).
+ */
+void
+SnapshotListen(const SnapshotListener *l)
+{
+	listener = l;
 }

@@ -16,7 +16,8 @@
 
 #include <errno.h>
 
-#include "scheduler.h"
+#include "feature_gates.h"
+#include "tolerations.h"
 
 /* Canonical decimal int64: "0", or an optional '-' and [1-9][0-9]* */
 static bool

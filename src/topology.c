@@ -30,7 +30,7 @@
 #include "common/hashfn.h"
 #include "utils/memutils.h"
 
-#include "scheduler.h"
+#include "snapshot.h"
 #include "topology.h"
 
 #define PAIR_KEYSIZE 400
@@ -531,3 +531,9 @@ TopologyAccountNode(ClusterSnapshot *snap, const NodeInfo *n, int sign)
 	foreach(lc, n->pods)
 		TopologyAccountPod(snap, lfirst(lc), n, sign);
 }
+
+/* the snapshot's listener: these counts follow every pod and node it counts */
+const SnapshotListener TopologyListener = {
+	.account_pod = TopologyAccountPod,
+	.account_node = TopologyAccountNode,
+};

@@ -5,7 +5,7 @@
 #ifndef SCHEDULER_TOPOLOGY_H
 #define SCHEDULER_TOPOLOGY_H
 
-#include "scheduler.h"
+#include "snapshot.h"
 
 /* Pods on nodes matching every one of a set of terms */
 typedef struct TopologyCounts
@@ -69,5 +69,6 @@ extern void TopologyPairsForEach(HTAB *pairs, void (*fn) (const char *key, const
 								 void *arg);
 extern void TopologyAccountPod(ClusterSnapshot *snap, const PodRef *p, const NodeInfo *n, int sign);
 extern void TopologyAccountNode(ClusterSnapshot *snap, const NodeInfo *n, int sign);
+extern const SnapshotListener TopologyListener;
 
 #endif

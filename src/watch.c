@@ -37,6 +37,7 @@
 #include "postgres.h"
 
 #include "access/xact.h"
+#include "common/pg_prng.h"
 #include "executor/spi.h"
 #include "fmgr.h"
 #include "miscadmin.h"
@@ -56,7 +57,10 @@
 #include "access.h"
 #include "jsonutil.h"
 #include "kube_client.h"
-#include "scheduler.h"
+#include "mirror.h"
+#include "subxact.h"
+#include "watch.h"
+#include "worker.h"
 
 #define MAX_LOGGED_LINE 200
 

@@ -20,7 +20,7 @@
 #include "utils/builtins.h"
 
 #include "jsonutil.h"
-#include "scheduler.h"
+#include "plugin.h"
 
 typedef struct BalancedArgs
 {

@@ -35,7 +35,9 @@
 #include "utils/builtins.h"
 
 #include "jsonutil.h"
-#include "scheduler.h"
+#include "equivalence.h"
+#include "explain.h"
+#include "framework.h"
 
 #define MIN_CANDIDATE_NODES_PERCENTAGE 10
 #define MIN_CANDIDATE_NODES_ABSOLUTE 100

@@ -11,7 +11,7 @@
  */
 #include "postgres.h"
 
-#include "scheduler.h"
+#include "plugin.h"
 
 #define MiB (INT64CONST(1024) * 1024)
 #define MIN_THRESHOLD (23 * MiB)

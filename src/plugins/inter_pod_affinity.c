@@ -34,7 +34,7 @@
 #include "utils/builtins.h"
 
 #include "jsonutil.h"
-#include "scheduler.h"
+#include "plugin.h"
 #include "topology.h"
 
 #define ErrReasonAffinityRulesNotMatch "node(s) didn't match pod affinity rules"

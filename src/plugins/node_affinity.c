@@ -25,7 +25,7 @@
 
 #include "jsonutil.h"
 #include "labels.h"
-#include "scheduler.h"
+#include "plugin.h"
 
 #define ErrReasonPod "node(s) didn't match Pod's node affinity/selector"
 #define ErrReasonEnforced "node(s) didn't match scheduler-enforced node affinity"

@@ -6,7 +6,7 @@
  */
 #include "postgres.h"
 
-#include "scheduler.h"
+#include "plugin.h"
 
 #define ErrReason "node(s) didn't match the requested node name"
 

@@ -11,7 +11,7 @@
  */
 #include "postgres.h"
 
-#include "scheduler.h"
+#include "plugin.h"
 
 #define ErrReason "node(s) didn't have free ports for the requested pod ports"
 

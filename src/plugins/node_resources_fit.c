@@ -29,7 +29,7 @@
 #include "utils/builtins.h"
 
 #include "jsonutil.h"
-#include "scheduler.h"
+#include "plugin.h"
 
 #define MAX_NODE_SCORE 100
 #define MAX_CUSTOM_PRIORITY_SCORE 10

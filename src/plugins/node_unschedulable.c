@@ -7,7 +7,8 @@
  */
 #include "postgres.h"
 
-#include "scheduler.h"
+#include "plugin.h"
+#include "tolerations.h"
 
 #define ErrReasonUnschedulable "node(s) were unschedulable"
 

@@ -41,7 +41,8 @@
 #include "utils/memutils.h"
 
 #include "jsonutil.h"
-#include "scheduler.h"
+#include "plugin.h"
+#include "tolerations.h"
 #include "topology.h"
 
 #define ErrReasonConstraintsNotMatch "node(s) didn't match pod topology spread constraints"

@@ -15,7 +15,8 @@
  */
 #include "postgres.h"
 
-#include "scheduler.h"
+#include "plugin.h"
+#include "tolerations.h"
 
 #define ErrReasonUntolerated "node(s) had untolerated taint(s)"
 

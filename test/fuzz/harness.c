@@ -47,7 +47,12 @@
 #include "labels.h"
 #include "quantity.h"
 #include "resources.h"
-#include "scheduler.h"
+#include "mirror.h"
+#include "profile.h"
+#include "schedule.h"
+#include "subxact.h"
+#include "tolerations.h"
+#include "watch.h"
 
 extern int	LLVMFuzzerRunDriver(int *argc, char ***argv, int (*cb) (const uint8_t *data, size_t size));
 

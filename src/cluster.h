@@ -1,0 +1,122 @@
+/*
+ * cluster.h
+ *	  Objects as a cycle sees them: nodes, the pod being scheduled, and the
+ *	  pods on nodes (kube-scheduler's NodeInfo, PodInfo).
+ *
+ * IDENTIFICATION
+ *	  src/cluster.h
+ */
+#ifndef SCHEDULER_CLUSTER_H
+#define SCHEDULER_CLUSTER_H
+
+#include "postgres.h"
+#include "nodes/pg_list.h"
+#include "utils/jsonb.h"
+#include "utils/timestamp.h"
+#include "labels.h"
+#include "resources.h"
+
+typedef struct Taint
+{
+	char	   *key;
+	char	   *value;			/* "" when unset */
+	char	   *effect;
+} Taint;
+
+typedef struct Toleration
+{
+	char	   *key;			/* NULL = empty key */
+	char	   *operator;		/* NULL = "Equal" */
+	char	   *value;			/* "" when unset */
+	char	   *effect;			/* NULL = all effects */
+} Toleration;
+
+typedef struct HostPort
+{
+	char	   *ip;				/* "0.0.0.0" when unset */
+	char	   *protocol;		/* "TCP" when unset */
+	int32		port;
+} HostPort;
+
+typedef struct NodeImage
+{
+	char	   *name;			/* normalized (ImageLocality) */
+	int64		size;
+} NodeImage;
+
+/* A pod bound or assumed to a node, as the snapshot keeps it */
+typedef struct PodRef
+{
+	char	   *uid;			/* hash key (snapshot.c's pods table) */
+	char	   *node;			/* NULL when not on a node */
+	ResourceVec requests;
+	int64		nonzero_cpu;
+	int64		nonzero_memory;
+	int			nports;
+	HostPort   *ports;
+	char	   *namespace;
+	char	   *name;
+	int32		priority;
+	TimestampTz start_time;		/* DefaultPreemption's order (creation time) */
+	Jsonb	   *labels;
+	bool		terminating;	/* metadata.deletionTimestamp is set */
+	PodAffinity *affinity;		/* inter-pod affinity terms; NULL: none */
+} PodRef;
+
+typedef struct NodeInfo
+{
+	char	   *name;
+	int			ordinal;		/* numbers the nodes of a snapshot, from 0 */
+	int			position;		/* in ClusterSnapshot.nodes (when it exists) */
+	uint64		generation;		/* changes with anything a Filter reads of it */
+	bool		exists;			/* false: only pods name it so far */
+	bool		unschedulable;
+	Jsonb	   *labels;
+	int			ntaints;
+	Taint	   *taints;
+	int			nimages;
+	NodeImage  *images;
+	ResourceVec allocatable;
+	ResourceVec requested;		/* sum of the requests of its pods */
+	int64		nonzero_cpu;	/* same, with non-zero defaults, for scoring */
+	int64		nonzero_memory;
+	bool		saturated;		/* a sum above stopped at the int64 limit */
+	int			npods;
+	List	   *port_pods;		/* PodRefs on this node that use host ports */
+	List	   *pods;			/* every PodRef on this node */
+	List	   *affinity_pods;	/* those with inter-pod affinity terms */
+	List	   *anti_pods;		/* those with required anti-affinity terms */
+	List	   *nominated;		/* PodRefs of pending pods nominated here (preemption) */
+	MemoryContext cxt;			/* node-owned data (labels, taints, images) */
+} NodeInfo;
+
+/* The pod being scheduled */
+typedef struct PodInfo
+{
+	char	   *uid;
+	char	   *namespace;
+	char	   *name;
+	char	   *node_name;		/* spec.nodeName, NULL when unset */
+	int32		priority;
+	ResourceVec requests;		/* effective request (resources.c) */
+	int64		nonzero_cpu;
+	int64		nonzero_memory;
+	int			ntolerations;
+	Toleration *tolerations;
+	Jsonb	   *labels;
+	Jsonb	   *node_selector;
+	Jsonb	   *affinity;
+	int			nports;
+	HostPort   *ports;
+	int			nimages;
+	char	  **images;			/* container images, init containers first */
+	bool		has_sidecar;	/* a restartable init container */
+	Jsonb	   *spread;			/* spec.topologySpreadConstraints, NULL when none */
+	bool		preempt_never;	/* spec.preemptionPolicy Never */
+	Jsonb	   *owner_refs;		/* metadata.ownerReferences, NULL when none */
+	char	   *nominated_node; /* where an earlier preemption made room, or NULL */
+	char	   *invalid;		/* its stored row could not be read whole: why (the
+								 * cycle fails for this pod alone); NULL when fine */
+} PodInfo;
+
+#endif							/* SCHEDULER_CLUSTER_H */

@@ -1,0 +1,143 @@
+/*
+ * scheduling_worker.c
+ *	  The background worker that runs schedule_pending(): woken through its
+ *	  latch at the commit of any change that moved pods back to the queue,
+ *	  when the earliest backoff expires, and on a slow safety timer.
+ *
+ * Loaded through shared_preload_libraries, it connects to the database
+ * named by scheduler.database.  A backend whose QueueingHints moved pods
+ * sets the worker's latch at commit (never on rollback; worker.c).  Clients
+ * that want to know hear NOTIFY scheduler_wakeup (queue.c); the worker does
+ * not LISTEN, as a background worker has no frontend to deliver to.
+ *
+ * IDENTIFICATION
+ *	  src/scheduling_worker.c
+ */
+#include "postgres.h"
+
+#include "executor/spi.h"
+#include "fmgr.h"
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "postmaster/bgworker.h"
+#include "postmaster/interrupt.h"
+#include "storage/latch.h"
+#include "utils/memutils.h"
+
+#include "access.h"
+#include "kube_client.h"
+#include "schedule.h"
+#include "worker.h"
+
+PGDLLEXPORT void scheduler_worker_main(Datum arg);
+
+/*
+ * One round: if the extension is installed, schedule what is ready and work
+ * out when to wake next (the earliest backoff or unschedulable timeout).
+ * Returns how many pods were attempted; *timeout when to run again.
+ */
+static int
+run_once(long *timeout)
+{
+	MemoryContext back = CurrentMemoryContext;
+	bool		isnull;
+	int			attempted = 0;
+
+	*timeout = scheduler_worker_interval;
+	WorkerBegin("schedule_pending()");
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+
+	/*
+	 * If the extension is installed and, with an API server, the mirror has
+	 * synced: both nodes and pods listed once (kube-scheduler waits for its
+	 * informers' caches), lest pods seen before the nodes be found
+	 * unschedulable, and told so.  The watch worker wakes this one when a
+	 * list is applied.
+	 */
+	if (OidIsValid(SchedulerExtensionOid(true)) &&
+		(!KubeApiConfigured() ||
+		 (SPI_execute("SELECT count(*) = 2 FROM scheduler.watch_state WHERE resource IN ('nodes', 'pods')",
+					  false, 0) == SPI_OK_SELECT &&
+		  DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull)))))
+	{
+		attempted = SchedulePending(-1, NULL);
+		/* NULL when nothing waits (greatest() would turn that into 0) */
+		if (SPI_execute(psprintf("SELECT (1000 * extract(epoch FROM least("
+								 " (SELECT min(backoff_until) FROM scheduler.queue WHERE state = 'backoff'),"
+								 " (SELECT min(unschedulable_since) + %d * interval '1 millisecond'"
+								 "  FROM scheduler.queue WHERE state = 'unschedulable'"
+								 "   AND unschedulable_since < 'infinity'))"
+								 " - clock_timestamp()))::int8",
+								 scheduler_unschedulable_timeout),
+						false, 0) == SPI_OK_SELECT && SPI_processed == 1)
+		{
+			Datum		d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+
+			if (!isnull)
+				*timeout = Min(*timeout, Max((long) DatumGetInt64(d), 0) + 1);
+		}
+	}
+	SPI_finish();
+	WorkerCommit(back);
+	return attempted;
+}
+
+/*
+ * The worker runs when woken, but a run that found nothing to do makes the
+ * next one wait a little (1 ms, doubling to 100 ms while runs keep finding
+ * nothing): a flood of wake-ups cannot keep it busy.
+ */
+#define WAKEUP_GAP_MAX 100
+
+void
+scheduler_worker_main(Datum arg pg_attribute_unused())
+{
+	MemoryContext loop_cxt;
+	volatile long gap = 0;
+
+	WorkerConnect(WORKER_SCHEDULE);
+	loop_cxt = AllocSetContextCreate(TopMemoryContext, "scheduler worker loop", ALLOCSET_DEFAULT_SIZES);
+
+	elog(LOG, "scheduler worker started in database \"%s\"", scheduler_database);
+	for (;;)
+	{
+		volatile long timeout = 1000;
+		volatile int attempted = 0;
+
+		MemoryContextSwitchTo(loop_cxt);
+		MemoryContextReset(loop_cxt);
+		CHECK_FOR_INTERRUPTS();
+		if (ConfigReloadPending)
+		{
+			ConfigReloadPending = false;
+			ProcessConfigFile(PGC_SIGHUP);
+		}
+		ResetLatch(MyLatch);
+
+		/*
+		 * An error (a lock timeout, a failed write) is logged and rolled
+		 * back, and the worker goes on after a second, without a restart.
+		 * One pod's error never gets here: its cycle fails alone.
+		 */
+		PG_TRY();
+		{
+			long		t;
+
+			attempted = run_once(&t);
+			timeout = t;
+		}
+		PG_CATCH();
+		{
+			WorkerRecover(loop_cxt);
+			timeout = 1000;
+		}
+		PG_END_TRY();
+
+		gap = attempted > 0 ? 0 : Min(Max(gap * 2, 1), WAKEUP_GAP_MAX);
+		if (gap > 0 && timeout > gap)
+			(void) WaitLatch(NULL, WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, gap, PG_WAIT_EXTENSION);
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 Max(timeout - gap, 0), PG_WAIT_EXTENSION);
+	}
+}

@@ -1,0 +1,76 @@
+/*
+ * snapshot.h
+ *	  The in-memory view of the nodes and their pods that a cycle reads
+ *	  (kube-scheduler's cache snapshot), kept current from scheduler.changes.
+ *
+ * IDENTIFICATION
+ *	  src/snapshot.h
+ */
+#ifndef SCHEDULER_SNAPSHOT_H
+#define SCHEDULER_SNAPSHOT_H
+
+#include "postgres.h"
+#include "access/htup.h"
+#include "access/tupdesc.h"
+#include "utils/hsearch.h"
+#include "cluster.h"
+
+typedef struct TopologyState TopologyState;
+
+typedef struct ClusterSnapshot
+{
+	int			nnodes;			/* nodes that exist, in NodeTree order */
+	NodeInfo  **nodes;
+	HTAB	   *by_name;		/* node name -> NodeInfo (incl. placeholders) */
+	HTAB	   *pods;			/* uid -> PodRef */
+	HTAB	   *image_nodes;	/* normalized image name -> nodes having it */
+	int			nordinals;		/* NodeInfo ordinals given out */
+	uint64		nodes_version;	/* bumped when nodes come, go or change labels */
+	uint64		generations;	/* the last NodeInfo generation given out */
+	uint64		refreshes;		/* SnapshotGet calls: what was read once per call is stale after */
+	MemoryContext cxt;			/* where it lives */
+	struct TopologyState *topology; /* per-domain counts (topology.c) */
+} ClusterSnapshot;
+
+/* snapshot.c */
+extern ClusterSnapshot *SnapshotGet(void);
+extern void SnapshotAssume(ClusterSnapshot *snap, const PodInfo *pod, NodeInfo *node);
+extern NodeInfo *SnapshotNode(ClusterSnapshot *snap, const char *name);
+extern Datum TextArrayFromList(List *items);
+
+/* What a plugin reads once per refresh of the snapshot (snapshot.c) */
+typedef struct PerCallCache
+{
+	uint64		at;				/* the refresh it holds; 0: none */
+	MemoryContext cxt;
+} PerCallCache;
+extern MemoryContext SnapshotPerCall(ClusterSnapshot *snap, PerCallCache *c, const char *name);
+extern void SnapshotPerCallFilled(ClusterSnapshot *snap, PerCallCache *c);
+extern void SnapshotNominate(ClusterSnapshot *snap, const PodInfo *pod, const char *node);
+extern NodeInfo *NodeWithNominatedPods(const NodeInfo *node, const PodInfo *pod);
+extern void SnapshotTakeOut(ClusterSnapshot *snap, PodRef *p);
+extern void SnapshotPutBack(ClusterSnapshot *snap, PodRef *p);
+extern int	SnapshotImageNodes(ClusterSnapshot *snap, const char *image);
+extern void SnapshotPrune(void);
+extern NodeInfo *NodeInfoFromJsonb(Jsonb *row);
+extern PodRef *PodRefFromJsonb(Jsonb *row);
+extern void PodInfoFromTuple(PodInfo *pod, HeapTuple tup, TupleDesc desc);
+extern const char *PodInfoColumns;
+extern const char *PodInfoColumnsQualified;
+extern Toleration *TolerationsFromJsonb(Jsonb *jb, int *n);
+extern HostPort *HostPortsFromJsonb(Jsonb *jb, int *n, char **err);
+extern char *NormalizedImageName(const char *name);
+
+/*
+ * What keeps state beside the snapshot (topology.c's per-domain counts) is
+ * told of each pod counted on a node or taken off it (sign 1 or -1), and of
+ * each node whose labels start or stop counting.
+ */
+typedef struct SnapshotListener
+{
+	void		(*account_pod) (ClusterSnapshot *snap, const PodRef *p, const NodeInfo *n, int sign);
+	void		(*account_node) (ClusterSnapshot *snap, const NodeInfo *n, int sign);
+} SnapshotListener;
+extern void SnapshotListen(const SnapshotListener *l);
+
+#endif							/* SCHEDULER_SNAPSHOT_H */

@@ -1,0 +1,48 @@
+/*
+ * subxact.c
+ *	  Run a function in a subtransaction, catching its ERROR: one bad pod
+ *	  or object fails alone, never the whole call.
+ *
+ * IDENTIFICATION
+ *	  src/subxact.c
+ */
+#include "postgres.h"
+
+#include "access/xact.h"
+#include "utils/memutils.h"
+#include "utils/resowner.h"
+
+#include "subxact.h"
+
+/*
+ * RunInSubxact
+ *		Run fn(arg) in an internal subtransaction: NULL when it returned,
+ *		else the ERROR it threw, copied into the caller's memory context, the
+ *		subtransaction rolled back.  The caller decides whether to throw it
+ *		on (ReThrowError).  What fn allocates in the caller's context stays.
+ */
+ErrorData *
+RunInSubxact(void (*fn) (void *arg), void *arg)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	ResourceOwner owner = CurrentResourceOwner;
+	ErrorData  *volatile edata = NULL;
+
+	BeginInternalSubTransaction(NULL);
+	PG_TRY();
+	{
+		fn(arg);
+		ReleaseCurrentSubTransaction();
+	}
+	PG_CATCH();
+	{
+		MemoryContextSwitchTo(cxt);
+		edata = CopyErrorData();
+		FlushErrorState();
+		RollbackAndReleaseCurrentSubTransaction();
+	}
+	PG_END_TRY();
+	MemoryContextSwitchTo(cxt);
+	CurrentResourceOwner = owner;
+	return edata;
+}
