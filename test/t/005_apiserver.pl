@@ -434,9 +434,12 @@ kill9_noted('scheduler bind');
 ok(wait_workers('workers back after SIGKILL of the bind worker', @killed), 'SIGKILL of the bind worker: all workers back');
 
 # 3: a line that is not JSON on the next pods watch (watches closed to make
-# one), and the watch worker SIGKILLed at a random moment
+# one), and the watch worker SIGKILLed at a random moment after it read the
+# line: a worker killed between the stand-in's sending it and its reading it
+# would take the line with it (the fault is used up when the watch starts)
 faults({ malformed_line_next_watch => JSON::PP::true, close_watches => JSON::PP::true, match => '/api/v1/pods' });
 chunk_of(3);
+wait_until('the malformed line read', 120, sub { scalar(log_lines(qr/malformed line in watch stream/, $log_b)) });
 pause_rand(2);
 kill9_noted('scheduler watch');
 ok(wait_workers('workers back after SIGKILL of the watch worker', @killed), 'SIGKILL of the watch worker: all workers back');
