@@ -9,6 +9,7 @@ OBJS = \
 	src/labels.o \
 	src/quantity.o \
 	src/resources.o \
+	src/kinds.o \
 	src/mirror.o \
 	src/validation.o \
 	src/access.o \

@@ -268,6 +268,10 @@ typedef struct ClusterEvent
 	PodRef	   *new_pod;		/* and after */
 } ClusterEvent;
 
+/* queue.c: the rows a statement changed, as cluster events (kinds.c) */
+extern List *NodeRowEvents(Jsonb *olds, Jsonb *news);
+extern List *PodRowEvents(Jsonb *olds, Jsonb *news);
+
 typedef enum QueueingHint
 {
 	HINT_SKIP = 0,
@@ -466,8 +470,6 @@ typedef enum WorkerRole
 extern void WorkerWakeAtCommit(WorkerRole role);
 extern void WorkerConnect(WorkerRole role);
 extern void WorkerRecover(MemoryContext back);
-extern int	MirrorApply(Jsonb *doc);
-extern void MirrorStoreResourceVersion(const char *resource, const char *rv);
 extern char *scheduler_database;
 extern int	scheduler_worker_interval;
 extern void WatchInitGucs(void);
@@ -480,9 +482,6 @@ typedef enum WatchLine
 	WATCH_LINE_EVENT			/* to apply */
 } WatchLine;
 extern WatchLine WatchReadLine(const char *resource, const char *kind, const char *line, size_t len, Jsonb **event, char **rv);
-extern void MirrorBatchBegin(void);
-extern int	MirrorBatchEnd(void);
-extern void MirrorBatchAbandon(void);
 extern void WorkerBegin(const char *activity);
 extern void WorkerCommit(MemoryContext back);
 extern bool WorkerTakeLead(int role, const char *who);

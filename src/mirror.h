@@ -1,0 +1,41 @@
+/*
+ * mirror.h
+ *	  The mirror tables: Kubernetes objects and watch events applied
+ *	  (mirror.c), kind by kind as kinds.c says.
+ */
+#ifndef SCHEDULER_MIRROR_H
+#define SCHEDULER_MIRROR_H
+
+#include "nodes/bitmapset.h"
+#include "nodes/pg_list.h"
+#include "utils/jsonb.h"
+
+#include "kinds.h"
+
+/* Apply a document (an object, a List, a watch event); batch may be NULL */
+extern int	MirrorApply(Jsonb *doc, MirrorBatch *batch);
+
+/* Apply item i of a List alone, as apply() would apply that item */
+extern int	MirrorApplyListItem(Jsonb *list, int i);
+
+/* A List as the whole truth, but the items in left_out and the uids in keep (text[]) */
+extern int	MirrorRelist(Jsonb *doc, Datum keep, Bitmapset *left_out);
+
+extern void MirrorStoreResourceVersion(const char *resource, const char *rv);
+
+/* Pods gathered and written in one statement (the watch worker's batches) */
+extern MirrorBatch *MirrorBatchBegin(void);
+extern int	MirrorBatchEnd(MirrorBatch *batch);
+
+/* The row of an object's uid deleted from its kind's table */
+extern int	MirrorDeleteRow(const MirrorObject *o);
+
+/* The kinds' apply functions (kinds.c) */
+extern int	MirrorApplyNode(const MirrorObject *o, MirrorBatch *batch);
+extern int	MirrorApplyPod(const MirrorObject *o, MirrorBatch *batch);
+extern int	MirrorRemovePod(const MirrorObject *o, MirrorBatch *batch);
+extern int	MirrorApplyNamespace(const MirrorObject *o, MirrorBatch *batch);
+extern int	MirrorApplyPdb(const MirrorObject *o, MirrorBatch *batch);
+extern int	MirrorApplyWorkload(const MirrorObject *o, MirrorBatch *batch);
+
+#endif							/* SCHEDULER_MIRROR_H */
