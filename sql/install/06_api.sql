@@ -23,7 +23,7 @@ CREATE FUNCTION scheduler.kinds(OUT kind text, OUT list_kind text, OUT api_versi
                                 OUT path text, OUT query text, OUT table_name text, OUT namespaced boolean,
                                 OUT events text)
     RETURNS SETOF record
-    AS 'MODULE_PATHNAME', 'scheduler_kinds' LANGUAGE C STRICT IMMUTABLE;
+    AS 'MODULE_PATHNAME', 'scheduler_kinds' LANGUAGE C STRICT STABLE;
 COMMENT ON FUNCTION scheduler.kinds() IS 'The Kubernetes kinds the scheduler mirrors and watches: kind, list kind, apiVersion, resource, the collection path and query the watch worker lists and watches, the mirror table, whether namespaced, and the cluster events its changes raise for the QueueingHints (Node, AssignedPod) or NULL';
 
 CREATE FUNCTION scheduler.quantity_milli(quantity text) RETURNS bigint
