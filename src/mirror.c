@@ -793,8 +793,9 @@ MirrorDeleteRow(const MirrorObject *o)
 
 	if (plans == NULL)
 		plans = MemoryContextAllocZero(TopMemoryContext, sizeof(SPIPlanPtr) * NumMirrorKinds);
-	return exec(prepare(&plans[ki], psprintf("DELETE FROM %s WHERE uid = $1", o->kind->table), 1, types),
-				v, NULL);
+	if (plans[ki] == NULL)
+		(void) prepare(&plans[ki], psprintf("DELETE FROM %s WHERE uid = $1", o->kind->table), 1, types);
+	return exec(plans[ki], v, NULL);
 }
 
 /* Deleting a pod: in a batch, gathered with the rest */
