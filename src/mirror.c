@@ -1,21 +1,26 @@
 /*
  * mirror.c
  *	  scheduler.apply(jsonb): Kubernetes objects and watch events into the
- *	  mirror tables.
+ *	  mirror tables, kind by kind as the table of kinds (kinds.c) says.
  *
- * It accepts what `kubectl get -o json` prints (a Node, a Pod, or a List of
- * them; a NodeList or PodList from the API server, whose items carry no kind,
- * as well) and watch events {"type": ..., "object": ...}.  Each object becomes
- * one row keyed by metadata.uid, with typed columns for what scheduling reads
- * and the object itself as jsonb.  Applying an object identical to the stored
- * one changes nothing; apply returns how many objects changed.
+ * It accepts what `kubectl get -o json` prints (an object of a kind in the
+ * table, or a List of them; a NodeList or PodList from the API server, whose
+ * items carry no kind, as well) and watch events {"type": ..., "object": ...}.
+ * Each object becomes one row of its kind's table keyed by metadata.uid, with
+ * typed columns for what scheduling reads and the object itself as jsonb,
+ * written by its kind's apply function (below).  Applying an object
+ * identical to the stored one changes nothing; apply returns how many
+ * objects changed.  relist() applies a List as the whole truth.
  *
  * What the API server would default is defaulted here too, so hand-written
  * JSON behaves like objects read from a cluster: node allocatable defaults to
  * capacity, a container's requests default to its limits, a pod's namespace
  * to "default", schedulerName to "default-scheduler", priority to 0.  An
- * object without metadata.uid (hand-written) gets the stable uid
- * "<kind>:<namespace>/<name>".
+ * object without metadata.uid (hand-written) gets its kind's uid rule's
+ * "<Kind>:<namespace>/<name>" (KindUid).
+ *
+ * The watch worker (watch.c) calls MirrorApply, MirrorRelist and a
+ * MirrorBatch directly; the SQL entry points check the caller's role first.
  */
 #include "postgres.h"
 
@@ -35,23 +40,23 @@
 
 #include "access.h"
 #include "jsonutil.h"
+#include "kinds.h"
+#include "mirror.h"
 #include "resources.h"
 #include "mirror.h"
 #include "snapshot.h"
 #include "validation.h"
 
-typedef enum ObjectKind
+/* How one call applies what it is given */
+typedef struct ApplyCtx
 {
-	KIND_NODE,
-	KIND_POD,
-	KIND_NAMESPACE,
-	KIND_PDB,
-	KIND_WORKLOAD				/* Service, ReplicationController, ReplicaSet, StatefulSet */
-} ObjectKind;
+	MirrorBatch *batch;			/* pods gathered for one write, or NULL */
+	const MirrorKind *only;		/* relist(): the one kind its list holds, or NULL */
+	List	   *uids;			/* relist(): the uids of the items applied */
+} ApplyCtx;
 
-static int	apply_document(JsonbValue *docv);
-static int	apply_list_items(JsonbContainer *items, const char *kind, const char *item_kind);
-static int	apply_object(JsonbValue *obj, const char *kind, bool deleted, const char *where);
+static int	apply_document(JsonbValue *docv, ApplyCtx *ctx);
+static int	apply_object(JsonbValue *obj, const char *kind, bool deleted, const char *where, ApplyCtx *ctx);
 
 /* ------------------------------------------------------------------------
  * Error context: every error raised while applying an object says which.
@@ -215,12 +220,14 @@ scheduling_gates(JsonbContainer *spec, const char *what)
  */
 static SPIPlanPtr node_upsert_plan;
 static SPIPlanPtr node_replace_plan;
-static SPIPlanPtr node_delete_plan;
 
-static int
-apply_node(JsonbValue *objv, JsonbContainer *obj, const char *name, const char *uid,
-		   JsonbContainer *meta, const char *what)
+int
+MirrorApplyNode(const MirrorObject *o, MirrorBatch *batch pg_attribute_unused())
 {
+	JsonbValue *objv = o->objv;
+	JsonbContainer *obj = o->obj;
+	JsonbContainer *meta = o->meta;
+	const char *what = o->what;
 	static Oid	types[] = {TEXTOID, TEXTOID, TEXTOID, TIMESTAMPTZOID, JSONBOID, JSONBOID,
 	BOOLOID, JSONBOID, JSONBOID, JSONBOID};
 	Datum		values[10];
@@ -247,8 +254,8 @@ apply_node(JsonbValue *objv, JsonbContainer *obj, const char *name, const char *
 	ParseResourceList(alloc, &allocatable, NULL, what, alloc_path);
 	(void) JGetArray(status, "images", what, "status");
 
-	values[0] = CStringGetTextDatum(uid);
-	values[1] = CStringGetTextDatum(name);
+	values[0] = CStringGetTextDatum(o->uid);
+	values[1] = CStringGetTextDatum(o->name);
 	values[2] = text_or_null(JGetString(meta, "resourceVersion", what, "metadata"), &nulls[2]);
 	if (created)
 		values[3] = parse_time(created, what, "metadata.creationTimestamp");
@@ -286,22 +293,21 @@ apply_node(JsonbValue *objv, JsonbContainer *obj, const char *name, const char *
  */
 static SPIPlanPtr namespace_upsert_plan;
 static SPIPlanPtr namespace_replace_plan;
-static SPIPlanPtr namespace_delete_plan;
 
-static int
-apply_namespace(JsonbValue *objv, const char *name, const char *uid, JsonbContainer *meta, const char *what)
+int
+MirrorApplyNamespace(const MirrorObject *o, MirrorBatch *batch pg_attribute_unused())
 {
 	static Oid	types[] = {TEXTOID, TEXTOID, TEXTOID, JSONBOID, JSONBOID};
 	Datum		values[5];
 	char		nulls[5];
-	JsonbValue *labels = JGet(meta, "labels");
+	JsonbValue *labels = JGet(o->meta, "labels");
 
 	memset(nulls, ' ', sizeof(nulls));
-	values[0] = CStringGetTextDatum(uid);
-	values[1] = CStringGetTextDatum(name);
-	values[2] = text_or_null(JGetString(meta, "resourceVersion", what, "metadata"), &nulls[2]);
+	values[0] = CStringGetTextDatum(o->uid);
+	values[1] = CStringGetTextDatum(o->name);
+	values[2] = text_or_null(JGetString(o->meta, "resourceVersion", o->what, "metadata"), &nulls[2]);
 	values[3] = jsonb_or(labels, "{}");
-	values[4] = JsonbPGetDatum(JToJsonb(objv));
+	values[4] = JsonbPGetDatum(JToJsonb(o->objv));
 
 	/* the same name with another uid is an older object: it is gone */
 	exec(prepare(&namespace_replace_plan,
@@ -323,12 +329,12 @@ apply_namespace(JsonbValue *objv, const char *name, const char *uid, JsonbContai
  */
 static SPIPlanPtr pdb_upsert_plan;
 static SPIPlanPtr pdb_replace_plan;
-static SPIPlanPtr pdb_delete_plan;
 
-static int
-apply_pdb(JsonbValue *objv, JsonbContainer *obj, const char *ns, const char *name, const char *uid,
-		  JsonbContainer *meta, const char *what)
+int
+MirrorApplyPdb(const MirrorObject *o, MirrorBatch *batch pg_attribute_unused())
 {
+	JsonbContainer *obj = o->obj;
+	const char *what = o->what;
 	static Oid	types[] = {TEXTOID, TEXTOID, TEXTOID, TEXTOID, JSONBOID, INT4OID, JSONBOID, JSONBOID};
 	Datum		values[8];
 	char		nulls[8];
@@ -343,15 +349,15 @@ apply_pdb(JsonbValue *objv, JsonbContainer *obj, const char *ns, const char *nam
 		(void) JObject(selector, what, "spec.selector");
 	if (disrupted && disrupted->type != jbvNull)
 		(void) JObject(disrupted, what, "status.disruptedPods");
-	values[0] = CStringGetTextDatum(uid);
-	values[1] = CStringGetTextDatum(ns);
-	values[2] = CStringGetTextDatum(name);
-	values[3] = text_or_null(JGetString(meta, "resourceVersion", what, "metadata"), &nulls[3]);
+	values[0] = CStringGetTextDatum(o->uid);
+	values[1] = CStringGetTextDatum(o->ns);
+	values[2] = CStringGetTextDatum(o->name);
+	values[3] = text_or_null(JGetString(o->meta, "resourceVersion", what, "metadata"), &nulls[3]);
 	values[4] = jsonb_or_null(selector && selector->type != jbvNull ? selector : NULL, &nulls[4]);
 	values[5] = Int32GetDatum((allowed && allowed->type != jbvNull) ?
 							  JInt32(allowed, what, "status.disruptionsAllowed") : 0);
 	values[6] = jsonb_or(disrupted && disrupted->type != jbvNull ? disrupted : NULL, "{}");
-	values[7] = JsonbPGetDatum(JToJsonb(objv));
+	values[7] = JsonbPGetDatum(JToJsonb(o->objv));
 
 	exec(prepare(&pdb_replace_plan,
 				 "DELETE FROM scheduler.pdbs WHERE namespace = $2 AND name = $3 AND uid <> $1",
@@ -376,26 +382,24 @@ apply_pdb(JsonbValue *objv, JsonbContainer *obj, const char *ns, const char *nam
  */
 static SPIPlanPtr workload_upsert_plan;
 static SPIPlanPtr workload_replace_plan;
-static SPIPlanPtr workload_delete_plan;
 
-static int
-apply_workload(JsonbValue *objv, JsonbContainer *obj, const char *kind, const char *ns, const char *name,
-			   const char *uid, JsonbContainer *meta, const char *what)
+int
+MirrorApplyWorkload(const MirrorObject *o, MirrorBatch *batch pg_attribute_unused())
 {
 	static Oid	types[] = {TEXTOID, TEXTOID, TEXTOID, TEXTOID, TEXTOID, JSONBOID, JSONBOID};
 	Datum		values[7];
 	char		nulls[7];
-	JsonbContainer *spec = JGetObject(obj, "spec", what, NULL);
+	JsonbContainer *spec = JGetObject(o->obj, "spec", o->what, NULL);
 	JsonbValue *selector = spec ? JGet(spec, "selector") : NULL;
 
 	memset(nulls, ' ', sizeof(nulls));
-	values[0] = CStringGetTextDatum(uid);
-	values[1] = CStringGetTextDatum(kind);
-	values[2] = CStringGetTextDatum(ns);
-	values[3] = CStringGetTextDatum(name);
-	values[4] = text_or_null(JGetString(meta, "resourceVersion", what, "metadata"), &nulls[4]);
+	values[0] = CStringGetTextDatum(o->uid);
+	values[1] = CStringGetTextDatum(o->kind->kind);
+	values[2] = CStringGetTextDatum(o->ns);
+	values[3] = CStringGetTextDatum(o->name);
+	values[4] = text_or_null(JGetString(o->meta, "resourceVersion", o->what, "metadata"), &nulls[4]);
 	values[5] = jsonb_or_null(selector && selector->type != jbvNull ? selector : NULL, &nulls[5]);
-	values[6] = JsonbPGetDatum(JToJsonb(objv));
+	values[6] = JsonbPGetDatum(JToJsonb(o->objv));
 
 	exec(prepare(&workload_replace_plan,
 				 "DELETE FROM scheduler.workloads WHERE kind = $2 AND namespace = $3 AND name = $4 AND uid <> $1",
@@ -451,23 +455,26 @@ typedef struct PodRow
 	int			order;			/* of its last event in the batch */
 } PodRow;
 
-static MemoryContext batch_cxt = NULL;	/* non-NULL: a batch is open */
-static HTAB *batch_rows = NULL;
-static int	batch_seq = 0;
+/* An open batch (MirrorBatchBegin): its rows live in its own context */
+struct MirrorBatch
+{
+	MemoryContext cxt;
+	HTAB	   *rows;			/* uid -> PodRow */
+	int			seq;			/* events gathered */
+};
 
 static SPIPlanPtr pod_upsert_plan;
 static SPIPlanPtr pod_replace_plan;
-static SPIPlanPtr pod_delete_plan;
 
 static const Oid pod_types[POD_COLUMNS] = {TEXTOID, TEXTOID, TEXTOID, TEXTOID, TIMESTAMPTZOID, TEXTOID,
 	TEXTOID, INT4OID, TEXTOID, TIMESTAMPTZOID, JSONBOID, JSONBOID, JSONBOID, JSONBOID,
 JSONBOID, INT8OID, INT8OID, JSONBOID, JSONBOID, JSONBOID, BOOLOID, TEXTARRAYOID};
 
-/* Gather a pod's row (or its deletion) into the open batch */
+/* Gather a pod's row (or its deletion) into the batch */
 static int
-batch_pod(const char *uid, bool deleted, Datum *values, const char *nulls)
+batch_pod(MirrorBatch *batch, const char *uid, bool deleted, Datum *values, const char *nulls)
 {
-	MemoryContext old = MemoryContextSwitchTo(batch_cxt);
+	MemoryContext old = MemoryContextSwitchTo(batch->cxt);
 	char		key[NAMEDATALEN * 4];
 	PodRow	   *row;
 	bool		found;
@@ -478,9 +485,9 @@ batch_pod(const char *uid, bool deleted, Datum *values, const char *nulls)
 				 errmsg("metadata.uid: longer than %d bytes", (int) sizeof(key) - 1)));
 	memset(key, 0, sizeof(key));
 	strcpy(key, uid);
-	row = hash_search(batch_rows, key, HASH_ENTER, &found);
+	row = hash_search(batch->rows, key, HASH_ENTER, &found);
 	row->deleted = deleted;
-	row->order = batch_seq++;
+	row->order = batch->seq++;
 	if (!deleted)
 	{
 		for (int i = 0; i < POD_COLUMNS; i++)
@@ -502,29 +509,25 @@ batch_pod(const char *uid, bool deleted, Datum *values, const char *nulls)
 	return 0;					/* counted when the batch is written */
 }
 
-/* Start gathering pods; MirrorBatchEnd writes them.  Batches do not nest. */
-void
+/*
+ * MirrorBatchBegin
+ *		Start gathering pods, to pass to MirrorApply; MirrorBatchEnd writes
+ *		them.  The batch lives in the caller's memory context: after an
+ *		error it is simply dropped.
+ */
+MirrorBatch *
 MirrorBatchBegin(void)
 {
+	MirrorBatch *batch = palloc0(sizeof(MirrorBatch));
 	HASHCTL		ctl;
 
-	if (batch_cxt)
-		elog(ERROR, "a mirror batch is already open");
-	batch_cxt = AllocSetContextCreate(CurrentMemoryContext, "scheduler mirror batch", ALLOCSET_DEFAULT_SIZES);
+	batch->cxt = AllocSetContextCreate(CurrentMemoryContext, "scheduler mirror batch", ALLOCSET_DEFAULT_SIZES);
 	memset(&ctl, 0, sizeof(ctl));
 	ctl.keysize = NAMEDATALEN * 4;
 	ctl.entrysize = sizeof(PodRow);
-	ctl.hcxt = batch_cxt;
-	batch_rows = hash_create("scheduler mirror batch", 256, &ctl, HASH_ELEM | HASH_STRINGS | HASH_CONTEXT);
-	batch_seq = 0;
-}
-
-/* Forget an open batch (after an error) */
-void
-MirrorBatchAbandon(void)
-{
-	batch_cxt = NULL;			/* its memory goes with the caller's context */
-	batch_rows = NULL;
+	ctl.hcxt = batch->cxt;
+	batch->rows = hash_create("scheduler mirror batch", 256, &ctl, HASH_ELEM | HASH_STRINGS | HASH_CONTEXT);
+	return batch;
 }
 
 static int
@@ -580,12 +583,12 @@ one_pod_per_name(PodRow **rows, int nrow)
  * Returns how many rows changed.  The caller has SPI connected.
  */
 int
-MirrorBatchEnd(void)
+MirrorBatchEnd(MirrorBatch *batch)
 {
 	static SPIPlanPtr del_plan;
 	static SPIPlanPtr replace_plan;
 	static SPIPlanPtr upsert_plan;
-	long		nrows = hash_get_num_entries(batch_rows);
+	long		nrows;
 	PodRow	  **rows;
 	HASH_SEQ_STATUS seq;
 	PodRow	   *row;
@@ -598,15 +601,17 @@ MirrorBatchEnd(void)
 	bool	   *colnulls[POD_COLUMNS];
 	Datum		args[POD_COLUMNS];
 	Oid			argtypes[POD_COLUMNS];
-	MemoryContext cxt = batch_cxt;
+	MemoryContext cxt;
 	MemoryContext old;
 
-	if (cxt == NULL)
+	if (batch == NULL || batch->cxt == NULL)
 		elog(ERROR, "no mirror batch is open");
-	batch_cxt = NULL;			/* closed, whatever happens below */
+	cxt = batch->cxt;
+	batch->cxt = NULL;			/* closed, whatever happens below */
+	nrows = hash_get_num_entries(batch->rows);
 	old = MemoryContextSwitchTo(cxt);
 	rows = palloc(sizeof(PodRow *) * Max(nrows, 1));
-	hash_seq_init(&seq, batch_rows);
+	hash_seq_init(&seq, batch->rows);
 	while ((row = hash_seq_search(&seq)) != NULL)
 		rows[nrow++] = row;
 	qsort(rows, nrow, sizeof(PodRow *), row_order_cmp);
@@ -685,14 +690,18 @@ MirrorBatchEnd(void)
 								POD_COLUMNS, argtypes), args, NULL);
 	}
 	MemoryContextDelete(cxt);
-	batch_rows = NULL;
+	batch->rows = NULL;
 	return changed;
 }
 
-static int
-apply_pod(JsonbValue *objv, JsonbContainer *obj, const char *ns, const char *name,
-		  const char *uid, JsonbContainer *meta, const char *what)
+int
+MirrorApplyPod(const MirrorObject *o, MirrorBatch *batch)
 {
+	JsonbValue *objv = o->objv;
+	JsonbContainer *obj = o->obj;
+	JsonbContainer *meta = o->meta;
+	const char *what = o->what;
+	const char *uid = o->uid;
 	static Oid	types[] = {TEXTOID, TEXTOID, TEXTOID, TEXTOID, TIMESTAMPTZOID, TEXTOID,
 		TEXTOID, INT4OID, TEXTOID, TIMESTAMPTZOID, JSONBOID, JSONBOID, JSONBOID, JSONBOID,
 	JSONBOID, INT8OID, INT8OID, JSONBOID, JSONBOID, JSONBOID, BOOLOID, TEXTARRAYOID};
@@ -719,8 +728,8 @@ apply_pod(JsonbValue *objv, JsonbContainer *obj, const char *ns, const char *nam
 	container_facts(spec, what, &host_ports, &images, &has_sidecar);
 
 	values[0] = CStringGetTextDatum(uid);
-	values[1] = CStringGetTextDatum(ns);
-	values[2] = CStringGetTextDatum(name);
+	values[1] = CStringGetTextDatum(o->ns);
+	values[2] = CStringGetTextDatum(o->name);
 	values[3] = text_or_null(JGetString(meta, "resourceVersion", what, "metadata"), &nulls[3]);
 	if (created)
 		values[4] = parse_time(created, what, "metadata.creationTimestamp");
@@ -750,8 +759,8 @@ apply_pod(JsonbValue *objv, JsonbContainer *obj, const char *ns, const char *nam
 	values[20] = BoolGetDatum(has_sidecar);
 	values[21] = scheduling_gates(spec, what);
 
-	if (batch_cxt)
-		return batch_pod(uid, false, values, nulls);
+	if (batch)
+		return batch_pod(batch, uid, false, values, nulls);
 
 	exec(prepare(&pod_replace_plan,
 				 "DELETE FROM scheduler.pods WHERE namespace = $2 AND name = $3 AND uid <> $1",
@@ -770,164 +779,119 @@ apply_pod(JsonbValue *objv, JsonbContainer *obj, const char *ns, const char *nam
 						22, types), values, nulls);
 }
 
-/* ------------------------------------------------------------------------
- * Dispatch
- * ------------------------------------------------------------------------
+/*
+ * MirrorDeleteRow
+ *		The row of an object's uid goes from its kind's table: how an object
+ *		is removed, unless its kind says otherwise.
  */
-
-/* The kinds apply() takes, with the name of each in messages */
-static const struct
+int
+MirrorDeleteRow(const MirrorObject *o)
 {
-	const char *kind;
-	ObjectKind	k;
-	const char *kname;
-	const char *list;			/* its List kind */
-	const char *resource;		/* its watch_state key */
-}			kinds[] = {
-	{"Node", KIND_NODE, "node", "NodeList", "nodes"},
-	{"Pod", KIND_POD, "pod", "PodList", "pods"},
-	{"Namespace", KIND_NAMESPACE, "namespace", "NamespaceList", "namespaces"},
-	{"PodDisruptionBudget", KIND_PDB, "poddisruptionbudget", "PodDisruptionBudgetList", "poddisruptionbudgets"},
-	{"Service", KIND_WORKLOAD, "service", "ServiceList", "services"},
-	{"ReplicationController", KIND_WORKLOAD, "replicationcontroller", "ReplicationControllerList",
-	"replicationcontrollers"},
-	{"ReplicaSet", KIND_WORKLOAD, "replicaset", "ReplicaSetList", "replicasets"},
-	{"StatefulSet", KIND_WORKLOAD, "statefulset", "StatefulSetList", "statefulsets"},
-};
+	static SPIPlanPtr *plans = NULL;	/* per kind */
+	static Oid	types[] = {TEXTOID};
+	int			ki = o->kind - MirrorKinds;
+	Datum		v[1] = {CStringGetTextDatum(o->uid)};
 
-#define APPLY_HINT "scheduler.apply accepts a Node, a Pod, a Namespace, a PodDisruptionBudget, a Service, a ReplicationController, a ReplicaSet, a StatefulSet, a List of them, or a watch event."
-
-static int
-kind_index(const char *kind)
-{
-	for (int i = 0; i < (int) lengthof(kinds); i++)
-		if (strcmp(kinds[i].kind, kind) == 0)
-			return i;
-	return -1;
+	if (plans == NULL)
+		plans = MemoryContextAllocZero(TopMemoryContext, sizeof(SPIPlanPtr) * NumMirrorKinds);
+	if (plans[ki] == NULL)
+		(void) prepare(&plans[ki], psprintf("DELETE FROM %s WHERE uid = $1", o->kind->table), 1, types);
+	return exec(plans[ki], v, NULL);
 }
 
-/* While relist() applies its list: the list's kind, and the uids seen */
-static int	relisting = -1;
-static List *relist_uids = NIL;
-
-/* Who an object is: its kind, name, namespace (namespaced kinds) and uid */
-typedef struct ObjectId
+/* Deleting a pod: in a batch, gathered with the rest */
+int
+MirrorRemovePod(const MirrorObject *o, MirrorBatch *batch)
 {
-	int			kind;			/* index into kinds[] */
-	JsonbContainer *obj;
-	JsonbContainer *meta;
-	char	   *name;
-	char	   *ns;				/* NULL for cluster-scoped kinds */
-	char	   *uid;
-	char	   *what;			/* "pod default/web-1", for messages (cut short) */
-} ObjectId;
+	if (batch)
+		return batch_pod(batch, o->uid, true, NULL, NULL);
+	return MirrorDeleteRow(o);
+}
 
-static bool
-namespaced(ObjectKind k)
+/* ------------------------------------------------------------------------
+ * Dispatch, by the table of kinds (kinds.c)
+ * ------------------------------------------------------------------------
+ */
+static void
+apply_hint(void)
 {
-	return k == KIND_POD || k == KIND_PDB || k == KIND_WORKLOAD;
+	errhint("scheduler.apply accepts %s, a List of them, or a watch event.", KindsText(false));
 }
 
 /*
  * Read an object's identity, checking its metadata as the API server would
  * (ValidateObjectMeta).  An object without metadata.uid (hand-written) gets
- * the stable uid "<Kind>:<namespace>/<name>" or "<Kind>:<name>".
+ * the kind's uid rule's (KindUid).
  */
 static void
-object_id(JsonbValue *objv, const char *kind, const char *where, ObjectId *id)
+object_id(JsonbValue *objv, const char *kind, const char *where, MirrorObject *o)
 {
-	int			i = kind_index(kind);
-	ObjectKind	k;
+	const MirrorKind *k = KindByName(kind);
 	const char *kname;
 
-	if (i < 0)
+	if (k == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("%s%sunsupported kind \"%s\"", where ? where : "", where ? ": " : "", JShort(kind)),
-				 errhint(APPLY_HINT)));
-	k = kinds[i].k;
-	kname = kinds[i].kname;
-	memset(id, 0, sizeof(*id));
-	id->kind = i;
-	id->obj = JObject(objv, kname, "(object)");
-	id->meta = JGetObject(id->obj, "metadata", kname, NULL);
-	id->name = JGetString(id->meta, "name", kname, "metadata");
-	if (id->name == NULL || id->name[0] == '\0')
+				 apply_hint()));
+	kname = KindLabel(k);
+	memset(o, 0, sizeof(*o));
+	o->kind = k;
+	o->objv = objv;
+	o->obj = JObject(objv, kname, "(object)");
+	o->meta = JGetObject(o->obj, "metadata", kname, NULL);
+	o->name = JGetString(o->meta, "name", kname, "metadata");
+	if (o->name == NULL || o->name[0] == '\0')
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("%s: metadata.name: Required value", kname)));
-	if (namespaced(k))
+	if (k->namespaced)
 	{
-		id->ns = JGetString(id->meta, "namespace", kname, "metadata");
-		if (id->ns == NULL || id->ns[0] == '\0')
-			id->ns = "default";
-		id->what = psprintf("%s %s/%s", kname, JShort(id->ns), JShort(id->name));
+		o->ns = JGetString(o->meta, "namespace", kname, "metadata");
+		if (o->ns == NULL || o->ns[0] == '\0')
+			o->ns = "default";
+		o->what = psprintf("%s %s/%s", kname, JShort(o->ns), JShort(o->name));
 	}
 	else
-		id->what = psprintf("%s %s", kname, JShort(id->name));
-	ValidateObjectMeta(kind, id->meta, id->what);
-	id->uid = JGetString(id->meta, "uid", id->what, "metadata");
-	if (id->uid == NULL || id->uid[0] == '\0')
-		id->uid = id->ns ? psprintf("%s:%s/%s", kind, id->ns, id->name) : psprintf("%s:%s", kind, id->name);
+		o->what = psprintf("%s %s", kname, JShort(o->name));
+	ValidateObjectMeta(k, o->meta, o->what);
+	o->uid = JGetString(o->meta, "uid", o->what, "metadata");
+	if (o->uid == NULL || o->uid[0] == '\0')
+		o->uid = KindUid(k, o->ns, o->name);
 }
 
 /* Apply (or, with deleted, remove) one object. */
 static int
-apply_object(JsonbValue *objv, const char *kind, bool deleted, const char *where)
+apply_object(JsonbValue *objv, const char *kind, bool deleted, const char *where, ApplyCtx *ctx)
 {
-	ObjectId	id;
+	MirrorObject o;
 	ErrorContextCallback cb;
 	int			n;
-	ObjectKind	k;
 
-	object_id(objv, kind, where, &id);
-	k = kinds[id.kind].k;
-	if (relisting >= 0)
+	object_id(objv, kind, where, &o);
+	if (ctx->only)
 	{
 		/* relist(): every item of its list's kind, its uid kept */
-		if (id.kind != relisting)
+		if (o.kind != ctx->only)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("%s: a %s in a %s", where ? where : "", kinds[id.kind].kind, kinds[relisting].list)));
-		relist_uids = lappend(relist_uids, id.uid);
+					 errmsg("%s: a %s in a %s", where ? where : "", o.kind->kind, ctx->only->list_kind)));
+		ctx->uids = lappend(ctx->uids, o.uid);
 	}
 
 	cb.callback = apply_error_callback;
-	cb.arg = (void *) id.what;
+	cb.arg = (void *) o.what;
 	cb.previous = error_context_stack;
 	error_context_stack = &cb;
 
 	if (deleted)
 	{
-		static Oid	types[] = {TEXTOID};
-		Datum		v[1] = {CStringGetTextDatum(id.uid)};
-
-		if (k == KIND_NODE)
-			n = exec(prepare(&node_delete_plan, "DELETE FROM scheduler.nodes WHERE uid = $1", 1, types), v, NULL);
-		else if (k == KIND_NAMESPACE)
-			n = exec(prepare(&namespace_delete_plan, "DELETE FROM scheduler.namespaces WHERE uid = $1", 1, types), v, NULL);
-		else if (k == KIND_PDB)
-			n = exec(prepare(&pdb_delete_plan, "DELETE FROM scheduler.pdbs WHERE uid = $1", 1, types), v, NULL);
-		else if (k == KIND_WORKLOAD)
-			n = exec(prepare(&workload_delete_plan, "DELETE FROM scheduler.workloads WHERE uid = $1", 1, types), v, NULL);
-		else if (batch_cxt)
-			n = batch_pod(id.uid, true, NULL, NULL);
-		else
-			n = exec(prepare(&pod_delete_plan, "DELETE FROM scheduler.pods WHERE uid = $1", 1, types), v, NULL);
+		n = o.kind->remove ? o.kind->remove(&o, ctx->batch) : MirrorDeleteRow(&o);
 	}
 	else
 	{
-		ValidateObject(kind, id.obj, id.what);
-		if (k == KIND_NODE)
-			n = apply_node(objv, id.obj, id.name, id.uid, id.meta, id.what);
-		else if (k == KIND_NAMESPACE)
-			n = apply_namespace(objv, id.name, id.uid, id.meta, id.what);
-		else if (k == KIND_PDB)
-			n = apply_pdb(objv, id.obj, id.ns, id.name, id.uid, id.meta, id.what);
-		else if (k == KIND_WORKLOAD)
-			n = apply_workload(objv, id.obj, kind, id.ns, id.name, id.uid, id.meta, id.what);
-		else
-			n = apply_pod(objv, id.obj, id.ns, id.name, id.uid, id.meta, id.what);
+		ValidateObject(o.kind, o.obj, o.what);
+		n = o.kind->apply(&o, ctx->batch);
 	}
 
 	error_context_stack = cb.previous;
@@ -936,7 +900,7 @@ apply_object(JsonbValue *objv, const char *kind, bool deleted, const char *where
 
 /* Apply a watch event of type type; objv is its object, NULL when none. */
 static int
-apply_event(const char *type, JsonbValue *objv)
+apply_event(const char *type, JsonbValue *objv, ApplyCtx *ctx)
 {
 	JsonbContainer *obj;
 	char	   *kind;
@@ -980,15 +944,48 @@ apply_event(const char *type, JsonbValue *objv)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("watch event: object.kind: Required value")));
-	return apply_object(objv, kind, deleted, "watch event: object");
+	return apply_object(objv, kind, deleted, "watch event: object", ctx);
+}
+
+/* Item i of a List of kind (whose items are of item_kind when they say none) */
+static int
+apply_list_item(JsonbContainer *items, int i, const char *kind, const char *item_kind, ApplyCtx *ctx)
+{
+	char	   *path = psprintf("items[%d]", i);
+	JsonbValue *item = getIthJsonbValueFromContainer(items, i);
+	const char *ik = JGetString(JObject(item, kind, path), "kind", kind, path);
+
+	if (ik == NULL)
+		ik = item_kind;
+	if (ik == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s: %s.kind: Required value", JShort(kind), path)));
+	return apply_object(item, ik, false, psprintf("%s: %s", kind, path), ctx);
+}
+
+/* The kind of a List's items when they say none: "Pod" of "PodList" */
+static char *
+item_kind_of(const char *list_kind)
+{
+	size_t		klen = strlen(list_kind);
+
+	return klen > 4 ? pnstrdup(list_kind, klen - 4) : NULL;
+}
+
+static bool
+is_list_kind(const char *kind)
+{
+	size_t		klen = strlen(kind);
+
+	return klen >= 4 && strcmp(kind + klen - 4, "List") == 0;
 }
 
 static int
-apply_document(JsonbValue *docv)
+apply_document(JsonbValue *docv, ApplyCtx *ctx)
 {
 	JsonbContainer *doc = docv->val.binary.data;
 	char	   *kind = JGetString(doc, "kind", "document", NULL);
-	size_t		klen;
 
 	if (kind == NULL)
 	{
@@ -996,81 +993,87 @@ apply_document(JsonbValue *docv)
 
 		/* a watch event: its type is checked first, then its object */
 		if (type)
-			return apply_event(type, JGet(doc, "object"));
+			return apply_event(type, JGet(doc, "object"), ctx);
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("document has neither \"kind\" nor \"type\" and \"object\""),
-				 errhint(APPLY_HINT)));
+				 apply_hint()));
 	}
 
-	klen = strlen(kind);
-	if (klen >= 4 && strcmp(kind + klen - 4, "List") == 0)
+	if (is_list_kind(kind))
 	{
 		JsonbContainer *items = JGetArray(doc, "items", kind, NULL);
-		char	   *item_kind = klen > 4 ? pnstrdup(kind, klen - 4) : NULL;
+		char	   *item_kind = item_kind_of(kind);
+		int			n = 0;
 
-		if (items == NULL)
-			return 0;
 		/*
 		 * Row by row: a batch (MirrorBatchBegin) measured slower for a whole
 		 * list (the arrays copy every object twice), faster only for the
 		 * watch worker's batches of events.
 		 */
-		return apply_list_items(items, kind, item_kind);
+		for (int i = 0; items && i < (int) JsonContainerSize(items); i++)
+			n += apply_list_item(items, i, kind, item_kind, ctx);
+		return n;
 	}
 
-	return apply_object(docv, kind, false, NULL);
+	return apply_object(docv, kind, false, NULL, ctx);
 }
 
-static int
-apply_list_items(JsonbContainer *items, const char *kind, const char *item_kind)
+static JsonbValue *
+document_value(Jsonb *doc, JsonbValue *docv)
 {
-	int			n = 0;
-
-	for (int i = 0; i < (int) JsonContainerSize(items); i++)
-	{
-		char	   *path = psprintf("items[%d]", i);
-		JsonbValue *item = getIthJsonbValueFromContainer(items, i);
-		const char *ik = JGetString(JObject(item, kind, path), "kind", kind, path);
-
-		if (ik == NULL)
-			ik = item_kind;
-		if (ik == NULL)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("%s: %s.kind: Required value", JShort(kind), path)));
-		n += apply_object(item, ik, false, psprintf("%s: %s", kind, path));
-	}
-	return n;
+	docv->type = jbvBinary;
+	docv->val.binary.data = &doc->root;
+	docv->val.binary.len = VARSIZE(doc) - VARHDRSZ;
+	return docv;
 }
 
 /*
  * MirrorApply
- *		Apply a document (an object, a List, a watch event).  The caller has
- *		SPI connected and the right to write (the watch worker, or an entry
+ *		Apply a document (an object, a List, a watch event), its pods
+ *		gathered into batch when one is given.  The caller has SPI
+ *		connected and the right to write (the watch worker, or an entry
  *		point below after its role check).
  */
 int
-MirrorApply(Jsonb *doc)
+MirrorApply(Jsonb *doc, MirrorBatch *batch)
 {
 	JsonbValue	docv;
+	ApplyCtx	ctx = {.batch = batch};
 
 	if (!JB_ROOT_IS_OBJECT(doc))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("scheduler.apply expects a JSON object, got %s",
 						JB_ROOT_IS_ARRAY(doc) && !JB_ROOT_IS_SCALAR(doc) ? "an array" : "a scalar"),
-				 errhint(APPLY_HINT)));
-	docv.type = jbvBinary;
-	docv.val.binary.data = &doc->root;
-	docv.val.binary.len = VARSIZE(doc) - VARHDRSZ;
-	return apply_document(&docv);
+				 apply_hint()));
+	return apply_document(document_value(doc, &docv), &ctx);
+}
+
+/*
+ * MirrorApplyListItem
+ *		Apply item i of a List alone, as apply() would apply a List of that
+ *		item only (the watch worker, finding which items of a list fail).
+ */
+int
+MirrorApplyListItem(Jsonb *list, int i)
+{
+	ApplyCtx	ctx = {0};
+	char	   *kind = JB_ROOT_IS_OBJECT(list) ? JGetString(&list->root, "kind", "list", NULL) : NULL;
+	JsonbContainer *items = JB_ROOT_IS_OBJECT(list) ? JGetArray(&list->root, "items", "list", NULL) : NULL;
+
+	if (kind == NULL)
+		kind = "List";
+	if (items == NULL || i < 0 || i >= (int) JsonContainerSize(items))
+		elog(ERROR, "a list has no item %d", i);
+	return apply_list_item(items, i, kind, is_list_kind(kind) ? item_kind_of(kind) : NULL, &ctx);
 }
 
 PG_FUNCTION_INFO_V1(scheduler_apply);
 /*
  * scheduler.apply(doc jsonb) RETURNS integer
- *		Apply a Node, a Pod, a List of them, or a watch event.
+ *		Apply an object of a kind the scheduler mirrors, a List of them, or
+ *		a watch event.
  */
 Datum
 scheduler_apply(PG_FUNCTION_ARGS)
@@ -1082,7 +1085,7 @@ scheduler_apply(PG_FUNCTION_ARGS)
 	AsOwnerBegin(&as, ROLE_WRITER, "apply objects to the scheduler's mirror");
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	n = MirrorApply(doc);
+	n = MirrorApply(doc, NULL);
 	SPI_finish();
 	AsOwnerEnd(&as);
 	PG_RETURN_INT32(n);
@@ -1103,34 +1106,26 @@ scheduler_apply_events(PG_FUNCTION_ARGS)
 	int			n;
 	int			changed = 0;
 	AsOwner		as;
+	MirrorBatch *batch;
 
 	AsOwnerBegin(&as, ROLE_WRITER, "apply objects to the scheduler's mirror");
 	deconstruct_array(arr, JSONBOID, -1, false, TYPALIGN_INT, &elems, &isnull, &n);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	MirrorBatchBegin();
-	PG_TRY();
+	batch = MirrorBatchBegin();
+	for (int i = 0; i < n; i++)
 	{
-		for (int i = 0; i < n; i++)
-		{
-			if (isnull[i])
-				ereport(ERROR,
-						(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-						 errmsg("scheduler.apply_events: events[%d] is null", i + 1)));
-			if (!JB_ROOT_IS_OBJECT(DatumGetJsonbP(elems[i])))
-				ereport(ERROR,
-						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						 errmsg("scheduler.apply_events: events[%d]: expected a JSON object", i + 1)));
-			changed += MirrorApply(DatumGetJsonbP(elems[i]));
-		}
-		changed += MirrorBatchEnd();
+		if (isnull[i])
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("scheduler.apply_events: events[%d] is null", i + 1)));
+		if (!JB_ROOT_IS_OBJECT(DatumGetJsonbP(elems[i])))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("scheduler.apply_events: events[%d]: expected a JSON object", i + 1)));
+		changed += MirrorApply(DatumGetJsonbP(elems[i]), batch);
 	}
-	PG_CATCH();
-	{
-		MirrorBatchAbandon();
-		PG_RE_THROW();
-	}
-	PG_END_TRY();
+	changed += MirrorBatchEnd(batch);
 	SPI_finish();
 	AsOwnerEnd(&as);
 	PG_RETURN_INT32(changed);
@@ -1141,23 +1136,17 @@ scheduler_apply_events(PG_FUNCTION_ARGS)
  * ------------------------------------------------------------------------
  */
 
-/* The rows of kind ki whose uids are in neither uids nor keep go */
+/* The rows of kind k whose uids are in neither uids nor keep go */
 static int
-delete_unlisted(int ki, Datum uids, Datum keep)
+delete_unlisted(const MirrorKind *k, Datum uids, Datum keep)
 {
-	static const char *const tables[] = {
-		[KIND_NODE] = "scheduler.nodes",[KIND_POD] = "scheduler.pods",
-		[KIND_NAMESPACE] = "scheduler.namespaces",[KIND_PDB] = "scheduler.pdbs",
-		[KIND_WORKLOAD] = "scheduler.workloads"
-	};
-	ObjectKind	k = kinds[ki].k;
 	Oid			types[3] = {TEXTARRAYOID, TEXTARRAYOID, TEXTOID};
-	Datum		args[3] = {uids, keep, CStringGetTextDatum(kinds[ki].kind)};
+	Datum		args[3] = {uids, keep, CStringGetTextDatum(k->kind)};
 
 	/* NOT IN over a hashed subplan: linear in the list (a uid is never NULL) */
 	if (SPI_execute_with_args(psprintf("DELETE FROM %s t WHERE %s t.uid <> ALL($2)"
 									   " AND t.uid NOT IN (SELECT unnest($1))",
-									   tables[k], k == KIND_WORKLOAD ? "t.kind = $3 AND" : ""),
+									   k->table, k->by_kind ? "t.kind = $3 AND" : ""),
 							  3, types, args, NULL, false, 0) != SPI_OK_DELETE)
 		elog(ERROR, "could not delete what the list no longer has");
 	return (int) SPI_processed;
@@ -1177,33 +1166,21 @@ MirrorStoreResourceVersion(const char *resource, const char *rv)
 		elog(ERROR, "could not store the resourceVersion of %s", resource);
 }
 
-/* Apply a list whose items must all be of kind ki, their uids gathered in relist_uids */
-static int
-apply_list_of(Jsonb *doc, int ki)
-{
-	int			changed = 0;
-
-	relisting = ki;
-	relist_uids = NIL;
-	PG_TRY();
-	{
-		changed = MirrorApply(doc);
-	}
-	PG_FINALLY();
-	{
-		relisting = -1;
-	}
-	PG_END_TRY();
-	return changed;
-}
-
-/* relist() once SPI is connected; keep is a text[] Datum */
-static int
-relist_document(Jsonb *doc, Datum keep)
+/*
+ * MirrorRelist
+ *		A List of one kind as the whole truth: its items applied (but those
+ *		in left_out, by index), the rows of that kind it no longer has
+ *		deleted (but the uids in keep, a text[]), its resourceVersion stored
+ *		for the watch.  Returns how many objects changed.  SPI connected.
+ */
+int
+MirrorRelist(Jsonb *doc, Datum keep, Bitmapset *left_out)
 {
 	char	   *list_kind;
-	int			ki = -1;
-	int			changed;
+	const MirrorKind *k = NULL;
+	ApplyCtx	ctx = {0};
+	int			changed = 0;
+	JsonbContainer *items;
 	JsonbContainer *md;
 	char	   *rv;
 
@@ -1212,26 +1189,28 @@ relist_document(Jsonb *doc, Datum keep)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("scheduler.relist expects a JSON object")));
 	list_kind = JGetString(&doc->root, "kind", "list", NULL);
-	for (int i = 0; list_kind && i < (int) lengthof(kinds); i++)
-		if (strcmp(kinds[i].list, list_kind) == 0)
-			ki = i;
-	if (ki < 0)
+	if (list_kind)
+		k = KindByListKind(list_kind);
+	if (k == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("scheduler.relist expects a NodeList, PodList, NamespaceList, PodDisruptionBudgetList, ServiceList, ReplicationControllerList, ReplicaSetList or StatefulSetList, got kind %s",
+				 errmsg("scheduler.relist expects a %s, got kind %s", KindsText(true),
 						list_kind ? psprintf("'%s'", JShort(list_kind)) : "none")));
-	if (JGetArray(&doc->root, "items", list_kind, NULL) == NULL)
+	items = JGetArray(&doc->root, "items", list_kind, NULL);
+	if (items == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("%s: items: expected an array", list_kind)));
 	md = JGetObject(&doc->root, "metadata", list_kind, NULL);
 	rv = JGetString(md, "resourceVersion", list_kind, "metadata");
 
-	changed = apply_list_of(doc, ki);
-	changed += delete_unlisted(ki, TextArrayFromList(relist_uids), keep);
-	relist_uids = NIL;
+	ctx.only = k;
+	for (int i = 0; i < (int) JsonContainerSize(items); i++)
+		if (!bms_is_member(i, left_out))
+			changed += apply_list_item(items, i, list_kind, k->kind, &ctx);
+	changed += delete_unlisted(k, TextArrayFromList(ctx.uids), keep);
 	if (rv && rv[0] != '\0')
-		MirrorStoreResourceVersion(kinds[ki].resource, rv);
+		MirrorStoreResourceVersion(k->resource, rv);
 	return changed;
 }
 
@@ -1253,7 +1232,7 @@ scheduler_relist(PG_FUNCTION_ARGS)
 	AsOwnerBegin(&as, ROLE_WRITER, "apply objects to the scheduler's mirror");
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	n = relist_document(doc, PG_GETARG_DATUM(1));
+	n = MirrorRelist(doc, PG_GETARG_DATUM(1), NULL);
 	SPI_finish();
 	AsOwnerEnd(&as);
 	PG_RETURN_INT32(n);

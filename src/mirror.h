@@ -1,7 +1,7 @@
 /*
  * mirror.h
- *	  scheduler.apply(): Kubernetes objects and watch events into the
- *	  tables.
+ *	  The mirror tables: Kubernetes objects and watch events applied
+ *	  (mirror.c), kind by kind as kinds.c says.
  *
  * IDENTIFICATION
  *	  src/mirror.h
@@ -9,13 +9,29 @@
 #ifndef SCHEDULER_MIRROR_H
 #define SCHEDULER_MIRROR_H
 
-#include "postgres.h"
+#include "nodes/bitmapset.h"
+#include "nodes/pg_list.h"
 #include "utils/jsonb.h"
 
-extern int	MirrorApply(Jsonb *doc);
+#include "kinds.h"
+
+/* Apply a document (an object, a List, a watch event); batch may be NULL */
+extern int	MirrorApply(Jsonb *doc, MirrorBatch *batch);
+
+/* Apply item i of a List alone, as apply() would apply that item */
+extern int	MirrorApplyListItem(Jsonb *list, int i);
+
+/* A List as the whole truth, but the items in left_out and the uids in keep (text[]) */
+extern int	MirrorRelist(Jsonb *doc, Datum keep, Bitmapset *left_out);
+
 extern void MirrorStoreResourceVersion(const char *resource, const char *rv);
-extern void MirrorBatchBegin(void);
-extern int	MirrorBatchEnd(void);
-extern void MirrorBatchAbandon(void);
+
+/* Pods gathered and written in one statement (the watch worker's batches) */
+extern MirrorBatch *MirrorBatchBegin(void);
+extern int	MirrorBatchEnd(MirrorBatch *batch);
+
+/* The row of an object's uid deleted from its kind's table */
+extern int	MirrorDeleteRow(const MirrorObject *o);
+
 
 #endif							/* SCHEDULER_MIRROR_H */

@@ -31,6 +31,7 @@
 #include "utils/jsonb.h"
 
 #include "jsonutil.h"
+#include "kinds.h"
 #include "profile.h"
 #include "queue.h"
 #include "subxact.h"
@@ -143,8 +144,8 @@ member_differs(Jsonb *a, Jsonb *b, const char *key)
  * handler extracts them: uncordoned (UpdateNodeTaint), allocatable,
  * labels, taints.  Cordoning a node makes no event.
  */
-static List *
-node_events(Jsonb *olds, Jsonb *news)
+List *
+NodeRowEvents(Jsonb *olds, Jsonb *news)
 {
 	int			no,
 				nn;
@@ -219,8 +220,8 @@ scaled_down(const PodRef *before, const PodRef *after)
  * that left its node: deleted, or finished), and for an update
  * UpdatePodLabel and UpdatePodScaleDown.
  */
-static List *
-pod_events(Jsonb *olds, Jsonb *news)
+List *
+PodRowEvents(Jsonb *olds, Jsonb *news)
 {
 	int			no,
 				nn;
@@ -411,8 +412,9 @@ move_safely(List *events)
 PG_FUNCTION_INFO_V1(scheduler_dispatch_events);
 /*
  * scheduler.dispatch_events(kind text, old_rows jsonb, new_rows jsonb)
- *		Called by the triggers on nodes ('node') and pods ('pod') with the
- *		rows a statement changed; returns how many pods moved.
+ *		Called by the triggers on a kind's table (nodes: 'node', pods: 'pod')
+ *		with the rows a statement changed; the kind's entry (kinds.c) makes
+ *		them cluster events.  Returns how many pods moved.
  */
 Datum
 scheduler_dispatch_events(PG_FUNCTION_ARGS)
@@ -420,10 +422,15 @@ scheduler_dispatch_events(PG_FUNCTION_ARGS)
 	char	   *kind = text_to_cstring(PG_GETARG_TEXT_PP(0));
 	Jsonb	   *olds = PG_ARGISNULL(1) ? NULL : PG_GETARG_JSONB_P(1);
 	Jsonb	   *news = PG_ARGISNULL(2) ? NULL : PG_GETARG_JSONB_P(2);
+	const MirrorKind *k = KindByEvents(kind);
 	List	   *events;
 	int			moved;
 
-	events = strcmp(kind, "node") == 0 ? node_events(olds, news) : pod_events(olds, news);
+	if (k == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("no kind \"%s\" raises cluster events", JShort(kind))));
+	events = k->row_events(olds, news);
 	{
 		/* events no plugin registers for move nothing */
 		List	   *wanted = NIL;

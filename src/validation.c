@@ -595,31 +595,43 @@ check_time(JsonbValue *v, const char *what, const char *path)
  * Object metadata (ValidateObjectMeta)
  * ------------------------------------------------------------------------
  */
-static bool
-namespaced_kind(const char *kind)
+/* The name rules of the kinds (kinds.c): why a name is refused, or NULL */
+const char *
+NameRuleDns1123Label(const char *name)
 {
-	return strcmp(kind, "Node") != 0 && strcmp(kind, "Namespace") != 0;
+	return dns1123_label_error(name);
 }
 
-static const char *
-name_rule_error(const char *kind, const char *name)
+const char *
+NameRuleDns1035Label(const char *name)
 {
-	if (strcmp(kind, "Namespace") == 0 || strcmp(kind, "StatefulSet") == 0)
-		return dns1123_label_error(name);
-	if (strcmp(kind, "Service") == 0)
-		return dns1035_label_error(name);
-	if (strcmp(kind, "PodDisruptionBudget") == 0)
-	{
-		/* policy validates no name; the generic pass: a path segment */
-		if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
-			return psprintf("may not be '%s'", name);
-		if (strchr(name, '/'))
-			return "may not contain '/'";
-		if (strchr(name, '%'))
-			return "may not contain '%'";
-		return strlen(name) > 253 ? "must be no more than 253 characters" : NULL;
-	}
-	return dns1123_subdomain_error(name, strcmp(kind, "ReplicationController") == 0 ? "bytes" : "characters");
+	return dns1035_label_error(name);
+}
+
+const char *
+NameRuleDns1123Subdomain(const char *name)
+{
+	return dns1123_subdomain_error(name, "characters");
+}
+
+/* ReplicationController's message counts bytes */
+const char *
+NameRuleDns1123SubdomainBytes(const char *name)
+{
+	return dns1123_subdomain_error(name, "bytes");
+}
+
+/* policy validates no name; the generic pass: a path segment */
+const char *
+NameRulePathSegment(const char *name)
+{
+	if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+		return psprintf("may not be '%s'", name);
+	if (strchr(name, '/'))
+		return "may not contain '/'";
+	if (strchr(name, '%'))
+		return "may not contain '%'";
+	return strlen(name) > 253 ? "must be no more than 253 characters" : NULL;
 }
 
 /* apiVersion and kind of an owner reference: "group/version" or "version" */
@@ -667,11 +679,11 @@ check_owner_references(JsonbValue *v, const char *what)
 
 /*
  * ValidateObjectMeta
- *		The metadata of an object of kind (one apply() takes): its name by the
- *		kind's rule, its namespace, uid, labels, ownerReferences and times.
+ *		The metadata of an object of kind k: its name by the kind's rule, its
+ *		namespace, uid, labels, ownerReferences and times.
  */
 void
-ValidateObjectMeta(const char *kind, JsonbContainer *meta, const char *what)
+ValidateObjectMeta(const MirrorKind *k, JsonbContainer *meta, const char *what)
 {
 	char	   *name = get_string(meta, "name", what, "metadata");
 	char	   *ns = get_string(meta, "namespace", what, "metadata");
@@ -680,9 +692,9 @@ ValidateObjectMeta(const char *kind, JsonbContainer *meta, const char *what)
 
 	if (name == NULL || name[0] == '\0')
 		required(what, "metadata.name", "name or generateName is required");
-	if ((err = name_rule_error(kind, name)) != NULL)
+	if (k->name_rule && (err = k->name_rule(name)) != NULL)
 		invalid(what, "metadata.name", name, err);
-	if (namespaced_kind(kind))
+	if (k->namespaced)
 	{
 		if (ns && ns[0] != '\0')
 			check_name(ns, dns1123_label_error, what, "metadata.namespace");
@@ -1364,8 +1376,8 @@ check_containers(JsonbContainer *spec, const char *list, const char *what)
  * The kinds
  * ------------------------------------------------------------------------
  */
-static void
-validate_pod(JsonbContainer *obj, const char *what)
+void
+ValidatePod(JsonbContainer *obj, const char *what)
 {
 	JsonbContainer *spec = get_object(obj, "spec", what, NULL);
 	JsonbContainer *status = get_object(obj, "status", what, NULL);
@@ -1401,8 +1413,8 @@ validate_pod(JsonbContainer *obj, const char *what)
 	(void) get_string(status, "nominatedNodeName", what, "status");
 }
 
-static void
-validate_node(JsonbContainer *obj, const char *what)
+void
+ValidateNode(JsonbContainer *obj, const char *what)
 {
 	JsonbContainer *spec = get_object(obj, "spec", what, NULL);
 	JsonbContainer *status = get_object(obj, "status", what, NULL);
@@ -1460,8 +1472,8 @@ check_int_or_percent(JsonbValue *v, const char *what, const char *path)
 	wrong_type(what, path, v, "an integer or percentage");
 }
 
-static void
-validate_pdb(JsonbContainer *obj, const char *what)
+void
+ValidatePdb(JsonbContainer *obj, const char *what)
 {
 	JsonbContainer *spec = get_object(obj, "spec", what, NULL);
 	JsonbContainer *status = get_object(obj, "status", what, NULL);
@@ -1495,56 +1507,49 @@ validate_pdb(JsonbContainer *obj, const char *what)
 	}
 }
 
-static void
-validate_workload(const char *kind, JsonbContainer *obj, const char *what)
+/* A Service's spec.selector: a label map */
+void
+ValidateService(JsonbContainer *obj, const char *what)
 {
-	JsonbContainer *spec = get_object(obj, "spec", what, NULL);
-	JsonbValue *sel = get(spec, "selector");
-
-	if (strcmp(kind, "Service") == 0)
-		check_labels(sel, what, "spec.selector");
-	else if (strcmp(kind, "ReplicationController") == 0)
-		check_string_map(sel, what, "spec.selector");
-	else
-		check_label_selector(sel, true, what, "spec.selector");
+	check_labels(get(get_object(obj, "spec", what, NULL), "selector"), what, "spec.selector");
 }
 
-/* The apiVersion each kind is served at (policy/v1beta1 PDBs read the same) */
+/* A ReplicationController's spec.selector: a map of strings */
+void
+ValidateReplicationController(JsonbContainer *obj, const char *what)
+{
+	check_string_map(get(get_object(obj, "spec", what, NULL), "selector"), what, "spec.selector");
+}
+
+/* A ReplicaSet's or StatefulSet's spec.selector: a LabelSelector */
+void
+ValidateSelectorOwner(JsonbContainer *obj, const char *what)
+{
+	check_label_selector(get(get_object(obj, "spec", what, NULL), "selector"), true, what, "spec.selector");
+}
+
+/* The apiVersion the kind is served at (or its older one, read the same) */
 static void
-check_api_version(const char *kind, JsonbContainer *obj, const char *what)
+check_api_version(const MirrorKind *k, JsonbContainer *obj, const char *what)
 {
 	char	   *api = get_string(obj, "apiVersion", what, NULL);
-	const char *want = "v1";
 
 	if (api == NULL)
 		return;					/* a List's items, hand-written objects */
-	if (strcmp(kind, "PodDisruptionBudget") == 0)
-	{
-		if (strcmp(api, "policy/v1beta1") == 0)
-			return;
-		want = "policy/v1";
-	}
-	else if (strcmp(kind, "ReplicaSet") == 0 || strcmp(kind, "StatefulSet") == 0)
-		want = "apps/v1";
-	if (strcmp(api, want) != 0)
-		unsupported(what, "apiVersion", api, quoted(want));
+	if (strcmp(api, k->api_version) == 0 || (k->old_api_version && strcmp(api, k->old_api_version) == 0))
+		return;
+	unsupported(what, "apiVersion", api, quoted(k->api_version));
 }
 
 /*
  * ValidateObject
- *		An object of kind, as apply() is about to store it; its metadata is
+ *		An object of kind k, as apply() is about to store it; its metadata is
  *		checked already (ValidateObjectMeta).
  */
 void
-ValidateObject(const char *kind, JsonbContainer *obj, const char *what)
+ValidateObject(const MirrorKind *k, JsonbContainer *obj, const char *what)
 {
-	check_api_version(kind, obj, what);
-	if (strcmp(kind, "Pod") == 0)
-		validate_pod(obj, what);
-	else if (strcmp(kind, "Node") == 0)
-		validate_node(obj, what);
-	else if (strcmp(kind, "PodDisruptionBudget") == 0)
-		validate_pdb(obj, what);
-	else if (strcmp(kind, "Namespace") != 0)
-		validate_workload(kind, obj, what);
+	check_api_version(k, obj, what);
+	if (k->validate)
+		k->validate(obj, what);
 }

@@ -1,10 +1,12 @@
 /*
  * watch.c
- *	  The watch worker: lists, then watches, nodes, pods, namespaces,
- *	  PodDisruptionBudgets and the workloads that select pods on the API
- *	  server, and applies what comes into the mirror tables.
+ *	  The watch worker: lists, then watches, every kind the mirror holds
+ *	  (kinds.c: nodes, pods, namespaces, PodDisruptionBudgets and the
+ *	  workloads that select pods) on the API server, and applies what comes
+ *	  into the mirror tables.
  *
- * Per resource, as client-go's reflector does:
+ * One watch per kind, at the path and with the query its entry says.  Per
+ * resource, as client-go's reflector does:
  *	 - with no resourceVersion stored (scheduler.watch_state), or after a 410,
  *	   LIST, and apply the list as the whole truth (scheduler.relist: rows of
  *	   objects that vanished meanwhile are deleted);
@@ -13,7 +15,7 @@
  *	   (scheduler.watch_batch_size) and by time (scheduler.watch_batch_delay);
  *	   the batch's last resourceVersion is stored in the same transaction, so
  *	   a restart resumes exactly after what was applied.
- *	   The pods of a batch are written in one statement (mirror.c's batch).
+ *	   The pods of a batch are written in one statement (a MirrorBatch).
  *	 - A watch that ends cleanly (its timeoutSeconds) is reopened at once; a
  *	   dropped connection, a 5xx or a refused request is retried with
  *	   jittered backoff; a 410 (HTTP, or an ERROR event) relists; another
@@ -25,11 +27,8 @@
  *	   watches resume from what was committed.
  *
  * Pods are watched as kube-scheduler's informer watches them: all but the
- * terminal ones (status.phase!=Succeeded,status.phase!=Failed).  Namespaces
- * are watched too, for InterPodAffinity's namespaceSelector;
- * PodDisruptionBudgets (policy/v1), for DefaultPreemption; and Services,
- * ReplicationControllers, ReplicaSets and StatefulSets, whose selectors
- * make PodTopologySpread's system default constraints.
+ * terminal ones (their entry's field selector).  The list and watch apply
+ * through the mirror's C entry points (mirror.h), not through SQL.
  *
  * One such worker acts per database (a lock no SQL statement takes:
  * access.c), never on a standby.
@@ -56,6 +55,7 @@
 
 #include "access.h"
 #include "jsonutil.h"
+#include "kinds.h"
 #include "kube_client.h"
 #include "mirror.h"
 #include "subxact.h"
@@ -83,8 +83,8 @@ typedef enum BatchOutcome
 
 typedef struct Watch
 {
+	const MirrorKind *kind;		/* of the objects it carries */
 	const char *resource;		/* watch_state key, and for messages */
-	const char *kind;			/* of the objects it carries */
 	const char *path;			/* collection path */
 	const char *query;			/* query parameters (field selector), or "" */
 	WatchState	state;
@@ -101,25 +101,13 @@ typedef struct Watch
 	TimestampTz started_at;		/* the current request */
 } Watch;
 
-static Watch watches[] = {
-	{.resource = "nodes",.kind = "Node",.path = "/api/v1/nodes",.query = ""},
-	{.resource = "namespaces",.kind = "Namespace",.path = "/api/v1/namespaces",.query = ""},
-	{.resource = "pods",.kind = "Pod",.path = "/api/v1/pods",
-	.query = "fieldSelector=status.phase%21%3DSucceeded%2Cstatus.phase%21%3DFailed"},
-	{.resource = "poddisruptionbudgets",.kind = "PodDisruptionBudget",
-	.path = "/apis/policy/v1/poddisruptionbudgets",.query = ""},
-	{.resource = "services",.kind = "Service",.path = "/api/v1/services",.query = ""},
-	{.resource = "replicationcontrollers",.kind = "ReplicationController",
-	.path = "/api/v1/replicationcontrollers",.query = ""},
-	{.resource = "replicasets",.kind = "ReplicaSet",.path = "/apis/apps/v1/replicasets",.query = ""},
-	{.resource = "statefulsets",.kind = "StatefulSet",.path = "/apis/apps/v1/statefulsets",.query = ""},
-};
-#define NWATCHES lengthof(watches)
+/* One watch per kind (kinds.c), made by make_watches() */
+static Watch *watches;
+static int	nwatches;
 
 static KubeLoop loop;
 static MemoryContext loop_cxt;	/* reset at each turn of the loop */
 static KubeFailureLog failures = {.who = "scheduler watch"};
-static char *line_rv;			/* the resourceVersion of the line last read */
 
 void		scheduler_watch_main(Datum arg);
 
@@ -356,17 +344,18 @@ WatchReadLine(const char *resource, const char *kind, const char *line, size_t l
 }
 
 /*
- * Apply one line.  Returns B_CONTINUE, or what the stream must do now;
- * line_rv is set to the line's resourceVersion when it has one (before it is
- * applied: a line that fails to apply has still been read).
+ * Apply one line, its pods gathered into batch.  Returns B_CONTINUE, or
+ * what the stream must do now; *rv is set to the line's resourceVersion when
+ * it has one (before it is applied: a line that fails to apply has still
+ * been read).
  */
 static BatchOutcome
-apply_line(Watch *w, const char *line)
+apply_line(Watch *w, const char *line, MirrorBatch *batch, char **rv)
 {
 	Jsonb	   *event;
 
-	line_rv = NULL;
-	switch (WatchReadLine(w->resource, w->kind, line, strlen(line), &event, &line_rv))
+	*rv = NULL;
+	switch (WatchReadLine(w->resource, w->kind->kind, line, strlen(line), &event, rv))
 	{
 		case WATCH_LINE_MALFORMED:
 			ereport(LOG,
@@ -390,7 +379,7 @@ apply_line(Watch *w, const char *line)
 	}
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	(void) MirrorApply(event);
+	(void) MirrorApply(event, batch);
 	SPI_finish();
 	w->events++;
 	return B_CONTINUE;
@@ -417,8 +406,10 @@ typedef struct Lines
 {
 	Watch	   *w;
 	List	   *lines;			/* to apply, in order */
+	MirrorBatch *batch;			/* their pods, gathered; or NULL */
 	BatchOutcome outcome;
-	char	   *last_rv;		/* of the last line read */
+	char	   *line_rv;		/* of the line being applied (read, if it failed) */
+	char	   *last_rv;		/* of the last line applied */
 } Lines;
 
 static void
@@ -429,33 +420,30 @@ apply_lines(void *arg)
 
 	foreach(lc, l->lines)
 	{
-		l->outcome = apply_line(l->w, lfirst(lc));
-		if (line_rv)
-			l->last_rv = line_rv;
+		l->outcome = apply_line(l->w, lfirst(lc), l->batch, &l->line_rv);
+		if (l->line_rv)
+			l->last_rv = l->line_rv;
 		if (l->outcome != B_CONTINUE)
 			break;
 	}
 }
 
-/* apply_lines, the pods of all the lines written in one batch (mirror.c) */
+/*
+ * apply_lines, the pods of all the lines written in one batch.  After an
+ * error the batch is dropped with the subtransaction's memory.
+ */
 static void
 apply_lines_batched(void *arg)
 {
-	MirrorBatchBegin();
-	PG_TRY();
-	{
-		apply_lines(arg);
-		if (SPI_connect() != SPI_OK_CONNECT)
-			elog(ERROR, "SPI_connect failed");
-		(void) MirrorBatchEnd();
-		SPI_finish();
-	}
-	PG_CATCH();
-	{
-		MirrorBatchAbandon();
-		PG_RE_THROW();
-	}
-	PG_END_TRY();
+	Lines	   *l = (Lines *) arg;
+
+	l->batch = MirrorBatchBegin();
+	apply_lines(l);
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	(void) MirrorBatchEnd(l->batch);
+	SPI_finish();
+	l->batch = NULL;
 }
 
 /*
@@ -481,6 +469,7 @@ flush(Watch *w)
 
 		all.outcome = B_CONTINUE;
 		all.last_rv = NULL;
+		all.batch = NULL;
 		foreach(lc, w->lines)
 		{
 			Lines		one = {.w = w,.lines = list_make1(lfirst(lc)),.outcome = B_CONTINUE};
@@ -496,7 +485,7 @@ flush(Watch *w)
 						 errdetail("The event: %s", JCut(line, strlen(line), MAX_LOGGED_LINE))));
 				FreeErrorData(edata);
 				one.outcome = B_CONTINUE;
-				one.last_rv = line_rv;	/* read before it failed: passed */
+				one.last_rv = one.line_rv;	/* read before it failed: passed */
 			}
 			if (one.last_rv)
 				all.last_rv = one.last_rv;
@@ -529,90 +518,76 @@ flush(Watch *w)
 /* What relist() hands to in_subxact() */
 typedef struct ListCall
 {
-	const char *sql;
-	int			nargs;
-	Oid		   *types;
-	Datum	   *args;
+	Jsonb	   *doc;			/* the list */
+	int			item;			/* the item to apply alone, or -1: relist */
+	Datum		keep;			/* relist: the uids of rows to keep (text[]) */
+	Bitmapset  *left_out;		/* relist: the items left out */
 } ListCall;
 
 static void
-run_sql(void *arg)
+apply_list(void *arg)
 {
 	ListCall   *c = (ListCall *) arg;
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	if (SPI_execute_with_args(c->sql, c->nargs, c->types, c->args, NULL, false, 0) != SPI_OK_SELECT)
-		elog(ERROR, "%s failed", c->sql);
+	if (c->item >= 0)
+		(void) MirrorApplyListItem(c->doc, c->item);
+	else
+		(void) MirrorRelist(c->doc, c->keep, c->left_out);
 	SPI_finish();
 }
 
 /*
- * Apply a list as the whole truth (relist()).  If it cannot be applied whole
- * (an item our parser refuses, where the API server's accepted it), the items
- * are tried one by one, each in a subtransaction; those that fail are logged
- * with a WARNING and left out, their rows kept, and the rest is applied as
- * the truth.  So one bad object never stops the mirror.  Returns the stored
- * resourceVersion.
+ * Apply a list as the whole truth (MirrorRelist).  If it cannot be applied
+ * whole (an item our parser refuses, where the API server's accepted it),
+ * the items are tried one by one, each in a subtransaction; those that fail
+ * are logged with a WARNING and left out, their rows kept, and the rest is
+ * applied as the truth.  So one bad object never stops the mirror.  Returns
+ * the stored resourceVersion.
  */
 static char *
 relist(Watch *w, Jsonb *doc)
 {
-	Oid			types[3] = {JSONBOID, INT4ARRAYOID, TEXTARRAYOID};
-	Datum		args[3];
-	ListCall	whole = {"SELECT scheduler.relist($1)", 1, types, args};
+	ListCall	whole = {.doc = doc,.item = -1};
 	ErrorData  *edata;
 	char	   *rv;
 
-	args[0] = JsonbPGetDatum(doc);
-	edata = in_subxact(run_sql, &whole);
+	whole.keep = PointerGetDatum(construct_empty_array(TEXTOID));
+	edata = in_subxact(apply_list, &whole);
 	if (edata)
 	{
-		/* one by one (each item a small document of its own): which fail? */
+		/* one by one: which fail? */
 		JsonbContainer *items = JGetArray(&doc->root, "items", "list", NULL);
-		char	   *kind = JGetString(&doc->root, "kind", "list", NULL);
 		int			nitems = items ? (int) JsonContainerSize(items) : 0;
-		Oid			itypes[2] = {TEXTOID, JSONBOID};
-		Datum		iargs[2];
-		ListCall	one = {"SELECT scheduler.apply(jsonb_build_object('kind', $1, 'items', jsonb_build_array($2)))",
-		2, itypes, iargs};
-		Datum	   *bad = palloc(sizeof(Datum) * Max(nitems, 1));
 		Datum	   *keep = palloc(sizeof(Datum) * Max(nitems, 1));	/* their uids */
-		int			nbad = 0;
 		int			nkeep = 0;
 
 		ereport(WARNING,
 				(errmsg("scheduler watch: the list of %s cannot be applied whole: %s", w->resource, edata->message),
 				 errdetail("Its items are applied one by one; those that fail are left out.")));
-		iargs[0] = CStringGetTextDatum(kind ? kind : "List");
 		for (int i = 0; i < nitems; i++)
 		{
-			JsonbValue *item = getIthJsonbValueFromContainer(items, i);
+			ListCall	one = {.doc = doc,.item = i};
 
-			iargs[1] = JsonbPGetDatum(JsonbValueToJsonb(item));
-			edata = in_subxact(run_sql, &one);
-			pfree(DatumGetPointer(iargs[1]));
+			edata = in_subxact(apply_list, &one);
 			if (edata)
 			{
+				JsonbValue *item = getIthJsonbValueFromContainer(items, i);
 				JsonbValue *md = item->type == jbvBinary ? JGet(item->val.binary.data, "metadata") : NULL;
 				JsonbValue *uid = md && md->type == jbvBinary ? JGet(md->val.binary.data, "uid") : NULL;
 
 				ereport(WARNING,
 						(errmsg("scheduler watch: left out of the list of %s: %s", w->resource, edata->message),
 						 errdetail("What was mirrored of it is kept.")));
-				bad[nbad++] = Int32GetDatum(i);
+				whole.left_out = bms_add_member(whole.left_out, i);
 				if (uid && uid->type == jbvString)
 					keep[nkeep++] = PointerGetDatum(cstring_to_text_with_len(uid->val.string.val,
 																			 uid->val.string.len));
 			}
 		}
-		args[1] = PointerGetDatum(construct_array(bad, nbad, INT4OID, 4, true, TYPALIGN_INT));
-		args[2] = PointerGetDatum(construct_array(keep, nkeep, TEXTOID, -1, false, TYPALIGN_INT));
-		whole.sql = "SELECT scheduler.relist(jsonb_set($1, '{items}', coalesce((SELECT jsonb_agg(e ORDER BY i)"
-			" FROM jsonb_array_elements($1->'items') WITH ORDINALITY a(e, i)"
-			" WHERE i - 1 <> ALL($2)), '[]')), $3)";
-		whole.nargs = 3;
-		run_sql(&whole);
+		whole.keep = PointerGetDatum(construct_array(keep, nkeep, TEXTOID, -1, false, TYPALIGN_INT));
+		apply_list(&whole);
 	}
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
@@ -694,7 +669,7 @@ watch_done(Watch *w, CURLcode result)
 static void
 restart_all(void)
 {
-	for (int i = 0; i < (int) NWATCHES; i++)
+	for (int i = 0; i < nwatches; i++)
 	{
 		drop_request(&watches[i]);
 		watches[i].state = W_IDLE;
@@ -728,7 +703,7 @@ watch_round(void)
 		begin("scheduler watch: reading resourceVersions");
 		if (SPI_connect() != SPI_OK_CONNECT)
 			elog(ERROR, "SPI_connect failed");
-		for (int i = 0; i < (int) NWATCHES; i++)
+		for (int i = 0; i < nwatches; i++)
 		{
 			char	   *rv = stored_rv(watches[i].resource);
 
@@ -763,7 +738,7 @@ watch_round(void)
 
 	/* batches due, requests to start */
 	now = GetCurrentTimestamp();
-	for (int i = 0; i < (int) NWATCHES; i++)
+	for (int i = 0; i < nwatches; i++)
 	{
 		Watch	   *w = &watches[i];
 
@@ -797,15 +772,32 @@ watch_round(void)
 	return Max(timeout, 0);
 }
 
+/* One watch per kind the mirror holds, at its entry's path and query */
+static void
+make_watches(void)
+{
+	nwatches = NumMirrorKinds;
+	watches = MemoryContextAllocZero(TopMemoryContext, sizeof(Watch) * nwatches);
+	for (int i = 0; i < nwatches; i++)
+	{
+		const MirrorKind *k = &MirrorKinds[i];
+		Watch	   *w = &watches[i];
+
+		w->kind = k;
+		w->resource = k->resource;
+		w->path = MemoryContextStrdup(TopMemoryContext, KindPath(k));
+		w->query = k->query ? k->query : "";
+		w->lines_cxt = AllocSetContextCreate(TopMemoryContext, "scheduler watch lines", ALLOCSET_DEFAULT_SIZES);
+	}
+}
+
 void
 scheduler_watch_main(Datum arg pg_attribute_unused())
 {
 	WorkerConnect(NWORKER_ROLES);	/* nobody wakes the watch worker */
 	KubeLoopInit(&loop);
 	loop_cxt = AllocSetContextCreate(TopMemoryContext, "scheduler watch loop", ALLOCSET_DEFAULT_SIZES);
-	for (int i = 0; i < (int) NWATCHES; i++)
-		watches[i].lines_cxt = AllocSetContextCreate(TopMemoryContext, "scheduler watch lines",
-													 ALLOCSET_DEFAULT_SIZES);
+	make_watches();
 
 	for (;;)
 	{
@@ -828,7 +820,7 @@ scheduler_watch_main(Datum arg pg_attribute_unused())
 		PG_CATCH();
 		{
 			WorkerRecover(loop_cxt);
-			for (int i = 0; i < (int) NWATCHES; i++)
+			for (int i = 0; i < nwatches; i++)
 				retry_later(&watches[i]);
 			timeout = 1000;
 		}

@@ -96,6 +96,22 @@ sub kjson
 	return decode_json($out);
 }
 
+# watched_paths(): the collection paths of the watches open now, sorted (one
+# per kind scheduler.kinds() lists, when a scheduler's watch worker runs)
+sub watched_paths
+{
+	my ($self) = @_;
+	return join(',', sort map { (split /\?/, $_->{target})[0] } @{ $self->kjson('GET', '/debug/state')->{watches} });
+}
+
+# kinds_paths(NODE): the paths scheduler.kinds() says the watch worker
+# watches, sorted as watched_paths() sorts them
+sub kinds_paths
+{
+	my ($self, $node) = @_;
+	return join(',', sort split /\n/, $node->safe_psql('postgres', 'SELECT path FROM scheduler.kinds()'));
+}
+
 END
 {
 	for my $h (@started)

@@ -13,10 +13,18 @@ CREATE TRIGGER check_plugin BEFORE INSERT OR UPDATE ON scheduler.profile_plugins
 
 CREATE FUNCTION scheduler.apply(doc jsonb) RETURNS integer
     AS 'MODULE_PATHNAME', 'scheduler_apply' LANGUAGE C STRICT VOLATILE;
-COMMENT ON FUNCTION scheduler.apply(jsonb) IS 'Apply a Node, a Pod, a List of them (kubectl get -o json), or a watch event; returns how many objects changed';
+COMMENT ON FUNCTION scheduler.apply(jsonb) IS 'Apply an object of a kind scheduler.kinds() lists (a Node, a Pod, ...), a List of them (kubectl get -o json), or a watch event; returns how many objects changed';
 CREATE FUNCTION scheduler.apply_events(events jsonb[]) RETURNS integer
     AS 'MODULE_PATHNAME', 'scheduler_apply_events' LANGUAGE C STRICT VOLATILE;
 COMMENT ON FUNCTION scheduler.apply_events(jsonb[]) IS 'Apply watch events (or objects) in order as one batch, as the watch worker does: the pods written in one statement, the last event per pod winning; returns how many objects changed';
+
+-- The kinds the mirror holds and the watch worker watches (kinds.c): one row each.
+CREATE FUNCTION scheduler.kinds(OUT kind text, OUT list_kind text, OUT api_version text, OUT resource text,
+                                OUT path text, OUT query text, OUT table_name text, OUT namespaced boolean,
+                                OUT events text)
+    RETURNS SETOF record
+    AS 'MODULE_PATHNAME', 'scheduler_kinds' LANGUAGE C STRICT STABLE;
+COMMENT ON FUNCTION scheduler.kinds() IS 'The Kubernetes kinds the scheduler mirrors and watches: kind, list kind, apiVersion, resource, the collection path and query the watch worker lists and watches, the mirror table, whether namespaced, and the cluster events its changes raise for the QueueingHints (Node, AssignedPod) or NULL';
 
 CREATE FUNCTION scheduler.quantity_milli(quantity text) RETURNS bigint
     AS 'MODULE_PATHNAME', 'quantity_milli' LANGUAGE C STRICT IMMUTABLE PARALLEL SAFE;

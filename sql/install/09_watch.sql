@@ -9,7 +9,7 @@ CREATE TABLE scheduler.watch_state (
 COMMENT ON TABLE scheduler.watch_state IS 'The resourceVersion each watch resumes from; a restart resumes, a 410 relists';
 
 /*
- * A full list (what GET /api/v1/nodes or /api/v1/pods returns, or kubectl
+ * A full list of one kind (what GET /api/v1/nodes or /api/v1/pods returns, or kubectl
  * get -o json): apply every item, delete the rows of that kind the list no
  * longer has (objects that vanished while the watch was down), and record
  * the list's resourceVersion for the watch.  The rows of the uids in keep
@@ -19,7 +19,7 @@ COMMENT ON TABLE scheduler.watch_state IS 'The resourceVersion each watch resume
  */
 CREATE FUNCTION scheduler.relist(doc jsonb, keep text[] DEFAULT '{}') RETURNS integer
     AS 'MODULE_PATHNAME', 'scheduler_relist' LANGUAGE C STRICT VOLATILE;
-COMMENT ON FUNCTION scheduler.relist(jsonb, text[]) IS 'Apply a list of Nodes, Pods, Namespaces, PodDisruptionBudgets, Services, ReplicationControllers, ReplicaSets or StatefulSets as the whole truth: apply its items, delete what it no longer has (but the uids in keep), record its resourceVersion';
+COMMENT ON FUNCTION scheduler.relist(jsonb, text[]) IS 'Apply a list of one kind scheduler.kinds() lists (a NodeList, a PodList, ...) as the whole truth: apply its items, delete what it no longer has (but the uids in keep), record its resourceVersion';
 
 ------------------------------------------------------------------------------
 -- Leadership of the watch and bind workers, for maintenance and tests

@@ -64,6 +64,7 @@ GRANT EXECUTE ON FUNCTION
     scheduler.fit_error_message(integer, jsonb, text, text), scheduler.num_feasible_nodes_to_find(integer, integer)
     TO PUBLIC;
 GRANT EXECUTE ON FUNCTION scheduler.check_plugin(text, jsonb) TO scheduler_admin;
+GRANT EXECUTE ON FUNCTION scheduler.kinds() TO scheduler_reader;
 
 -- Every function runs with search_path pinned: a function or operator planted
 -- in a schema the caller's path names first is never called instead of a

@@ -45,6 +45,7 @@
 #include "jsonutil.h"
 #include "kube_client.h"
 #include "labels.h"
+#include "mirror.h"
 #include "quantity.h"
 #include "resources.h"
 #include "mirror.h"
@@ -165,7 +166,7 @@ apply_doc(void *arg)
 {
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	(void) MirrorApply((Jsonb *) arg);
+	(void) MirrorApply((Jsonb *) arg, NULL);
 	SPI_finish();
 }
 
