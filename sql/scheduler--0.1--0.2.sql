@@ -77,3 +77,16 @@ CREATE OR REPLACE FUNCTION scheduler.outbox_result(request bigint, http_status i
                                                    max_attempts integer DEFAULT 10)
 RETURNS text AS 'MODULE_PATHNAME', 'scheduler_outbox_result' LANGUAGE C VOLATILE;
 ALTER FUNCTION scheduler.outbox_result(bigint, integer, jsonb, integer) SET search_path = pg_catalog, pg_temp;
+
+-- The table of kinds (kinds.c), as SQL sees it
+CREATE FUNCTION scheduler.kinds(OUT kind text, OUT list_kind text, OUT api_version text, OUT resource text,
+                                OUT path text, OUT query text, OUT table_name text, OUT namespaced boolean,
+                                OUT events text)
+    RETURNS SETOF record
+    AS 'MODULE_PATHNAME', 'scheduler_kinds' LANGUAGE C STRICT STABLE;
+COMMENT ON FUNCTION scheduler.kinds() IS 'The Kubernetes kinds the scheduler mirrors and watches: kind, list kind, apiVersion, resource, the collection path and query the watch worker lists and watches, the mirror table, whether namespaced, and the cluster events its changes raise for the QueueingHints (Node, AssignedPod) or NULL';
+ALTER FUNCTION scheduler.kinds() SET search_path = pg_catalog, pg_temp;
+REVOKE ALL ON FUNCTION scheduler.kinds() FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION scheduler.kinds() TO scheduler_reader;
+COMMENT ON FUNCTION scheduler.apply(jsonb) IS 'Apply an object of a kind scheduler.kinds() lists (a Node, a Pod, ...), a List of them (kubectl get -o json), or a watch event; returns how many objects changed';
+COMMENT ON FUNCTION scheduler.relist(jsonb, text[]) IS 'Apply a list of one kind scheduler.kinds() lists (a NodeList, a PodList, ...) as the whole truth: apply its items, delete what it no longer has (but the uids in keep), record its resourceVersion';
