@@ -20,6 +20,7 @@ OBJS = \
 	src/schedule.o \
 	src/profile.o \
 	src/queue.o \
+	src/scheduling_queue.o \
 	src/worker.o \
 	src/kube_client.o \
 	src/watch.o \

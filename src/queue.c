@@ -4,8 +4,8 @@
  *	  only the unschedulable pods the change could help, and wake the
  *	  scheduler.
  *
- * The queue's states and timers live in scheduler.queue (see the install
- * script) and schedule.c.  Here, triggers on nodes and pods hand over the
+ * The queue's states and timers live in scheduler.queue, changed only by
+ * scheduling_queue.c.  Here, triggers on nodes and pods hand over the
  * rows a statement changed; they become kube-scheduler's cluster events
  * (NodeAdd, NodeUpdateNodeAllocatable/Label/Taint, NodeDelete,
  * AssignedPodAdd, AssignedPodUpdatePodLabel/ScaleDown, AssignedPodDelete).
@@ -32,6 +32,7 @@
 
 #include "jsonutil.h"
 #include "scheduler.h"
+#include "scheduling_queue.h"
 
 /* Rows of a jsonb array, keyed by "uid" */
 typedef struct Row
@@ -340,23 +341,7 @@ QueueMoveOnEvents(List *events)
 	}
 	SPI_freetuptable(tt);
 
-	if (moved != NIL)
-	{
-		Oid			types[2] = {TEXTARRAYOID, TEXTARRAYOID};
-		Datum		args[2] = {TextArrayFromList(moved), TextArrayFromList(why)};
-
-		if (SPI_execute_with_args("UPDATE scheduler.queue q"
-								  " SET state = CASE WHEN q.backoff_until > clock_timestamp() THEN 'backoff' ELSE 'active' END,"
-								  " moved_at = clock_timestamp(), moved_by = m.why"
-								  " FROM unnest($1::text[], $2::text[]) AS m(uid, why)"
-								  " WHERE q.pod_uid = m.uid AND q.state = 'unschedulable'",
-								  2, types, args, NULL, false, 0) != SPI_OK_UPDATE)
-			elog(ERROR, "could not move pods in the scheduling queue");
-		if (SPI_processed > 0)
-			SchedulerWakeup();
-		return (int) SPI_processed;
-	}
-	return 0;
+	return SchedQueueMove(moved, why);
 }
 
 /*
@@ -394,15 +379,7 @@ move_safely(List *events)
 	ereport(WARNING,
 			(errmsg("scheduler: a QueueingHint failed: %s", edata->message),
 			 errdetail("Every unschedulable pod is moved back to the queue instead.")));
-	if (SPI_execute("UPDATE scheduler.queue"
-					" SET state = CASE WHEN backoff_until > clock_timestamp() THEN 'backoff' ELSE 'active' END,"
-					" moved_at = clock_timestamp(), moved_by = 'a QueueingHint failed'"
-					" WHERE state = 'unschedulable' AND unschedulable_since < 'infinity'",
-					false, 0) != SPI_OK_UPDATE)
-		elog(ERROR, "could not move pods in the scheduling queue");
-	if (SPI_processed > 0)
-		SchedulerWakeup();
-	return (int) SPI_processed;
+	return SchedQueueMoveAll("a QueueingHint failed");
 }
 
 PG_FUNCTION_INFO_V1(scheduler_dispatch_events);

@@ -841,7 +841,7 @@ pod_load(HeapTuple tup, TupleDesc desc)
 
 #define NODE_COLUMNS "uid, name, unschedulable, labels, taints, allocatable, images"
 #define POD_COLUMNS "uid, coalesce(node_name, assumed_node), requests, nonzero_cpu, nonzero_memory," \
-	" host_ports, (phase IS NULL OR phase NOT IN ('Succeeded', 'Failed')), namespace, labels, affinity," \
+	" host_ports, NOT terminal, namespace, labels, affinity," \
 	" deletion_timestamp IS NOT NULL, name, priority, created_at"
 
 /* kube-scheduler's zone key (GetZoneKey): the beta labels win over the GA ones */
@@ -973,7 +973,7 @@ rebuild(void)
 
 	if (SPI_execute("SELECT " POD_COLUMNS " FROM scheduler.pods"
 					" WHERE coalesce(node_name, assumed_node) IS NOT NULL"
-					" AND (phase IS NULL OR phase NOT IN ('Succeeded', 'Failed'))",
+					" AND NOT terminal",
 					false, 0) != SPI_OK_SELECT)
 		elog(ERROR, "could not read scheduler.pods");
 	tt = SPI_tuptable;
