@@ -254,3 +254,8 @@ DELETE FROM scheduler.pods WHERE name IN ('batch-1', 'batch-7', 'batch-8');
 SELECT state, count(*) FROM scheduler.queue GROUP BY 1 ORDER BY 1;
 SELECT count(*) AS mismatched FROM scheduler.pods p FULL JOIN scheduler.queue q ON q.pod_uid = p.uid
 WHERE p.pending IS DISTINCT FROM (q.pod_uid IS NOT NULL);
+-- the trigger functions read the statement's transition tables: a trigger
+-- made without them is refused when it fires
+CREATE TABLE pg_temp.podcopy (LIKE scheduler.pods);
+CREATE TRIGGER podcopy AFTER INSERT ON pg_temp.podcopy FOR EACH STATEMENT EXECUTE FUNCTION scheduler.pods_changed();
+INSERT INTO pg_temp.podcopy SELECT * FROM scheduler.pods LIMIT 1;

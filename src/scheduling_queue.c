@@ -411,6 +411,10 @@ statement_trigger(FunctionCallInfo fcinfo, const char *name)
 		ereport(ERROR,
 				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
 				 errmsg("scheduler.%s() is an AFTER ... FOR EACH STATEMENT trigger function", name)));
+	if (td->tg_trigger->tgoldtable == NULL && td->tg_trigger->tgnewtable == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("scheduler.%s() needs the statement's transition tables (REFERENCING)", name)));
 	return td;
 }
 
@@ -597,6 +601,18 @@ SchedQueueNominate(Datum uids, Datum nodes)
 	exec_args("UPDATE scheduler.queue q SET nominated_node = nullif(d.node, '')"
 			  " FROM unnest($1::text[], $2::text[]) AS d(uid, node) WHERE q.pod_uid = d.uid",
 			  2, types, args, SPI_OK_UPDATE);
+}
+
+/*
+ * The nominated pods (the nominator's): columns of pods p and queue q of
+ * the pods nominated to a node, as SPI_tuptable.
+ */
+void
+SchedQueueNominated(const char *columns)
+{
+	if (SPI_execute(psprintf("SELECT %s FROM scheduler.queue q JOIN scheduler.pods p ON p.uid = q.pod_uid"
+							 " WHERE q.nominated_node IS NOT NULL", columns), false, 0) != SPI_OK_SELECT)
+		elog(ERROR, "could not read the nominated pods");
 }
 
 /* Promote expired backoffs; flush pods unschedulable for too long. */

@@ -35,6 +35,9 @@ extern void SchedQueueRequeue(Datum uids, Datum nodes, Datum rejected, Datum err
  */
 extern void SchedQueueNominate(Datum uids, Datum nodes);
 
+/* The nominated pods: SELECT columns (of pods p, queue q) into SPI_tuptable */
+extern void SchedQueueNominated(const char *columns);
+
 /* Expired backoffs to active; unschedulable for too long flushed.  SPI. */
 extern void SchedQueueFlush(void);
 

@@ -37,6 +37,7 @@
 #include "access.h"
 #include "jsonutil.h"
 #include "scheduler.h"
+#include "scheduling_queue.h"
 #include "topology.h"
 
 #define NODE_NAME_KEYSIZE	256
@@ -1159,10 +1160,8 @@ load_nominated(void)
 		nominated_cxt = AllocSetContextCreate(cache_cxt, "scheduler nominated pods", ALLOCSET_SMALL_SIZES);
 	else
 		MemoryContextReset(nominated_cxt);
-	if (SPI_execute("SELECT p.uid, q.nominated_node, p.priority, p.requests, p.nonzero_cpu, p.nonzero_memory,"
-					" p.host_ports FROM scheduler.queue q JOIN scheduler.pods p ON p.uid = q.pod_uid"
-					" WHERE q.nominated_node IS NOT NULL", false, 0) != SPI_OK_SELECT)
-		elog(ERROR, "could not read the nominated pods");
+	SchedQueueNominated("p.uid, q.nominated_node, p.priority, p.requests, p.nonzero_cpu, p.nonzero_memory,"
+						" p.host_ports");
 	tt = SPI_tuptable;
 	for (uint64 i = 0; i < SPI_processed; i++)
 	{
