@@ -223,3 +223,39 @@ SELECT count(*) AS history_left,
        count(*) = (SELECT count(*) FROM scheduler.pod_attempts WHERE history_id IS NOT NULL) AS one_per_pod,
        bool_and(id IN (SELECT history_id FROM scheduler.pod_attempts)) AS all_latest
 FROM scheduler.attempt_history WHERE attempted_at < now();
+
+------------------------------------------------------------------------------
+-- One statement, many rows (a watch batch, a relist): the triggers read the
+-- statement's transition tables, and the queue holds exactly the pods that
+-- scheduler.pods.pending names (not on a node, not being deleted, not
+-- terminal), whatever each row became.  The changelog has every row.
+------------------------------------------------------------------------------
+TRUNCATE scheduler.nodes, scheduler.pods;
+SELECT pg_temp.node('m1', '4', '4Gi');
+SELECT sum(pg_temp.pod('batch-' || i, '10m',
+           CASE WHEN i % 5 = 0 THEN '{"schedulingGates": [{"name": "g"}]}'::jsonb ELSE '{}' END))
+FROM generate_series(1, 12) i;
+SELECT state, count(*) FROM scheduler.queue GROUP BY 1 ORDER BY 1;
+BEGIN;
+UPDATE scheduler.pods SET
+    node_name = CASE WHEN name IN ('batch-1', 'batch-2') THEN 'm1' END,
+    phase = CASE name WHEN 'batch-3' THEN 'Succeeded' WHEN 'batch-4' THEN 'Failed' ELSE 'Pending' END,
+    deletion_timestamp = CASE WHEN name = 'batch-6' THEN now() END,
+    scheduling_gates = CASE WHEN name = 'batch-10' THEN scheduling_gates ELSE '{}' END;
+SELECT count(*) AS logged FROM scheduler.changes WHERE xid = pg_current_xact_id() AND kind = 'p';
+COMMIT;
+SELECT name, pending, terminal FROM scheduler.pods WHERE NOT pending OR terminal ORDER BY name;
+SELECT state, count(*) FROM scheduler.queue GROUP BY 1 ORDER BY 1;
+SELECT count(*) AS mismatched FROM scheduler.pods p FULL JOIN scheduler.queue q ON q.pod_uid = p.uid
+WHERE p.pending IS DISTINCT FROM (q.pod_uid IS NOT NULL);
+-- back from Succeeded (only a row written by hand does that): pending again
+UPDATE scheduler.pods SET phase = NULL WHERE name = 'batch-3';
+DELETE FROM scheduler.pods WHERE name IN ('batch-1', 'batch-7', 'batch-8');
+SELECT state, count(*) FROM scheduler.queue GROUP BY 1 ORDER BY 1;
+SELECT count(*) AS mismatched FROM scheduler.pods p FULL JOIN scheduler.queue q ON q.pod_uid = p.uid
+WHERE p.pending IS DISTINCT FROM (q.pod_uid IS NOT NULL);
+-- the trigger functions read the statement's transition tables: a trigger
+-- made without them is refused when it fires
+CREATE TABLE pg_temp.podcopy (LIKE scheduler.pods);
+CREATE TRIGGER podcopy AFTER INSERT ON pg_temp.podcopy FOR EACH STATEMENT EXECUTE FUNCTION scheduler.pods_changed();
+INSERT INTO pg_temp.podcopy SELECT * FROM scheduler.pods LIMIT 1;

@@ -7,7 +7,9 @@
  */
 #include "postgres.h"
 
+#include "utils/array.h"
 #include "utils/builtins.h"
+#include "catalog/pg_type.h"
 #include "lib/stringinfo.h"
 #include "utils/numeric.h"
 
@@ -323,4 +325,17 @@ JPushString(JsonbParseState **st, JsonbIteratorToken tok, const char *s)
 	v.val.string.val = (char *) s;
 	v.val.string.len = strlen(s);
 	pushJsonbValue(st, tok, &v);
+}
+
+/* A text[] of a List of C strings (for SPI arguments) */
+Datum
+TextArrayFromList(List *items)
+{
+	Datum	   *d = palloc(sizeof(Datum) * Max(list_length(items), 1));
+	int			i = 0;
+	ListCell   *lc;
+
+	foreach(lc, items)
+		d[i++] = CStringGetTextDatum((char *) lfirst(lc));
+	return PointerGetDatum(construct_array(d, i, TEXTOID, -1, false, TYPALIGN_INT));
 }

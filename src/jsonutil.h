@@ -6,6 +6,7 @@
 #ifndef SCHEDULER_JSONUTIL_H
 #define SCHEDULER_JSONUTIL_H
 
+#include "nodes/pg_list.h"
 #include "utils/jsonb.h"
 #include "utils/numeric.h"
 
@@ -44,5 +45,8 @@ extern void JCheckKnownFields(JsonbContainer *c, const char *const *known, const
 #define JShort(s) JCut((s), strlen(s), JCUT_MAX)
 
 #define JPATH(parent, key) ((parent) ? psprintf("%s.%s", (parent), (key)) : (key))
+
+/* a text[] of a List of C strings (for SPI arguments) */
+extern Datum TextArrayFromList(List *items);
 
 #endif

@@ -39,7 +39,6 @@
 #include "jsonutil.h"
 #include "kube_client.h"
 #include "outbox.h"
-#include "snapshot.h"
 #include "worker.h"
 
 /* ------------------------------------------------------------------------

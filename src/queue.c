@@ -4,8 +4,8 @@
  *	  only the unschedulable pods the change could help, and wake the
  *	  scheduler.
  *
- * The queue's states and timers live in scheduler.queue (see the install
- * script) and schedule.c.  Here, triggers on nodes and pods hand over the
+ * The queue's states and timers live in scheduler.queue, changed only by
+ * scheduling_queue.c.  Here, triggers on nodes and pods hand over the
  * rows a statement changed; they become kube-scheduler's cluster events
  * (NodeAdd, NodeUpdateNodeAllocatable/Label/Taint, NodeDelete,
  * AssignedPodAdd, AssignedPodUpdatePodLabel/ScaleDown, AssignedPodDelete).
@@ -33,9 +33,9 @@
 #include "jsonutil.h"
 #include "kinds.h"
 #include "profile.h"
-#include "queue.h"
 #include "subxact.h"
 #include "worker.h"
+#include "scheduling_queue.h"
 
 /* Rows of a jsonb array, keyed by "uid" */
 typedef struct Row
@@ -344,23 +344,7 @@ QueueMoveOnEvents(List *events)
 	}
 	SPI_freetuptable(tt);
 
-	if (moved != NIL)
-	{
-		Oid			types[2] = {TEXTARRAYOID, TEXTARRAYOID};
-		Datum		args[2] = {TextArrayFromList(moved), TextArrayFromList(why)};
-
-		if (SPI_execute_with_args("UPDATE scheduler.queue q"
-								  " SET state = CASE WHEN q.backoff_until > clock_timestamp() THEN 'backoff' ELSE 'active' END,"
-								  " moved_at = clock_timestamp(), moved_by = m.why"
-								  " FROM unnest($1::text[], $2::text[]) AS m(uid, why)"
-								  " WHERE q.pod_uid = m.uid AND q.state = 'unschedulable'",
-								  2, types, args, NULL, false, 0) != SPI_OK_UPDATE)
-			elog(ERROR, "could not move pods in the scheduling queue");
-		if (SPI_processed > 0)
-			SchedulerWakeup();
-		return (int) SPI_processed;
-	}
-	return 0;
+	return SchedQueueMove(moved, why);
 }
 
 /*
@@ -398,15 +382,7 @@ move_safely(List *events)
 	ereport(WARNING,
 			(errmsg("scheduler: a QueueingHint failed: %s", edata->message),
 			 errdetail("Every unschedulable pod is moved back to the queue instead.")));
-	if (SPI_execute("UPDATE scheduler.queue"
-					" SET state = CASE WHEN backoff_until > clock_timestamp() THEN 'backoff' ELSE 'active' END,"
-					" moved_at = clock_timestamp(), moved_by = 'a QueueingHint failed'"
-					" WHERE state = 'unschedulable' AND unschedulable_since < 'infinity'",
-					false, 0) != SPI_OK_UPDATE)
-		elog(ERROR, "could not move pods in the scheduling queue");
-	if (SPI_processed > 0)
-		SchedulerWakeup();
-	return (int) SPI_processed;
+	return SchedQueueMoveAll("a QueueingHint failed");
 }
 
 PG_FUNCTION_INFO_V1(scheduler_dispatch_events);
@@ -448,25 +424,4 @@ scheduler_dispatch_events(PG_FUNCTION_ARGS)
 	moved = move_safely(events);
 	SPI_finish();
 	PG_RETURN_INT32(moved);
-}
-
-/*
- * SchedulerWakeup
- *		At commit: NOTIFY scheduler_wakeup for clients, and set the
- *		background worker's latch (worker.c).
- */
-void
-SchedulerWakeup(void)
-{
-	Async_Notify("scheduler_wakeup", "");
-	WorkerWakeAtCommit(WORKER_SCHEDULE);
-}
-
-PG_FUNCTION_INFO_V1(scheduler_wakeup);
-/* scheduler.wakeup(): wake the scheduler when this transaction commits */
-Datum
-scheduler_wakeup(PG_FUNCTION_ARGS)
-{
-	SchedulerWakeup();
-	PG_RETURN_VOID();
 }

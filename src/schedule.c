@@ -58,6 +58,7 @@
 #include "profile.h"
 #include "schedule.h"
 #include "subxact.h"
+#include "scheduling_queue.h"
 
 
 #define WRITE_CHUNK 256
@@ -258,28 +259,8 @@ write_results(Attempt *attempts, int n)
 			  " AND p.node_name IS NULL AND p.assumed_node IS NULL",
 			  2, types, args, nulls, SPI_OK_UPDATE);
 
-	/*
-	 * The failures: back to the queue as kube-scheduler does (an error to
-	 * backoff, a rejection to unschedulable), the backoff doubling from its
-	 * initial value up to the max (the exponent bounded: a pod may fail a
-	 * great many times).  A cycle that threw twice in a row, or crashed, is
-	 * set aside: unschedulable until it changes (a crash), or until the
-	 * unschedulable timeout flushes it too (an ERROR).
-	 */
-	exec_args("UPDATE scheduler.queue q SET attempts = least(q.attempts, 2147483646) + 1,"
-			  " state = CASE WHEN d.aside OR (d.internal AND q.internal_errors > 0) THEN 'unschedulable'"
-			  "              WHEN d.error OR jsonb_array_length(d.rejected) = 0 THEN 'backoff'"
-			  "              ELSE 'unschedulable' END,"
-			  " internal_errors = CASE WHEN d.internal THEN least(q.internal_errors, 2147483646) + 1 ELSE 0 END,"
-			  " rejected_by = ARRAY(SELECT jsonb_array_elements_text(d.rejected)),"
-			  " backoff_until = now() + least($8::float8 * power(2::float8, least(q.attempts, 40)::float8),"
-			  "                               $9::float8) * interval '1 millisecond',"
-			  " unschedulable_since = CASE WHEN d.aside THEN 'infinity'::timestamptz ELSE now() END,"
-			  " enqueued_at = clock_timestamp(), moved_at = NULL, moved_by = NULL"
-			  " FROM unnest($1::text[], $2::text[], $5::jsonb[], $6::bool[], $12::bool[], $13::bool[])"
-			  "   AS d(uid, node, rejected, error, internal, aside)"
-			  " WHERE d.node IS NULL AND q.pod_uid = d.uid",
-			  13, types, args, nulls, SPI_OK_UPDATE);
+	/* the failures: back to the queue (backoff or unschedulable) */
+	SchedQueueRequeue(args[0], args[1], args[4], args[5], args[11], args[12]);
 
 	/* the outbox, when an API server is configured */
 	if (outbox)
@@ -330,16 +311,8 @@ write_preemptions(Attempt *attempts, int n, bool outbox)
 	args[3] = TextArrayFromList(victim_of);
 	args[4] = TextArrayFromList(victim_on);
 
-	/* lower-priority pods nominated to a node now taken lose their nomination */
-	exec_args("UPDATE scheduler.queue o SET nominated_node = NULL"
-			  " FROM unnest($1::text[], $2::text[]) AS d(uid, node)"
-			  " JOIN scheduler.pods p ON p.uid = d.uid, scheduler.pods op"
-			  " WHERE d.node <> '' AND o.nominated_node = d.node AND op.uid = o.pod_uid"
-			  " AND op.priority < p.priority AND o.pod_uid <> d.uid",
-			  2, types, args, NULL, SPI_OK_UPDATE);
-	exec_args("UPDATE scheduler.queue q SET nominated_node = nullif(d.node, '')"
-			  " FROM unnest($1::text[], $2::text[]) AS d(uid, node) WHERE q.pod_uid = d.uid",
-			  2, types, args, NULL, SPI_OK_UPDATE);
+	/* the nominations (the queue's nominator) */
+	SchedQueueNominate(args[0], args[1]);
 	/* status.nominatedNodeName, with the PodScheduled condition (outbox.c) */
 	if (outbox)
 		OutboxWriteNominations(uids, nodes);
@@ -352,22 +325,14 @@ write_preemptions(Attempt *attempts, int n, bool outbox)
 				  3, types, args, NULL, SPI_OK_DELETE);
 }
 
-/* Promote expired backoffs; flush pods unschedulable for too long. */
+/* The queue's timers (scheduling_queue.c); the history and outbox kept for their retention. */
 static void
 queue_housekeeping(void)
 {
 	Oid			t = INT4OID;
-	Datum		v = Int32GetDatum(scheduler_unschedulable_timeout);
+	Datum		v;
 
-	exec_args("UPDATE scheduler.queue SET state = 'active', moved_at = coalesce(moved_at, backoff_until)"
-			  " WHERE state = 'backoff' AND backoff_until <= clock_timestamp()",
-			  0, NULL, NULL, NULL, SPI_OK_UPDATE);
-	exec_args("UPDATE scheduler.queue"
-			  " SET state = CASE WHEN backoff_until > clock_timestamp() THEN 'backoff' ELSE 'active' END,"
-			  " moved_at = clock_timestamp(), moved_by = 'UnschedulableTimeout'"
-			  " WHERE state = 'unschedulable'"
-			  " AND unschedulable_since <= clock_timestamp() - $1 * interval '1 millisecond'",
-			  1, &t, &v, NULL, SPI_OK_UPDATE);
+	SchedQueueFlush();
 	v = Int32GetDatum(scheduler_history_retention);
 	/*
 	 * but not a pod's latest attempt, nor the attempt whose diagnosis it
@@ -839,20 +804,7 @@ set_aside_or_forget(const char *uid)
 static void
 read_queue(Run *r, int64 max_pods)
 {
-	Datum		qargs[2];
-	Oid			qtypes[2] = {TEXTOID, INT8OID};
-	char		qnulls[2] = {' ', ' '};
-
-	qargs[0] = CStringGetTextDatum(scheduler_scheduler_name);
-	qargs[1] = Int64GetDatum(max_pods);
-	qnulls[1] = max_pods < 0 ? 'n' : ' ';
-	if (SPI_execute_with_args(psprintf("SELECT %s FROM scheduler.queue q"
-									   " JOIN scheduler.pods p ON p.uid = q.pod_uid"
-									   " WHERE q.state = 'active' AND p.scheduler_name = $1"
-									   " ORDER BY p.priority DESC, q.enqueued_at, p.namespace, p.name"
-									   " LIMIT $2", PodInfoColumnsQualified),
-							  2, qtypes, qargs, qnulls, false, 0) != SPI_OK_SELECT)
-		elog(ERROR, "could not read the scheduling queue");
+	SchedQueuePop(scheduler_scheduler_name, max_pods, PodInfoColumnsQualified);
 	r->npods = (int) SPI_processed;
 	r->attempts = palloc0(sizeof(Attempt) * Max(r->npods, 1));
 	for (int i = 0; i < r->npods; i++)

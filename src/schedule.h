@@ -14,9 +14,6 @@
 
 /* settings it reads (defined in scheduler.c) */
 extern char *scheduler_scheduler_name;
-extern int	scheduler_pod_initial_backoff;	/* ms */
-extern int	scheduler_pod_max_backoff;	/* ms */
-extern int	scheduler_unschedulable_timeout;	/* ms */
 extern int	scheduler_history_retention;	/* s */
 extern int	scheduler_event_interval;	/* ms */
 

@@ -18,6 +18,7 @@
 #include "snapshot.h"
 #include "topology.h"
 #include "schedule.h"
+#include "scheduling_queue.h"
 #include "bind.h"
 #include "kube_client.h"
 #include "watch.h"
@@ -27,9 +28,6 @@ PG_MODULE_MAGIC;
 
 char	   *scheduler_scheduler_name = NULL;
 int			scheduler_percentage_of_nodes_to_score = 0;
-int			scheduler_pod_initial_backoff = 1000;
-int			scheduler_pod_max_backoff = 10000;
-int			scheduler_unschedulable_timeout = 300000;
 int			scheduler_history_retention = 86400;
 int			scheduler_event_interval = 60000;
 static int	scheduler_random_seed = -1;
@@ -151,24 +149,6 @@ _PG_init(void)
 							   &scheduler_feature_gates,
 							   "",
 							   PGC_USERSET, GUC_LIST_INPUT, check_feature_gates, assign_feature_gates, NULL);
-	DefineCustomIntVariable("scheduler.pod_initial_backoff",
-							"Backoff after a pod's first failed attempt (kube-scheduler podInitialBackoffSeconds).",
-							"Doubles with every further attempt, up to scheduler.pod_max_backoff.",
-							&scheduler_pod_initial_backoff,
-							1000, 0, INT_MAX,
-							PGC_USERSET, GUC_UNIT_MS, NULL, NULL, NULL);
-	DefineCustomIntVariable("scheduler.pod_max_backoff",
-							"Longest backoff (kube-scheduler podMaxBackoffSeconds).",
-							NULL,
-							&scheduler_pod_max_backoff,
-							10000, 0, INT_MAX,
-							PGC_USERSET, GUC_UNIT_MS, NULL, NULL, NULL);
-	DefineCustomIntVariable("scheduler.unschedulable_timeout",
-							"How long an unschedulable pod waits for an event before it is tried again (podMaxInUnschedulablePodsDuration).",
-							NULL,
-							&scheduler_unschedulable_timeout,
-							300000, 0, INT_MAX,
-							PGC_USERSET, GUC_UNIT_MS, NULL, NULL, NULL);
 	DefineCustomIntVariable("scheduler.history_retention",
 							"How long scheduler.attempt_history keeps attempts.",
 							NULL,
@@ -181,6 +161,7 @@ _PG_init(void)
 							&scheduler_event_interval,
 							60000, 0, INT_MAX,
 							PGC_USERSET, GUC_UNIT_MS, NULL, NULL, NULL);
+	SchedQueueInit();
 	KubeClientInit();
 	WatchInitGucs();
 	BindInitGucs();

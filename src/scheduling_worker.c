@@ -27,6 +27,7 @@
 #include "access.h"
 #include "kube_client.h"
 #include "schedule.h"
+#include "scheduling_queue.h"
 #include "worker.h"
 
 PGDLLEXPORT void scheduler_worker_main(Datum arg);
@@ -61,22 +62,12 @@ run_once(long *timeout)
 					  false, 0) == SPI_OK_SELECT &&
 		  DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull)))))
 	{
-		attempted = SchedulePending(-1, NULL);
-		/* NULL when nothing waits (greatest() would turn that into 0) */
-		if (SPI_execute(psprintf("SELECT (1000 * extract(epoch FROM least("
-								 " (SELECT min(backoff_until) FROM scheduler.queue WHERE state = 'backoff'),"
-								 " (SELECT min(unschedulable_since) + %d * interval '1 millisecond'"
-								 "  FROM scheduler.queue WHERE state = 'unschedulable'"
-								 "   AND unschedulable_since < 'infinity'))"
-								 " - clock_timestamp()))::int8",
-								 scheduler_unschedulable_timeout),
-						false, 0) == SPI_OK_SELECT && SPI_processed == 1)
-		{
-			Datum		d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+		long		next;
 
-			if (!isnull)
-				*timeout = Min(*timeout, Max((long) DatumGetInt64(d), 0) + 1);
-		}
+		attempted = SchedulePending(-1, NULL);
+		next = SchedQueueNextWake();
+		if (next >= 0)
+			*timeout = Min(*timeout, next + 1);
 	}
 	SPI_finish();
 	WorkerCommit(back);

@@ -36,6 +36,7 @@
 
 #include "access.h"
 #include "jsonutil.h"
+#include "scheduling_queue.h"
 #include "snapshot.h"
 
 #define NODE_NAME_KEYSIZE	256
@@ -847,7 +848,7 @@ pod_load(HeapTuple tup, TupleDesc desc)
 
 #define NODE_COLUMNS "uid, name, unschedulable, labels, taints, allocatable, images"
 #define POD_COLUMNS "uid, coalesce(node_name, assumed_node), requests, nonzero_cpu, nonzero_memory," \
-	" host_ports, (phase IS NULL OR phase NOT IN ('Succeeded', 'Failed')), namespace, labels, affinity," \
+	" host_ports, NOT terminal, namespace, labels, affinity," \
 	" deletion_timestamp IS NOT NULL, name, priority, created_at"
 
 /* kube-scheduler's zone key (GetZoneKey): the beta labels win over the GA ones */
@@ -978,7 +979,7 @@ rebuild(void)
 
 	if (SPI_execute("SELECT " POD_COLUMNS " FROM scheduler.pods"
 					" WHERE coalesce(node_name, assumed_node) IS NOT NULL"
-					" AND (phase IS NULL OR phase NOT IN ('Succeeded', 'Failed'))",
+					" AND NOT terminal",
 					false, 0) != SPI_OK_SELECT)
 		elog(ERROR, "could not read scheduler.pods");
 	tt = SPI_tuptable;
@@ -1017,19 +1018,6 @@ SnapshotPerCallFilled(ClusterSnapshot *snap, PerCallCache *c)
 {
 	if (snap)
 		c->at = snap->refreshes;
-}
-
-/* A text[] of a List of C strings (for SPI arguments) */
-Datum
-TextArrayFromList(List *items)
-{
-	Datum	   *d = palloc(sizeof(Datum) * Max(list_length(items), 1));
-	int			i = 0;
-	ListCell   *lc;
-
-	foreach(lc, items)
-		d[i++] = CStringGetTextDatum((char *) lfirst(lc));
-	return PointerGetDatum(construct_array(d, i, TEXTOID, -1, false, TYPALIGN_INT));
 }
 
 /* Load the rows sql ($1 = the uids) returns, with load. */
@@ -1164,10 +1152,8 @@ load_nominated(void)
 		nominated_cxt = AllocSetContextCreate(cache_cxt, "scheduler nominated pods", ALLOCSET_SMALL_SIZES);
 	else
 		MemoryContextReset(nominated_cxt);
-	if (SPI_execute("SELECT p.uid, q.nominated_node, p.priority, p.requests, p.nonzero_cpu, p.nonzero_memory,"
-					" p.host_ports FROM scheduler.queue q JOIN scheduler.pods p ON p.uid = q.pod_uid"
-					" WHERE q.nominated_node IS NOT NULL", false, 0) != SPI_OK_SELECT)
-		elog(ERROR, "could not read the nominated pods");
+	SchedQueueNominated("p.uid, q.nominated_node, p.priority, p.requests, p.nonzero_cpu, p.nonzero_memory,"
+						" p.host_ports");
 	tt = SPI_tuptable;
 	for (uint64 i = 0; i < SPI_processed; i++)
 	{

@@ -36,7 +36,6 @@ typedef struct ClusterSnapshot
 extern ClusterSnapshot *SnapshotGet(void);
 extern void SnapshotAssume(ClusterSnapshot *snap, const PodInfo *pod, NodeInfo *node);
 extern NodeInfo *SnapshotNode(ClusterSnapshot *snap, const char *name);
-extern Datum TextArrayFromList(List *items);
 
 /* What a plugin reads once per refresh of the snapshot (snapshot.c) */
 typedef struct PerCallCache

@@ -46,17 +46,27 @@ CREATE TABLE scheduler.pods (
     scheduling_gates   text[] NOT NULL DEFAULT '{}', -- spec.schedulingGates names
     object             jsonb NOT NULL,
     updated_at         timestamptz NOT NULL DEFAULT now(),
+    -- The two states everything else reads, defined here once.  Terminal: a
+    -- finished pod (phase Succeeded or Failed) takes no room on its node.
+    terminal           boolean NOT NULL GENERATED ALWAYS AS
+                           (phase IS NOT NULL AND phase IN ('Succeeded', 'Failed')) STORED,
+    -- Pending: in the scheduling queue (scheduling_queue.c): not on a node
+    -- (bound or assumed), not being deleted, not terminal.
+    pending            boolean NOT NULL GENERATED ALWAYS AS
+                           (node_name IS NULL AND assumed_node IS NULL AND deletion_timestamp IS NULL
+                            AND (phase IS NULL OR phase NOT IN ('Succeeded', 'Failed'))) STORED,
     UNIQUE (namespace, name)
 );
 COMMENT ON TABLE scheduler.pods IS 'Mirror of Kubernetes Pods, written by scheduler.apply(); assumed_node by schedule_pending()';
 COMMENT ON COLUMN scheduler.pods.requests IS 'effective request as kube-scheduler computes it (containers summed, max with init containers, sidecars added, overhead added), normalized';
 COMMENT ON COLUMN scheduler.pods.nonzero_cpu IS 'effective cpu request in millicores with the 100m default for containers that set none (used for scoring)';
+COMMENT ON COLUMN scheduler.pods.terminal IS 'phase Succeeded or Failed: the pod takes no room on its node';
+COMMENT ON COLUMN scheduler.pods.pending IS 'waits for a node: not bound or assumed, not being deleted, not terminal (the scheduling queue holds exactly these pods)';
 COMMENT ON COLUMN scheduler.pods.nonzero_memory IS 'effective memory request in bytes with the 200Mi default for containers that set none (used for scoring)';
 
 CREATE INDEX pods_on_node ON scheduler.pods ((coalesce(node_name, assumed_node)));
 -- hash: schedulerName has no length limit in the API (a btree entry has one)
-CREATE INDEX pods_pending ON scheduler.pods USING hash (scheduler_name)
-    WHERE node_name IS NULL AND assumed_node IS NULL AND deletion_timestamp IS NULL;
+CREATE INDEX pods_pending ON scheduler.pods USING hash (scheduler_name) WHERE pending;
 
 -- Writers of nodes and pods hold scheduler.cycle_lock in SHARE mode,
 -- schedule_pending() holds it EXCLUSIVE: a change either commits before a

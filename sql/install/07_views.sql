@@ -19,7 +19,7 @@ WITH on_node AS (
            CASE WHEN jsonb_typeof(p.requests) = 'object' THEN p.requests END AS requests
     FROM scheduler.pods p
     WHERE coalesce(p.node_name, p.assumed_node) IS NOT NULL
-      AND (p.phase IS NULL OR p.phase NOT IN ('Succeeded', 'Failed'))
+      AND NOT p.terminal
 ), requested AS (
     SELECT o.node, r.key AS resource, sum(r.value::numeric) AS requested
     FROM on_node o, jsonb_each(o.requests) r
@@ -115,7 +115,7 @@ SELECT n.name AS node, n.unschedulable, n.allocatable,
             FROM scheduler.pods p,
                  jsonb_each(CASE WHEN jsonb_typeof(p.requests) = 'object' THEN p.requests END) r
             WHERE coalesce(p.node_name, p.assumed_node) = n.name AND jsonb_typeof(r.value) = 'number'
-              AND (p.phase IS NULL OR p.phase NOT IN ('Succeeded', 'Failed'))
+              AND NOT p.terminal
             GROUP BY r.key) t), '{}') AS requested,
        coalesce(u.nonzero_cpu, 0) AS nonzero_cpu, coalesce(u.nonzero_memory, 0) AS nonzero_memory,
        coalesce(u.pods, 0)::integer AS pods
@@ -124,7 +124,7 @@ LEFT JOIN (SELECT coalesce(node_name, assumed_node) AS node, sum(nonzero_cpu) AS
                   sum(nonzero_memory) AS nonzero_memory, count(*) AS pods
            FROM scheduler.pods
            WHERE coalesce(node_name, assumed_node) IS NOT NULL
-             AND (phase IS NULL OR phase NOT IN ('Succeeded', 'Failed'))
+             AND NOT terminal
            GROUP BY 1) u ON u.node = n.name
 WHERE scheduler.require_role('scheduler_reader');
 COMMENT ON VIEW scheduler.snapshot_from_tables IS 'The nodes as scheduler.snapshot() shows them, computed from the tables from scratch: for checking the snapshot cache';

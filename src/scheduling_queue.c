@@ -1,0 +1,749 @@
+/*
+ * scheduling_queue.c
+ *	  The scheduling queue: kube-scheduler's activeQ, backoffQ,
+ *	  unschedulablePods and gated pods, one row per pending pod in
+ *	  scheduler.queue.  This file is the only one that changes those rows
+ *	  (as backend/queue/scheduling_queue.go holds every state change of
+ *	  kube-scheduler's queue):
+ *
+ *	  add       the statement triggers on pods (scheduler.pods_changed)
+ *	            admit a pending pod (pods.pending: unassigned, not being
+ *	            deleted, not terminated) as active, or gated while
+ *	            spec.schedulingGates is not empty; gates cleared make it
+ *	            active; a pod no longer pending leaves;
+ *	  update    an unschedulable pod whose spec changed is retried;
+ *	  pop       the active pods, by priority, then enqueued_at (QueueSort);
+ *	  requeue   a failed attempt goes to backoff (an error) or unschedulable
+ *	            (a rejection), the backoff doubling from
+ *	            scheduler.pod_initial_backoff (1 s) up to
+ *	            scheduler.pod_max_backoff (10 s);
+ *	  flush     expired backoffs become active; pods unschedulable for
+ *	            scheduler.unschedulable_timeout (5 min) are moved back;
+ *	  move      the QueueingHints (queue.c) move the unschedulable pods an
+ *	            event could help;
+ *	  nominate  where preemption made room for a pod (the nominator);
+ *	  next wake when the earliest backoff or unschedulable timeout is due.
+ *
+ * The triggers also write the changelog (scheduler.changes, read by the
+ * snapshot cache) and hand the rows to the QueueingHints.  They read the
+ * statement's transition tables in C: a batch of rows costs one statement
+ * per table written, and no jsonb is built unless a hint has an
+ * unschedulable pod to move.
+ *
+ * IDENTIFICATION
+ *	  src/scheduling_queue.c
+ */
+#include "postgres.h"
+
+#include <limits.h>
+
+#include "catalog/pg_type.h"
+#include "commands/async.h"
+#include "commands/trigger.h"
+#include "executor/spi.h"
+#include "executor/tuptable.h"
+#include "fmgr.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/guc.h"
+#include "utils/rel.h"
+#include "utils/tuplestore.h"
+
+#include "jsonutil.h"
+#include "scheduling_queue.h"
+#include "worker.h"
+
+/* settings (kube-scheduler's podInitialBackoffSeconds, podMaxBackoffSeconds, podMaxInUnschedulablePodsDuration) */
+int			scheduler_pod_initial_backoff = 1000;	/* ms */
+int			scheduler_pod_max_backoff = 10000;	/* ms */
+int			scheduler_unschedulable_timeout = 300000;	/* ms */
+
+/* ------------------------------------------------------------------------
+ * Statements, prepared once per backend
+ * ------------------------------------------------------------------------
+ */
+static SPIPlanPtr
+prepared(SPIPlanPtr *cache, const char *sql, int nargs, Oid *types)
+{
+	if (*cache == NULL)
+	{
+		SPIPlanPtr	p = SPI_prepare(sql, nargs, types);
+
+		if (p == NULL)
+			elog(ERROR, "SPI_prepare failed (%s): %s", SPI_result_code_string(SPI_result), sql);
+		SPI_keepplan(p);
+		*cache = p;
+	}
+	return *cache;
+}
+
+static uint64
+run(SPIPlanPtr plan, Datum *args, int expect)
+{
+	int			rc = SPI_execute_plan(plan, args, NULL, false, 0);
+
+	if (rc != expect)
+		elog(ERROR, "scheduling queue: statement failed: %s", SPI_result_code_string(rc));
+	return SPI_processed;
+}
+
+static void
+exec_args(const char *sql, int n, Oid *types, Datum *args, int expect)
+{
+	int			rc = SPI_execute_with_args(sql, n, types, args, NULL, false, 0);
+
+	if (rc != expect)
+		elog(ERROR, "scheduling queue: statement failed (%s): %s", SPI_result_code_string(rc), sql);
+}
+
+static Datum
+text_array(Datum *elems, int n)
+{
+	return PointerGetDatum(construct_array(elems, n, TEXTOID, -1, false, TYPALIGN_INT));
+}
+
+/* ------------------------------------------------------------------------
+ * The rows of a statement's transition table
+ * ------------------------------------------------------------------------
+ */
+typedef struct Rows
+{
+	int			n;
+	int			npending;		/* pods only */
+	int			nassigned;		/* pods only: on a node, bound or assumed */
+	Datum	   *uids;			/* text */
+	Datum	   *names;			/* text: the node's name, or the pod's ns/name */
+	bool	   *pending;
+	Datum	   *gated;			/* bool */
+	Datum	   *created;		/* timestamptz */
+} Rows;
+
+static int
+attnum(TupleDesc desc, const char *name)
+{
+	int			a = SPI_fnumber(desc, name);
+
+	if (a <= 0)
+		elog(ERROR, "scheduling queue: the table has no column \"%s\"", name);
+	return a;
+}
+
+static char *
+text_of(TupleTableSlot *slot, int att)
+{
+	bool		isnull;
+	Datum		d = slot_getattr(slot, att, &isnull);
+
+	return isnull ? pstrdup("") : TextDatumGetCString(d);
+}
+
+/* The columns read, by attribute number */
+typedef struct Atts
+{
+	int			uid,
+				name,
+				namespace,
+				pending,
+				gates,
+				created,
+				node,
+				assumed;
+} Atts;
+
+static void
+atts_of(Atts *a, TupleDesc desc, bool pods)
+{
+	memset(a, 0, sizeof(Atts));
+	a->uid = attnum(desc, "uid");
+	a->name = attnum(desc, "name");
+	if (!pods)
+		return;
+	a->namespace = attnum(desc, "namespace");
+	a->pending = attnum(desc, "pending");
+	a->gates = attnum(desc, "scheduling_gates");
+	a->created = attnum(desc, "created_at");
+	a->node = attnum(desc, "node_name");
+	a->assumed = attnum(desc, "assumed_node");
+}
+
+/* What the queue reads of one pod row */
+static void
+read_pod(Rows *r, TupleTableSlot *slot, const Atts *a)
+{
+	int			i = r->n;
+	bool		isnull;
+	Datum		d;
+
+	r->uids[i] = CStringGetTextDatum(text_of(slot, a->uid));
+	r->names[i] = CStringGetTextDatum(psprintf("%s/%s", text_of(slot, a->namespace), text_of(slot, a->name)));
+	d = slot_getattr(slot, a->pending, &isnull);
+	r->pending[i] = !isnull && DatumGetBool(d);
+	r->npending += r->pending[i] ? 1 : 0;
+	d = slot_getattr(slot, a->gates, &isnull);
+	if (!isnull)
+	{
+		ArrayType  *gates = DatumGetArrayTypeP(d);
+
+		isnull = ArrayGetNItems(ARR_NDIM(gates), ARR_DIMS(gates)) == 0;
+	}
+	r->gated[i] = BoolGetDatum(!isnull);
+	r->created[i] = slot_getattr(slot, a->created, &isnull);
+	(void) slot_getattr(slot, a->node, &isnull);
+	if (isnull)
+		(void) slot_getattr(slot, a->assumed, &isnull);
+	r->nassigned += isnull ? 0 : 1;
+}
+
+/*
+ * Read a transition table (NULL: none) with a read pointer of our own, as
+ * a scan of it in a query would.
+ */
+static void
+read_rows(Rows *r, Tuplestorestate *ts, Relation rel, bool pods)
+{
+	TupleDesc	desc = RelationGetDescr(rel);
+	TupleTableSlot *slot;
+	int			cap = 16;
+	Atts		a;
+
+	memset(r, 0, sizeof(Rows));
+	if (ts == NULL)
+		return;
+	atts_of(&a, desc, pods);
+	r->uids = palloc(sizeof(Datum) * cap);
+	r->names = palloc(sizeof(Datum) * cap);
+	r->pending = palloc(sizeof(bool) * cap);
+	r->gated = palloc(sizeof(Datum) * cap);
+	r->created = palloc(sizeof(Datum) * cap);
+	slot = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
+	tuplestore_select_read_pointer(ts, tuplestore_alloc_read_pointer(ts, 0));
+	tuplestore_rescan(ts);
+	while (tuplestore_gettupleslot(ts, true, false, slot))
+	{
+		if (r->n == cap)
+		{
+			cap *= 2;
+			r->uids = repalloc(r->uids, sizeof(Datum) * cap);
+			r->names = repalloc(r->names, sizeof(Datum) * cap);
+			r->pending = repalloc(r->pending, sizeof(bool) * cap);
+			r->gated = repalloc(r->gated, sizeof(Datum) * cap);
+			r->created = repalloc(r->created, sizeof(Datum) * cap);
+		}
+		if (pods)
+			read_pod(r, slot, &a);
+		else
+		{
+			r->uids[r->n] = CStringGetTextDatum(text_of(slot, a.uid));
+			r->names[r->n] = CStringGetTextDatum(text_of(slot, a.name));
+		}
+		r->n++;
+	}
+	ExecDropSingleTupleTableSlot(slot);
+}
+
+/* The uids of the rows whose pending is as asked, as text[]; NULL if none */
+static Datum
+uids_where(const Rows *r, bool pending, int *n)
+{
+	Datum	   *u = palloc(sizeof(Datum) * Max(r->n, 1));
+
+	*n = 0;
+	for (int i = 0; i < r->n; i++)
+		if (r->pending[i] == pending)
+			u[(*n)++] = r->uids[i];
+	return *n > 0 ? text_array(u, *n) : (Datum) 0;
+}
+
+/* ------------------------------------------------------------------------
+ * The changelog (scheduler.changes) the snapshot cache reads
+ * ------------------------------------------------------------------------
+ */
+static void
+log_changes(char kind, const Rows *r)
+{
+	static SPIPlanPtr plan = NULL;
+	Oid			types[3] = {CHAROID, TEXTARRAYOID, TEXTARRAYOID};
+	Datum		args[3];
+
+	if (r->n == 0)
+		return;
+	args[0] = CharGetDatum(kind);
+	args[1] = text_array(r->uids, r->n);
+	args[2] = text_array(r->names, r->n);
+	run(prepared(&plan, "INSERT INTO scheduler.changes (kind, uid, name)"
+				 " SELECT $1, d.uid, d.name FROM unnest($2, $3) AS d(uid, name)", 3, types),
+		args, SPI_OK_INSERT);
+}
+
+/* ------------------------------------------------------------------------
+ * add, update, delete: what a statement on pods does to the queue
+ * ------------------------------------------------------------------------
+ */
+
+/*
+ * Log the rows (as log_changes) and admit the pending pods (gated while
+ * they have scheduling gates); a gate cleared makes a pod active again,
+ * enqueued now.  One statement: a relist writes pods one by one.  Returns
+ * how many became active.
+ */
+static uint64
+log_and_admit(const Rows *r)
+{
+	static SPIPlanPtr plan = NULL;
+	Oid			types[5] = {TEXTARRAYOID, TEXTARRAYOID, TEXTARRAYOID, BOOLARRAYOID, TIMESTAMPTZARRAYOID};
+	Datum		args[5];
+	Datum	   *u = palloc(sizeof(Datum) * r->npending);
+	Datum	   *g = palloc(sizeof(Datum) * r->npending);
+	Datum	   *c = palloc(sizeof(Datum) * r->npending);
+	int			n = 0;
+	bool		isnull;
+
+	for (int i = 0; i < r->n; i++)
+		if (r->pending[i])
+		{
+			u[n] = r->uids[i];
+			g[n] = r->gated[i];
+			c[n++] = r->created[i];
+		}
+	args[0] = text_array(r->uids, r->n);
+	args[1] = text_array(r->names, r->n);
+	args[2] = text_array(u, n);
+	args[3] = PointerGetDatum(construct_array(g, n, BOOLOID, 1, true, TYPALIGN_CHAR));
+	args[4] = PointerGetDatum(construct_array(c, n, TIMESTAMPTZOID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+	run(prepared(&plan,
+				 "WITH logged AS ("
+				 " INSERT INTO scheduler.changes (kind, uid, name)"
+				 " SELECT 'p', d.uid, d.name FROM unnest($1, $2) AS d(uid, name)),"
+				 " entered AS ("
+				 " INSERT INTO scheduler.queue AS q (pod_uid, state, enqueued_at)"
+				 " SELECT d.uid, CASE WHEN d.gated THEN 'gated' ELSE 'active' END, d.created"
+				 " FROM unnest($3, $4, $5) AS d(uid, gated, created)"
+				 " ON CONFLICT (pod_uid) DO UPDATE SET"
+				 "  state = CASE WHEN EXCLUDED.state = 'gated' THEN 'gated'"
+				 "               WHEN q.state = 'gated' THEN 'active'"
+				 "               ELSE q.state END,"
+				 "  enqueued_at = CASE WHEN q.state = 'gated' AND EXCLUDED.state = 'active'"
+				 "                     THEN clock_timestamp() ELSE q.enqueued_at END"
+				 " WHERE (EXCLUDED.state = 'gated') <> (q.state = 'gated')"
+				 " RETURNING q.state)"
+				 " SELECT count(*) FROM entered WHERE state = 'active'", 5, types),
+		args, SPI_OK_SELECT);
+	return (uint64) DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+}
+
+/* Take pods out of the queue (gone from pending); deleted pods' attempts too */
+static void
+forget(Datum uids, bool deleted)
+{
+	static SPIPlanPtr queue_plan = NULL;
+	static SPIPlanPtr attempts_plan = NULL;
+	Oid			t = TEXTARRAYOID;
+
+	/* a join, not = ANY: relists write pods one by one */
+	run(prepared(&queue_plan, "DELETE FROM scheduler.queue q USING unnest($1) AS d(uid)"
+				 " WHERE q.pod_uid = d.uid", 1, &t), &uids, SPI_OK_DELETE);
+	if (deleted)
+		run(prepared(&attempts_plan, "DELETE FROM scheduler.pod_attempts a USING unnest($1) AS d(uid)"
+					 " WHERE a.pod_uid = d.uid", 1, &t), &uids, SPI_OK_DELETE);
+}
+
+static bool
+any_unschedulable(void)
+{
+	static SPIPlanPtr plan = NULL;
+
+	return run(prepared(&plan, "SELECT 1 FROM scheduler.queue WHERE state = 'unschedulable' LIMIT 1",
+						0, NULL), NULL, SPI_OK_SELECT) > 0;
+}
+
+/*
+ * An unschedulable pod whose spec changed is worth another try
+ * (kube-scheduler's queue Update of an unschedulable pod); one set aside
+ * (its cycle crashed a server process) comes back on any change but its
+ * status and bookkeeping (isPodUpdated's).  Rare: read from the transition
+ * tables by SQL (the transition tables are joined through subqueries of
+ * the columns needed, kept apart by OFFSET 0: joined whole, an UPDATE
+ * copies their whole rows, toasted objects included, for EvalPlanQual).
+ */
+static bool
+retry_updated(void)
+{
+	if (SPI_execute("UPDATE scheduler.queue q"
+					" SET state = CASE WHEN q.backoff_until > clock_timestamp() THEN 'backoff' ELSE 'active' END,"
+					"     moved_at = clock_timestamp(), moved_by = 'pod updated'"
+					" FROM (SELECT n.uid,"
+					"        (n.requests, n.tolerations, n.affinity, n.node_selector, n.host_ports, n.priority)"
+					"        IS DISTINCT FROM (o.requests, o.tolerations, o.affinity, o.node_selector, o.host_ports,"
+					"        o.priority) AS spec_changed,"
+					"        scheduler.pod_sans_status(n.object) IS DISTINCT FROM scheduler.pod_sans_status(o.object)"
+					"        AS changed"
+					"       FROM new_rows n JOIN old_rows o ON o.uid = n.uid WHERE n.pending OFFSET 0) n"
+					" WHERE q.pod_uid = n.uid AND q.state = 'unschedulable'"
+					"   AND (n.spec_changed OR (n.changed AND q.unschedulable_since = 'infinity'))",
+					false, 0) != SPI_OK_UPDATE)
+		elog(ERROR, "scheduling queue: could not retry updated pods");
+	return SPI_processed > 0;
+}
+
+/*
+ * The QueueingHints (queue.c's dispatch_events): the rows as jsonb, built
+ * only when an unschedulable pod waits.  Only pods that are or were on a
+ * node make assigned-pod events.
+ */
+#define POD_EVENT_ROW \
+	"(SELECT jsonb_agg(jsonb_build_object('uid', uid, 'node', coalesce(node_name, assumed_node)," \
+	" 'requests', requests, 'host_ports', host_ports, 'labels', labels, 'namespace', namespace," \
+	" 'affinity', affinity, 'terminating', deletion_timestamp IS NOT NULL, 'counts', NOT terminal))" \
+	" FROM %s WHERE coalesce(node_name, assumed_node) IS NOT NULL)"
+#define NODE_EVENT_ROW \
+	"(SELECT jsonb_agg(jsonb_build_object('uid', uid, 'name', name, 'labels', labels, 'taints', taints," \
+	" 'allocatable', allocatable, 'unschedulable', unschedulable)) FROM %s)"
+
+static void
+dispatch(const char *kind, bool olds, bool news)
+{
+	const char *row = strcmp(kind, "pod") == 0 ? POD_EVENT_ROW : NODE_EVENT_ROW;
+	char	   *sql = psprintf("SELECT scheduler.dispatch_events('%s', %s, %s)", kind,
+							   olds ? psprintf(row, "old_rows") : "NULL",
+							   news ? psprintf(row, "new_rows") : "NULL");
+
+	if (SPI_execute(sql, false, 0) != SPI_OK_SELECT)
+		elog(ERROR, "scheduling queue: could not dispatch the cluster events");
+}
+
+static TriggerData *
+statement_trigger(FunctionCallInfo fcinfo, const char *name)
+{
+	TriggerData *td = (TriggerData *) fcinfo->context;
+
+	if (!CALLED_AS_TRIGGER(fcinfo) || !TRIGGER_FIRED_AFTER(td->tg_event) ||
+		!TRIGGER_FIRED_FOR_STATEMENT(td->tg_event))
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("scheduler.%s() is an AFTER ... FOR EACH STATEMENT trigger function", name)));
+	if (td->tg_trigger->tgoldtable == NULL && td->tg_trigger->tgnewtable == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("scheduler.%s() needs the statement's transition tables (REFERENCING)", name)));
+	return td;
+}
+
+/* Open SPI with the statement's transition tables as old_rows and new_rows */
+static void
+open_spi(TriggerData *td, bool with_tables)
+{
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	if (with_tables && SPI_register_trigger_data(td) != SPI_OK_TD_REGISTER)
+		elog(ERROR, "could not register the transition tables");
+}
+
+PG_FUNCTION_INFO_V1(scheduler_pods_changed);
+/*
+ * scheduler.pods_changed(): after each INSERT, UPDATE and DELETE statement
+ * on pods: (1) the changelog; (2) the queue: gone pods out (and their
+ * latest attempt), pending pods in, gates set or cleared, spec changes
+ * retried; (3) the QueueingHints for the unschedulable pods the change
+ * could help.
+ */
+Datum
+scheduler_pods_changed(PG_FUNCTION_ARGS)
+{
+	TriggerData *td = statement_trigger(fcinfo, "pods_changed");
+	bool		deleting = TRIGGER_FIRED_BY_DELETE(td->tg_event);
+	bool		updating = TRIGGER_FIRED_BY_UPDATE(td->tg_event);
+	Rows		olds;
+	Rows		news;
+	bool		wake = false;
+	int			n;
+	Datum		uids;
+
+	read_rows(&olds, td->tg_oldtable, td->tg_relation, true);
+	read_rows(&news, td->tg_newtable, td->tg_relation, true);
+	if (olds.n == 0 && news.n == 0)
+		return PointerGetDatum(NULL);
+	open_spi(td, false);
+	if (deleting)
+	{
+		log_changes('p', &olds);
+		forget(text_array(olds.uids, olds.n), true);
+	}
+	else
+	{
+		if ((uids = uids_where(&news, false, &n)) != (Datum) 0)
+			forget(uids, false);
+		if (news.npending > 0)
+			wake = log_and_admit(&news) > 0;
+		else
+			log_changes('p', &news);
+	}
+	if ((updating && news.npending > 0) || olds.nassigned > 0 || news.nassigned > 0)
+	{
+		if (any_unschedulable())
+		{
+			if (SPI_register_trigger_data(td) != SPI_OK_TD_REGISTER)
+				elog(ERROR, "could not register the transition tables");
+			if (updating && news.npending > 0)
+				wake |= retry_updated();
+			if (olds.nassigned > 0 || news.nassigned > 0)
+				dispatch("pod", olds.nassigned > 0, news.nassigned > 0);
+		}
+	}
+	if (wake)
+		SchedulerWakeup();
+	SPI_finish();
+	return PointerGetDatum(NULL);
+}
+
+PG_FUNCTION_INFO_V1(scheduler_nodes_changed);
+/*
+ * scheduler.nodes_changed(): after each INSERT, UPDATE and DELETE statement
+ * on nodes: (1) the changelog; (3) the QueueingHints.
+ */
+Datum
+scheduler_nodes_changed(PG_FUNCTION_ARGS)
+{
+	TriggerData *td = statement_trigger(fcinfo, "nodes_changed");
+	Rows		olds;
+	Rows		news;
+
+	read_rows(&olds, td->tg_oldtable, td->tg_relation, false);
+	read_rows(&news, td->tg_newtable, td->tg_relation, false);
+	if (olds.n == 0 && news.n == 0)
+		return PointerGetDatum(NULL);
+	open_spi(td, true);
+	log_changes('n', &news);
+	log_changes('n', &olds);
+	if (any_unschedulable())
+		dispatch("node", td->tg_oldtable != NULL, td->tg_newtable != NULL);
+	SPI_finish();
+	return PointerGetDatum(NULL);
+}
+
+PG_FUNCTION_INFO_V1(scheduler_truncate_queue);
+/* scheduler.truncate_queue(): TRUNCATE pods empties the queue */
+Datum
+scheduler_truncate_queue(PG_FUNCTION_ARGS)
+{
+	if (!CALLED_AS_TRIGGER(fcinfo))
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("scheduler.truncate_queue() is a trigger function")));
+	open_spi(NULL, false);
+	if (SPI_execute("DELETE FROM scheduler.queue", false, 0) != SPI_OK_DELETE)
+		elog(ERROR, "scheduling queue: could not empty the queue");
+	SPI_finish();
+	return PointerGetDatum(NULL);
+}
+
+/* ------------------------------------------------------------------------
+ * pop, requeue, nominate, flush, move, next wake: the cycle's side
+ * ------------------------------------------------------------------------
+ */
+void
+SchedQueuePop(const char *scheduler_name, int64 max_pods, const char *columns)
+{
+	Datum		args[2];
+	Oid			types[2] = {TEXTOID, INT8OID};
+	char		nulls[2] = {' ', ' '};
+
+	args[0] = CStringGetTextDatum(scheduler_name);
+	args[1] = Int64GetDatum(max_pods);
+	nulls[1] = max_pods < 0 ? 'n' : ' ';
+	if (SPI_execute_with_args(psprintf("SELECT %s FROM scheduler.queue q"
+									   " JOIN scheduler.pods p ON p.uid = q.pod_uid"
+									   " WHERE q.state = 'active' AND p.scheduler_name = $1"
+									   " ORDER BY p.priority DESC, q.enqueued_at, p.namespace, p.name"
+									   " LIMIT $2", columns),
+							  2, types, args, nulls, false, 0) != SPI_OK_SELECT)
+		elog(ERROR, "could not read the scheduling queue");
+}
+
+/*
+ * The failures: back to the queue as kube-scheduler does (an error to
+ * backoff, a rejection to unschedulable), the backoff doubling from its
+ * initial value up to the max (the exponent bounded: a pod may fail a great
+ * many times).  A cycle that threw twice in a row, or crashed, is set
+ * aside: unschedulable until it changes (a crash), or until the
+ * unschedulable timeout flushes it too (an ERROR).
+ */
+void
+SchedQueueRequeue(Datum uids, Datum nodes, Datum rejected, Datum errors, Datum internals, Datum asides)
+{
+	Oid			types[8] = {TEXTARRAYOID, TEXTARRAYOID, JSONBARRAYOID, BOOLARRAYOID, BOOLARRAYOID,
+	BOOLARRAYOID, INT4OID, INT4OID};
+	Datum		args[8] = {uids, nodes, rejected, errors, internals, asides,
+		Int32GetDatum(scheduler_pod_initial_backoff), Int32GetDatum(scheduler_pod_max_backoff)};
+
+	exec_args("UPDATE scheduler.queue q SET attempts = least(q.attempts, 2147483646) + 1,"
+			  " state = CASE WHEN d.aside OR (d.internal AND q.internal_errors > 0) THEN 'unschedulable'"
+			  "              WHEN d.error OR jsonb_array_length(d.rejected) = 0 THEN 'backoff'"
+			  "              ELSE 'unschedulable' END,"
+			  " internal_errors = CASE WHEN d.internal THEN least(q.internal_errors, 2147483646) + 1 ELSE 0 END,"
+			  " rejected_by = ARRAY(SELECT jsonb_array_elements_text(d.rejected)),"
+			  " backoff_until = now() + least($7::float8 * power(2::float8, least(q.attempts, 40)::float8),"
+			  "                               $8::float8) * interval '1 millisecond',"
+			  " unschedulable_since = CASE WHEN d.aside THEN 'infinity'::timestamptz ELSE now() END,"
+			  " enqueued_at = clock_timestamp(), moved_at = NULL, moved_by = NULL"
+			  " FROM unnest($1::text[], $2::text[], $3::jsonb[], $4::bool[], $5::bool[], $6::bool[])"
+			  "   AS d(uid, node, rejected, error, internal, aside)"
+			  " WHERE d.node IS NULL AND q.pod_uid = d.uid",
+			  8, types, args, SPI_OK_UPDATE);
+}
+
+/*
+ * DefaultPreemption's nominations (kube-scheduler's nominator): lower
+ * priority pods nominated to a node now taken lose their nomination; each
+ * pod is nominated where it says ('' for none).
+ */
+void
+SchedQueueNominate(Datum uids, Datum nodes)
+{
+	Oid			types[2] = {TEXTARRAYOID, TEXTARRAYOID};
+	Datum		args[2] = {uids, nodes};
+
+	exec_args("UPDATE scheduler.queue o SET nominated_node = NULL"
+			  " FROM unnest($1::text[], $2::text[]) AS d(uid, node)"
+			  " JOIN scheduler.pods p ON p.uid = d.uid, scheduler.pods op"
+			  " WHERE d.node <> '' AND o.nominated_node = d.node AND op.uid = o.pod_uid"
+			  " AND op.priority < p.priority AND o.pod_uid <> d.uid",
+			  2, types, args, SPI_OK_UPDATE);
+	exec_args("UPDATE scheduler.queue q SET nominated_node = nullif(d.node, '')"
+			  " FROM unnest($1::text[], $2::text[]) AS d(uid, node) WHERE q.pod_uid = d.uid",
+			  2, types, args, SPI_OK_UPDATE);
+}
+
+/*
+ * The nominated pods (the nominator's): columns of pods p and queue q of
+ * the pods nominated to a node, as SPI_tuptable.
+ */
+void
+SchedQueueNominated(const char *columns)
+{
+	if (SPI_execute(psprintf("SELECT %s FROM scheduler.queue q JOIN scheduler.pods p ON p.uid = q.pod_uid"
+							 " WHERE q.nominated_node IS NOT NULL", columns), false, 0) != SPI_OK_SELECT)
+		elog(ERROR, "could not read the nominated pods");
+}
+
+/* Promote expired backoffs; flush pods unschedulable for too long. */
+void
+SchedQueueFlush(void)
+{
+	Oid			t = INT4OID;
+	Datum		v = Int32GetDatum(scheduler_unschedulable_timeout);
+
+	exec_args("UPDATE scheduler.queue SET state = 'active', moved_at = coalesce(moved_at, backoff_until)"
+			  " WHERE state = 'backoff' AND backoff_until <= clock_timestamp()",
+			  0, NULL, NULL, SPI_OK_UPDATE);
+	exec_args("UPDATE scheduler.queue"
+			  " SET state = CASE WHEN backoff_until > clock_timestamp() THEN 'backoff' ELSE 'active' END,"
+			  " moved_at = clock_timestamp(), moved_by = 'UnschedulableTimeout'"
+			  " WHERE state = 'unschedulable'"
+			  " AND unschedulable_since <= clock_timestamp() - $1 * interval '1 millisecond'",
+			  1, &t, &v, SPI_OK_UPDATE);
+}
+
+int
+SchedQueueMove(List *uids, List *why)
+{
+	Oid			types[2] = {TEXTARRAYOID, TEXTARRAYOID};
+	Datum		args[2];
+
+	if (uids == NIL)
+		return 0;
+	args[0] = TextArrayFromList(uids);
+	args[1] = TextArrayFromList(why);
+	exec_args("UPDATE scheduler.queue q"
+			  " SET state = CASE WHEN q.backoff_until > clock_timestamp() THEN 'backoff' ELSE 'active' END,"
+			  " moved_at = clock_timestamp(), moved_by = m.why"
+			  " FROM unnest($1::text[], $2::text[]) AS m(uid, why)"
+			  " WHERE q.pod_uid = m.uid AND q.state = 'unschedulable'",
+			  2, types, args, SPI_OK_UPDATE);
+	if (SPI_processed > 0)
+		SchedulerWakeup();
+	return (int) SPI_processed;
+}
+
+/* Every unschedulable pod but those set aside */
+int
+SchedQueueMoveAll(const char *why)
+{
+	Oid			t = TEXTOID;
+	Datum		v = CStringGetTextDatum(why);
+
+	exec_args("UPDATE scheduler.queue"
+			  " SET state = CASE WHEN backoff_until > clock_timestamp() THEN 'backoff' ELSE 'active' END,"
+			  " moved_at = clock_timestamp(), moved_by = $1"
+			  " WHERE state = 'unschedulable' AND unschedulable_since < 'infinity'",
+			  1, &t, &v, SPI_OK_UPDATE);
+	if (SPI_processed > 0)
+		SchedulerWakeup();
+	return (int) SPI_processed;
+}
+
+long
+SchedQueueNextWake(void)
+{
+	Oid			t = INT4OID;
+	Datum		v = Int32GetDatum(scheduler_unschedulable_timeout);
+	bool		isnull;
+	Datum		d;
+
+	/* NULL when nothing waits (greatest() would turn that into 0) */
+	exec_args("SELECT (1000 * extract(epoch FROM least("
+			  " (SELECT min(backoff_until) FROM scheduler.queue WHERE state = 'backoff'),"
+			  " (SELECT min(unschedulable_since) + $1 * interval '1 millisecond'"
+			  "  FROM scheduler.queue WHERE state = 'unschedulable'"
+			  "   AND unschedulable_since < 'infinity'))"
+			  " - clock_timestamp()))::int8",
+			  1, &t, &v, SPI_OK_SELECT);
+	if (SPI_processed != 1)
+		return -1;
+	d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+	return isnull ? -1 : Max((long) DatumGetInt64(d), 0);
+}
+
+/*
+ * SchedulerWakeup
+ *		At commit: NOTIFY scheduler_wakeup for clients, and set the
+ *		background worker's latch (worker.c).
+ */
+void
+SchedulerWakeup(void)
+{
+	Async_Notify("scheduler_wakeup", "");
+	WorkerWakeAtCommit(WORKER_SCHEDULE);
+}
+
+PG_FUNCTION_INFO_V1(scheduler_wakeup);
+/* scheduler.wakeup(): wake the scheduler when this transaction commits */
+Datum
+scheduler_wakeup(PG_FUNCTION_ARGS)
+{
+	SchedulerWakeup();
+	PG_RETURN_VOID();
+}
+
+/* _PG_init's part: the queue's settings */
+void
+SchedQueueInit(void)
+{
+	DefineCustomIntVariable("scheduler.pod_initial_backoff",
+							"Backoff after a pod's first failed attempt (kube-scheduler podInitialBackoffSeconds).",
+							"Doubles with every further attempt, up to scheduler.pod_max_backoff.",
+							&scheduler_pod_initial_backoff,
+							1000, 0, INT_MAX,
+							PGC_USERSET, GUC_UNIT_MS, NULL, NULL, NULL);
+	DefineCustomIntVariable("scheduler.pod_max_backoff",
+							"Longest backoff (kube-scheduler podMaxBackoffSeconds).",
+							NULL,
+							&scheduler_pod_max_backoff,
+							10000, 0, INT_MAX,
+							PGC_USERSET, GUC_UNIT_MS, NULL, NULL, NULL);
+	DefineCustomIntVariable("scheduler.unschedulable_timeout",
+							"How long an unschedulable pod waits for an event before it is tried again (podMaxInUnschedulablePodsDuration).",
+							NULL,
+							&scheduler_unschedulable_timeout,
+							300000, 0, INT_MAX,
+							PGC_USERSET, GUC_UNIT_MS, NULL, NULL, NULL);
+}

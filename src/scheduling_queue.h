@@ -1,0 +1,67 @@
+/*
+ * scheduling_queue.h
+ *	  The scheduling queue (scheduling_queue.c): the one home of every change
+ *	  to scheduler.queue rows, as kube-scheduler's
+ *	  backend/queue/scheduling_queue.go is of its queue's.
+ */
+#ifndef SCHEDULER_SCHEDULING_QUEUE_H
+#define SCHEDULER_SCHEDULING_QUEUE_H
+
+#include "postgres.h"
+
+#include "executor/spi.h"
+#include "nodes/pg_list.h"
+
+/*
+ * Pop: the active pods of a scheduler, highest priority first, then longest
+ * queued, as SPI_tuptable (columns: the pods' p.<columns>).  At most
+ * max_pods (-1: all).  Call inside SPI.
+ */
+extern void SchedQueuePop(const char *scheduler_name, int64 max_pods, const char *columns);
+
+/*
+ * Requeue the pods of a cycle that found no node (text[] uids with their
+ * nodes, NULL for those, jsonb[] rejecting plugins, bool[] error, internal
+ * and set_aside, all of one length): to backoff or unschedulable, the
+ * backoff doubling from scheduler.pod_initial_backoff up to
+ * scheduler.pod_max_backoff.  Call inside SPI.
+ */
+extern void SchedQueueRequeue(Datum uids, Datum nodes, Datum rejected, Datum errors,
+							  Datum internals, Datum asides);
+
+/*
+ * Nominate: text[] uids with text[] nodes ('' clears the nomination); lower
+ * priority pods nominated where a pod now is lose theirs.  Call inside SPI.
+ */
+extern void SchedQueueNominate(Datum uids, Datum nodes);
+
+/* The nominated pods: SELECT columns (of pods p, queue q) into SPI_tuptable */
+extern void SchedQueueNominated(const char *columns);
+
+/* Expired backoffs to active; unschedulable for too long flushed.  SPI. */
+extern void SchedQueueFlush(void);
+
+/*
+ * Move unschedulable pods back (backoff when it has not expired, else
+ * active), saying why; all of them when uids is NIL (why_all).  Wakes the
+ * scheduler at commit when some moved.  Returns how many.  Call inside SPI.
+ */
+extern int	SchedQueueMove(List *uids, List *why);
+extern int	SchedQueueMoveAll(const char *why);
+
+/*
+ * Milliseconds until the earliest backoff expires or unschedulable pod is
+ * flushed (0 when due), -1 when nothing waits.  Call inside SPI.
+ */
+extern long SchedQueueNextWake(void);
+
+/* at commit: NOTIFY scheduler_wakeup and set the scheduling worker's latch */
+extern void SchedulerWakeup(void);
+
+/* its settings (ms), and _PG_init's part that defines them */
+extern int	scheduler_pod_initial_backoff;
+extern int	scheduler_pod_max_backoff;
+extern int	scheduler_unschedulable_timeout;
+extern void SchedQueueInit(void);
+
+#endif
