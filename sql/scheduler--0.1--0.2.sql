@@ -90,3 +90,76 @@ REVOKE ALL ON FUNCTION scheduler.kinds() FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION scheduler.kinds() TO scheduler_reader;
 COMMENT ON FUNCTION scheduler.apply(jsonb) IS 'Apply an object of a kind scheduler.kinds() lists (a Node, a Pod, ...), a List of them (kubectl get -o json), or a watch event; returns how many objects changed';
 COMMENT ON FUNCTION scheduler.relist(jsonb, text[]) IS 'Apply a list of one kind scheduler.kinds() lists (a NodeList, a PodList, ...) as the whole truth: apply its items, delete what it no longer has (but the uids in keep), record its resourceVersion';
+
+-- "Pending" and "terminal" defined once, as generated columns (the table is
+-- rewritten), and what reads them
+ALTER TABLE scheduler.pods
+    ADD COLUMN terminal           boolean NOT NULL GENERATED ALWAYS AS
+                           (phase IS NOT NULL AND phase IN ('Succeeded', 'Failed')) STORED,
+    ADD COLUMN pending            boolean NOT NULL GENERATED ALWAYS AS
+                           (node_name IS NULL AND assumed_node IS NULL AND deletion_timestamp IS NULL
+                            AND (phase IS NULL OR phase NOT IN ('Succeeded', 'Failed'))) STORED;
+COMMENT ON COLUMN scheduler.pods.terminal IS 'phase Succeeded or Failed: the pod takes no room on its node';
+COMMENT ON COLUMN scheduler.pods.pending IS 'waits for a node: not bound or assumed, not being deleted, not terminal (the scheduling queue holds exactly these pods)';
+DROP INDEX scheduler.pods_pending;
+CREATE INDEX pods_pending ON scheduler.pods USING hash (scheduler_name) WHERE pending;
+
+-- The queue's triggers in C (scheduling_queue.c)
+CREATE OR REPLACE FUNCTION scheduler.truncate_queue() RETURNS trigger
+    AS 'MODULE_PATHNAME', 'scheduler_truncate_queue' LANGUAGE C SECURITY DEFINER;
+ALTER FUNCTION scheduler.truncate_queue() SET search_path = pg_catalog, pg_temp;
+CREATE OR REPLACE FUNCTION scheduler.nodes_changed() RETURNS trigger
+    AS 'MODULE_PATHNAME', 'scheduler_nodes_changed' LANGUAGE C SECURITY DEFINER;
+ALTER FUNCTION scheduler.nodes_changed() SET search_path = pg_catalog, pg_temp;
+CREATE OR REPLACE FUNCTION scheduler.pods_changed() RETURNS trigger
+    AS 'MODULE_PATHNAME', 'scheduler_pods_changed' LANGUAGE C SECURITY DEFINER;
+ALTER FUNCTION scheduler.pods_changed() SET search_path = pg_catalog, pg_temp;
+
+CREATE OR REPLACE VIEW scheduler.node_usage AS
+WITH on_node AS (
+    SELECT coalesce(p.node_name, p.assumed_node) AS node,
+           CASE WHEN jsonb_typeof(p.requests) = 'object' THEN p.requests END AS requests
+    FROM scheduler.pods p
+    WHERE coalesce(p.node_name, p.assumed_node) IS NOT NULL
+      AND NOT p.terminal
+), requested AS (
+    SELECT o.node, r.key AS resource, sum(r.value::numeric) AS requested
+    FROM on_node o, jsonb_each(o.requests) r
+    WHERE r.key <> 'pods' AND jsonb_typeof(r.value) = 'number'
+    GROUP BY 1, 2
+    UNION ALL
+    SELECT o.node, 'pods', count(*) FROM on_node o GROUP BY 1
+)
+SELECT n.name AS node,
+       k.resource,
+       coalesce(CASE WHEN jsonb_typeof(n.allocatable -> k.resource) = 'number'
+                     THEN (n.allocatable -> k.resource)::numeric END, 0) AS allocatable,
+       coalesce(r.requested, 0) AS requested
+FROM scheduler.nodes n
+CROSS JOIN LATERAL (
+    SELECT jsonb_object_keys(CASE WHEN jsonb_typeof(n.allocatable) = 'object' THEN n.allocatable END)
+    UNION
+    SELECT r2.resource FROM requested r2 WHERE r2.node = n.name
+) AS k(resource)
+LEFT JOIN requested r ON r.node = n.name AND r.resource = k.resource
+WHERE scheduler.require_role('scheduler_reader');
+
+CREATE OR REPLACE VIEW scheduler.snapshot_from_tables AS
+SELECT n.name AS node, n.unschedulable, n.allocatable,
+       coalesce((SELECT jsonb_object_agg(key, total) FROM (
+            SELECT r.key, sum(r.value::numeric) AS total
+            FROM scheduler.pods p,
+                 jsonb_each(CASE WHEN jsonb_typeof(p.requests) = 'object' THEN p.requests END) r
+            WHERE coalesce(p.node_name, p.assumed_node) = n.name AND jsonb_typeof(r.value) = 'number'
+              AND NOT p.terminal
+            GROUP BY r.key) t), '{}') AS requested,
+       coalesce(u.nonzero_cpu, 0) AS nonzero_cpu, coalesce(u.nonzero_memory, 0) AS nonzero_memory,
+       coalesce(u.pods, 0)::integer AS pods
+FROM scheduler.nodes n
+LEFT JOIN (SELECT coalesce(node_name, assumed_node) AS node, sum(nonzero_cpu) AS nonzero_cpu,
+                  sum(nonzero_memory) AS nonzero_memory, count(*) AS pods
+           FROM scheduler.pods
+           WHERE coalesce(node_name, assumed_node) IS NOT NULL
+             AND NOT terminal
+           GROUP BY 1) u ON u.node = n.name
+WHERE scheduler.require_role('scheduler_reader');

@@ -75,3 +75,33 @@ build_sanitized() {
 sanitized_conf() {
 	echo "dynamic_library_path = '$1:\$libdir'"
 }
+
+# The commit whose sql/scheduler--0.1.sql and library are 0.1 as released:
+# t/014 installs it, loads a cluster, and updates to the current version.
+SCHEDULER_0_1_COMMIT=96f1239
+
+# build_at REV DIR: this repository's REV (git archive; a clone with its
+# history) built and installed in a copy of our PostgreSQL in DIR/pg,
+# beside the real one, which it leaves alone (a PostgreSQL installation is
+# relocatable: it finds its files relative to its binaries).  Prints the
+# copy's install path (its bin/ holds pg_config, initdb, postgres).  Owned
+# by postgres when run as root.
+build_at() {
+	local rev=$1 dir=$2 inst
+	mkdir -p "$dir/pg/lib/postgresql" "$dir/pg/share/postgresql" "$dir/pg/include" "$dir/src"
+	cp -a "$(dirname "$PGBIN")" "$dir/pg/lib/postgresql/"
+	cp -a "$("$PG_CONFIG" --sharedir)" "$dir/pg/share/postgresql/"
+	ln -sfn "$("$PG_CONFIG" --includedir)" "$dir/pg/include/postgresql"
+	inst="$dir/pg/lib/postgresql/$(basename "$(dirname "$PGBIN")")"
+	# the copy must hold REV's files alone
+	rm -f "$dir"/pg/share/postgresql/*/extension/scheduler* "$inst"/lib/scheduler.so
+	if ! git -C "$(dirname "${BASH_SOURCE[0]}")/.." archive "$rev" | tar -x -C "$dir/src" ||
+		! make -s -C "$dir/src" PG_CONFIG="$inst/bin/pg_config" >"$dir/build.log" 2>&1 ||
+		! make -s -C "$dir/src" PG_CONFIG="$inst/bin/pg_config" install >>"$dir/build.log" 2>&1; then
+		echo "build_at $rev: failed (a clone with its history is needed); $dir/build.log:" >&2
+		tail -20 "$dir/build.log" >&2
+		return 1
+	fi
+	[ "$(id -u)" = 0 ] && chown -R postgres "$dir"
+	echo "$inst"
+}

@@ -1,28 +1,44 @@
-# ALTER EXTENSION scheduler UPDATE from 0.1 (sql/scheduler--0.1.sql, the
-# script as 0.1 was released) with data in the tables: database "old" is
-# installed at 0.1, loaded with a cluster and scheduled, then updated;
-# database "fresh" gets the same from a fresh install of the current
-# version.  After the update the two must hold the same objects (every
-# function, table, column, index, trigger, view, comment and grant the
-# extension owns), the old database must have kept its rows, and both must
-# go on to schedule the same pods onto the same nodes.
+# ALTER EXTENSION scheduler UPDATE from 0.1 with data in the tables, as a
+# user upgrades: 0.1 as released (its library and its install script,
+# built from the git history beside the checkout by test/run: build_at
+# $SCHEDULER_0_1_COMMIT, in $SCHEDULER_0_1_INSTALL) runs a server whose
+# database "old" is loaded with a cluster and scheduled; the server then
+# restarts on the current build, and "old" is updated.  Database "fresh"
+# gets the same from a fresh install of the current version.  After the
+# update the two must hold the same objects (every function, table, column,
+# index, trigger, view, comment and grant the extension owns), the old
+# database must have kept its rows, and both must go on to schedule the same
+# pods onto the same nodes.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 
+my $old_install = $ENV{SCHEDULER_0_1_INSTALL};
+ok(defined $old_install && -x "$old_install/bin/postgres",
+	'0.1 as released is built beside the checkout (test/run: build_at)')
+  or BAIL_OUT('no 0.1 build: run through test/run, or set SCHEDULER_0_1_INSTALL');
+
 my $node = PostgreSQL::Test::Cluster->new('upgrade');
 $node->init;
+# the library path the current build is loaded from (the sanitized run's
+# dynamic_library_path comes from its configuration)
 $node->start;
-$node->safe_psql('postgres', 'CREATE DATABASE old; CREATE DATABASE fresh');
-
+my $library_path = $node->safe_psql('postgres', 'SHOW dynamic_library_path');
 my $current = $node->safe_psql('postgres',
 	q{SELECT default_version FROM pg_available_extensions WHERE name = 'scheduler'});
+$node->stop;
 isnt($current, '0.1', "the current version ($current) is not 0.1");
 
-$node->safe_psql('old', q{CREATE EXTENSION scheduler VERSION '0.1'});
-$node->safe_psql('fresh', q{CREATE EXTENSION scheduler});
+# 0.1's server: its own library only
+$node->{_install_path} = $old_install;
+$node->append_conf('postgresql.conf', "dynamic_library_path = '\$libdir'");
+$node->start;
+is($node->safe_psql('postgres', q{SELECT default_version FROM pg_available_extensions WHERE name = 'scheduler'}),
+	'0.1', 'the old server offers 0.1');
+$node->safe_psql('postgres', 'CREATE DATABASE old');
+$node->safe_psql('old', q{CREATE EXTENSION scheduler});
 is($node->safe_psql('old', q{SELECT extversion FROM pg_extension WHERE extname = 'scheduler'}),
 	'0.1', 'old is installed at 0.1');
 
@@ -80,11 +96,8 @@ sub load
 }
 
 my $first_old = load('old');
-my $first_fresh = load('fresh');
-is($first_old, $first_fresh, '0.1 and the current version schedule the first pods alike');
-like($first_old, qr/^huge - unschedulable$/m, 'the huge pod is unschedulable');
 
-# what each database holds before the update
+# the rows 0.1 wrote
 my $rows_query = q{
 	SELECT string_agg(t, E'\n' ORDER BY t) FROM (
 		SELECT 'node ' || name AS t FROM scheduler.nodes
@@ -97,11 +110,25 @@ my $rows_query = q{
 		UNION ALL SELECT 'workload ' || name FROM scheduler.workloads
 		UNION ALL SELECT 'history ' || count(*) FROM scheduler.attempt_history) s};
 my $before = $node->safe_psql('old', $rows_query);
+$node->stop;
+
+# the current build's server, on the same data
+$node->{_install_path} = undef;
+$node->append_conf('postgresql.conf', "dynamic_library_path = '$library_path'");
+$node->start;
+$node->safe_psql('postgres', 'CREATE DATABASE fresh');
+$node->safe_psql('fresh', q{CREATE EXTENSION scheduler});
+is($node->safe_psql('fresh', q{SELECT extversion FROM pg_extension WHERE extname = 'scheduler'}),
+	$current, "fresh is installed at $current");
+my $first_fresh = load('fresh');
+is($first_old, $first_fresh, '0.1 and the current build schedule the first pods alike');
+like($first_old, qr/^huge - unschedulable$/m, 'the huge pod is unschedulable');
+
 
 $node->safe_psql('old', q{ALTER EXTENSION scheduler UPDATE});
 is($node->safe_psql('old', q{SELECT extversion FROM pg_extension WHERE extname = 'scheduler'}),
 	$current, "old is updated to $current");
-is($node->safe_psql('old', $rows_query), $before, 'the update kept every row');
+is($node->safe_psql('old', $rows_query), $before, 'the new library and the update kept every row');
 is($node->safe_psql('old', $rows_query), $node->safe_psql('fresh', $rows_query),
 	'the updated and the fresh database hold the same rows');
 
