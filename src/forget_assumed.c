@@ -29,6 +29,8 @@
 #include "executor/spi.h"
 #include "fmgr.h"
 
+#include "outbox.h"
+
 /*
  * The deleted nodes' names, through a subquery kept apart by OFFSET 0 so
  * that the UPDATEs do not copy the transition table's whole rows (toasted
@@ -41,11 +43,6 @@ static const char *const forget_deleted =
 " WHERE coalesce(p.node_name, p.assumed_node) = g.name AND p.node_name IS NULL"
 " AND NOT EXISTS (SELECT FROM scheduler.outbox o WHERE o.pod_uid = p.uid AND o.kind = 'binding'"
 "                 AND o.node = g.name AND o.state = 'done')";
-static const char *const close_deleted =
-"UPDATE scheduler.outbox o SET state = 'failed', finished_at = now(),"
-" last_error = 'not sent: node \"' || g.name || '\" was deleted'"
-" FROM (SELECT name FROM old_rows OFFSET 0) g"
-" WHERE o.state = 'pending' AND o.kind = 'binding' AND o.node = g.name";
 
 /* TRUNCATE: every node is gone */
 static const char *const forget_all =
@@ -53,10 +50,6 @@ static const char *const forget_all =
 " WHERE coalesce(p.node_name, p.assumed_node) IS NOT NULL AND p.node_name IS NULL"
 " AND NOT EXISTS (SELECT FROM scheduler.outbox o WHERE o.pod_uid = p.uid AND o.kind = 'binding'"
 "                 AND o.node = p.assumed_node AND o.state = 'done')";
-static const char *const close_all =
-"UPDATE scheduler.outbox o SET state = 'failed', finished_at = now(),"
-" last_error = 'not sent: node \"' || o.node || '\" was deleted'"
-" WHERE o.state = 'pending' AND o.kind = 'binding'";
 
 PG_FUNCTION_INFO_V1(scheduler_forget_assumed);
 /*
@@ -89,8 +82,7 @@ scheduler_forget_assumed(PG_FUNCTION_ARGS)
 		elog(ERROR, "SPI_register_trigger_data failed");
 	if (SPI_execute(truncated ? forget_all : forget_deleted, false, 0) != SPI_OK_UPDATE)
 		elog(ERROR, "could not forget the pods assumed on deleted nodes");
-	if (SPI_execute(truncated ? close_all : close_deleted, false, 0) != SPI_OK_UPDATE)
-		elog(ERROR, "could not close the bindings to deleted nodes");
+	OutboxCloseBindingsToDeleted(truncated);
 	SPI_finish();
 	return PointerGetDatum(NULL);
 }

@@ -899,3 +899,27 @@ scheduler_outbox_result(PG_FUNCTION_ARGS)
 	SPI_finish();
 	PG_RETURN_TEXT_P(result);
 }
+
+/*
+ * OutboxCloseBindingsToDeleted
+ *		Close unsent the bindings still waiting for nodes just deleted: those
+ *		in the trigger's transition table old_rows (registered on the
+ *		caller's SPI connection), or every node's after a TRUNCATE.  A pod
+ *		placed anew is never bound to a vanished node first.
+ */
+void
+OutboxCloseBindingsToDeleted(bool all)
+{
+	static const char *const close_deleted =
+	"UPDATE scheduler.outbox o SET state = 'failed', finished_at = now(),"
+	" last_error = 'not sent: node \"' || g.name || '\" was deleted'"
+	" FROM (SELECT name FROM old_rows OFFSET 0) g"
+	" WHERE o.state = 'pending' AND o.kind = 'binding' AND o.node = g.name";
+	static const char *const close_all =
+	"UPDATE scheduler.outbox o SET state = 'failed', finished_at = now(),"
+	" last_error = 'not sent: node \"' || o.node || '\" was deleted'"
+	" WHERE o.state = 'pending' AND o.kind = 'binding'";
+
+	if (SPI_execute(all ? close_all : close_deleted, false, 0) != SPI_OK_UPDATE)
+		elog(ERROR, "could not close the bindings to deleted nodes");
+}

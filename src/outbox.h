@@ -51,6 +51,9 @@ extern void OutboxWriteVictims(List *victims, List *preemptors, List *nodes);
 /* Forget answered requests finished more than retention_s ago */
 extern void OutboxPrune(int retention_s);
 
+/* bindings to deleted nodes closed unsent (forget_assumed.c's trigger) */
+extern void OutboxCloseBindingsToDeleted(bool all);
+
 /*
  * The bind worker's side (inside SPI).  OutboxClaim closes conditions made
  * stale by a later placement and returns the due rows (OutboxRow *):
