@@ -42,7 +42,8 @@ DROP TABLE public.planted_calls;
 REVOKE CREATE ON SCHEMA public FROM regress_planter;
 DROP ROLE regress_planter;
 SELECT * FROM schedule_pending();
--- every object but schedule_pending() is in schema scheduler
+-- every object but schedule_pending() is in schema scheduler, or, for the
+-- trigger functions and helpers nobody calls by hand, scheduler_internal
 SELECT n.nspname AS schema, p.proname AS function
 FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
 JOIN pg_depend d ON d.objid = p.oid AND d.deptype = 'e'
@@ -52,6 +53,20 @@ SELECT c.relname, c.relkind FROM pg_class c
 JOIN pg_depend d ON d.objid = c.oid AND d.deptype = 'e'
 JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'scheduler'
 WHERE c.relnamespace <> 'scheduler'::regnamespace;
+-- \df scheduler.* shows the functions the README documents, and only them
+SELECT coalesce(f.name, d.name) AS function,
+       CASE WHEN f.name IS NULL THEN 'documented, missing' ELSE 'not documented' END AS problem
+FROM (SELECT p.proname::text FROM pg_proc p WHERE p.pronamespace = 'scheduler'::regnamespace) AS f(name)
+FULL JOIN unnest('{apply, apply_events, check_plugin, filter, fit_error_message, hold_lead, kinds,
+                   num_feasible_nodes_to_find, outbox_result, plugins, quantity_milli, quantity_value,
+                   release_lead, relist, require_role, score, snapshot, why}'::text[]) AS d(name)
+  ON d.name = f.name
+WHERE f.name IS NULL OR d.name IS NULL;
+-- the internal schema is the extension's: nobody but its owner may use it
+SELECT n.nspname, has_schema_privilege('public', n.oid, 'USAGE') AS public_usage,
+       pg_describe_object(d.refclassid, d.refobjid, 0) AS member_of
+FROM pg_namespace n JOIN pg_depend d ON d.classid = 'pg_namespace'::regclass AND d.objid = n.oid AND d.deptype = 'e'
+WHERE n.nspname LIKE 'scheduler%' ORDER BY 1;
 -- the inventory tables are untouched
 SELECT * FROM public.nodes;
 -- upgrade path: the installed version is the default, so UPDATE is a no-op
@@ -65,6 +80,8 @@ SHOW scheduler.scheduler_name;
 -- an attribute): whoever has its password would be a scheduler_writer
 \set SHOW_CONTEXT never
 DROP EXTENSION scheduler;
+-- both schemas go with it
+SELECT nspname FROM pg_namespace WHERE nspname LIKE 'scheduler%';
 SELECT rolname, rolcanlogin FROM pg_roles WHERE rolname LIKE 'scheduler\_%' ORDER BY 1;
 ALTER ROLE scheduler_writer LOGIN;
 CREATE EXTENSION scheduler;

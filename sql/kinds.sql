@@ -75,8 +75,8 @@ SELECT k.resource, w.resource_version FROM scheduler.kinds() k LEFT JOIN schedul
 
 -- the QueueingHints: the kinds whose rows raise cluster events, by the
 -- name the triggers give (any case); no other kind does
-SELECT kind, scheduler.dispatch_events(kind, NULL, NULL) AS moved FROM scheduler.kinds() WHERE events IS NOT NULL;
-SELECT scheduler.dispatch_events('node', NULL, NULL) AS moved;
-SELECT scheduler.dispatch_events('Namespace', NULL, NULL);
+SELECT kind, scheduler_internal.dispatch_events(kind, NULL, NULL) AS moved FROM scheduler.kinds() WHERE events IS NOT NULL;
+SELECT scheduler_internal.dispatch_events('node', NULL, NULL) AS moved;
+SELECT scheduler_internal.dispatch_events('Namespace', NULL, NULL);
 
 TRUNCATE scheduler.watch_state;

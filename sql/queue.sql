@@ -257,5 +257,5 @@ WHERE p.pending IS DISTINCT FROM (q.pod_uid IS NOT NULL);
 -- the trigger functions read the statement's transition tables: a trigger
 -- made without them is refused when it fires
 CREATE TABLE pg_temp.podcopy (LIKE scheduler.pods);
-CREATE TRIGGER podcopy AFTER INSERT ON pg_temp.podcopy FOR EACH STATEMENT EXECUTE FUNCTION scheduler.pods_changed();
+CREATE TRIGGER podcopy AFTER INSERT ON pg_temp.podcopy FOR EACH STATEMENT EXECUTE FUNCTION scheduler_internal.pods_changed();
 INSERT INTO pg_temp.podcopy SELECT * FROM scheduler.pods LIMIT 1;

@@ -48,10 +48,10 @@ INSERT INTO actions VALUES
     (16, 'write pods directly', $$UPDATE scheduler.pods SET priority = 7$$),
     (17, 'write queue directly', $$UPDATE scheduler.queue SET state = 'active'$$),
     (18, 'LOCK cycle_lock SHARE', $$LOCK scheduler.cycle_lock IN SHARE MODE$$),
-    (19, 'wakeup()', $$SELECT scheduler.wakeup()$$),
-    (20, 'dispatch_events()', $$SELECT scheduler.dispatch_events('node', NULL, NULL)$$),
+    (19, 'wakeup()', $$SELECT scheduler_internal.wakeup()$$),
+    (20, 'dispatch_events()', $$SELECT scheduler_internal.dispatch_events('node', NULL, NULL)$$),
     (21, 'outbox_result()', $$SELECT scheduler.outbox_result(0, 200)$$),
-    (22, 'k8s_time()', $$SELECT scheduler.k8s_time(now())$$),
+    (22, 'pod_sans_status()', $$SELECT scheduler_internal.pod_sans_status('{}')$$),
     (23, 'hold_lead()', $$SELECT scheduler.hold_lead('bind')$$);
 
 CREATE FUNCTION pg_temp.try_all(who text) RETURNS void LANGUAGE plpgsql AS $$
@@ -95,6 +95,16 @@ SELECT p.oid::regprocedure AS executable_by_public
 FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid AND d.deptype = 'e'
 JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'scheduler'
 WHERE has_function_privilege('regress_nobody', p.oid, 'EXECUTE') ORDER BY p.oid::regprocedure::text;
+-- the internal functions (scheduler_internal): no role but the owner may
+-- use the schema or execute one; a trigger still calls its function (above:
+-- the writer's apply(), the admin's write to profiles)
+SELECT r.rolname,
+       has_schema_privilege(r.rolname, 'scheduler_internal', 'USAGE') AS usage,
+       count(*) AS internal_functions,
+       count(*) FILTER (WHERE has_function_privilege(r.rolname, p.oid, 'EXECUTE')) AS executable
+FROM pg_proc p, (VALUES ('public'), ('scheduler_reader'), ('scheduler_writer'), ('scheduler_admin')) r(rolname)
+WHERE p.pronamespace = 'scheduler_internal'::regnamespace
+GROUP BY 1, 2 ORDER BY 1;
 -- every function of the extension runs with its search_path pinned
 SELECT count(*) AS functions, count(*) FILTER (WHERE 'search_path=pg_catalog, pg_temp' = ANY (p.proconfig)) AS pinned
 FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid AND d.deptype = 'e'

@@ -163,3 +163,24 @@ LEFT JOIN (SELECT coalesce(node_name, assumed_node) AS node, sum(nonzero_cpu) AS
              AND NOT terminal
            GROUP BY 1) u ON u.node = n.name
 WHERE scheduler.require_role('scheduler_reader');
+
+-- The trigger functions and helpers nobody calls by hand, moved aside to
+-- schema scheduler_internal (\df scheduler.* lists what a user may call).
+-- USAGE on it is the owner's alone: a trigger names its function by OID
+-- (it follows the function), and the internal SQL that names one runs as
+-- the owner.  Made here, the schema is a member of the extension.
+CREATE SCHEMA scheduler_internal;
+COMMENT ON SCHEMA scheduler_internal IS 'Kubernetes scheduler: trigger functions and helpers, not for calling (no role but the owner may use it)';
+ALTER FUNCTION scheduler.log_truncate() SET SCHEMA scheduler_internal;
+ALTER FUNCTION scheduler.truncate_queue() SET SCHEMA scheduler_internal;
+ALTER FUNCTION scheduler.writer_lock() SET SCHEMA scheduler_internal;
+ALTER FUNCTION scheduler.dispatch_events(text, jsonb, jsonb) SET SCHEMA scheduler_internal;
+ALTER FUNCTION scheduler.nodes_changed() SET SCHEMA scheduler_internal;
+ALTER FUNCTION scheduler.pods_changed() SET SCHEMA scheduler_internal;
+ALTER FUNCTION scheduler.pod_sans_status(jsonb) SET SCHEMA scheduler_internal;
+ALTER FUNCTION scheduler.check_profile_plugin() SET SCHEMA scheduler_internal;
+ALTER FUNCTION scheduler.forget_assumed() SET SCHEMA scheduler_internal;
+ALTER FUNCTION scheduler.wakeup() SET SCHEMA scheduler_internal;
+REVOKE ALL ON ALL FUNCTIONS IN SCHEMA scheduler_internal FROM PUBLIC;
+-- k8s_time(): the outbox's bodies are built in C (outbox.c); nothing calls it
+DROP FUNCTION scheduler.k8s_time(timestamptz);

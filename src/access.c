@@ -284,7 +284,7 @@ scheduler_writer_lock(PG_FUNCTION_ARGS)
 	if (!CALLED_AS_TRIGGER(fcinfo))
 		ereport(ERROR,
 				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
-				 errmsg("scheduler.writer_lock() is a trigger function")));
+				 errmsg("scheduler_internal.writer_lock() is a trigger function")));
 	LockRelationOid(SchedulerRelid("cycle_lock"), ShareLock);
 	return PointerGetDatum(NULL);
 }

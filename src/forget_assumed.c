@@ -53,7 +53,7 @@ static const char *const forget_all =
 
 PG_FUNCTION_INFO_V1(scheduler_forget_assumed);
 /*
- * scheduler.forget_assumed() RETURNS trigger
+ * scheduler_internal.forget_assumed() RETURNS trigger
  *		AFTER DELETE (REFERENCING OLD TABLE AS old_rows) or AFTER TRUNCATE
  *		on scheduler.nodes, FOR EACH STATEMENT.
  */
@@ -68,13 +68,13 @@ scheduler_forget_assumed(PG_FUNCTION_ARGS)
 		!TRIGGER_FIRED_FOR_STATEMENT(trigdata->tg_event))
 		ereport(ERROR,
 				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
-				 errmsg("scheduler.forget_assumed() is an AFTER statement trigger function")));
+				 errmsg("scheduler_internal.forget_assumed() is an AFTER statement trigger function")));
 	truncated = TRIGGER_FIRED_BY_TRUNCATE(trigdata->tg_event);
 	if (!truncated &&
 		(!TRIGGER_FIRED_BY_DELETE(trigdata->tg_event) || trigdata->tg_oldtable == NULL))
 		ereport(ERROR,
 				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
-				 errmsg("scheduler.forget_assumed() fires after DELETE, with REFERENCING OLD TABLE AS old_rows, or after TRUNCATE")));
+				 errmsg("scheduler_internal.forget_assumed() fires after DELETE, with REFERENCING OLD TABLE AS old_rows, or after TRUNCATE")));
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");

@@ -387,7 +387,7 @@ move_safely(List *events)
 
 PG_FUNCTION_INFO_V1(scheduler_dispatch_events);
 /*
- * scheduler.dispatch_events(kind text, old_rows jsonb, new_rows jsonb)
+ * scheduler_internal.dispatch_events(kind text, old_rows jsonb, new_rows jsonb)
  *		Called by the triggers on a kind's table (nodes: 'node', pods: 'pod')
  *		with the rows a statement changed; the kind's entry (kinds.c) makes
  *		them cluster events.  Returns how many pods moved.

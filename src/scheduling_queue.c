@@ -6,7 +6,7 @@
  *	  (as backend/queue/scheduling_queue.go holds every state change of
  *	  kube-scheduler's queue):
  *
- *	  add       the statement triggers on pods (scheduler.pods_changed)
+ *	  add       the statement triggers on pods (scheduler_internal.pods_changed)
  *	            admit a pending pod (pods.pending: unassigned, not being
  *	            deleted, not terminated) as active, or gated while
  *	            spec.schedulingGates is not empty; gates cleared make it
@@ -375,7 +375,7 @@ retry_updated(void)
 					"        (n.requests, n.tolerations, n.affinity, n.node_selector, n.host_ports, n.priority)"
 					"        IS DISTINCT FROM (o.requests, o.tolerations, o.affinity, o.node_selector, o.host_ports,"
 					"        o.priority) AS spec_changed,"
-					"        scheduler.pod_sans_status(n.object) IS DISTINCT FROM scheduler.pod_sans_status(o.object)"
+					"        scheduler_internal.pod_sans_status(n.object) IS DISTINCT FROM scheduler_internal.pod_sans_status(o.object)"
 					"        AS changed"
 					"       FROM new_rows n JOIN old_rows o ON o.uid = n.uid WHERE n.pending OFFSET 0) n"
 					" WHERE q.pod_uid = n.uid AND q.state = 'unschedulable'"
@@ -403,7 +403,7 @@ static void
 dispatch(const char *kind, bool olds, bool news)
 {
 	const char *row = strcmp(kind, "pod") == 0 ? POD_EVENT_ROW : NODE_EVENT_ROW;
-	char	   *sql = psprintf("SELECT scheduler.dispatch_events('%s', %s, %s)", kind,
+	char	   *sql = psprintf("SELECT scheduler_internal.dispatch_events('%s', %s, %s)", kind,
 							   olds ? psprintf(row, "old_rows") : "NULL",
 							   news ? psprintf(row, "new_rows") : "NULL");
 
@@ -420,11 +420,11 @@ statement_trigger(FunctionCallInfo fcinfo, const char *name)
 		!TRIGGER_FIRED_FOR_STATEMENT(td->tg_event))
 		ereport(ERROR,
 				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
-				 errmsg("scheduler.%s() is an AFTER ... FOR EACH STATEMENT trigger function", name)));
+				 errmsg("scheduler_internal.%s() is an AFTER ... FOR EACH STATEMENT trigger function", name)));
 	if (td->tg_trigger->tgoldtable == NULL && td->tg_trigger->tgnewtable == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
-				 errmsg("scheduler.%s() needs the statement's transition tables (REFERENCING)", name)));
+				 errmsg("scheduler_internal.%s() needs the statement's transition tables (REFERENCING)", name)));
 	return td;
 }
 
@@ -440,7 +440,7 @@ open_spi(TriggerData *td, bool with_tables)
 
 PG_FUNCTION_INFO_V1(scheduler_pods_changed);
 /*
- * scheduler.pods_changed(): after each INSERT, UPDATE and DELETE statement
+ * scheduler_internal.pods_changed(): after each INSERT, UPDATE and DELETE statement
  * on pods: (1) the changelog; (2) the queue: gone pods out (and their
  * latest attempt), pending pods in, gates set or cleared, spec changes
  * retried; (3) the QueueingHints for the unschedulable pods the change
@@ -497,7 +497,7 @@ scheduler_pods_changed(PG_FUNCTION_ARGS)
 
 PG_FUNCTION_INFO_V1(scheduler_nodes_changed);
 /*
- * scheduler.nodes_changed(): after each INSERT, UPDATE and DELETE statement
+ * scheduler_internal.nodes_changed(): after each INSERT, UPDATE and DELETE statement
  * on nodes: (1) the changelog; (3) the QueueingHints.
  */
 Datum
@@ -521,14 +521,14 @@ scheduler_nodes_changed(PG_FUNCTION_ARGS)
 }
 
 PG_FUNCTION_INFO_V1(scheduler_truncate_queue);
-/* scheduler.truncate_queue(): TRUNCATE pods empties the queue */
+/* scheduler_internal.truncate_queue(): TRUNCATE pods empties the queue */
 Datum
 scheduler_truncate_queue(PG_FUNCTION_ARGS)
 {
 	if (!CALLED_AS_TRIGGER(fcinfo))
 		ereport(ERROR,
 				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
-				 errmsg("scheduler.truncate_queue() is a trigger function")));
+				 errmsg("scheduler_internal.truncate_queue() is a trigger function")));
 	open_spi(NULL, false);
 	if (SPI_execute("DELETE FROM scheduler.queue", false, 0) != SPI_OK_DELETE)
 		elog(ERROR, "scheduling queue: could not empty the queue");
@@ -716,7 +716,7 @@ SchedulerWakeup(void)
 }
 
 PG_FUNCTION_INFO_V1(scheduler_wakeup);
-/* scheduler.wakeup(): wake the scheduler when this transaction commits */
+/* scheduler_internal.wakeup(): wake the scheduler when this transaction commits */
 Datum
 scheduler_wakeup(PG_FUNCTION_ARGS)
 {

@@ -15,6 +15,14 @@ SELECT pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
 CREATE SCHEMA scheduler;
 COMMENT ON SCHEMA scheduler IS 'Kubernetes scheduler: mirror tables, attempts and functions';
 
+-- The trigger functions and helpers nobody calls by hand live aside, so that
+-- \df scheduler.* lists what a user may call.  No role but the owner has
+-- USAGE on it: a trigger's function is called by its OID (no schema lookup,
+-- no EXECUTE check when it fires), and the internal SQL that names one runs
+-- as the owner.  A member of the extension: DROP EXTENSION drops it.
+CREATE SCHEMA scheduler_internal;
+COMMENT ON SCHEMA scheduler_internal IS 'Kubernetes scheduler: trigger functions and helpers, not for calling (no role but the owner may use it)';
+
 -- true, or an ERROR naming the scheduler_* role the caller lacks (access.c);
 -- the views and the plpgsql entry points begin with it.
 CREATE FUNCTION scheduler.require_role(role text) RETURNS boolean

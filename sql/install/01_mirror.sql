@@ -74,12 +74,12 @@ CREATE INDEX pods_pending ON scheduler.pods USING hash (scheduler_name) WHERE pe
 -- unschedulable pods (so its QueueingHints can move them).  No event is lost
 -- to a cycle in flight.  Only the owner can take a conflicting lock on the
 -- table (nobody is granted one): no stranger can hold scheduling up.
-CREATE FUNCTION scheduler.writer_lock() RETURNS trigger
+CREATE FUNCTION scheduler_internal.writer_lock() RETURNS trigger
     AS 'MODULE_PATHNAME', 'scheduler_writer_lock' LANGUAGE C;
 CREATE TRIGGER writer_lock BEFORE INSERT OR UPDATE OR DELETE OR TRUNCATE ON scheduler.nodes
-    FOR EACH STATEMENT EXECUTE FUNCTION scheduler.writer_lock();
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler_internal.writer_lock();
 CREATE TRIGGER writer_lock BEFORE INSERT OR UPDATE OR DELETE OR TRUNCATE ON scheduler.pods
-    FOR EACH STATEMENT EXECUTE FUNCTION scheduler.writer_lock();
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler_internal.writer_lock();
 
 -- Namespaces: what InterPodAffinity's namespaceSelector reads (issue #6).
 CREATE TABLE scheduler.namespaces (
@@ -92,7 +92,7 @@ CREATE TABLE scheduler.namespaces (
 );
 COMMENT ON TABLE scheduler.namespaces IS 'Mirror of Kubernetes Namespaces, written by scheduler.apply()';
 CREATE TRIGGER writer_lock BEFORE INSERT OR UPDATE OR DELETE OR TRUNCATE ON scheduler.namespaces
-    FOR EACH STATEMENT EXECUTE FUNCTION scheduler.writer_lock();
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler_internal.writer_lock();
 
 -- PodDisruptionBudgets (policy/v1): what DefaultPreemption respects.  The
 -- disruption controller's status says how many pods may go.
@@ -110,7 +110,7 @@ CREATE TABLE scheduler.pdbs (
 );
 COMMENT ON TABLE scheduler.pdbs IS 'Mirror of PodDisruptionBudgets, written by scheduler.apply(); read by DefaultPreemption';
 CREATE TRIGGER writer_lock BEFORE INSERT OR UPDATE OR DELETE OR TRUNCATE ON scheduler.pdbs
-    FOR EACH STATEMENT EXECUTE FUNCTION scheduler.writer_lock();
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler_internal.writer_lock();
 
 -- The workloads whose selectors make PodTopologySpread's system default
 -- constraints (DefaultSelector): Services and ReplicationControllers (a
@@ -128,4 +128,4 @@ CREATE TABLE scheduler.workloads (
 );
 COMMENT ON TABLE scheduler.workloads IS 'Mirror of Services, ReplicationControllers, ReplicaSets and StatefulSets (their selectors), written by scheduler.apply(); read by PodTopologySpread''s system default constraints';
 CREATE TRIGGER writer_lock BEFORE INSERT OR UPDATE OR DELETE OR TRUNCATE ON scheduler.workloads
-    FOR EACH STATEMENT EXECUTE FUNCTION scheduler.writer_lock();
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler_internal.writer_lock();

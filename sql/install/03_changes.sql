@@ -19,13 +19,13 @@ INSERT INTO scheduler.changes_horizon DEFAULT VALUES;
 COMMENT ON TABLE scheduler.changes_horizon IS 'One row: the changes below this xid have been pruned; a snapshot cache older than it rebuilds';
 
 -- TRUNCATE cannot be logged row by row: it makes every cache rebuild.
-CREATE FUNCTION scheduler.log_truncate() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER AS $$
+CREATE FUNCTION scheduler_internal.log_truncate() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER AS $$
 BEGIN
     INSERT INTO scheduler.changes (kind, uid, name) VALUES ('t', '', '');
     RETURN NULL;
 END $$;
 CREATE TRIGGER log_truncate AFTER TRUNCATE ON scheduler.nodes
-    FOR EACH STATEMENT EXECUTE FUNCTION scheduler.log_truncate();
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler_internal.log_truncate();
 CREATE TRIGGER log_truncate AFTER TRUNCATE ON scheduler.pods
-    FOR EACH STATEMENT EXECUTE FUNCTION scheduler.log_truncate();
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler_internal.log_truncate();
 

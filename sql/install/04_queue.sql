@@ -25,13 +25,13 @@ CREATE INDEX queue_state ON scheduler.queue (state, backoff_until);
 CREATE INDEX queue_nominated ON scheduler.queue (nominated_node) WHERE nominated_node IS NOT NULL;
 COMMENT ON TABLE scheduler.queue IS 'The scheduling queue: one row per pending pod, with its state (active, backoff, unschedulable, gated), attempts, backoff and the plugins that rejected it';
 
-CREATE FUNCTION scheduler.truncate_queue() RETURNS trigger
+CREATE FUNCTION scheduler_internal.truncate_queue() RETURNS trigger
     AS 'MODULE_PATHNAME', 'scheduler_truncate_queue' LANGUAGE C SECURITY DEFINER;
 CREATE TRIGGER queue_truncate AFTER TRUNCATE ON scheduler.pods
-    FOR EACH STATEMENT EXECUTE FUNCTION scheduler.truncate_queue();
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler_internal.truncate_queue();
 
 -- QueueingHints (queue.c): the rows a statement changed become cluster events.
-CREATE FUNCTION scheduler.dispatch_events(kind text, old_rows jsonb, new_rows jsonb) RETURNS integer
+CREATE FUNCTION scheduler_internal.dispatch_events(kind text, old_rows jsonb, new_rows jsonb) RETURNS integer
     AS 'MODULE_PATHNAME', 'scheduler_dispatch_events' LANGUAGE C VOLATILE;
 ------------------------------------------------------------------------------
 -- What every write to nodes and pods sets off, in order, from one statement
@@ -42,46 +42,46 @@ CREATE FUNCTION scheduler.dispatch_events(kind text, old_rows jsonb, new_rows js
 -- QueueingHints (queue.c) for the unschedulable pods the change could help.
 -- A pod is pending while scheduler.pods.pending says so.
 ------------------------------------------------------------------------------
-CREATE FUNCTION scheduler.wakeup() RETURNS void
+CREATE FUNCTION scheduler_internal.wakeup() RETURNS void
     AS 'MODULE_PATHNAME', 'scheduler_wakeup' LANGUAGE C VOLATILE;
-COMMENT ON FUNCTION scheduler.wakeup() IS 'At commit: NOTIFY scheduler_wakeup and wake the background worker';
+COMMENT ON FUNCTION scheduler_internal.wakeup() IS 'At commit: NOTIFY scheduler_wakeup and wake the background worker';
 
-CREATE FUNCTION scheduler.nodes_changed() RETURNS trigger
+CREATE FUNCTION scheduler_internal.nodes_changed() RETURNS trigger
     AS 'MODULE_PATHNAME', 'scheduler_nodes_changed' LANGUAGE C SECURITY DEFINER;
 
 -- A pod object without what changes by itself (kube-scheduler's isPodUpdated
 -- strips status, resourceVersion, generation, managedFields, finalizers)
-CREATE FUNCTION scheduler.pod_sans_status(o jsonb) RETURNS jsonb LANGUAGE sql IMMUTABLE AS $$
+CREATE FUNCTION scheduler_internal.pod_sans_status(o jsonb) RETURNS jsonb LANGUAGE sql IMMUTABLE AS $$
     SELECT CASE WHEN jsonb_typeof(o) = 'object'
                 THEN (o - 'status') #- '{metadata,resourceVersion}' #- '{metadata,generation}'
                      #- '{metadata,managedFields}' #- '{metadata,finalizers}'
                 ELSE o END
 $$;
 
-CREATE FUNCTION scheduler.pods_changed() RETURNS trigger
+CREATE FUNCTION scheduler_internal.pods_changed() RETURNS trigger
     AS 'MODULE_PATHNAME', 'scheduler_pods_changed' LANGUAGE C SECURITY DEFINER;
 
 CREATE TRIGGER changed_insert AFTER INSERT ON scheduler.nodes REFERENCING NEW TABLE AS new_rows
-    FOR EACH STATEMENT EXECUTE FUNCTION scheduler.nodes_changed();
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler_internal.nodes_changed();
 CREATE TRIGGER changed_update AFTER UPDATE ON scheduler.nodes REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
-    FOR EACH STATEMENT EXECUTE FUNCTION scheduler.nodes_changed();
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler_internal.nodes_changed();
 CREATE TRIGGER changed_delete AFTER DELETE ON scheduler.nodes REFERENCING OLD TABLE AS old_rows
-    FOR EACH STATEMENT EXECUTE FUNCTION scheduler.nodes_changed();
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler_internal.nodes_changed();
 CREATE TRIGGER changed_insert AFTER INSERT ON scheduler.pods REFERENCING NEW TABLE AS new_rows
-    FOR EACH STATEMENT EXECUTE FUNCTION scheduler.pods_changed();
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler_internal.pods_changed();
 CREATE TRIGGER changed_update AFTER UPDATE ON scheduler.pods REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
-    FOR EACH STATEMENT EXECUTE FUNCTION scheduler.pods_changed();
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler_internal.pods_changed();
 CREATE TRIGGER changed_delete AFTER DELETE ON scheduler.pods REFERENCING OLD TABLE AS old_rows
-    FOR EACH STATEMENT EXECUTE FUNCTION scheduler.pods_changed();
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler_internal.pods_changed();
 
 -- A node deleted (or truncated) under a pod assumed on it and not bound:
 -- the assumption is forgotten (kube-scheduler's Cache.ForgetPod of a
 -- binding that cannot complete), so the pod is pending again and the
 -- triggers above put it back in the queue; its binding still in the outbox
 -- is closed unsent (forget_assumed.c).
-CREATE FUNCTION scheduler.forget_assumed() RETURNS trigger
+CREATE FUNCTION scheduler_internal.forget_assumed() RETURNS trigger
     AS 'MODULE_PATHNAME', 'scheduler_forget_assumed' LANGUAGE C;
 CREATE TRIGGER forget_assumed AFTER DELETE ON scheduler.nodes REFERENCING OLD TABLE AS old_rows
-    FOR EACH STATEMENT EXECUTE FUNCTION scheduler.forget_assumed();
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler_internal.forget_assumed();
 CREATE TRIGGER forget_assumed_truncate AFTER TRUNCATE ON scheduler.nodes
-    FOR EACH STATEMENT EXECUTE FUNCTION scheduler.forget_assumed();
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler_internal.forget_assumed();

@@ -3,13 +3,13 @@
 CREATE FUNCTION scheduler.check_plugin(plugin text, args jsonb) RETURNS void
     AS 'MODULE_PATHNAME', 'scheduler_check_plugin' LANGUAGE C STRICT STABLE;
 COMMENT ON FUNCTION scheduler.check_plugin(text, jsonb) IS 'Error unless plugin is known and args are valid for it (kube-scheduler''s args validation)';
-CREATE FUNCTION scheduler.check_profile_plugin() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER AS $$
+CREATE FUNCTION scheduler_internal.check_profile_plugin() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER AS $$
 BEGIN
     PERFORM scheduler.check_plugin(NEW.plugin, NEW.args);
     RETURN NEW;
 END $$;
 CREATE TRIGGER check_plugin BEFORE INSERT OR UPDATE ON scheduler.profile_plugins
-    FOR EACH ROW EXECUTE FUNCTION scheduler.check_profile_plugin();
+    FOR EACH ROW EXECUTE FUNCTION scheduler_internal.check_profile_plugin();
 
 CREATE FUNCTION scheduler.apply(doc jsonb) RETURNS integer
     AS 'MODULE_PATHNAME', 'scheduler_apply' LANGUAGE C STRICT VOLATILE;

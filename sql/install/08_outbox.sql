@@ -9,11 +9,6 @@
 --   event      POST events: FailedScheduling (Preempted on a victim)
 --   delete     DELETE pods/{name}: a preemption victim, its uid a precondition
 ------------------------------------------------------------------------------
--- A time as the API server writes it: RFC 3339, UTC, whole seconds (the
--- outbox's own bodies are built in C, outbox.c; kept for clients).
-CREATE FUNCTION scheduler.k8s_time(t timestamptz) RETURNS text LANGUAGE sql IMMUTABLE
-    AS $$ SELECT to_char(t AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') $$;
-
 CREATE TABLE scheduler.outbox (
     id              bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
     kind            text NOT NULL CHECK (kind IN ('binding', 'condition', 'event', 'delete')),

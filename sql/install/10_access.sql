@@ -5,9 +5,10 @@
 --   scheduler_admin   and the profiles, and schedule_pending().
 -- The entry points are executable by everyone and check the caller's role
 -- first (one error naming the role to ask for), then work as the extension's
--- owner.  The tables and every internal function are the owner's, granted to
--- nobody: no role can write the mirror past apply()'s validation, call an
--- internal function, or take a lock the scheduler waits for.  Roles are
+-- owner.  The tables and every internal function (schema scheduler_internal)
+-- are the owner's, granted to nobody: no role can write the mirror past
+-- apply()'s validation, call an internal function, or take a lock the
+-- scheduler waits for.  Roles are
 -- cluster-wide: they outlive DROP EXTENSION, and a second database's
 -- CREATE EXTENSION finds them made.
 ------------------------------------------------------------------------------
@@ -53,6 +54,9 @@ GRANT SELECT ON scheduler.node_usage, scheduler.pending_pods, scheduler.metrics_
     scheduler.metrics_schedule_attempts, scheduler.metrics_latency, scheduler.snapshot_from_tables TO PUBLIC;
 
 REVOKE ALL ON ALL FUNCTIONS IN SCHEMA scheduler FROM PUBLIC;
+-- the internal schema: no USAGE for anyone but its owner, and its functions
+-- executable by nobody else either (a trigger's function is called by OID)
+REVOKE ALL ON ALL FUNCTIONS IN SCHEMA scheduler_internal FROM PUBLIC;
 REVOKE ALL ON FUNCTION @extschema@.schedule_pending(integer) FROM PUBLIC;
 -- the entry points: each checks its caller's role first
 GRANT EXECUTE ON FUNCTION
@@ -75,6 +79,7 @@ DECLARE
 BEGIN
     FOR f IN SELECT p.oid FROM pg_catalog.pg_proc p
              WHERE p.pronamespace = 'scheduler'::regnamespace
+                OR p.pronamespace = 'scheduler_internal'::regnamespace
                 OR p.oid = '@extschema@.schedule_pending(integer)'::regprocedure
     LOOP
         EXECUTE pg_catalog.format('ALTER FUNCTION %s SET search_path = pg_catalog, pg_temp', f);

@@ -14,7 +14,7 @@
 #   * A role without the scheduler's roles takes the advisory keys the
 #     scheduler once used (1396852053/1, /2, /3), right after a restart too,
 #     and holds them: pods are still bound at once.  It cannot take the
-#     locks the scheduler uses now, nor call scheduler.wakeup(); a flood of
+#     locks the scheduler uses now, nor call scheduler_internal.wakeup() (nor use that schema); a flood of
 #     wake-ups from a writer does not keep the worker busy.
 #   * Names go into request paths percent-encoded: a victim named like a
 #     path to another resource is deleted at its own (escaped) path only;
@@ -141,8 +141,8 @@ is(sqlq(q{SELECT count(*) FROM public.planted_calls}), '0', 'reading the views c
 # --- a stranger: no scheduler role
 my $stranger = $node->background_psql('inventory', on_error_stop => 0);
 $stranger->query_safe('SET ROLE regress_stranger');
-like($stranger->query('SELECT scheduler.wakeup()'), qr/^$/, 'wakeup() gives the stranger nothing');
-like($stranger->{stderr}, qr/permission denied for function wakeup/, 'it is not executable by PUBLIC');
+like($stranger->query('SELECT scheduler_internal.wakeup()'), qr/^$/, 'wakeup() gives the stranger nothing');
+like($stranger->{stderr}, qr/permission denied for schema scheduler_internal/, 'it is not executable by PUBLIC: its schema is not even usable');
 $stranger->query('BEGIN; LOCK scheduler.cycle_lock IN SHARE MODE; ROLLBACK;');
 like($stranger->{stderr}, qr/permission denied for table cycle_lock/, 'the cycle lock is not the stranger\'s to take');
 $stranger->{stderr} = '';		# the refusals above, seen
@@ -175,7 +175,7 @@ kjson('DELETE', "/api/v1/namespaces/default/pods/never-$_") for 1 .. 2;
 ok($node->poll_query_until('inventory', 'SELECT count(*) = 0 FROM scheduler.queue'), 'nothing left to schedule');
 my $gen0 = sqlq('SELECT generation FROM scheduler.cycle_lock');
 my $t1 = time;
-sqlq(q{DO $$ BEGIN FOR i IN 1..100000000 LOOP PERFORM scheduler.wakeup(); COMMIT;
+sqlq(q{DO $$ BEGIN FOR i IN 1..100000000 LOOP PERFORM scheduler_internal.wakeup(); COMMIT;
 	EXIT WHEN pg_catalog.clock_timestamp() > pg_catalog.statement_timestamp() + interval '3 seconds'; END LOOP; END $$});
 my $runs = sqlq('SELECT generation FROM scheduler.cycle_lock') - $gen0;
 my $secs = time - $t1;
