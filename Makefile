@@ -75,4 +75,4 @@ sql/$(EXTENSION)--$(EXTVERSION).sql: $(INSTALL_SQL)
 
 # Every object depends on the headers and the plugin list (PGXS tracks no
 # header dependencies).
-$(OBJS): $(wildcard src/*.h) src/plugins/plugins.def
+$(OBJS): $(wildcard src/*.h src/*.def) src/plugins/plugins.def

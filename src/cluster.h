@@ -90,31 +90,15 @@ typedef struct NodeInfo
 	MemoryContext cxt;			/* node-owned data (labels, taints, images) */
 } NodeInfo;
 
-/* The pod being scheduled */
+/*
+ * The pod being scheduled: its fields come from pod_columns.def, where each
+ * has its column, its decoder and its signature (codec.c).
+ */
 typedef struct PodInfo
 {
-	char	   *uid;
-	char	   *namespace;
-	char	   *name;
-	char	   *node_name;		/* spec.nodeName, NULL when unset */
-	int32		priority;
-	ResourceVec requests;		/* effective request (resources.c) */
-	int64		nonzero_cpu;
-	int64		nonzero_memory;
-	int			ntolerations;
-	Toleration *tolerations;
-	Jsonb	   *labels;
-	Jsonb	   *node_selector;
-	Jsonb	   *affinity;
-	int			nports;
-	HostPort   *ports;
-	int			nimages;
-	char	  **images;			/* container images, init containers first */
-	bool		has_sidecar;	/* a restartable init container */
-	Jsonb	   *spread;			/* spec.topologySpreadConstraints, NULL when none */
-	bool		preempt_never;	/* spec.preemptionPolicy Never */
-	Jsonb	   *owner_refs;		/* metadata.ownerReferences, NULL when none */
-	char	   *nominated_node; /* where an earlier preemption made room, or NULL */
+#define POD_COLUMN(id, sql, declaration) declaration
+#include "pod_columns.def"
+#undef POD_COLUMN
 	char	   *invalid;		/* its stored row could not be read whole: why (the
 								 * cycle fails for this pod alone); NULL when fine */
 } PodInfo;

@@ -8,7 +8,8 @@
  * affinity, topology spread) has anything to say about a pod (their
  * PreFilter skipped), a node's Filter verdict depends only on the pod's spec
  * and on the node: its own data, the pods on it and the pods nominated to
- * it.  Pods whose specs agree in everything the plugins read form a class;
+ * it.  Pods whose specs agree in everything the plugins read (each plugin
+ * signs the fields it reads: Plugin.sign, codec.c) form a class;
  * a verdict is kept per class and node together with the node's generation,
  * which the snapshot bumps whenever any of that changes (snapshot.c).  The
  * same goes for DefaultPreemption's dry run on a node.
@@ -67,57 +68,34 @@ forget_if_refreshed(const ClusterSnapshot *snap)
 	equiv_refreshes = snap->refreshes;
 }
 
-static void
-append_jsonb(StringInfo buf, Jsonb *jb)
-{
-	appendStringInfoChar(buf, '|');
-	if (jb)
-		appendStringInfoString(buf, JsonbToCString(NULL, &jb->root, VARSIZE(jb)));
-}
-
-static void
-append_str(StringInfo buf, const char *s)
-{
-	appendStringInfo(buf, "|%s", s ? s : "\x01");
-}
-
 /*
- * The class of a pod: a text of everything about it that a Filter (or
- * preemption) reads.  NULL when the pod is nominated somewhere (its own
- * nomination is left out of its node's count, which makes it unlike others).
+ * The class of a pod: the signature of what the profile's plugins read of
+ * it (each plugin's sign, as kube-scheduler's SignPod), and what the cycle
+ * itself reads (the priority: the nominated pods counted on a node are
+ * those of the same or higher priority).  NULL when a plugin that filters
+ * cannot sign (it may read anything), or when the pod is nominated
+ * somewhere (its own nomination is left out of its node's count, which
+ * makes it unlike others).
  */
 static char *
-class_key(const PodInfo *pod)
+class_key(const Profile *prof, const PodInfo *pod)
 {
-	StringInfoData buf;
+	PodKey		key;
 
 	if (pod->nominated_node)
 		return NULL;
-	initStringInfo(&buf);
-	appendStringInfo(&buf, "%d|%s|%lld|%lld|%lld|%lld|%lld|%d|%d", pod->priority, pod->namespace,
-					 (long long) pod->requests.cpu, (long long) pod->requests.memory,
-					 (long long) pod->requests.ephemeral, (long long) pod->nonzero_cpu,
-					 (long long) pod->nonzero_memory, (int) pod->has_sidecar, (int) pod->preempt_never);
-	for (int i = 0; i < pod->requests.nscalar; i++)
-		appendStringInfo(&buf, "|%s=%lld", pod->requests.scalar[i].name, (long long) pod->requests.scalar[i].value);
-	append_str(&buf, pod->node_name);
-	for (int i = 0; i < pod->nports; i++)
-		appendStringInfo(&buf, "|p%s/%s/%d", pod->ports[i].ip ? pod->ports[i].ip : "",
-						 pod->ports[i].protocol ? pod->ports[i].protocol : "", pod->ports[i].port);
-	for (int i = 0; i < pod->ntolerations; i++)
+	PodKeyInit(&key);
+	PodKeyAdd(&key, POD_FIELD(priority));
+	for (int i = 0; i < prof->nplugins; i++)
 	{
-		const Toleration *t = &pod->tolerations[i];
+		const Plugin *pl = prof->plugins[i].plugin;
 
-		append_str(&buf, t->key);
-		append_str(&buf, t->operator);
-		append_str(&buf, t->value);
-		append_str(&buf, t->effect);
+		if (pl->sign)
+			pl->sign(pod, &key);
+		else if (pl->prefilter || pl->filter || pl->postfilter)
+			return NULL;
 	}
-	append_jsonb(&buf, pod->labels);
-	append_jsonb(&buf, pod->node_selector);
-	append_jsonb(&buf, pod->affinity);
-	append_jsonb(&buf, pod->spread);
-	return buf.data;
+	return PodKeyText(&key, pod);
 }
 
 /* Did every plugin whose PreFilter state counts other pods skip this pod? */
@@ -149,7 +127,7 @@ EquivClassFor(CycleCtx *ctx, const PodInfo *pod)
 	if (!PreFilterIsPodLocal(ctx))
 		return NULL;
 	forget_if_refreshed(ctx->snap);
-	key = class_key(pod);
+	key = class_key(ctx->profile, pod);
 	if (key == NULL)
 		return NULL;
 	clock_ticks++;

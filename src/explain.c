@@ -404,8 +404,9 @@ explain_setup(FunctionCallInfo fcinfo, Explained *e)
 	Datum		args[2] = {PG_GETARG_DATUM(0), PG_GETARG_DATUM(1)};
 	char	   *sched;
 
-	if (SPI_execute_with_args(psprintf("SELECT %s, scheduler_name FROM scheduler.pods"
-									   " WHERE namespace = $1 AND name = $2", PodInfoColumns),
+	if (SPI_execute_with_args(psprintf("SELECT %s, p.scheduler_name FROM scheduler.pods p"
+									   " LEFT JOIN scheduler.queue q ON q.pod_uid = p.uid"
+									   " WHERE p.namespace = $1 AND p.name = $2", PodInfoColumns),
 							  2, types, args, NULL, false, 0) != SPI_OK_SELECT)
 		elog(ERROR, "could not read scheduler.pods");
 	if (SPI_processed == 0)

@@ -90,6 +90,14 @@ typedef struct Plugin
 	void		(*postfilter) (PluginCall *call, const PodInfo *pod, struct CycleResult *res, Status *st);
 
 	/*
+	 * SignPod: PodKeyAdd the pod's fields (POD_FIELD) that its PreFilter,
+	 * Filter and PostFilter read, so that pods signed alike share kept
+	 * verdicts (equivalence.c).  A plugin with one of those and no sign
+	 * leaves its profile's pods without a class: nothing is kept for them.
+	 */
+	void		(*sign) (const PodInfo *pod, PodKey *key);
+
+	/*
 	 * EventsToRegister: the events that may make a pod this plugin rejected
 	 * schedulable, each with its QueueingHint; ends at resource 0.
 	 */

@@ -35,6 +35,7 @@
 #include "utils/memutils.h"
 
 #include "access.h"
+#include "codec.h"
 #include "jsonutil.h"
 #include "scheduling_queue.h"
 #include "snapshot.h"
@@ -83,122 +84,6 @@ static uint64 refresh_count = 0;
  * Parsing rows
  * ------------------------------------------------------------------------
  */
-static Jsonb *
-get_jsonb(HeapTuple tup, TupleDesc desc, int col)
-{
-	bool		isnull;
-	Datum		d = SPI_getbinval(tup, desc, col, &isnull);
-
-	return isnull ? NULL : DatumGetJsonbPCopy(d);
-}
-
-static int64
-get_int64(HeapTuple tup, TupleDesc desc, int col)
-{
-	bool		isnull;
-	Datum		d = SPI_getbinval(tup, desc, col, &isnull);
-
-	return isnull ? 0 : DatumGetInt64(d);
-}
-
-static char *
-jstr(JsonbContainer *c, const char *key)
-{
-	JsonbValue *v = JGet(c, key);
-
-	if (v == NULL || v->type != jbvString || v->val.string.len == 0)
-		return NULL;
-	return pnstrdup(v->val.string.val, v->val.string.len);
-}
-
-static JsonbContainer *
-array_elem(Jsonb *jb, int i)
-{
-	JsonbValue *v = getIthJsonbValueFromContainer(&jb->root, i);
-
-	return (v && v->type == jbvBinary) ? v->val.binary.data : NULL;
-}
-
-static int
-array_len(Jsonb *jb)
-{
-	if (jb == NULL || !JB_ROOT_IS_ARRAY(jb) || JB_ROOT_IS_SCALAR(jb))
-		return 0;
-	return JB_ROOT_COUNT(jb);
-}
-
-static Taint *
-TaintsFromJsonb(Jsonb *jb, int *n)
-{
-	int			count = array_len(jb);
-	Taint	   *taints = palloc0(sizeof(Taint) * Max(count, 1));
-
-	for (int i = 0; i < count; i++)
-	{
-		JsonbContainer *c = array_elem(jb, i);
-		char	   *value = jstr(c, "value");
-
-		taints[i].key = jstr(c, "key");
-		taints[i].value = value ? value : "";
-		taints[i].effect = jstr(c, "effect");
-	}
-	*n = count;
-	return taints;
-}
-
-Toleration *
-TolerationsFromJsonb(Jsonb *jb, int *n)
-{
-	int			count = array_len(jb);
-	Toleration *tols = palloc0(sizeof(Toleration) * Max(count, 1));
-
-	for (int i = 0; i < count; i++)
-	{
-		JsonbContainer *c = array_elem(jb, i);
-		char	   *value = jstr(c, "value");
-
-		tols[i].key = jstr(c, "key");
-		tols[i].operator = jstr(c, "operator");
-		tols[i].value = value ? value : "";
-		tols[i].effect = jstr(c, "effect");
-	}
-	*n = count;
-	return tols;
-}
-
-/*
- * [{"hostIP", "protocol", "hostPort"}] as the mirror stores them.  A port
- * that is not an integer in 1..65535 is left out, and *err says so.
- */
-HostPort *
-HostPortsFromJsonb(Jsonb *jb, int *n, char **err)
-{
-	int			count = array_len(jb);
-	HostPort   *ports = count ? palloc0(sizeof(HostPort) * count) : NULL;
-	int			k = 0;
-
-	*err = NULL;
-	if (jb && count == 0 && !(JB_ROOT_IS_ARRAY(jb) && !JB_ROOT_IS_SCALAR(jb)))
-		*err = "host_ports: not an array";
-	for (int i = 0; i < count; i++)
-	{
-		JsonbContainer *c = array_elem(jb, i);
-		int32		port;
-
-		if (!JValueInt32(JGet(c, "hostPort"), &port) || port < 1 || port > 65535)
-		{
-			*err = psprintf("host_ports[%d].hostPort: not a port number", i);
-			continue;
-		}
-		ports[k].ip = jstr(c, "hostIP");
-		ports[k].protocol = jstr(c, "protocol");
-		ports[k].port = port;
-		k++;
-	}
-	*n = k;
-	return ports;
-}
-
 /*
  * ImageLocality's normalizedImageName: an image without a tag gets ":latest".
  * A tag is a ':' after the last '/'.
@@ -212,116 +97,6 @@ NormalizedImageName(const char *name)
 	if (colon == NULL || (slash != NULL && colon < slash))
 		return psprintf("%s:latest", name);
 	return pstrdup(name);
-}
-
-const char *PodInfoColumns =
-"uid, namespace, name, node_name, priority, requests, nonzero_cpu, nonzero_memory,"
-" tolerations, labels, node_selector, affinity, host_ports, images, has_sidecar,"
-" object->'spec'->'topologySpreadConstraints', object->'spec'->>'preemptionPolicy',"
-" (SELECT nq.nominated_node FROM scheduler.queue nq WHERE nq.pod_uid = uid), object->'metadata'->'ownerReferences'";
-
-/*
- * The same, for a query joining scheduler.pods p and scheduler.queue q
- * (the nomination is q's, not looked up again)
- */
-const char *PodInfoColumnsQualified =
-"p.uid, p.namespace, p.name, p.node_name, p.priority, p.requests, p.nonzero_cpu, p.nonzero_memory,"
-" p.tolerations, p.labels, p.node_selector, p.affinity, p.host_ports, p.images, p.has_sidecar,"
-" p.object->'spec'->'topologySpreadConstraints', p.object->'spec'->>'preemptionPolicy',"
-" q.nominated_node,"
-" p.object->'metadata'->'ownerReferences'";
-
-/* The first problem found in a stored row, for PodInfo.invalid */
-static void
-note_invalid(char **invalid, const char *column, const char *err)
-{
-	if (err && *invalid == NULL)
-		*invalid = psprintf("%s: %s", column, err);
-}
-
-/*
- * A pod to schedule, from a row of PodInfoColumns.  It never throws: what
- * cannot be read (a row written past scheduler.apply()) is left out, and
- * pod->invalid says what, so that this pod's cycle fails alone.
- */
-void
-PodInfoFromTuple(PodInfo *pod, HeapTuple tup, TupleDesc desc)
-{
-	bool		isnull;
-	Jsonb	   *images;
-	char	   *err;
-	Datum		d;
-
-	memset(pod, 0, sizeof(*pod));
-	pod->uid = SPI_getvalue(tup, desc, 1);
-	pod->namespace = SPI_getvalue(tup, desc, 2);
-	pod->name = SPI_getvalue(tup, desc, 3);
-	if (pod->uid == NULL || pod->namespace == NULL || pod->name == NULL)
-	{
-		pod->uid = pod->uid ? pod->uid : "";
-		pod->namespace = pod->namespace ? pod->namespace : "";
-		pod->name = pod->name ? pod->name : "";
-		note_invalid(&pod->invalid, "uid, namespace, name", "null");
-	}
-	pod->node_name = SPI_getvalue(tup, desc, 4);
-	d = SPI_getbinval(tup, desc, 5, &isnull);
-	pod->priority = isnull ? 0 : DatumGetInt32(d);
-	ResourceVecFromNormalized(&pod->requests, get_jsonb(tup, desc, 6), &err);
-	note_invalid(&pod->invalid, "requests", err);
-	pod->nonzero_cpu = get_int64(tup, desc, 7);
-	pod->nonzero_memory = get_int64(tup, desc, 8);
-	if (pod->nonzero_cpu < 0 || pod->nonzero_memory < 0)
-		note_invalid(&pod->invalid, "nonzero_cpu, nonzero_memory", "negative");
-	pod->tolerations = TolerationsFromJsonb(get_jsonb(tup, desc, 9), &pod->ntolerations);
-	pod->labels = get_jsonb(tup, desc, 10);
-	if (pod->labels && !JB_ROOT_IS_OBJECT(pod->labels))
-	{
-		note_invalid(&pod->invalid, "labels", "not an object");
-		pod->labels = NULL;
-	}
-	pod->node_selector = get_jsonb(tup, desc, 11);
-	if (pod->node_selector && !JB_ROOT_IS_OBJECT(pod->node_selector))
-	{
-		note_invalid(&pod->invalid, "node_selector", "not an object");
-		pod->node_selector = NULL;
-	}
-	pod->affinity = get_jsonb(tup, desc, 12);
-	if (pod->affinity && !JB_ROOT_IS_OBJECT(pod->affinity))
-	{
-		note_invalid(&pod->invalid, "affinity", "not an object");
-		pod->affinity = NULL;
-	}
-	pod->ports = HostPortsFromJsonb(get_jsonb(tup, desc, 13), &pod->nports, &err);
-	note_invalid(&pod->invalid, "host_ports", err);
-	images = get_jsonb(tup, desc, 14);
-	pod->nimages = array_len(images);
-	pod->images = palloc0(sizeof(char *) * Max(pod->nimages, 1));
-	for (int i = 0; i < pod->nimages; i++)
-	{
-		JsonbValue *v = getIthJsonbValueFromContainer(&images->root, i);
-
-		pod->images[i] = v->type == jbvString ? pnstrdup(v->val.string.val, v->val.string.len) : "";
-	}
-	d = SPI_getbinval(tup, desc, 15, &isnull);
-	pod->has_sidecar = !isnull && DatumGetBool(d);
-	pod->spread = get_jsonb(tup, desc, 16);
-	if (pod->spread && (!JB_ROOT_IS_ARRAY(pod->spread) || JB_ROOT_IS_SCALAR(pod->spread)))
-	{
-		note_invalid(&pod->invalid, "spec.topologySpreadConstraints", "not an array");
-		pod->spread = NULL;
-	}
-	{
-		char	   *policy = SPI_getvalue(tup, desc, 17);
-
-		pod->preempt_never = policy && strcmp(policy, "Never") == 0;
-	}
-	pod->nominated_node = SPI_getvalue(tup, desc, 18);
-	pod->owner_refs = get_jsonb(tup, desc, 19);
-	if (pod->owner_refs && (!JB_ROOT_IS_ARRAY(pod->owner_refs) || JB_ROOT_IS_SCALAR(pod->owner_refs)))
-	{
-		note_invalid(&pod->invalid, "metadata.ownerReferences", "not an array");
-		pod->owner_refs = NULL;
-	}
 }
 
 /* ------------------------------------------------------------------------
@@ -456,7 +231,7 @@ node_clear(NodeInfo *n)
 static NodeImage *
 node_images(Jsonb *images, int *nimages, char **err)
 {
-	int			count = array_len(images);
+	int			count = JArrayLen(images);
 	NodeImage  *out = palloc0(sizeof(NodeImage) * Max(count, 1));
 	int			cap = Max(count, 1);
 	int			k = 0;
@@ -464,7 +239,7 @@ node_images(Jsonb *images, int *nimages, char **err)
 	*err = NULL;
 	for (int i = 0; i < count; i++)
 	{
-		JsonbContainer *img = array_elem(images, i);
+		JsonbContainer *img = JArrayElem(images, i);
 		JsonbValue *names = JGet(img, "names");
 		JsonbValue *size = JGet(img, "sizeBytes");
 		int64		bytes = 0;
@@ -506,7 +281,7 @@ node_load(HeapTuple tup, TupleDesc desc)
 	MemoryContext old;
 	bool		isnull;
 	Datum		d;
-	Jsonb	   *labels = get_jsonb(tup, desc, 4);
+	Jsonb	   *labels = TupleJsonb(tup, desc, 4);
 	bool		relabelled;
 	char	   *err;
 
@@ -536,10 +311,10 @@ node_load(HeapTuple tup, TupleDesc desc)
 	d = SPI_getbinval(tup, desc, 3, &isnull);
 	n->unschedulable = !isnull && DatumGetBool(d);
 	n->labels = labels ? DatumGetJsonbPCopy(JsonbPGetDatum(labels)) : NULL;
-	n->taints = TaintsFromJsonb(get_jsonb(tup, desc, 5), &n->ntaints);
-	if (!ResourceVecFromNormalized(&n->allocatable, get_jsonb(tup, desc, 6), &err))
+	n->taints = TaintsFromJsonb(TupleJsonb(tup, desc, 5), &n->ntaints);
+	if (!ResourceVecFromNormalized(&n->allocatable, TupleJsonb(tup, desc, 6), &err))
 		row_warning("node", name, psprintf("allocatable: %s", err));
-	n->images = node_images(get_jsonb(tup, desc, 7), &n->nimages, &err);
+	n->images = node_images(TupleJsonb(tup, desc, 7), &n->nimages, &err);
 	if (err)
 		row_warning("node", name, err);
 	MemoryContextSwitchTo(old);
@@ -792,8 +567,8 @@ pod_load(HeapTuple tup, TupleDesc desc)
 	bool		isnull;
 	Datum		d;
 	bool		counts;
-	Jsonb	   *requests = get_jsonb(tup, desc, 3);
-	Jsonb	   *ports = get_jsonb(tup, desc, 6);
+	Jsonb	   *requests = TupleJsonb(tup, desc, 3);
+	Jsonb	   *ports = TupleJsonb(tup, desc, 6);
 	char	   *ns = SPI_getvalue(tup, desc, 8);
 	char	   *name = SPI_getvalue(tup, desc, 12);
 	char	   *who = psprintf("%s/%s", ns ? ns : "", name ? name : "");
@@ -829,8 +604,8 @@ pod_load(HeapTuple tup, TupleDesc desc)
 	p->node = pstrdup(node);
 	if (!ResourceVecFromNormalized(&p->requests, requests, &err))
 		row_warning("pod", who, psprintf("requests: %s", err));
-	p->nonzero_cpu = get_int64(tup, desc, 4);
-	p->nonzero_memory = get_int64(tup, desc, 5);
+	p->nonzero_cpu = TupleInt64(tup, desc, 4);
+	p->nonzero_memory = TupleInt64(tup, desc, 5);
 	if (p->nonzero_cpu < 0 || p->nonzero_memory < 0)
 	{
 		row_warning("pod", who, "nonzero_cpu, nonzero_memory: negative");
@@ -840,7 +615,7 @@ pod_load(HeapTuple tup, TupleDesc desc)
 	p->ports = HostPortsFromJsonb(ports, &p->nports, &err);
 	if (err)
 		row_warning("pod", who, err);
-	pod_set_identity(p, ns, name, priority, start, get_jsonb(tup, desc, 9), get_jsonb(tup, desc, 10),
+	pod_set_identity(p, ns, name, priority, start, TupleJsonb(tup, desc, 9), TupleJsonb(tup, desc, 10),
 					 terminating);
 	MemoryContextSwitchTo(old);
 	pod_account(p, 1);
@@ -860,12 +635,12 @@ zone_key(NodeInfo *n)
 
 	if (n->labels)
 	{
-		zone = jstr(&n->labels->root, "failure-domain.beta.kubernetes.io/zone");
+		zone = JStr(&n->labels->root, "failure-domain.beta.kubernetes.io/zone");
 		if (zone == NULL)
-			zone = jstr(&n->labels->root, "topology.kubernetes.io/zone");
-		region = jstr(&n->labels->root, "failure-domain.beta.kubernetes.io/region");
+			zone = JStr(&n->labels->root, "topology.kubernetes.io/zone");
+		region = JStr(&n->labels->root, "failure-domain.beta.kubernetes.io/region");
 		if (region == NULL)
-			region = jstr(&n->labels->root, "topology.kubernetes.io/region");
+			region = JStr(&n->labels->root, "topology.kubernetes.io/region");
 	}
 	if (region == NULL && zone == NULL)
 		return "";
@@ -1167,8 +942,8 @@ load_nominated(void)
 			continue;
 		old = MemoryContextSwitchTo(nominated_cxt);
 		p = nominated_ref(uid, DatumGetInt32(SPI_getbinval(tt->vals[i], tt->tupdesc, 3, &isnull)),
-						  get_jsonb(tt->vals[i], tt->tupdesc, 4), get_int64(tt->vals[i], tt->tupdesc, 5),
-						  get_int64(tt->vals[i], tt->tupdesc, 6), get_jsonb(tt->vals[i], tt->tupdesc, 7));
+						  TupleJsonb(tt->vals[i], tt->tupdesc, 4), TupleInt64(tt->vals[i], tt->tupdesc, 5),
+						  TupleInt64(tt->vals[i], tt->tupdesc, 6), TupleJsonb(tt->vals[i], tt->tupdesc, 7));
 		MemoryContextSwitchTo(old);
 		nominate(n, p);
 	}
@@ -1392,7 +1167,7 @@ NodeInfoFromJsonb(Jsonb *row)
 	JsonbValue *v;
 	char	   *err;
 
-	n->name = jstr(c, "name");
+	n->name = JStr(c, "name");
 	if (n->name == NULL)
 		n->name = "";
 	n->exists = true;
@@ -1419,11 +1194,11 @@ PodRefFromJsonb(Jsonb *row)
 	PodRef	   *p = palloc0(sizeof(PodRef));
 	JsonbContainer *c = &row->root;
 	JsonbValue *v;
-	char	   *uid = jstr(c, "uid");
+	char	   *uid = JStr(c, "uid");
 	char	   *err;
 
 	p->uid = uid ? uid : "";
-	p->node = jstr(c, "node");
+	p->node = JStr(c, "node");
 	v = JGet(c, "requests");
 	(void) ResourceVecFromNormalized(&p->requests, v ? JsonbValueToJsonb(v) : NULL, &err);
 	v = JGet(c, "host_ports");
@@ -1433,7 +1208,7 @@ PodRefFromJsonb(Jsonb *row)
 		JsonbValue *aff = JGet(c, "affinity");
 		JsonbValue *term = JGet(c, "terminating");
 
-		pod_set_identity(p, jstr(c, "namespace"), jstr(c, "name"), 0, 0, v ? JsonbValueToJsonb(v) : NULL,
+		pod_set_identity(p, JStr(c, "namespace"), JStr(c, "name"), 0, 0, v ? JsonbValueToJsonb(v) : NULL,
 						 aff ? JsonbValueToJsonb(aff) : NULL,
 						 term && term->type == jbvBool && term->val.boolean);
 	}

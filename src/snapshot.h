@@ -14,6 +14,7 @@
 #include "access/tupdesc.h"
 #include "utils/hsearch.h"
 #include "cluster.h"
+#include "codec.h"
 
 typedef struct TopologyState TopologyState;
 
@@ -53,11 +54,6 @@ extern int	SnapshotImageNodes(ClusterSnapshot *snap, const char *image);
 extern void SnapshotPrune(void);
 extern NodeInfo *NodeInfoFromJsonb(Jsonb *row);
 extern PodRef *PodRefFromJsonb(Jsonb *row);
-extern void PodInfoFromTuple(PodInfo *pod, HeapTuple tup, TupleDesc desc);
-extern const char *PodInfoColumns;
-extern const char *PodInfoColumnsQualified;
-extern Toleration *TolerationsFromJsonb(Jsonb *jb, int *n);
-extern HostPort *HostPortsFromJsonb(Jsonb *jb, int *n, char **err);
 extern char *NormalizedImageName(const char *name);
 
 /*

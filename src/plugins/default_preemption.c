@@ -509,7 +509,15 @@ postfilter(PluginCall *call pg_attribute_unused(), const PodInfo *pod, CycleResu
 	res->victims = best->victims;
 }
 
+/* SignPod: PostFilter reads the priority, the preemption policy and the nomination (its dry runs are kept per class) */
+static void
+sign(const PodInfo *pod pg_attribute_unused(), PodKey *key)
+{
+	PodKeyAdd(key, POD_FIELD(priority) | POD_FIELD(preempt_never) | POD_FIELD(nominated_node));
+}
+
 const Plugin DefaultPreemptionPlugin = {
+	.sign = sign,
 	.name = "DefaultPreemption",
 	.postfilter = postfilter,
 };

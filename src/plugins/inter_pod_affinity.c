@@ -539,7 +539,15 @@ node_hint(const PodInfo *pod, const ClusterEvent *ev)
 	return HINT_SKIP;
 }
 
+/* SignPod: PreFilter and Filter read the namespace, the labels (existing pods' anti-affinity) and the pod affinity terms */
+static void
+sign(const PodInfo *pod pg_attribute_unused(), PodKey *key)
+{
+	PodKeyAdd(key, POD_FIELD(namespace) | POD_FIELD(labels) | POD_FIELD(affinity));
+}
+
 const Plugin InterPodAffinityPlugin = {
+	.sign = sign,
 	.name = "InterPodAffinity",
 	.reads_pods = true,
 	.parse_args = parse_args,

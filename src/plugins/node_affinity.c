@@ -651,7 +651,15 @@ hint(const PodInfo *pod, const ClusterEvent *ev)
 	return NodeNowPasses(filter, pod, ev);
 }
 
+/* SignPod: PreFilter and Filter read the node selector and the node affinity */
+static void
+sign(const PodInfo *pod pg_attribute_unused(), PodKey *key)
+{
+	PodKeyAdd(key, POD_FIELD(node_selector) | POD_FIELD(affinity));
+}
+
 const Plugin NodeAffinityPlugin = {
+	.sign = sign,
 	.name = "NodeAffinity",
 	.parse_args = parse_args,
 	.prefilter = prefilter,

@@ -19,7 +19,15 @@ filter(PluginCall *call pg_attribute_unused(), const PodInfo *pod, const NodeInf
 	StatusSet(st, CODE_UNSCHEDULABLE_AND_UNRESOLVABLE, ErrReason);
 }
 
+/* SignPod: its Filter reads spec.nodeName */
+static void
+sign(const PodInfo *pod pg_attribute_unused(), PodKey *key)
+{
+	PodKeyAdd(key, POD_FIELD(node_name));
+}
+
 const Plugin NodeNamePlugin = {
+	.sign = sign,
 	.name = "NodeName",
 	.filter = filter,
 	.events = {

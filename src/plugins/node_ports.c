@@ -71,7 +71,15 @@ hint(const PodInfo *pod, const ClusterEvent *ev)
 	return HINT_SKIP;
 }
 
+/* SignPod: PreFilter and Filter read the host ports */
+static void
+sign(const PodInfo *pod pg_attribute_unused(), PodKey *key)
+{
+	PodKeyAdd(key, POD_FIELD(ports));
+}
+
 const Plugin NodePortsPlugin = {
+	.sign = sign,
 	.name = "NodePorts",
 	.prefilter = prefilter,
 	.filter = filter,

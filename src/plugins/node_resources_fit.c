@@ -480,7 +480,15 @@ node_hint(const PodInfo *pod, const ClusterEvent *ev)
 	return any_requested_increased(pod, ev->old_node, ev->new_node) ? HINT_QUEUE : HINT_SKIP;
 }
 
+/* SignPod: PreFilter reads the sidecars, Filter the requests */
+static void
+sign(const PodInfo *pod pg_attribute_unused(), PodKey *key)
+{
+	PodKeyAdd(key, POD_FIELD(requests) | POD_FIELD(nonzero_cpu) | POD_FIELD(nonzero_memory) | POD_FIELD(has_sidecar));
+}
+
 const Plugin NodeResourcesFitPlugin = {
+	.sign = sign,
 	.name = "NodeResourcesFit",
 	.parse_args = parse_args,
 	.prefilter = prefilter,

@@ -36,7 +36,15 @@ hint(const PodInfo *pod pg_attribute_unused(), const ClusterEvent *ev)
 	return HINT_QUEUE;
 }
 
+/* SignPod: its Filter reads the tolerations (of the unschedulable taint) */
+static void
+sign(const PodInfo *pod pg_attribute_unused(), PodKey *key)
+{
+	PodKeyAdd(key, POD_FIELD(tolerations));
+}
+
 const Plugin NodeUnschedulablePlugin = {
+	.sign = sign,
 	.name = "NodeUnschedulable",
 	.filter = filter,
 	.events = {

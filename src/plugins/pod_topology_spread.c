@@ -962,7 +962,16 @@ node_hint(const PodInfo *pod, const ClusterEvent *ev)
 	return HINT_SKIP;
 }
 
+/* SignPod: PreFilter reads the constraints (or the defaults, from the owners), the labels and namespace they select, and the node inclusion policies (node affinity, tolerations) */
+static void
+sign(const PodInfo *pod pg_attribute_unused(), PodKey *key)
+{
+	PodKeyAdd(key, POD_FIELD(spread) | POD_FIELD(labels) | POD_FIELD(namespace) |
+			   POD_FIELD(node_selector) | POD_FIELD(affinity) | POD_FIELD(tolerations) | POD_FIELD(owner_refs));
+}
+
 const Plugin PodTopologySpreadPlugin = {
+	.sign = sign,
 	.name = "PodTopologySpread",
 	.reads_pods = true,
 	.parse_args = parse_args,

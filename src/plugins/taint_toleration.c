@@ -90,7 +90,15 @@ hint(const PodInfo *pod, const ClusterEvent *ev)
 	return NodeNowPasses(filter, pod, ev);
 }
 
+/* SignPod: its Filter reads the tolerations */
+static void
+sign(const PodInfo *pod pg_attribute_unused(), PodKey *key)
+{
+	PodKeyAdd(key, POD_FIELD(tolerations));
+}
+
 const Plugin TaintTolerationPlugin = {
+	.sign = sign,
 	.name = "TaintToleration",
 	.filter = filter,
 	.prescore = prescore,

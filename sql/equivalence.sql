@@ -1,0 +1,72 @@
+-- Equivalence classes (equivalence.c): a cycle keeps each node's Filter
+-- verdict for the next pod of the same class, within one schedule_pending()
+-- call.  A class is the signature of the fields the profile's plugins read
+-- (each plugin's sign, as kube-scheduler's SignPod).  Two pods that differ
+-- only in a field some Filter reads must get verdicts of their own: each
+-- block schedules, in one call, a pod the node rejects and then (created a
+-- second later, so tried after it) a pod that differs from it only there,
+-- which must fit.
+\set SHOW_CONTEXT never
+SET scheduler.pod_initial_backoff = 0;
+SET scheduler.pod_max_backoff = 0;
+TRUNCATE scheduler.nodes, scheduler.pods, scheduler.pod_attempts;
+
+CREATE FUNCTION pg_temp.node(name text, extra jsonb DEFAULT '{}') RETURNS int LANGUAGE sql AS $$
+    SELECT scheduler.apply(jsonb_build_object('kind', 'Node',
+        'metadata', jsonb_build_object('name', name),
+        'status', jsonb_build_object('allocatable',
+            jsonb_build_object('cpu', '4', 'memory', '4Gi', 'pods', '110'))) || extra)
+$$;
+CREATE FUNCTION pg_temp.pod(name text, created int, spec jsonb DEFAULT '{}',
+                            container jsonb DEFAULT '{}') RETURNS int LANGUAGE sql AS $$
+    SELECT scheduler.apply(jsonb_build_object('kind', 'Pod',
+        'metadata', jsonb_build_object('name', name, 'namespace', 'default',
+            'creationTimestamp', to_char(timestamptz '2024-01-01 00:00:00+00' + created * interval '1 second',
+                                         'YYYY-MM-DD"T"HH24:MI:SS"Z"')),
+        'spec', jsonb_build_object('containers', jsonb_build_array(jsonb_build_object('name', 'c',
+                'resources', jsonb_build_object('requests', jsonb_build_object('cpu', '1'))) || container))
+            || spec,
+        'status', jsonb_build_object('phase', 'Pending')))
+$$;
+CREATE FUNCTION pg_temp.reset() RETURNS void LANGUAGE sql AS $$
+    TRUNCATE scheduler.nodes, scheduler.pods, scheduler.pod_attempts
+$$;
+
+-- TaintToleration signs the tolerations
+SELECT pg_temp.node('tainted', '{"spec": {"taints": [{"key": "k", "value": "v", "effect": "NoSchedule"}]}}');
+SELECT pg_temp.pod('intolerant', 1);
+SELECT pg_temp.pod('tolerant', 2, '{"tolerations": [{"key": "k", "operator": "Equal", "value": "v", "effect": "NoSchedule"}]}');
+SELECT name, node, result FROM schedule_pending() ORDER BY name;
+
+-- NodeUnschedulable signs them too (the unschedulable taint's toleration)
+SELECT pg_temp.reset();
+SELECT pg_temp.node('cordoned', '{"spec": {"unschedulable": true}}');
+SELECT pg_temp.pod('intolerant', 1);
+SELECT pg_temp.pod('tolerant', 2, '{"tolerations": [{"key": "node.kubernetes.io/unschedulable", "operator": "Exists", "effect": "NoSchedule"}]}');
+SELECT name, node, result FROM schedule_pending() ORDER BY name;
+
+-- NodeAffinity signs the node selector and the node affinity
+SELECT pg_temp.reset();
+SELECT pg_temp.node('a', '{"metadata": {"name": "a", "labels": {"zone": "a"}}}');
+SELECT pg_temp.pod('elsewhere', 1, '{"nodeSelector": {"zone": "b"}}');
+SELECT pg_temp.pod('here', 2, '{"nodeSelector": {"zone": "a"}}');
+SELECT pg_temp.pod('elsewhere-affinity', 3, '{"affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [{"matchExpressions": [{"key": "zone", "operator": "In", "values": ["b"]}]}]}}}}');
+SELECT pg_temp.pod('here-affinity', 4, '{"affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [{"matchExpressions": [{"key": "zone", "operator": "In", "values": ["a"]}]}]}}}}');
+SELECT name, node, result FROM schedule_pending() ORDER BY name;
+
+-- NodePorts signs the host ports (port 80 is taken on the node)
+SELECT pg_temp.reset();
+SELECT pg_temp.node('n');
+SELECT pg_temp.pod('web', 0, '{"nodeName": "n"}', '{"ports": [{"containerPort": 80, "hostPort": 80}]}');
+SELECT pg_temp.pod('same-port', 1, '{}', '{"ports": [{"containerPort": 80, "hostPort": 80}]}');
+SELECT pg_temp.pod('other-port', 2, '{}', '{"ports": [{"containerPort": 80, "hostPort": 81}]}');
+SELECT name, node, result FROM schedule_pending() ORDER BY name;
+
+-- NodeResourcesFit signs the requests
+SELECT pg_temp.reset();
+SELECT pg_temp.node('n');
+SELECT pg_temp.pod('big', 1, '{}', '{"resources": {"requests": {"cpu": "8"}}}');
+SELECT pg_temp.pod('small', 2, '{}', '{"resources": {"requests": {"cpu": "2"}}}');
+SELECT name, node, result FROM schedule_pending() ORDER BY name;
+
+SELECT pg_temp.reset();

@@ -1,0 +1,602 @@
+/*
+ * codec.c
+ *	  The pod's shape, once.
+ *
+ * pod_columns.def lists the fields of the pod to schedule (PodInfo): each
+ * with the SQL that reads it, and here its decoder (decode_<id>) and its
+ * signer (sign_<id>).  PodInfo itself, the SELECT list and the decoding
+ * loop are made from that list, so a field cannot be added to one and
+ * missed by another.  An equivalence class (equivalence.c) is the text of
+ * the fields the profile's plugins sign (Plugin.sign, as kube-scheduler's
+ * SignPod): a plugin that reads a field signs it.
+ *
+ * IDENTIFICATION
+ *	  src/codec.c
+ */
+#include "postgres.h"
+
+#include "executor/spi.h"
+#include "utils/builtins.h"
+#include "utils/jsonb.h"
+
+#include "codec.h"
+#include "jsonutil.h"
+
+StaticAssertDecl(POD_NCOLUMNS <= 64, "a PodKey's fields are a 64-bit mask");
+
+/* ------------------------------------------------------------------------
+ * Pieces of stored rows
+ * ------------------------------------------------------------------------
+ */
+Jsonb *
+TupleJsonb(HeapTuple tup, TupleDesc desc, int col)
+{
+	bool		isnull;
+	Datum		d = SPI_getbinval(tup, desc, col, &isnull);
+
+	return isnull ? NULL : DatumGetJsonbPCopy(d);
+}
+
+int64
+TupleInt64(HeapTuple tup, TupleDesc desc, int col)
+{
+	bool		isnull;
+	Datum		d = SPI_getbinval(tup, desc, col, &isnull);
+
+	return isnull ? 0 : DatumGetInt64(d);
+}
+
+/* A string member, NULL when absent, not a string or empty */
+char *
+JStr(JsonbContainer *c, const char *key)
+{
+	JsonbValue *v = JGet(c, key);
+
+	if (v == NULL || v->type != jbvString || v->val.string.len == 0)
+		return NULL;
+	return pnstrdup(v->val.string.val, v->val.string.len);
+}
+
+JsonbContainer *
+JArrayElem(Jsonb *jb, int i)
+{
+	JsonbValue *v = getIthJsonbValueFromContainer(&jb->root, i);
+
+	return (v && v->type == jbvBinary) ? v->val.binary.data : NULL;
+}
+
+/* Elements of an array; 0 for NULL or what is not an array */
+int
+JArrayLen(Jsonb *jb)
+{
+	if (jb == NULL || !JB_ROOT_IS_ARRAY(jb) || JB_ROOT_IS_SCALAR(jb))
+		return 0;
+	return JB_ROOT_COUNT(jb);
+}
+
+Taint *
+TaintsFromJsonb(Jsonb *jb, int *n)
+{
+	int			count = JArrayLen(jb);
+	Taint	   *taints = palloc0(sizeof(Taint) * Max(count, 1));
+
+	for (int i = 0; i < count; i++)
+	{
+		JsonbContainer *c = JArrayElem(jb, i);
+		char	   *value = JStr(c, "value");
+
+		taints[i].key = JStr(c, "key");
+		taints[i].value = value ? value : "";
+		taints[i].effect = JStr(c, "effect");
+	}
+	*n = count;
+	return taints;
+}
+
+Toleration *
+TolerationsFromJsonb(Jsonb *jb, int *n)
+{
+	int			count = JArrayLen(jb);
+	Toleration *tols = palloc0(sizeof(Toleration) * Max(count, 1));
+
+	for (int i = 0; i < count; i++)
+	{
+		JsonbContainer *c = JArrayElem(jb, i);
+		char	   *value = JStr(c, "value");
+
+		tols[i].key = JStr(c, "key");
+		tols[i].operator = JStr(c, "operator");
+		tols[i].value = value ? value : "";
+		tols[i].effect = JStr(c, "effect");
+	}
+	*n = count;
+	return tols;
+}
+
+/*
+ * [{"hostIP", "protocol", "hostPort"}] as the mirror stores them.  A port
+ * that is not an integer in 1..65535 is left out, and *err says so.
+ */
+HostPort *
+HostPortsFromJsonb(Jsonb *jb, int *n, char **err)
+{
+	int			count = JArrayLen(jb);
+	HostPort   *ports = count ? palloc0(sizeof(HostPort) * count) : NULL;
+	int			k = 0;
+
+	*err = NULL;
+	if (jb && count == 0 && !(JB_ROOT_IS_ARRAY(jb) && !JB_ROOT_IS_SCALAR(jb)))
+		*err = "host_ports: not an array";
+	for (int i = 0; i < count; i++)
+	{
+		JsonbContainer *c = JArrayElem(jb, i);
+		int32		port;
+
+		if (!JValueInt32(JGet(c, "hostPort"), &port) || port < 1 || port > 65535)
+		{
+			*err = psprintf("host_ports[%d].hostPort: not a port number", i);
+			continue;
+		}
+		ports[k].ip = JStr(c, "hostIP");
+		ports[k].protocol = JStr(c, "protocol");
+		ports[k].port = port;
+		k++;
+	}
+	*n = k;
+	return ports;
+}
+
+/* ------------------------------------------------------------------------
+ * The pod to schedule (pod_columns.def)
+ * ------------------------------------------------------------------------
+ */
+#define POD_COLUMN(id, sql, declaration) ", " sql
+static const char pod_info_columns[] =
+#include "pod_columns.def"
+;
+#undef POD_COLUMN
+
+const char *const PodInfoColumns = pod_info_columns + 2;	/* past the first ", " */
+
+/* The first problem found in a stored row, for PodInfo.invalid */
+static void
+note_invalid(PodInfo *pod, const char *column, const char *err)
+{
+	if (err && pod->invalid == NULL)
+		pod->invalid = psprintf("%s: %s", column, err);
+}
+
+typedef struct PodCell
+{
+	HeapTuple	tup;
+	TupleDesc	desc;
+	int			col;			/* 1-based */
+} PodCell;
+
+static char *
+cell_text(const PodCell *c)
+{
+	return SPI_getvalue(c->tup, c->desc, c->col);
+}
+
+static Datum
+cell_datum(const PodCell *c, bool *isnull)
+{
+	return SPI_getbinval(c->tup, c->desc, c->col, isnull);
+}
+
+static Jsonb *
+cell_jsonb(const PodCell *c)
+{
+	return TupleJsonb(c->tup, c->desc, c->col);
+}
+
+/* a jsonb object (or NULL); what is not one is noted and left out */
+static Jsonb *
+cell_object(PodInfo *pod, const PodCell *c, const char *what)
+{
+	Jsonb	   *jb = cell_jsonb(c);
+
+	if (jb && !JB_ROOT_IS_OBJECT(jb))
+	{
+		note_invalid(pod, what, "not an object");
+		return NULL;
+	}
+	return jb;
+}
+
+static Jsonb *
+cell_array(PodInfo *pod, const PodCell *c, const char *what)
+{
+	Jsonb	   *jb = cell_jsonb(c);
+
+	if (jb && (!JB_ROOT_IS_ARRAY(jb) || JB_ROOT_IS_SCALAR(jb)))
+	{
+		note_invalid(pod, what, "not an array");
+		return NULL;
+	}
+	return jb;
+}
+
+static char *
+cell_identity(PodInfo *pod, const PodCell *c, const char *what)
+{
+	char	   *s = cell_text(c);
+
+	if (s == NULL)
+		note_invalid(pod, what, "null");
+	return s ? s : "";
+}
+
+static void
+decode_uid(PodInfo *pod, const PodCell *c)
+{
+	pod->uid = cell_identity(pod, c, "uid");
+}
+
+static void
+decode_namespace(PodInfo *pod, const PodCell *c)
+{
+	pod->namespace = cell_identity(pod, c, "namespace");
+}
+
+static void
+decode_name(PodInfo *pod, const PodCell *c)
+{
+	pod->name = cell_identity(pod, c, "name");
+}
+
+static void
+decode_node_name(PodInfo *pod, const PodCell *c)
+{
+	pod->node_name = cell_text(c);
+}
+
+static void
+decode_priority(PodInfo *pod, const PodCell *c)
+{
+	bool		isnull;
+	Datum		d = cell_datum(c, &isnull);
+
+	pod->priority = isnull ? 0 : DatumGetInt32(d);
+}
+
+static void
+decode_requests(PodInfo *pod, const PodCell *c)
+{
+	char	   *err;
+
+	ResourceVecFromNormalized(&pod->requests, cell_jsonb(c), &err);
+	note_invalid(pod, "requests", err);
+}
+
+static void
+decode_nonzero_cpu(PodInfo *pod, const PodCell *c)
+{
+	pod->nonzero_cpu = TupleInt64(c->tup, c->desc, c->col);
+	if (pod->nonzero_cpu < 0)
+		note_invalid(pod, "nonzero_cpu", "negative");
+}
+
+static void
+decode_nonzero_memory(PodInfo *pod, const PodCell *c)
+{
+	pod->nonzero_memory = TupleInt64(c->tup, c->desc, c->col);
+	if (pod->nonzero_memory < 0)
+		note_invalid(pod, "nonzero_memory", "negative");
+}
+
+static void
+decode_tolerations(PodInfo *pod, const PodCell *c)
+{
+	pod->tolerations = TolerationsFromJsonb(cell_jsonb(c), &pod->ntolerations);
+}
+
+static void
+decode_labels(PodInfo *pod, const PodCell *c)
+{
+	pod->labels = cell_object(pod, c, "labels");
+}
+
+static void
+decode_node_selector(PodInfo *pod, const PodCell *c)
+{
+	pod->node_selector = cell_object(pod, c, "node_selector");
+}
+
+static void
+decode_affinity(PodInfo *pod, const PodCell *c)
+{
+	pod->affinity = cell_object(pod, c, "affinity");
+}
+
+static void
+decode_ports(PodInfo *pod, const PodCell *c)
+{
+	char	   *err;
+
+	pod->ports = HostPortsFromJsonb(cell_jsonb(c), &pod->nports, &err);
+	note_invalid(pod, "host_ports", err);
+}
+
+static void
+decode_images(PodInfo *pod, const PodCell *c)
+{
+	Jsonb	   *images = cell_jsonb(c);
+
+	pod->nimages = JArrayLen(images);
+	pod->images = palloc0(sizeof(char *) * Max(pod->nimages, 1));
+	for (int i = 0; i < pod->nimages; i++)
+	{
+		JsonbValue *v = getIthJsonbValueFromContainer(&images->root, i);
+
+		pod->images[i] = v->type == jbvString ? pnstrdup(v->val.string.val, v->val.string.len) : "";
+	}
+}
+
+static void
+decode_has_sidecar(PodInfo *pod, const PodCell *c)
+{
+	bool		isnull;
+	Datum		d = cell_datum(c, &isnull);
+
+	pod->has_sidecar = !isnull && DatumGetBool(d);
+}
+
+static void
+decode_spread(PodInfo *pod, const PodCell *c)
+{
+	pod->spread = cell_array(pod, c, "spec.topologySpreadConstraints");
+}
+
+static void
+decode_preempt_never(PodInfo *pod, const PodCell *c)
+{
+	char	   *policy = cell_text(c);
+
+	pod->preempt_never = policy && strcmp(policy, "Never") == 0;
+}
+
+static void
+decode_nominated_node(PodInfo *pod, const PodCell *c)
+{
+	pod->nominated_node = cell_text(c);
+}
+
+static void
+decode_owner_refs(PodInfo *pod, const PodCell *c)
+{
+	pod->owner_refs = cell_array(pod, c, "metadata.ownerReferences");
+}
+
+typedef void (*PodDecoder) (PodInfo *pod, const PodCell *c);
+
+static const PodDecoder pod_decoders[] = {
+#define POD_COLUMN(id, sql, declaration) decode_##id,
+#include "pod_columns.def"
+#undef POD_COLUMN
+};
+
+StaticAssertDecl(lengthof(pod_decoders) == POD_NCOLUMNS, "a decoder per column");
+
+/*
+ * A pod to schedule, from a row of PodInfoColumns (more columns may follow).
+ * It never throws: what cannot be read (a row written past
+ * scheduler.apply()) is left out, and pod->invalid says what, so that this
+ * pod's cycle fails alone.
+ */
+void
+PodInfoFromTuple(PodInfo *pod, HeapTuple tup, TupleDesc desc)
+{
+	PodCell		c = {tup, desc, 0};
+
+	memset(pod, 0, sizeof(*pod));
+	for (int i = 0; i < POD_NCOLUMNS; i++)
+	{
+		c.col = i + 1;
+		pod_decoders[i] (pod, &c);
+	}
+}
+
+/* ------------------------------------------------------------------------
+ * Signatures
+ * ------------------------------------------------------------------------
+ */
+static void
+sign_str(StringInfo buf, const char *s)
+{
+	appendStringInfo(buf, "|%s", s ? s : "\x01");
+}
+
+static void
+sign_jsonb(StringInfo buf, Jsonb *jb)
+{
+	appendStringInfoChar(buf, '|');
+	if (jb)
+		appendStringInfoString(buf, JsonbToCString(NULL, &jb->root, VARSIZE(jb)));
+	else
+		appendStringInfoChar(buf, '\x01');
+}
+
+static void
+sign_int(StringInfo buf, int64 v)
+{
+	appendStringInfo(buf, "|%lld", (long long) v);
+}
+
+static void
+sign_uid(const PodInfo *pod, StringInfo buf)
+{
+	sign_str(buf, pod->uid);
+}
+
+static void
+sign_namespace(const PodInfo *pod, StringInfo buf)
+{
+	sign_str(buf, pod->namespace);
+}
+
+static void
+sign_name(const PodInfo *pod, StringInfo buf)
+{
+	sign_str(buf, pod->name);
+}
+
+static void
+sign_node_name(const PodInfo *pod, StringInfo buf)
+{
+	sign_str(buf, pod->node_name);
+}
+
+static void
+sign_priority(const PodInfo *pod, StringInfo buf)
+{
+	sign_int(buf, pod->priority);
+}
+
+static void
+sign_requests(const PodInfo *pod, StringInfo buf)
+{
+	sign_int(buf, pod->requests.cpu);
+	sign_int(buf, pod->requests.memory);
+	sign_int(buf, pod->requests.ephemeral);
+	sign_int(buf, pod->requests.pods);
+	for (int i = 0; i < pod->requests.nscalar; i++)
+		appendStringInfo(buf, "|%s=%lld", pod->requests.scalar[i].name, (long long) pod->requests.scalar[i].value);
+}
+
+static void
+sign_nonzero_cpu(const PodInfo *pod, StringInfo buf)
+{
+	sign_int(buf, pod->nonzero_cpu);
+}
+
+static void
+sign_nonzero_memory(const PodInfo *pod, StringInfo buf)
+{
+	sign_int(buf, pod->nonzero_memory);
+}
+
+static void
+sign_tolerations(const PodInfo *pod, StringInfo buf)
+{
+	sign_int(buf, pod->ntolerations);
+	for (int i = 0; i < pod->ntolerations; i++)
+	{
+		const Toleration *t = &pod->tolerations[i];
+
+		sign_str(buf, t->key);
+		sign_str(buf, t->operator);
+		sign_str(buf, t->value);
+		sign_str(buf, t->effect);
+	}
+}
+
+static void
+sign_labels(const PodInfo *pod, StringInfo buf)
+{
+	sign_jsonb(buf, pod->labels);
+}
+
+static void
+sign_node_selector(const PodInfo *pod, StringInfo buf)
+{
+	sign_jsonb(buf, pod->node_selector);
+}
+
+static void
+sign_affinity(const PodInfo *pod, StringInfo buf)
+{
+	sign_jsonb(buf, pod->affinity);
+}
+
+static void
+sign_ports(const PodInfo *pod, StringInfo buf)
+{
+	sign_int(buf, pod->nports);
+	for (int i = 0; i < pod->nports; i++)
+	{
+		sign_str(buf, pod->ports[i].ip);
+		sign_str(buf, pod->ports[i].protocol);
+		sign_int(buf, pod->ports[i].port);
+	}
+}
+
+static void
+sign_images(const PodInfo *pod, StringInfo buf)
+{
+	sign_int(buf, pod->nimages);
+	for (int i = 0; i < pod->nimages; i++)
+		sign_str(buf, pod->images[i]);
+}
+
+static void
+sign_has_sidecar(const PodInfo *pod, StringInfo buf)
+{
+	sign_int(buf, pod->has_sidecar);
+}
+
+static void
+sign_spread(const PodInfo *pod, StringInfo buf)
+{
+	sign_jsonb(buf, pod->spread);
+}
+
+static void
+sign_preempt_never(const PodInfo *pod, StringInfo buf)
+{
+	sign_int(buf, pod->preempt_never);
+}
+
+static void
+sign_nominated_node(const PodInfo *pod, StringInfo buf)
+{
+	sign_str(buf, pod->nominated_node);
+}
+
+static void
+sign_owner_refs(const PodInfo *pod, StringInfo buf)
+{
+	sign_jsonb(buf, pod->owner_refs);
+}
+
+typedef void (*PodSigner) (const PodInfo *pod, StringInfo buf);
+
+static const PodSigner pod_signers[] = {
+#define POD_COLUMN(id, sql, declaration) sign_##id,
+#include "pod_columns.def"
+#undef POD_COLUMN
+};
+
+StaticAssertDecl(lengthof(pod_signers) == POD_NCOLUMNS, "a signer per column");
+
+void
+PodKeyInit(PodKey *key)
+{
+	key->fields = 0;
+	initStringInfo(&key->extra);
+}
+
+/* The signer reads these fields of the pod (POD_FIELD(id) | ...) */
+void
+PodKeyAdd(PodKey *key, uint64 fields)
+{
+	key->fields |= fields;
+}
+
+/* The signature as text: each field signed, once, in column order; then the extra */
+char *
+PodKeyText(PodKey *key, const PodInfo *pod)
+{
+	StringInfoData buf;
+
+	initStringInfo(&buf);
+	for (int i = 0; i < POD_NCOLUMNS; i++)
+		if (key->fields & (UINT64CONST(1) << i))
+		{
+			appendStringInfo(&buf, "#%d", i);
+			pod_signers[i] (pod, &buf);
+		}
+	appendStringInfo(&buf, "#%s", key->extra.data);
+	return buf.data;
+}
