@@ -393,7 +393,9 @@ retry_updated(void)
 #define POD_EVENT_ROW \
 	"(SELECT jsonb_agg(jsonb_build_object('uid', uid, 'node', coalesce(node_name, assumed_node)," \
 	" 'requests', requests, 'host_ports', host_ports, 'labels', labels, 'namespace', namespace," \
-	" 'affinity', affinity, 'terminating', deletion_timestamp IS NOT NULL, 'counts', NOT terminal))" \
+	" 'affinity', affinity, 'terminating', deletion_timestamp IS NOT NULL, 'counts', NOT terminal," \
+	" 'name', name, 'priority', priority, 'nonzero_cpu', nonzero_cpu, 'nonzero_memory', nonzero_memory," \
+	" 'start_unix_us', CASE WHEN isfinite(created_at) THEN (extract(epoch FROM created_at) * 1000000)::int8 END))" \
 	" FROM %s WHERE coalesce(node_name, assumed_node) IS NOT NULL)"
 #define NODE_EVENT_ROW \
 	"(SELECT jsonb_agg(jsonb_build_object('uid', uid, 'name', name, 'labels', labels, 'taints', taints," \

@@ -27,10 +27,12 @@
 
 #include "access/xact.h"
 #include "common/hashfn.h"
+#include "common/int.h"
 #include "funcapi.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "utils/builtins.h"
+#include "utils/timestamp.h"
 #include "utils/jsonb.h"
 #include "utils/memutils.h"
 
@@ -1184,9 +1186,20 @@ NodeInfoFromJsonb(Jsonb *row)
 	return n;
 }
 
+
+/* An integer member of a trigger row (0 when absent, not a number, or out of range) */
+static int64
+json_int64(JsonbContainer *c, const char *key)
+{
+	int64		n;
+
+	return JValueInt64(JGet(c, key), &n) ? n : 0;
+}
+
 /*
  * An assigned pod from {"uid", "node", "requests", "host_ports", "namespace",
- * "labels", "affinity", "terminating"}
+ * "labels", "affinity", "terminating", "name", "priority", "nonzero_cpu",
+ * "nonzero_memory", "start_unix_us"}: scheduling_queue.c's POD_EVENT_ROW
  */
 PodRef *
 PodRefFromJsonb(Jsonb *row)
@@ -1203,13 +1216,24 @@ PodRefFromJsonb(Jsonb *row)
 	(void) ResourceVecFromNormalized(&p->requests, v ? JsonbValueToJsonb(v) : NULL, &err);
 	v = JGet(c, "host_ports");
 	p->ports = HostPortsFromJsonb(v ? JsonbValueToJsonb(v) : NULL, &p->nports, &err);
+	p->nonzero_cpu = Max(json_int64(c, "nonzero_cpu"), 0);
+	p->nonzero_memory = Max(json_int64(c, "nonzero_memory"), 0);
 	v = JGet(c, "labels");
 	{
 		JsonbValue *aff = JGet(c, "affinity");
 		JsonbValue *term = JGet(c, "terminating");
+		int64		priority = json_int64(c, "priority");
+		int64		start_us = json_int64(c, "start_unix_us");
+		TimestampTz start = 0;
 
-		pod_set_identity(p, JStr(c, "namespace"), JStr(c, "name"), 0, 0, v ? JsonbValueToJsonb(v) : NULL,
-						 aff ? JsonbValueToJsonb(aff) : NULL,
+		/* unix microseconds to PostgreSQL's epoch, when it fits */
+		if (start_us != 0 &&
+			pg_sub_s64_overflow(start_us,
+								(int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * USECS_PER_DAY, &start))
+			start = 0;
+		pod_set_identity(p, JStr(c, "namespace"), JStr(c, "name"),
+						 (int32) Max(Min(priority, PG_INT32_MAX), PG_INT32_MIN), start,
+						 v ? JsonbValueToJsonb(v) : NULL, aff ? JsonbValueToJsonb(aff) : NULL,
 						 term && term->type == jbvBool && term->val.boolean);
 	}
 	return p;
