@@ -184,3 +184,18 @@ ALTER FUNCTION scheduler.wakeup() SET SCHEMA scheduler_internal;
 REVOKE ALL ON ALL FUNCTIONS IN SCHEMA scheduler_internal FROM PUBLIC;
 -- k8s_time(): the outbox's bodies are built in C (outbox.c); nothing calls it
 DROP FUNCTION scheduler.k8s_time(timestamptz);
+
+-- What 0.1 left behind that 0.2's rules do not allow: pods assumed on nodes
+-- deleted since (0.2 forgets them as the node goes, forget_assumed.c).  The
+-- pods go back to the queue (the UPDATE fires the queue's trigger), and
+-- their bindings not yet sent are closed.
+UPDATE scheduler.pods p SET assumed_node = NULL
+ WHERE p.node_name IS NULL AND p.assumed_node IS NOT NULL
+   AND NOT EXISTS (SELECT FROM scheduler.nodes n WHERE n.name = p.assumed_node)
+   AND NOT EXISTS (SELECT FROM scheduler.outbox o
+                   WHERE o.pod_uid = p.uid AND o.kind = 'binding' AND o.node = p.assumed_node
+                     AND o.state = 'done');
+UPDATE scheduler.outbox o SET state = 'failed', finished_at = now(),
+       last_error = 'not sent: node "' || o.node || '" was deleted'
+ WHERE o.state = 'pending' AND o.kind = 'binding'
+   AND NOT EXISTS (SELECT FROM scheduler.nodes n WHERE n.name = o.node);

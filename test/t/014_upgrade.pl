@@ -73,8 +73,12 @@ my @load = (
 	   "spec": {"selector": {"app": "web"}}}},
 	pod_json('bound', '1', q{"nodeName": "n1",}),
 	pod_json('small', '500m'),
-	pod_json('huge', '64'),
+	# unschedulable until n4 comes (NodeAffinity; and too big for the others):
+	# an assigned pod's going does not move it, however long it waited
+	pod_json('huge', '64', q{"nodeSelector": {"kubernetes.io/hostname": "n4"},}),
 	pod_json('gated', '1', q{"schedulingGates": [{"name": "wait"}],}),
+	node_json('gone', '4'),
+	pod_json('pinned', '1', q{"nodeSelector": {"kubernetes.io/hostname": "gone"},}),
 );
 
 sub load
@@ -90,9 +94,13 @@ sub load
 		SELECT 'tight', plugin, position, weight, args FROM scheduler.profile_plugins
 		WHERE scheduler_name = 'default-scheduler';
 	});
-	return $node->safe_psql($db, q{
+	my $first = $node->safe_psql($db, q{
 		SELECT string_agg(name || ' ' || coalesce(node, '-') || ' ' || result, E'\n' ORDER BY name)
 		FROM public.schedule_pending()});
+	# the node the pinned pod was assumed on goes: 0.1 leaves the pod
+	# assumed there, 0.2 forgets it (and so must the update)
+	$node->safe_psql($db, "SELECT scheduler.apply(\$j\$" . '{"type": "DELETED", "object": ' . node_json('gone', '4') . "}\$j\$)");
+	return $first;
 }
 
 my $first_old = load('old');
@@ -123,12 +131,31 @@ is($node->safe_psql('fresh', q{SELECT extversion FROM pg_extension WHERE extname
 my $first_fresh = load('fresh');
 is($first_old, $first_fresh, '0.1 and the current build schedule the first pods alike');
 like($first_old, qr/^huge - unschedulable$/m, 'the huge pod is unschedulable');
+like($first_old, qr/^pinned gone scheduled$/m, 'the pinned pod is assumed on its node, which then goes');
+is($node->safe_psql('fresh', q{SELECT coalesce(assumed_node, '-') || ' ' || q.state FROM scheduler.pods p JOIN scheduler.queue q ON q.pod_uid = p.uid WHERE name = 'pinned'}),
+	'- active', 'the current version forgets it and queues it again');
 
 
 $node->safe_psql('old', q{ALTER EXTENSION scheduler UPDATE});
 is($node->safe_psql('old', q{SELECT extversion FROM pg_extension WHERE extname = 'scheduler'}),
 	$current, "old is updated to $current");
-is($node->safe_psql('old', $rows_query), $before, 'the new library and the update kept every row');
+# every row kept, but those of the pods assumed on the deleted node (the
+# pinned pod, and any other the scores put there): forgotten, queued again
+my @expected;
+for my $row (split(/\n/, $before))
+{
+	if ($row =~ /^pod (\S+) gone$/)
+	{
+		push @expected, "pod $1 -", "queue uid-$1 active";
+	}
+	else
+	{
+		push @expected, $row;
+	}
+}
+my $expected = join("\n", sort @expected);
+is($node->safe_psql('old', $rows_query), $expected,
+	'the new library and the update kept every row, but forgot the pod assumed on a deleted node');
 is($node->safe_psql('old', $rows_query), $node->safe_psql('fresh', $rows_query),
 	'the updated and the fresh database hold the same rows');
 
