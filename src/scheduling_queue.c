@@ -40,6 +40,7 @@
 #include "catalog/pg_type.h"
 #include "commands/async.h"
 #include "commands/trigger.h"
+#include "executor/executor.h"
 #include "executor/spi.h"
 #include "executor/tuptable.h"
 #include "fmgr.h"
@@ -216,7 +217,8 @@ read_rows(Rows *r, Tuplestorestate *ts, Relation rel, bool pods)
 	r->gated = palloc(sizeof(Datum) * cap);
 	r->created = palloc(sizeof(Datum) * cap);
 	slot = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
-	tuplestore_select_read_pointer(ts, tuplestore_alloc_read_pointer(ts, 0));
+	/* a read pointer of our own, rewound (the transition table allows it) */
+	tuplestore_select_read_pointer(ts, tuplestore_alloc_read_pointer(ts, EXEC_FLAG_REWIND));
 	tuplestore_rescan(ts);
 	while (tuplestore_gettupleslot(ts, true, false, slot))
 	{
