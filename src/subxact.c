@@ -19,7 +19,10 @@
  *		Run fn(arg) in an internal subtransaction: NULL when it returned,
  *		else the ERROR it threw, copied into the caller's memory context, the
  *		subtransaction rolled back.  The caller decides whether to throw it
- *		on (ReThrowError).  What fn allocates in the caller's context stays.
+ *		on (ReThrowError).  fn runs in the subtransaction's memory context
+ *		(BeginInternalSubTransaction's): what it allocates there goes with a
+ *		rollback, so what must outlive a failure fn copies into a context of
+ *		the caller's own (watch.c's resourceVersion of a failed line).
  */
 ErrorData *
 RunInSubxact(void (*fn) (void *arg), void *arg)

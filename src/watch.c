@@ -353,9 +353,14 @@ static BatchOutcome
 apply_line(Watch *w, const char *line, MirrorBatch *batch, char **rv)
 {
 	Jsonb	   *event;
+	WatchLine	what;
 
 	*rv = NULL;
-	switch (WatchReadLine(w->resource, w->kind->kind, line, strlen(line), &event, rv))
+	what = WatchReadLine(w->resource, w->kind->kind, line, strlen(line), &event, rv);
+	/* kept past this subtransaction: a line that fails to apply was read */
+	if (*rv)
+		*rv = MemoryContextStrdup(w->lines_cxt, *rv);
+	switch (what)
 	{
 		case WATCH_LINE_MALFORMED:
 			ereport(LOG,
