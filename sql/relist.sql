@@ -46,3 +46,22 @@ SELECT count(*) AS nodes_left FROM scheduler.nodes;
 -- bad input
 SELECT scheduler.relist('{"kind": "Pod", "metadata": {"name": "x"}}');
 SELECT scheduler.relist('{"kind": "PodList", "items": {}}');
+
+-- a list longer than one batch (relist writes its pods 1000 at a time): the
+-- same as item by item.  Two items of one name with different uids: the
+-- later is the pod (the earlier, in another batch, is gone); two of one uid:
+-- the later is its object.  Every pending pod is in the queue.
+SELECT scheduler.relist(jsonb_build_object('kind', 'PodList', 'apiVersion', 'v1',
+  'metadata', jsonb_build_object('resourceVersion', '600'),
+  'items', (SELECT jsonb_agg(jsonb_build_object(
+      'metadata', jsonb_build_object('namespace', 'default',
+                                     'name', CASE i WHEN 2200 THEN 'many-10' ELSE 'many-' || i END,
+                                     'uid', CASE i WHEN 1500 THEN 'm-20' ELSE 'm-' || i END,
+                                     'labels', jsonb_build_object('i', i::text)),
+      'spec', jsonb_build_object('containers', jsonb_build_array(jsonb_build_object('name', 'c')))) ORDER BY i)
+    FROM generate_series(1, 2500) i)));
+SELECT count(*) AS pods, count(*) FILTER (WHERE pending) AS pending,
+       (SELECT count(*) FROM scheduler.queue) AS queued FROM scheduler.pods;
+SELECT uid, name, labels->>'i' AS i FROM scheduler.pods WHERE name IN ('many-10', 'many-20', 'many-1500') ORDER BY name;
+SELECT scheduler.relist('{"kind": "PodList", "apiVersion": "v1", "metadata": {"resourceVersion": "601"}, "items": []}');
+SELECT count(*) AS pods, (SELECT count(*) FROM scheduler.queue) AS queued FROM scheduler.pods;

@@ -220,6 +220,7 @@ scheduling_gates(JsonbContainer *spec, const char *what)
  */
 static SPIPlanPtr node_upsert_plan;
 static SPIPlanPtr node_replace_plan;
+static SPIPlanPtr node_older_plan;
 
 int
 MirrorApplyNode(const MirrorObject *o, MirrorBatch *batch pg_attribute_unused())
@@ -268,10 +269,17 @@ MirrorApplyNode(const MirrorObject *o, MirrorBatch *batch pg_attribute_unused())
 	values[8] = jsonb_or(JGet(status, "images"), "[]");
 	values[9] = JsonbPGetDatum(JToJsonb(objv));
 
-	/* the same name with another uid is an older object: it is gone */
-	exec(prepare(&node_replace_plan,
-				 "DELETE FROM scheduler.nodes WHERE name = $2 AND uid <> $1",
-				 2, types), values, nulls);
+	/*
+	 * The same name with another uid is an older object: it is gone.  Looked
+	 * for first: a DELETE fires the table's statement triggers even when it
+	 * finds nothing, and a relist applies every node of the list.
+	 */
+	if (exec(prepare(&node_older_plan,
+					 "SELECT 1 FROM scheduler.nodes WHERE name = $2 AND uid <> $1 LIMIT 1",
+					 2, types), values, nulls) > 0)
+		exec(prepare(&node_replace_plan,
+					 "DELETE FROM scheduler.nodes WHERE name = $2 AND uid <> $1",
+					 2, types), values, nulls);
 
 	return exec(prepare(&node_upsert_plan,
 						"INSERT INTO scheduler.nodes AS n (uid, name, resource_version, created_at, labels, taints,"
@@ -1136,6 +1144,9 @@ scheduler_apply_events(PG_FUNCTION_ARGS)
  * ------------------------------------------------------------------------
  */
 
+/* How many items of a list are gathered into one batch */
+#define RELIST_BATCH 1000
+
 /* The rows of kind k whose uids are in neither uids nor keep go */
 static int
 delete_unlisted(const MirrorKind *k, Datum uids, Datum keep)
@@ -1205,9 +1216,19 @@ MirrorRelist(Jsonb *doc, Datum keep, Bitmapset *left_out)
 	rv = JGetString(md, "resourceVersion", list_kind, "metadata");
 
 	ctx.only = k;
+	/* pods written in batches, as the watch writes them (MirrorBatch) */
+	ctx.batch = MirrorBatchBegin();
 	for (int i = 0; i < (int) JsonContainerSize(items); i++)
+	{
 		if (!bms_is_member(i, left_out))
 			changed += apply_list_item(items, i, list_kind, k->kind, &ctx);
+		if ((i + 1) % RELIST_BATCH == 0)
+		{
+			changed += MirrorBatchEnd(ctx.batch);
+			ctx.batch = MirrorBatchBegin();
+		}
+	}
+	changed += MirrorBatchEnd(ctx.batch);
 	changed += delete_unlisted(k, TextArrayFromList(ctx.uids), keep);
 	if (rv && rv[0] != '\0')
 		MirrorStoreResourceVersion(k->resource, rv);

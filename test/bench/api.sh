@@ -66,6 +66,11 @@ wait_for "SELECT count(*) = 40000 FROM scheduler.pods"
 t1=$(now)
 echo "ingest_watch: $(rate 20000 "$t0" "$t1") events/s (20000 ADDED events applied in $(python3 -c "print(round($t1 - $t0, 2))") s, batches of up to $(q "SHOW scheduler.watch_batch_size"))"
 
+if [ "${only:-}" = ingest ]; then
+	kill "$api_pid" 2>/dev/null || true
+	return 0
+fi
+
 # --- bind, end to end
 t0=$(now)
 kreq POST /debug/bulk '{"generate": {"pods": {"count": 20000, "prefix": "web-"}}}' >/dev/null
