@@ -101,8 +101,8 @@ ALTER TABLE scheduler.pods
                             AND (phase IS NULL OR phase NOT IN ('Succeeded', 'Failed'))) STORED;
 COMMENT ON COLUMN scheduler.pods.terminal IS 'phase Succeeded or Failed: the pod takes no room on its node';
 COMMENT ON COLUMN scheduler.pods.pending IS 'waits for a node: not bound or assumed, not being deleted, not terminal (the scheduling queue holds exactly these pods)';
+-- the queue holds the pending pods: no index of them by schedulerName
 DROP INDEX scheduler.pods_pending;
-CREATE INDEX pods_pending ON scheduler.pods USING hash (scheduler_name) WHERE pending;
 
 -- The queue's triggers in C (scheduling_queue.c)
 CREATE OR REPLACE FUNCTION scheduler.truncate_queue() RETURNS trigger

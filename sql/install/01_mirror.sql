@@ -65,8 +65,9 @@ COMMENT ON COLUMN scheduler.pods.pending IS 'waits for a node: not bound or assu
 COMMENT ON COLUMN scheduler.pods.nonzero_memory IS 'effective memory request in bytes with the 200Mi default for containers that set none (used for scoring)';
 
 CREATE INDEX pods_on_node ON scheduler.pods ((coalesce(node_name, assumed_node)));
--- hash: schedulerName has no length limit in the API (a btree entry has one)
-CREATE INDEX pods_pending ON scheduler.pods USING hash (scheduler_name) WHERE pending;
+-- No index of pending pods by schedulerName: the queue (scheduler.queue)
+-- holds them, and the pop reads it.  (0.1's, a hash index on one key that
+-- every pending pod shares, cost each write a walk of one long chain.)
 
 -- Writers of nodes and pods hold scheduler.cycle_lock in SHARE mode,
 -- schedule_pending() holds it EXCLUSIVE: a change either commits before a
