@@ -42,6 +42,7 @@
 #include "jsonutil.h"
 #include "kinds.h"
 #include "mirror.h"
+#include "plans.h"
 #include "resources.h"
 #include "mirror.h"
 #include "snapshot.h"
@@ -76,24 +77,9 @@ parse_time(const char *s, const char *what, const char *path)
 }
 
 /* ------------------------------------------------------------------------
- * Prepared statements, kept for the life of the backend.
+ * Running statements (kept prepared by plans.c)
  * ------------------------------------------------------------------------
  */
-static SPIPlanPtr
-prepare(SPIPlanPtr *cache, const char *sql, int nargs, Oid *types)
-{
-	if (*cache == NULL)
-	{
-		SPIPlanPtr	p = SPI_prepare(sql, nargs, types);
-
-		if (p == NULL)
-			elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
-		SPI_keepplan(p);
-		*cache = p;
-	}
-	return *cache;
-}
-
 static int
 exec(SPIPlanPtr plan, Datum *values, const char *nulls)
 {
@@ -274,14 +260,14 @@ MirrorApplyNode(const MirrorObject *o, MirrorBatch *batch pg_attribute_unused())
 	 * for first: a DELETE fires the table's statement triggers even when it
 	 * finds nothing, and a relist applies every node of the list.
 	 */
-	if (exec(prepare(&node_older_plan,
+	if (exec(PlanKept(&node_older_plan,
 					 "SELECT 1 FROM scheduler.nodes WHERE name = $2 AND uid <> $1 LIMIT 1",
 					 2, types), values, nulls) > 0)
-		exec(prepare(&node_replace_plan,
+		exec(PlanKept(&node_replace_plan,
 					 "DELETE FROM scheduler.nodes WHERE name = $2 AND uid <> $1",
 					 2, types), values, nulls);
 
-	return exec(prepare(&node_upsert_plan,
+	return exec(PlanKept(&node_upsert_plan,
 						"INSERT INTO scheduler.nodes AS n (uid, name, resource_version, created_at, labels, taints,"
 						" unschedulable, allocatable, images, object)"
 						" VALUES ($1, $2, $3, coalesce($4, now()), $5, $6, $7, $8, $9, $10)"
@@ -318,10 +304,10 @@ MirrorApplyNamespace(const MirrorObject *o, MirrorBatch *batch pg_attribute_unus
 	values[4] = JsonbPGetDatum(JToJsonb(o->objv));
 
 	/* the same name with another uid is an older object: it is gone */
-	exec(prepare(&namespace_replace_plan,
+	exec(PlanKept(&namespace_replace_plan,
 				 "DELETE FROM scheduler.namespaces WHERE name = $2 AND uid <> $1",
 				 2, types), values, nulls);
-	return exec(prepare(&namespace_upsert_plan,
+	return exec(PlanKept(&namespace_upsert_plan,
 						"INSERT INTO scheduler.namespaces AS n (uid, name, resource_version, labels, object)"
 						" VALUES ($1, $2, $3, $4, $5)"
 						" ON CONFLICT (uid) DO UPDATE SET name = EXCLUDED.name,"
@@ -367,10 +353,10 @@ MirrorApplyPdb(const MirrorObject *o, MirrorBatch *batch pg_attribute_unused())
 	values[6] = jsonb_or(disrupted && disrupted->type != jbvNull ? disrupted : NULL, "{}");
 	values[7] = JsonbPGetDatum(JToJsonb(o->objv));
 
-	exec(prepare(&pdb_replace_plan,
+	exec(PlanKept(&pdb_replace_plan,
 				 "DELETE FROM scheduler.pdbs WHERE namespace = $2 AND name = $3 AND uid <> $1",
 				 3, types), values, nulls);
-	return exec(prepare(&pdb_upsert_plan,
+	return exec(PlanKept(&pdb_upsert_plan,
 						"INSERT INTO scheduler.pdbs AS b (uid, namespace, name, resource_version, selector,"
 						" disruptions_allowed, disrupted_pods, object)"
 						" VALUES ($1, $2, $3, $4, $5, $6, $7, $8)"
@@ -409,10 +395,10 @@ MirrorApplyWorkload(const MirrorObject *o, MirrorBatch *batch pg_attribute_unuse
 	values[5] = jsonb_or_null(selector && selector->type != jbvNull ? selector : NULL, &nulls[5]);
 	values[6] = JsonbPGetDatum(JToJsonb(o->objv));
 
-	exec(prepare(&workload_replace_plan,
+	exec(PlanKept(&workload_replace_plan,
 				 "DELETE FROM scheduler.workloads WHERE kind = $2 AND namespace = $3 AND name = $4 AND uid <> $1",
 				 4, types), values, nulls);
-	return exec(prepare(&workload_upsert_plan,
+	return exec(PlanKept(&workload_upsert_plan,
 						"INSERT INTO scheduler.workloads AS w (uid, kind, namespace, name, resource_version, selector, object)"
 						" VALUES ($1, $2, $3, $4, $5, $6, $7)"
 						" ON CONFLICT (uid) DO UPDATE SET kind = EXCLUDED.kind, namespace = EXCLUDED.namespace,"
@@ -655,7 +641,7 @@ MirrorBatchEnd(MirrorBatch *batch)
 		Oid			t[1] = {TEXTARRAYOID};
 		Datum		a[1] = {PointerGetDatum(construct_array(del, ndel, TEXTOID, -1, false, TYPALIGN_INT))};
 
-		changed += exec(prepare(&del_plan, "DELETE FROM scheduler.pods WHERE uid = ANY($1)", 1, t), a, NULL);
+		changed += exec(PlanKept(&del_plan, "DELETE FROM scheduler.pods WHERE uid = ANY($1)", 1, t), a, NULL);
 	}
 	if (nup > 0)
 	{
@@ -674,11 +660,11 @@ MirrorBatchEnd(MirrorBatch *batch)
 			argtypes[c] = get_array_type(elem);
 		}
 		/* the same name with another uid is an older object: it is gone */
-		exec(prepare(&replace_plan,
+		exec(PlanKept(&replace_plan,
 					 "DELETE FROM scheduler.pods p USING unnest($1, $2, $3) AS d(uid, ns, name)"
 					 " WHERE p.namespace = d.ns AND p.name = d.name AND p.uid <> d.uid",
 					 3, argtypes), args, NULL);
-		changed += exec(prepare(&upsert_plan,
+		changed += exec(PlanKept(&upsert_plan,
 								"INSERT INTO scheduler.pods AS p (uid, namespace, name, resource_version, created_at,"
 								" node_name, scheduler_name, priority, phase, deletion_timestamp, labels,"
 								" node_selector, tolerations, affinity, requests, nonzero_cpu, nonzero_memory, object,"
@@ -770,11 +756,11 @@ MirrorApplyPod(const MirrorObject *o, MirrorBatch *batch)
 	if (batch)
 		return batch_pod(batch, uid, false, values, nulls);
 
-	exec(prepare(&pod_replace_plan,
+	exec(PlanKept(&pod_replace_plan,
 				 "DELETE FROM scheduler.pods WHERE namespace = $2 AND name = $3 AND uid <> $1",
 				 3, types), values, nulls);
 
-	return exec(prepare(&pod_upsert_plan,
+	return exec(PlanKept(&pod_upsert_plan,
 						"INSERT INTO scheduler.pods AS p (uid, namespace, name, resource_version, created_at,"
 						" node_name, scheduler_name, priority, phase, deletion_timestamp, labels,"
 						" node_selector, tolerations, affinity, requests, nonzero_cpu, nonzero_memory, object,"
@@ -803,7 +789,7 @@ MirrorDeleteRow(const MirrorObject *o)
 	if (plans == NULL)
 		plans = MemoryContextAllocZero(TopMemoryContext, sizeof(SPIPlanPtr) * NumMirrorKinds);
 	if (plans[ki] == NULL)
-		(void) prepare(&plans[ki], psprintf("DELETE FROM %s WHERE uid = $1", o->kind->table), 1, types);
+		(void) PlanKept(&plans[ki], psprintf("DELETE FROM %s WHERE uid = $1", o->kind->table), 1, types);
 	return exec(plans[ki], v, NULL);
 }
 

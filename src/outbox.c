@@ -39,27 +39,13 @@
 #include "jsonutil.h"
 #include "kube_client.h"
 #include "outbox.h"
+#include "plans.h"
 #include "worker.h"
 
 /* ------------------------------------------------------------------------
- * Prepared statements, kept for the life of the backend.
+ * Running statements (kept prepared by plans.c)
  * ------------------------------------------------------------------------
  */
-static SPIPlanPtr
-prepare(SPIPlanPtr *cache, const char *sql, int nargs, Oid *types)
-{
-	if (*cache == NULL)
-	{
-		SPIPlanPtr	p = SPI_prepare(sql, nargs, types);
-
-		if (p == NULL)
-			elog(ERROR, "outbox: SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
-		SPI_keepplan(p);
-		*cache = p;
-	}
-	return *cache;
-}
-
 static void
 run(SPIPlanPtr plan, Datum *values, const char *nulls, int expect)
 {
@@ -351,7 +337,7 @@ rows_insert(NewRows *r)
 	args[3] = text_array(r->name, r->n);
 	args[4] = text_array(r->node, r->n);
 	args[5] = jsonb_array(r->body, r->n);
-	run(prepare(&plan,
+	run(PlanKept(&plan,
 				"INSERT INTO scheduler.outbox (kind, pod_uid, namespace, name, node, body)"
 				" SELECT r.kind, r.uid, r.ns, r.name, r.node, r.body"
 				" FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::jsonb[])"
@@ -394,7 +380,7 @@ read_facts(const OutboxDecision *d, int n, int event_interval_ms)
 	for (int i = 0; i < n; i++)
 		uids[i] = d[i].uid;
 	arg = text_array(uids, n);
-	run(prepare(&plan,
+	run(PlanKept(&plan,
 				"SELECT d.i, p.namespace, p.name, p.scheduler_name, a.posted_message, a.event_posted_at"
 				" FROM unnest($1::text[]) WITH ORDINALITY AS d(uid, i)"
 				" JOIN scheduler.pods p ON p.uid = d.uid"
@@ -467,7 +453,7 @@ OutboxWriteDecisions(const OutboxDecision *d, int n, int event_interval_ms)
 		Oid			type = TEXTARRAYOID;
 		Datum		arg = TextArrayFromList(conditions);
 
-		run(prepare(&supersede,
+		run(PlanKept(&supersede,
 					"UPDATE scheduler.outbox SET state = 'done', finished_at = now(),"
 					" last_error = 'not sent: superseded by a newer condition'"
 					" WHERE kind = 'condition' AND state = 'pending' AND pod_uid = ANY($1::text[])",
@@ -506,7 +492,7 @@ OutboxWriteNominations(List *uids, List *nodes)
 	}
 	args[0] = TextArrayFromList(uids);
 	args[1] = jsonb_array(values, n);
-	run(prepare(&patch,
+	run(PlanKept(&patch,
 				"UPDATE scheduler.outbox o"
 				" SET body = jsonb_set(o.body, '{status,nominatedNodeName}', d.value)"
 				" FROM unnest($1::text[], $2::jsonb[]) AS d(uid, value)"
@@ -514,7 +500,7 @@ OutboxWriteNominations(List *uids, List *nodes)
 				2, types),
 		args, NULL, SPI_OK_UPDATE);
 	args[1] = jsonb_array(bodies, n);
-	run(prepare(&alone,
+	run(PlanKept(&alone,
 				"INSERT INTO scheduler.outbox (kind, pod_uid, namespace, name, body)"
 				" SELECT 'condition', p.uid, p.namespace, p.name, d.body"
 				" FROM unnest($1::text[], $2::jsonb[]) AS d(uid, body)"
@@ -547,7 +533,7 @@ OutboxWriteVictims(List *victims, List *preemptors, List *nodes)
 		return;
 	args[0] = TextArrayFromList(victims);
 	args[1] = TextArrayFromList(preemptors);
-	run(prepare(&plan,
+	run(PlanKept(&plan,
 				"SELECT v.i, p.uid, p.namespace, p.name, pr.scheduler_name"
 				" FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS v(uid, preemptor, i)"
 				" JOIN scheduler.pods p ON p.uid = v.uid"
@@ -596,7 +582,7 @@ OutboxPrune(int retention_s)
 	Oid			type = INT4OID;
 	Datum		arg = Int32GetDatum(retention_s);
 
-	run(prepare(&plan,
+	run(PlanKept(&plan,
 				"DELETE FROM scheduler.outbox"
 				" WHERE state <> 'pending' AND finished_at < now() - $1 * interval '1 second'",
 				1, &type),
@@ -617,7 +603,7 @@ OutboxNextDue(void)
 	Datum		v;
 
 	/* NULL when nothing is pending (not greatest(0, ...): that makes it 0) */
-	run(prepare(&plan,
+	run(PlanKept(&plan,
 				"SELECT ceil(1000 * extract(epoch FROM min(next_attempt_at) - clock_timestamp()))::int8"
 				" FROM scheduler.outbox WHERE state = 'pending' AND isfinite(next_attempt_at)",
 				0, NULL),
@@ -643,7 +629,7 @@ OutboxClaim(int max_bindings, int max_status)
 	Datum		args[2] = {Int32GetDatum(Max(max_bindings, 0)), Int32GetDatum(Max(max_status, 0))};
 	List	   *rows = NIL;
 
-	run(prepare(&stale,
+	run(PlanKept(&stale,
 				"UPDATE scheduler.outbox o SET state = 'done', finished_at = now(),"
 				" last_error = 'not sent: the pod was scheduled since'"
 				" FROM scheduler.pods p"
@@ -651,7 +637,7 @@ OutboxClaim(int max_bindings, int max_status)
 				" AND (p.assumed_node IS NOT NULL OR p.node_name IS NOT NULL)",
 				0, NULL),
 		NULL, NULL, SPI_OK_UPDATE);
-	run(prepare(&due,
+	run(PlanKept(&due,
 				"(SELECT id, kind, namespace, name, body::text FROM scheduler.outbox"
 				"  WHERE state = 'pending' AND kind IN ('binding', 'delete') AND next_attempt_at <= now()"
 				"  ORDER BY id LIMIT $1)"
@@ -751,7 +737,7 @@ lock_request(int64 id, Request *r)
 	HeapTuple	t;
 	TupleDesc	td;
 
-	run(prepare(&plan,
+	run(PlanKept(&plan,
 				"SELECT kind, pod_uid, node, state, attempts FROM scheduler.outbox WHERE id = $1 FOR UPDATE",
 				1, &type),
 		&arg, NULL, SPI_OK_SELECT);
@@ -802,7 +788,7 @@ write_verdict(int64 id, const Request *r, Verdict v, int32 tries, bool has_statu
 	if (v == V_RETRY)
 	{
 		args[4] = TimestampTzGetDatum(retry_at(r->attempts));
-		run(prepare(&retry,
+		run(PlanKept(&retry,
 					"UPDATE scheduler.outbox SET attempts = $2, last_status = $3, last_error = $4,"
 					" next_attempt_at = $5 WHERE id = $1",
 					5, types),
@@ -811,7 +797,7 @@ write_verdict(int64 id, const Request *r, Verdict v, int32 tries, bool has_statu
 	}
 	args[4] = CStringGetTextDatum(v == V_DONE ? "done" : "failed");
 	types[4] = TEXTOID;
-	run(prepare(&close,
+	run(PlanKept(&close,
 				"UPDATE scheduler.outbox SET state = $5, attempts = $2, last_status = $3, last_error = $4,"
 				" finished_at = now() WHERE id = $1",
 				5, types),
@@ -821,7 +807,7 @@ write_verdict(int64 id, const Request *r, Verdict v, int32 tries, bool has_statu
 		Oid			ftypes[2] = {TEXTOID, TEXTOID};
 		Datum		fargs[2] = {CStringGetTextDatum(r->pod_uid), CStringGetTextDatum(r->node)};
 
-		run(prepare(&forget,
+		run(PlanKept(&forget,
 					"UPDATE scheduler.pods SET assumed_node = NULL"
 					" WHERE uid = $1 AND assumed_node = $2 AND node_name IS NULL",
 					2, ftypes),

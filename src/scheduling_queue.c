@@ -51,6 +51,7 @@
 #include "utils/tuplestore.h"
 
 #include "jsonutil.h"
+#include "plans.h"
 #include "scheduling_queue.h"
 #include "worker.h"
 
@@ -60,24 +61,9 @@ int			scheduler_pod_max_backoff = 10000;	/* ms */
 int			scheduler_unschedulable_timeout = 300000;	/* ms */
 
 /* ------------------------------------------------------------------------
- * Statements, prepared once per backend
+ * Running statements (kept prepared by plans.c)
  * ------------------------------------------------------------------------
  */
-static SPIPlanPtr
-prepared(SPIPlanPtr *cache, const char *sql, int nargs, Oid *types)
-{
-	if (*cache == NULL)
-	{
-		SPIPlanPtr	p = SPI_prepare(sql, nargs, types);
-
-		if (p == NULL)
-			elog(ERROR, "SPI_prepare failed (%s): %s", SPI_result_code_string(SPI_result), sql);
-		SPI_keepplan(p);
-		*cache = p;
-	}
-	return *cache;
-}
-
 static uint64
 run(SPIPlanPtr plan, Datum *args, int expect)
 {
@@ -272,7 +258,7 @@ log_changes(char kind, const Rows *r)
 	args[0] = CharGetDatum(kind);
 	args[1] = text_array(r->uids, r->n);
 	args[2] = text_array(r->names, r->n);
-	run(prepared(&plan, "INSERT INTO scheduler.changes (kind, uid, name)"
+	run(PlanKept(&plan, "INSERT INTO scheduler.changes (kind, uid, name)"
 				 " SELECT $1, d.uid, d.name FROM unnest($2, $3) AS d(uid, name)", 3, types),
 		args, SPI_OK_INSERT);
 }
@@ -312,7 +298,7 @@ log_and_admit(const Rows *r)
 	args[2] = text_array(u, n);
 	args[3] = PointerGetDatum(construct_array(g, n, BOOLOID, 1, true, TYPALIGN_CHAR));
 	args[4] = PointerGetDatum(construct_array(c, n, TIMESTAMPTZOID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
-	run(prepared(&plan,
+	run(PlanKept(&plan,
 				 "WITH logged AS ("
 				 " INSERT INTO scheduler.changes (kind, uid, name)"
 				 " SELECT 'p', d.uid, d.name FROM unnest($1, $2) AS d(uid, name)),"
@@ -342,10 +328,10 @@ forget(Datum uids, bool deleted)
 	Oid			t = TEXTARRAYOID;
 
 	/* a join, not = ANY: relists write pods one by one */
-	run(prepared(&queue_plan, "DELETE FROM scheduler.queue q USING unnest($1) AS d(uid)"
+	run(PlanKept(&queue_plan, "DELETE FROM scheduler.queue q USING unnest($1) AS d(uid)"
 				 " WHERE q.pod_uid = d.uid", 1, &t), &uids, SPI_OK_DELETE);
 	if (deleted)
-		run(prepared(&attempts_plan, "DELETE FROM scheduler.pod_attempts a USING unnest($1) AS d(uid)"
+		run(PlanKept(&attempts_plan, "DELETE FROM scheduler.pod_attempts a USING unnest($1) AS d(uid)"
 					 " WHERE a.pod_uid = d.uid", 1, &t), &uids, SPI_OK_DELETE);
 }
 
@@ -354,7 +340,7 @@ any_unschedulable(void)
 {
 	static SPIPlanPtr plan = NULL;
 
-	return run(prepared(&plan, "SELECT 1 FROM scheduler.queue WHERE state = 'unschedulable' LIMIT 1",
+	return run(PlanKept(&plan, "SELECT 1 FROM scheduler.queue WHERE state = 'unschedulable' LIMIT 1",
 						0, NULL), NULL, SPI_OK_SELECT) > 0;
 }
 

@@ -1,0 +1,17 @@
+/*
+ * plans.h
+ *	  Statements prepared once per backend and kept (SPI_keepplan).
+ *
+ * IDENTIFICATION
+ *	  src/plans.h
+ */
+#ifndef SCHEDULER_PLANS_H
+#define SCHEDULER_PLANS_H
+
+#include "postgres.h"
+
+#include "executor/spi.h"
+
+extern SPIPlanPtr PlanKept(SPIPlanPtr *cache, const char *sql, int nargs, Oid *types);
+
+#endif							/* SCHEDULER_PLANS_H */
