@@ -163,8 +163,8 @@ write_latest(Datum *args, Oid *types, const char *nulls, Datum history_ids)
 			  " CASE WHEN d.node IS NULL THEN 'unschedulable' ELSE 'scheduled' END,"
 			  " d.node, d.message,"
 			  " ARRAY(SELECT jsonb_array_elements_text(d.rejected)), d.history_id,"
-			  " CASE WHEN $11 AND d.node IS NULL THEN d.message END,"
-			  " CASE WHEN $11 AND d.node IS NULL THEN now() END"
+			  " CASE WHEN $9 AND d.node IS NULL THEN d.message END,"
+			  " CASE WHEN $9 AND d.node IS NULL THEN now() END"
 			  " FROM unnest($1::text[], $2::text[], $3::text[], $4::int8[], $5::jsonb[])"
 			  "   AS d(uid, node, message, history_id, rejected)"
 			  " WHERE EXISTS (SELECT 1 FROM scheduler.pods p WHERE p.uid = d.uid)"
@@ -174,9 +174,9 @@ write_latest(Datum *args, Oid *types, const char *nulls, Datum history_ids)
 			  " rejected_by = EXCLUDED.rejected_by, history_id = EXCLUDED.history_id,"
 			  " posted_message = coalesce(EXCLUDED.posted_message, a.posted_message),"
 			  " event_posted_at = CASE WHEN EXCLUDED.event_posted_at IS NOT NULL"
-			  "   AND (a.event_posted_at IS NULL OR a.event_posted_at <= now() - $10 * interval '1 millisecond')"
+			  "   AND (a.event_posted_at IS NULL OR a.event_posted_at <= now() - $8 * interval '1 millisecond')"
 			  "   THEN EXCLUDED.event_posted_at ELSE a.event_posted_at END",
-			  11, types, args, nulls, SPI_OK_INSERT);
+			  9, types, args, nulls, SPI_OK_INSERT);
 }
 
 /* The decisions, told to the API server (outbox.c), in their transaction */
@@ -209,10 +209,10 @@ write_results(Attempt *attempts, int n)
 	Datum	   *cycles = palloc(sizeof(Datum) * Max(n, 1));
 	Datum	   *internals = palloc(sizeof(Datum) * Max(n, 1));
 	Datum	   *asides = palloc(sizeof(Datum) * Max(n, 1));
-	Datum		args[13];
-	Oid			types[13] = {TEXTARRAYOID, TEXTARRAYOID, TEXTARRAYOID, JSONBARRAYOID, JSONBARRAYOID,
-	BOOLARRAYOID, INT8ARRAYOID, INT4OID, INT4OID, INT4OID, BOOLOID, BOOLARRAYOID, BOOLARRAYOID};
-	char		nulls[13] = "             ";
+	Datum		args[11];
+	Oid			types[11] = {TEXTARRAYOID, TEXTARRAYOID, TEXTARRAYOID, JSONBARRAYOID, JSONBARRAYOID,
+	BOOLARRAYOID, INT8ARRAYOID, INT4OID, BOOLOID, BOOLARRAYOID, BOOLARRAYOID};
+	char		nulls[11] = "           ";
 	bool		outbox = OutboxEnabled();
 	int			dims[1] = {n};
 	int			lbs[1] = {1};
@@ -243,12 +243,10 @@ write_results(Attempt *attempts, int n)
 	args[4] = PointerGetDatum(construct_array(rejected, n, JSONBOID, -1, false, TYPALIGN_INT));
 	args[5] = PointerGetDatum(construct_array(errors, n, BOOLOID, 1, true, TYPALIGN_CHAR));
 	args[6] = PointerGetDatum(construct_array(cycles, n, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
-	args[7] = Int32GetDatum(scheduler_pod_initial_backoff);
-	args[8] = Int32GetDatum(scheduler_pod_max_backoff);
-	args[9] = Int32GetDatum(scheduler_event_interval);
-	args[10] = BoolGetDatum(outbox);
-	args[11] = PointerGetDatum(construct_array(internals, n, BOOLOID, 1, true, TYPALIGN_CHAR));
-	args[12] = PointerGetDatum(construct_array(asides, n, BOOLOID, 1, true, TYPALIGN_CHAR));
+	args[7] = Int32GetDatum(scheduler_event_interval);
+	args[8] = BoolGetDatum(outbox);
+	args[9] = PointerGetDatum(construct_array(internals, n, BOOLOID, 1, true, TYPALIGN_CHAR));
+	args[10] = PointerGetDatum(construct_array(asides, n, BOOLOID, 1, true, TYPALIGN_CHAR));
 
 	history_ids = write_history(attempts, n, args);
 
@@ -260,7 +258,7 @@ write_results(Attempt *attempts, int n)
 			  2, types, args, nulls, SPI_OK_UPDATE);
 
 	/* the failures: back to the queue (backoff or unschedulable) */
-	SchedQueueRequeue(args[0], args[1], args[4], args[5], args[11], args[12]);
+	SchedQueueRequeue(args[0], args[1], args[4], args[5], args[9], args[10]);
 
 	/* the outbox, when an API server is configured */
 	if (outbox)
