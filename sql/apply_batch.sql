@@ -20,7 +20,15 @@ SELECT scheduler.apply_events(ARRAY[
     pg_temp.ev('ADDED', 'a', 'u-a'),
     pg_temp.ev('MODIFIED', 'a', 'u-a', '{"metadata": {"labels": {"v": "2"}}}')]);
 SELECT * FROM pg_temp.rows;
+-- a pending pod is in no node's snapshot: the changelog (snapshot.c) skips it
 SELECT count(*) AS changelog_rows FROM scheduler.changes WHERE uid = 'u-a';
+-- a bound pod added then modified in one batch: one statement, one changelog row
+SELECT scheduler.apply_events(ARRAY[
+    pg_temp.ev('ADDED', 'z', 'u-z', '{"spec": {"nodeName": "elsewhere"}}'),
+    pg_temp.ev('MODIFIED', 'z', 'u-z', '{"spec": {"nodeName": "elsewhere"}, "metadata": {"labels": {"v": "2"}}}')]);
+SELECT count(*) AS changelog_rows FROM scheduler.changes WHERE uid = 'u-z';
+SELECT scheduler.apply_events(ARRAY[pg_temp.ev('DELETED', 'z', 'u-z')]);
+SELECT count(*) AS changelog_rows FROM scheduler.changes WHERE uid = 'u-z';
 
 -- added then deleted in one batch: nothing, not even in the queue
 SELECT scheduler.apply_events(ARRAY[pg_temp.ev('ADDED', 'b', 'u-b'), pg_temp.ev('DELETED', 'b', 'u-b')]);

@@ -228,7 +228,8 @@ FROM scheduler.attempt_history WHERE attempted_at < now();
 -- One statement, many rows (a watch batch, a relist): the triggers read the
 -- statement's transition tables, and the queue holds exactly the pods that
 -- scheduler.pods.pending names (not on a node, not being deleted, not
--- terminal), whatever each row became.  The changelog has every row.
+-- terminal), whatever each row became.  The changelog has every row that is
+-- or was on a node: the snapshot cache holds only those.
 ------------------------------------------------------------------------------
 TRUNCATE scheduler.nodes, scheduler.pods;
 SELECT pg_temp.node('m1', '4', '4Gi');
@@ -242,7 +243,12 @@ UPDATE scheduler.pods SET
     phase = CASE name WHEN 'batch-3' THEN 'Succeeded' WHEN 'batch-4' THEN 'Failed' ELSE 'Pending' END,
     deletion_timestamp = CASE WHEN name = 'batch-6' THEN now() END,
     scheduling_gates = CASE WHEN name = 'batch-10' THEN scheduling_gates ELSE '{}' END;
-SELECT count(*) AS logged FROM scheduler.changes WHERE xid = pg_current_xact_id() AND kind = 'p';
+SELECT array_agg(name ORDER BY name) AS logged FROM scheduler.changes WHERE xid = pg_current_xact_id() AND kind = 'p';
+-- off its node again (an assumption forgotten looks the same): logged, by
+-- its new row, though that row is on no node
+UPDATE scheduler.pods SET node_name = NULL WHERE name = 'batch-2';
+SELECT array_agg(name ORDER BY name) AS logged FROM scheduler.changes WHERE xid = pg_current_xact_id() AND kind = 'p';
+UPDATE scheduler.pods SET node_name = 'm1' WHERE name = 'batch-2';
 COMMIT;
 SELECT name, pending, terminal FROM scheduler.pods WHERE NOT pending OR terminal ORDER BY name;
 SELECT state, count(*) FROM scheduler.queue GROUP BY 1 ORDER BY 1;

@@ -203,11 +203,17 @@ JInt32(JsonbValue *v, const char *what, const char *path)
 	return (int32) r;
 }
 
+/*
+ * A member, its type checked.  The path (parent.key) is built only to name
+ * the field in an error: these run for every field the mirror reads.
+ */
 char *
 JGetString(JsonbContainer *c, const char *key, const char *what, const char *path)
 {
 	JsonbValue *v = JGet(c, key);
 
+	if (v != NULL && v->type == jbvString)
+		return pnstrdup(v->val.string.val, v->val.string.len);
 	return v ? JString(v, what, JPATH(path, key)) : NULL;
 }
 
@@ -216,6 +222,8 @@ JGetObject(JsonbContainer *c, const char *key, const char *what, const char *pat
 {
 	JsonbValue *v = JGet(c, key);
 
+	if (v != NULL && v->type == jbvBinary && JsonContainerIsObject(v->val.binary.data))
+		return v->val.binary.data;
 	return v ? JObject(v, what, JPATH(path, key)) : NULL;
 }
 
@@ -224,6 +232,9 @@ JGetArray(JsonbContainer *c, const char *key, const char *what, const char *path
 {
 	JsonbValue *v = JGet(c, key);
 
+	if (v != NULL && v->type == jbvBinary && JsonContainerIsArray(v->val.binary.data) &&
+		!JsonContainerIsScalar(v->val.binary.data))
+		return v->val.binary.data;
 	return v ? JArray(v, what, JPATH(path, key)) : NULL;
 }
 

@@ -337,7 +337,7 @@ rows_insert(NewRows *r)
 	args[3] = text_array(r->name, r->n);
 	args[4] = text_array(r->node, r->n);
 	args[5] = jsonb_array(r->body, r->n);
-	run(PlanKept(&plan,
+	run(PlanKeptBatch(&plan,
 				"INSERT INTO scheduler.outbox (kind, pod_uid, namespace, name, node, body)"
 				" SELECT r.kind, r.uid, r.ns, r.name, r.node, r.body"
 				" FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::jsonb[])"
@@ -380,7 +380,7 @@ read_facts(const OutboxDecision *d, int n, int event_interval_ms)
 	for (int i = 0; i < n; i++)
 		uids[i] = d[i].uid;
 	arg = text_array(uids, n);
-	run(PlanKept(&plan,
+	run(PlanKeptBatch(&plan,
 				"SELECT d.i, p.namespace, p.name, p.scheduler_name, a.posted_message, a.event_posted_at"
 				" FROM unnest($1::text[]) WITH ORDINALITY AS d(uid, i)"
 				" JOIN scheduler.pods p ON p.uid = d.uid"
@@ -453,7 +453,7 @@ OutboxWriteDecisions(const OutboxDecision *d, int n, int event_interval_ms)
 		Oid			type = TEXTARRAYOID;
 		Datum		arg = TextArrayFromList(conditions);
 
-		run(PlanKept(&supersede,
+		run(PlanKeptBatch(&supersede,
 					"UPDATE scheduler.outbox SET state = 'done', finished_at = now(),"
 					" last_error = 'not sent: superseded by a newer condition'"
 					" WHERE kind = 'condition' AND state = 'pending' AND pod_uid = ANY($1::text[])",
@@ -492,7 +492,7 @@ OutboxWriteNominations(List *uids, List *nodes)
 	}
 	args[0] = TextArrayFromList(uids);
 	args[1] = jsonb_array(values, n);
-	run(PlanKept(&patch,
+	run(PlanKeptBatch(&patch,
 				"UPDATE scheduler.outbox o"
 				" SET body = jsonb_set(o.body, '{status,nominatedNodeName}', d.value)"
 				" FROM unnest($1::text[], $2::jsonb[]) AS d(uid, value)"
@@ -500,7 +500,7 @@ OutboxWriteNominations(List *uids, List *nodes)
 				2, types),
 		args, NULL, SPI_OK_UPDATE);
 	args[1] = jsonb_array(bodies, n);
-	run(PlanKept(&alone,
+	run(PlanKeptBatch(&alone,
 				"INSERT INTO scheduler.outbox (kind, pod_uid, namespace, name, body)"
 				" SELECT 'condition', p.uid, p.namespace, p.name, d.body"
 				" FROM unnest($1::text[], $2::jsonb[]) AS d(uid, body)"
@@ -533,7 +533,7 @@ OutboxWriteVictims(List *victims, List *preemptors, List *nodes)
 		return;
 	args[0] = TextArrayFromList(victims);
 	args[1] = TextArrayFromList(preemptors);
-	run(PlanKept(&plan,
+	run(PlanKeptBatch(&plan,
 				"SELECT v.i, p.uid, p.namespace, p.name, pr.scheduler_name"
 				" FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS v(uid, preemptor, i)"
 				" JOIN scheduler.pods p ON p.uid = v.uid"

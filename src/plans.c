@@ -32,3 +32,27 @@ PlanKept(SPIPlanPtr *cache, const char *sql, int nargs, Oid *types)
 	}
 	return *cache;
 }
+
+/*
+ * PlanKeptBatch
+ *		As PlanKept, for a statement over arrays of rows (a batch): it is
+ *		planned again at each call (a custom plan), for the arrays' sizes and
+ *		the tables' sizes of that moment.  A plan kept generic is made once,
+ *		against the tables as they were then: made on an empty table (the
+ *		first list), it scans the whole table for each batch that follows.
+ *		Planning once per batch costs little beside the batch.
+ */
+SPIPlanPtr
+PlanKeptBatch(SPIPlanPtr *cache, const char *sql, int nargs, Oid *types)
+{
+	if (*cache == NULL)
+	{
+		SPIPlanPtr	p = SPI_prepare_cursor(sql, nargs, types, CURSOR_OPT_CUSTOM_PLAN);
+
+		if (p == NULL)
+			elog(ERROR, "SPI_prepare failed (%s): %s", SPI_result_code_string(SPI_result), sql);
+		SPI_keepplan(p);
+		*cache = p;
+	}
+	return *cache;
+}

@@ -13,5 +13,6 @@
 #include "executor/spi.h"
 
 extern SPIPlanPtr PlanKept(SPIPlanPtr *cache, const char *sql, int nargs, Oid *types);
+extern SPIPlanPtr PlanKeptBatch(SPIPlanPtr *cache, const char *sql, int nargs, Oid *types);
 
 #endif							/* SCHEDULER_PLANS_H */

@@ -25,7 +25,10 @@
  *	  next wake when the earliest backoff or unschedulable timeout is due.
  *
  * The triggers also write the changelog (scheduler.changes, read by the
- * snapshot cache) and hand the rows to the QueueingHints.  They read the
+ * snapshot cache) and hand the rows to the QueueingHints.  The snapshot
+ * holds nodes and the pods on them only: a pod is logged when its row
+ * before or after the statement is on a node (bound or assumed), so a
+ * pending pod's arrival, change or deletion costs the changelog nothing.  They read the
  * statement's transition tables in C: a batch of rows costs one statement
  * per table written, and no jsonb is built unless a hint has an
  * unschedulable pod to move.
@@ -101,6 +104,7 @@ typedef struct Rows
 	Datum	   *uids;			/* text */
 	Datum	   *names;			/* text: the node's name, or the pod's ns/name */
 	bool	   *pending;
+	bool	   *assigned;		/* pods only: on a node, bound or assumed */
 	Datum	   *gated;			/* bool */
 	Datum	   *created;		/* timestamptz */
 } Rows;
@@ -178,6 +182,7 @@ read_pod(Rows *r, TupleTableSlot *slot, const Atts *a)
 	(void) slot_getattr(slot, a->node, &isnull);
 	if (isnull)
 		(void) slot_getattr(slot, a->assumed, &isnull);
+	r->assigned[i] = !isnull;
 	r->nassigned += isnull ? 0 : 1;
 }
 
@@ -200,6 +205,7 @@ read_rows(Rows *r, Tuplestorestate *ts, Relation rel, bool pods)
 	r->uids = palloc(sizeof(Datum) * cap);
 	r->names = palloc(sizeof(Datum) * cap);
 	r->pending = palloc(sizeof(bool) * cap);
+	r->assigned = palloc(sizeof(bool) * cap);
 	r->gated = palloc(sizeof(Datum) * cap);
 	r->created = palloc(sizeof(Datum) * cap);
 	slot = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
@@ -214,6 +220,7 @@ read_rows(Rows *r, Tuplestorestate *ts, Relation rel, bool pods)
 			r->uids = repalloc(r->uids, sizeof(Datum) * cap);
 			r->names = repalloc(r->names, sizeof(Datum) * cap);
 			r->pending = repalloc(r->pending, sizeof(bool) * cap);
+			r->assigned = repalloc(r->assigned, sizeof(bool) * cap);
 			r->gated = repalloc(r->gated, sizeof(Datum) * cap);
 			r->created = repalloc(r->created, sizeof(Datum) * cap);
 		}
@@ -223,6 +230,7 @@ read_rows(Rows *r, Tuplestorestate *ts, Relation rel, bool pods)
 		{
 			r->uids[r->n] = CStringGetTextDatum(text_of(slot, a.uid));
 			r->names[r->n] = CStringGetTextDatum(text_of(slot, a.name));
+			r->assigned[r->n] = true;	/* a node is always logged */
 		}
 		r->n++;
 	}
@@ -246,6 +254,67 @@ uids_where(const Rows *r, bool pending, int *n)
  * The changelog (scheduler.changes) the snapshot cache reads
  * ------------------------------------------------------------------------
  */
+/* The uids and names of the rows the snapshot holds (see above); false if none */
+static bool
+logged_rows(const Rows *r, Datum *uids, Datum *names)
+{
+	Datum	   *u = palloc(sizeof(Datum) * Max(r->n, 1));
+	Datum	   *m = palloc(sizeof(Datum) * Max(r->n, 1));
+	int			n = 0;
+
+	for (int i = 0; i < r->n; i++)
+		if (r->assigned[i])
+		{
+			u[n] = r->uids[i];
+			m[n++] = r->names[i];
+		}
+	*uids = text_array(u, n);
+	*names = text_array(m, n);
+	return n > 0;
+}
+
+/*
+ * An UPDATE: a pod that was on a node and is on none now (an assumption
+ * forgotten) is logged by its new row.  An old row on a node whose uid no
+ * new row has (a uid rewritten by hand) stays marked, to be logged by
+ * itself; the others are unmarked, logged by their new rows.
+ */
+static void
+mark_left_nodes(Rows *news, Rows *olds)
+{
+	HASHCTL		ctl;
+	HTAB	   *by_uid;
+	typedef struct
+	{
+		char		uid[NAMEDATALEN * 4];
+		int			i;
+	}			Entry;
+
+	if (olds->nassigned == 0)
+		return;
+	memset(&ctl, 0, sizeof(ctl));
+	ctl.keysize = NAMEDATALEN * 4;
+	ctl.entrysize = sizeof(Entry);
+	ctl.hcxt = CurrentMemoryContext;
+	by_uid = hash_create("scheduler updated pods", Max(news->n, 16), &ctl,
+						 HASH_ELEM | HASH_STRINGS | HASH_CONTEXT);
+	for (int i = 0; i < news->n; i++)
+		((Entry *) hash_search(by_uid, TextDatumGetCString(news->uids[i]), HASH_ENTER, NULL))->i = i;
+	for (int i = 0; i < olds->n; i++)
+	{
+		Entry	   *e;
+
+		if (!olds->assigned[i])
+			continue;
+		e = hash_search(by_uid, TextDatumGetCString(olds->uids[i]), HASH_FIND, NULL);
+		if (e == NULL)
+			continue;			/* its uid went: logged by itself */
+		news->assigned[e->i] = true;
+		olds->assigned[i] = false;
+	}
+	hash_destroy(by_uid);
+}
+
 static void
 log_changes(char kind, const Rows *r)
 {
@@ -253,12 +322,10 @@ log_changes(char kind, const Rows *r)
 	Oid			types[3] = {CHAROID, TEXTARRAYOID, TEXTARRAYOID};
 	Datum		args[3];
 
-	if (r->n == 0)
+	if (!logged_rows(r, &args[1], &args[2]))
 		return;
 	args[0] = CharGetDatum(kind);
-	args[1] = text_array(r->uids, r->n);
-	args[2] = text_array(r->names, r->n);
-	run(PlanKept(&plan, "INSERT INTO scheduler.changes (kind, uid, name)"
+	run(PlanKeptBatch(&plan, "INSERT INTO scheduler.changes (kind, uid, name)"
 				 " SELECT $1, d.uid, d.name FROM unnest($2, $3) AS d(uid, name)", 3, types),
 		args, SPI_OK_INSERT);
 }
@@ -293,12 +360,11 @@ log_and_admit(const Rows *r)
 			g[n] = r->gated[i];
 			c[n++] = r->created[i];
 		}
-	args[0] = text_array(r->uids, r->n);
-	args[1] = text_array(r->names, r->n);
+	(void) logged_rows(r, &args[0], &args[1]);
 	args[2] = text_array(u, n);
 	args[3] = PointerGetDatum(construct_array(g, n, BOOLOID, 1, true, TYPALIGN_CHAR));
 	args[4] = PointerGetDatum(construct_array(c, n, TIMESTAMPTZOID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
-	run(PlanKept(&plan,
+	run(PlanKeptBatch(&plan,
 				 "WITH logged AS ("
 				 " INSERT INTO scheduler.changes (kind, uid, name)"
 				 " SELECT 'p', d.uid, d.name FROM unnest($1, $2) AS d(uid, name)),"
@@ -328,10 +394,10 @@ forget(Datum uids, bool deleted)
 	Oid			t = TEXTARRAYOID;
 
 	/* a join, not = ANY: relists write pods one by one */
-	run(PlanKept(&queue_plan, "DELETE FROM scheduler.queue q USING unnest($1) AS d(uid)"
+	run(PlanKeptBatch(&queue_plan, "DELETE FROM scheduler.queue q USING unnest($1) AS d(uid)"
 				 " WHERE q.pod_uid = d.uid", 1, &t), &uids, SPI_OK_DELETE);
 	if (deleted)
-		run(PlanKept(&attempts_plan, "DELETE FROM scheduler.pod_attempts a USING unnest($1) AS d(uid)"
+		run(PlanKeptBatch(&attempts_plan, "DELETE FROM scheduler.pod_attempts a USING unnest($1) AS d(uid)"
 					 " WHERE a.pod_uid = d.uid", 1, &t), &uids, SPI_OK_DELETE);
 }
 
@@ -462,6 +528,11 @@ scheduler_pods_changed(PG_FUNCTION_ARGS)
 	{
 		if ((uids = uids_where(&news, false, &n)) != (Datum) 0)
 			forget(uids, false);
+		if (updating)
+		{
+			mark_left_nodes(&news, &olds);
+			log_changes('p', &olds);
+		}
 		if (news.npending > 0)
 			wake = log_and_admit(&news) > 0;
 		else

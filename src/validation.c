@@ -187,22 +187,40 @@ as_int(JsonbValue *v, int64 min, int64 max, const char *what, const char *path)
 
 #define as_int32(v, what, path) ((int32) as_int((v), PG_INT32_MIN, PG_INT32_MAX, (what), (path)))
 
+/*
+ * A member of c, its type checked.  The field's path is built only to name
+ * it in an error: these run for every field of every object the mirror
+ * applies.
+ */
 static char *
 get_string(JsonbContainer *c, const char *key, const char *what, const char *path)
 {
-	return as_string(get(c, key), what, child(path, key));
+	JsonbValue *v = get(c, key);
+
+	if (v != NULL && v->type == jbvString)
+		return pnstrdup(v->val.string.val, v->val.string.len);
+	return v ? as_string(v, what, child(path, key)) : NULL;
 }
 
 static JsonbContainer *
 get_object(JsonbContainer *c, const char *key, const char *what, const char *path)
 {
-	return as_object(get(c, key), what, child(path, key));
+	JsonbValue *v = get(c, key);
+
+	if (v != NULL && v->type == jbvBinary && JsonContainerIsObject(v->val.binary.data))
+		return v->val.binary.data;
+	return v ? as_object(v, what, child(path, key)) : NULL;
 }
 
 static JsonbContainer *
 get_array(JsonbContainer *c, const char *key, const char *what, const char *path)
 {
-	return as_array(get(c, key), what, child(path, key));
+	JsonbValue *v = get(c, key);
+
+	if (v != NULL && v->type == jbvBinary && JsonContainerIsArray(v->val.binary.data) &&
+		!JsonContainerIsScalar(v->val.binary.data))
+		return v->val.binary.data;
+	return v ? as_array(v, what, child(path, key)) : NULL;
 }
 
 static int
