@@ -62,10 +62,9 @@ kreq POST /debug/bulk '{"generate": {"nodes": {"count": 5000}, "pods": {"count":
 
 # --- ingest by LIST
 t0=$(now)
-q "ALTER SYSTEM SET scheduler.kube_api_url = '$url'" >/dev/null
-q "ALTER SYSTEM SET scheduler.kube_token_file = '$api_dir/token'" >/dev/null
-q "ALTER SYSTEM SET scheduler.kube_ca_file = '$api_dir/ca.crt'" >/dev/null
-q "SELECT pg_reload_conf()" >/dev/null
+as_pg psql -X -h "$dir" -d postgres -Atq -c "ALTER SYSTEM SET scheduler.kube_api_url = '$url'" \
+	-c "ALTER SYSTEM SET scheduler.kube_token_file = '$api_dir/token'" \
+	-c "ALTER SYSTEM SET scheduler.kube_ca_file = '$api_dir/ca.crt'" -c "SELECT pg_reload_conf()" >/dev/null
 # a list is applied in one transaction: its last item there, all are
 watch_for "$(pod_there other-19999) AND EXISTS (SELECT 1 FROM scheduler.nodes WHERE name = 'node-4999')"
 t1=$(now)
