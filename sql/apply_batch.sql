@@ -41,7 +41,8 @@ SELECT * FROM pg_temp.rows;
 SELECT scheduler.apply_events(ARRAY[pg_temp.ev('ADDED', 'a', 'u-a3')]);
 SELECT * FROM pg_temp.rows;
 
--- a node and a pod bound to it, in one batch (nodes are written at once)
+-- a node and a pod bound to it, in one batch (the batch writes its nodes
+-- first, then its pods)
 SELECT scheduler.apply_events(ARRAY[
     '{"type": "ADDED", "object": {"kind": "Node", "metadata": {"name": "n1", "uid": "u-n1"}, "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "10"}}}}'::jsonb,
     pg_temp.ev('ADDED', 'c', 'u-c', '{"spec": {"nodeName": "n1"}}')]);
@@ -49,6 +50,25 @@ SELECT * FROM pg_temp.rows;
 
 -- the same object again changes nothing
 SELECT scheduler.apply_events(ARRAY[pg_temp.ev('ADDED', 'c', 'u-c', '{"spec": {"nodeName": "n1"}}')]) AS changed;
+
+-- nodes are gathered as pods are: the last event of a uid wins, a node added
+-- and deleted in one batch is not written, a node made again under its name
+-- (a new uid) replaces the old one, and an unchanged node changes nothing
+CREATE FUNCTION pg_temp.nev(type text, name text, uid text, cpu text DEFAULT '4') RETURNS jsonb LANGUAGE sql AS $$
+SELECT jsonb_build_object('type', type, 'object', jsonb_build_object('kind', 'Node',
+    'metadata', jsonb_build_object('name', name, 'uid', uid),
+    'status', jsonb_build_object('allocatable', jsonb_build_object('cpu', cpu, 'memory', '8Gi', 'pods', '10'))))
+$$;
+SELECT scheduler.apply_events(ARRAY[pg_temp.nev('ADDED', 'n2', 'u-n2'), pg_temp.nev('MODIFIED', 'n2', 'u-n2', '8'),
+    pg_temp.nev('ADDED', 'n3', 'u-n3'), pg_temp.nev('DELETED', 'n3', 'u-n3')]) AS changed;
+SELECT name, uid, allocatable->>'cpu' AS cpu FROM scheduler.nodes ORDER BY name;
+SELECT scheduler.apply_events(ARRAY[pg_temp.nev('DELETED', 'n2', 'u-n2', '8'), pg_temp.nev('ADDED', 'n2', 'u-n2b')]) AS changed;
+SELECT name, uid, allocatable->>'cpu' AS cpu FROM scheduler.nodes ORDER BY name;
+SELECT scheduler.apply_events(ARRAY[pg_temp.nev('ADDED', 'n2', 'u-n2c', '2')]) AS changed;
+SELECT name, uid, allocatable->>'cpu' AS cpu FROM scheduler.nodes ORDER BY name;
+SELECT scheduler.apply_events(ARRAY[pg_temp.nev('MODIFIED', 'n2', 'u-n2c', '2')]) AS changed;
+SELECT scheduler.apply_events(ARRAY[pg_temp.nev('DELETED', 'n2', 'u-n2c', '2')]) AS changed;
+SELECT name, uid FROM scheduler.nodes ORDER BY name;
 
 -- an assumed pod: an update without nodeName keeps the reservation; the
 -- bound version clears it (the binding arrived)

@@ -34,7 +34,7 @@ const MirrorKind MirrorKinds[] = {
 	{
 		.kind = "Node",.list_kind = "NodeList",.api_version = "v1",.resource = "nodes",
 		.table = "scheduler.nodes",.namespaced = false,
-		.name_rule = NameRuleDns1123Subdomain,.validate = ValidateNode,.apply = MirrorApplyNode,
+		.name_rule = NameRuleDns1123Subdomain,.validate = ValidateNode,.apply = MirrorApplyNode,.remove = MirrorRemoveNode,
 		.events = RES_NODE,.row_events = NodeRowEvents
 	},
 	{

@@ -13,7 +13,7 @@
 #include "utils/jsonb.h"
 
 typedef struct MirrorKind MirrorKind;
-typedef struct MirrorBatch MirrorBatch; /* pods gathered for one write (mirror.c) */
+typedef struct MirrorBatch MirrorBatch; /* pods and nodes gathered for one write (mirror.c) */
 
 /* Who an object being applied is, read by object_id() (mirror.c) */
 typedef struct MirrorObject
@@ -90,6 +90,7 @@ extern void ValidateService(JsonbContainer *obj, const char *what);
 extern void ValidateReplicationController(JsonbContainer *obj, const char *what);
 extern void ValidateSelectorOwner(JsonbContainer *obj, const char *what);
 extern int	MirrorApplyNode(const MirrorObject *o, MirrorBatch *batch);
+extern int	MirrorRemoveNode(const MirrorObject *o, MirrorBatch *batch);
 extern int	MirrorApplyPod(const MirrorObject *o, MirrorBatch *batch);
 extern int	MirrorRemovePod(const MirrorObject *o, MirrorBatch *batch);
 extern int	MirrorApplyNamespace(const MirrorObject *o, MirrorBatch *batch);

@@ -51,7 +51,7 @@
 /* How one call applies what it is given */
 typedef struct ApplyCtx
 {
-	MirrorBatch *batch;			/* pods gathered for one write, or NULL */
+	MirrorBatch *batch;			/* pods and nodes gathered for one write, or NULL */
 	const MirrorKind *only;		/* relist(): the one kind its list holds, or NULL */
 	List	   *uids;			/* relist(): the uids of the items applied */
 } ApplyCtx;
@@ -201,6 +201,390 @@ scheduling_gates(JsonbContainer *spec, const char *what)
 }
 
 /* ------------------------------------------------------------------------
+ * Batches
+ *
+ * Pods and nodes come one at a time, or in a batch (MirrorBatchBegin/End:
+ * the watch worker's batches of events, a relist's items).  A batch gathers
+ * the rows of each batched kind, the last one per uid winning, and writes
+ * them with one DELETE and one INSERT ... ON CONFLICT per kind, nodes
+ * first, so the tables' statement triggers (changelog, queue, QueueingHints)
+ * run once per batch rather than once per object.
+ * ------------------------------------------------------------------------
+ */
+#define POD_COLUMNS 22
+#define NODE_COLUMNS 10
+
+/*
+ * The end of both pod upserts (one row, a batch): every column from the
+ * incoming row; a reservation kept until the pod is seen bound; nothing
+ * written when the object is unchanged.
+ */
+#define POD_UPSERT_REST \
+	" node_name = EXCLUDED.node_name," \
+	" assumed_node = CASE WHEN EXCLUDED.node_name IS NULL THEN p.assumed_node END," \
+	" scheduler_name = EXCLUDED.scheduler_name, priority = EXCLUDED.priority," \
+	" phase = EXCLUDED.phase, deletion_timestamp = EXCLUDED.deletion_timestamp," \
+	" labels = EXCLUDED.labels, node_selector = EXCLUDED.node_selector," \
+	" tolerations = EXCLUDED.tolerations, affinity = EXCLUDED.affinity," \
+	" requests = EXCLUDED.requests, nonzero_cpu = EXCLUDED.nonzero_cpu," \
+	" nonzero_memory = EXCLUDED.nonzero_memory, object = EXCLUDED.object," \
+	" host_ports = EXCLUDED.host_ports, images = EXCLUDED.images," \
+	" has_sidecar = EXCLUDED.has_sidecar, scheduling_gates = EXCLUDED.scheduling_gates," \
+	" updated_at = now()" \
+	" WHERE p.object IS DISTINCT FROM EXCLUDED.object"
+
+/* The end of both node upserts */
+#define NODE_UPSERT_REST \
+	" labels = EXCLUDED.labels, taints = EXCLUDED.taints, unschedulable = EXCLUDED.unschedulable," \
+	" allocatable = EXCLUDED.allocatable, images = EXCLUDED.images," \
+	" object = EXCLUDED.object, updated_at = now()" \
+	" WHERE n.object IS DISTINCT FROM EXCLUDED.object"
+
+static const Oid pod_types[POD_COLUMNS] = {TEXTOID, TEXTOID, TEXTOID, TEXTOID, TIMESTAMPTZOID, TEXTOID,
+	TEXTOID, INT4OID, TEXTOID, TIMESTAMPTZOID, JSONBOID, JSONBOID, JSONBOID, JSONBOID,
+JSONBOID, INT8OID, INT8OID, JSONBOID, JSONBOID, JSONBOID, BOOLOID, TEXTARRAYOID};
+
+static const Oid node_types[NODE_COLUMNS] = {TEXTOID, TEXTOID, TEXTOID, TIMESTAMPTZOID, JSONBOID, JSONBOID,
+BOOLOID, JSONBOID, JSONBOID, JSONBOID};
+
+/*
+ * A batched kind: its columns (as its apply function fills them, the uid
+ * first), the columns of its name (an older object of the same name is
+ * gone), and its statements over arrays of rows.  A text[] column travels
+ * as its text form.
+ */
+typedef struct BatchTable
+{
+	const char *table;
+	int			ncols;
+	const Oid  *types;
+	int			ns_col;			/* the name's namespace column, or -1 */
+	int			name_col;
+	int			nkey;			/* $1 (uids) and the name's columns: $2 [, $3] */
+	const char *older;			/* is there an older namesake? ($1.. the key) */
+	const char *replace;		/* delete the older namesakes */
+	const char *upsert;			/* $1..$ncols: the rows */
+} BatchTable;
+
+enum
+{
+	BATCH_NODES,				/* written first: a pod of the batch may be on one */
+	BATCH_PODS,
+	NBATCHED
+};
+
+static const BatchTable batch_tables[NBATCHED] = {
+	[BATCH_NODES] = {
+		.table = "scheduler.nodes",.ncols = NODE_COLUMNS,.types = node_types,
+		.ns_col = -1,.name_col = 1,.nkey = 2,
+		.older = "SELECT 1 FROM unnest($1, $2) AS d(uid, name),"
+		" LATERAL (SELECT 1 FROM scheduler.nodes n WHERE n.name = d.name AND n.uid <> d.uid OFFSET 0) o LIMIT 1",
+		.replace = "DELETE FROM scheduler.nodes n USING unnest($1, $2) AS d(uid, name)"
+		" WHERE n.name = d.name AND n.uid <> d.uid",
+		.upsert = "INSERT INTO scheduler.nodes AS n (uid, name, resource_version, created_at, labels, taints,"
+		" unschedulable, allocatable, images, object)"
+		" SELECT u.uid, u.name, u.rv,"
+		"  coalesce(u.created, (SELECT o.created_at FROM scheduler.nodes o WHERE o.uid = u.uid), now()),"
+		"  u.labels, u.taints, u.unsched, u.alloc, u.images, u.object"
+		" FROM unnest($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)"
+		"  AS u(uid, name, rv, created, labels, taints, unsched, alloc, images, object)"
+		" ON CONFLICT (uid) DO UPDATE SET name = EXCLUDED.name, resource_version = EXCLUDED.resource_version,"
+		" created_at = EXCLUDED.created_at," NODE_UPSERT_REST
+	},
+	[BATCH_PODS] = {
+		.table = "scheduler.pods",.ncols = POD_COLUMNS,.types = pod_types,
+		.ns_col = 1,.name_col = 2,.nkey = 3,
+		.older = "SELECT 1 FROM unnest($1, $2, $3) AS d(uid, ns, name),"
+		" LATERAL (SELECT 1 FROM scheduler.pods p WHERE p.namespace = d.ns AND p.name = d.name"
+		"  AND p.uid <> d.uid OFFSET 0) o LIMIT 1",
+		.replace = "DELETE FROM scheduler.pods p USING unnest($1, $2, $3) AS d(uid, ns, name)"
+		" WHERE p.namespace = d.ns AND p.name = d.name AND p.uid <> d.uid",
+		.upsert = "INSERT INTO scheduler.pods AS p (uid, namespace, name, resource_version, created_at,"
+		" node_name, scheduler_name, priority, phase, deletion_timestamp, labels,"
+		" node_selector, tolerations, affinity, requests, nonzero_cpu, nonzero_memory, object,"
+		" host_ports, images, has_sidecar, scheduling_gates)"
+		" SELECT u.uid, u.ns, u.name, u.rv,"
+		"  coalesce(u.created, (SELECT o.created_at FROM scheduler.pods o WHERE o.uid = u.uid), now()),"
+		"  u.node, u.sched, u.prio, u.phase, u.deleting, u.labels, u.selector, u.tolerations,"
+		"  u.affinity, u.requests, u.nzc, u.nzm, u.object, u.ports, u.images, u.sidecar,"
+		"  u.gates::text[]"
+		" FROM unnest($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15,"
+		"  $16, $17, $18, $19, $20, $21, $22)"
+		"  AS u(uid, ns, name, rv, created, node, sched, prio, phase, deleting, labels, selector,"
+		"  tolerations, affinity, requests, nzc, nzm, object, ports, images, sidecar, gates)"
+		" ON CONFLICT (uid) DO UPDATE SET namespace = EXCLUDED.namespace, name = EXCLUDED.name,"
+		" resource_version = EXCLUDED.resource_version, created_at = EXCLUDED.created_at,"
+		POD_UPSERT_REST
+	},
+};
+
+typedef struct BatchRow
+{
+	char		uid[NAMEDATALEN * 4];	/* hash key (uids are 36 bytes) */
+	bool		deleted;
+	Datum	   *values;			/* of the table's columns */
+	char	   *nulls;
+	int			order;			/* of its last event in the batch */
+} BatchRow;
+
+/* An open batch (MirrorBatchBegin): its rows live in its own context */
+struct MirrorBatch
+{
+	MemoryContext cxt;
+	HTAB	   *rows[NBATCHED]; /* uid -> BatchRow, per batched kind */
+	int			seq;			/* events gathered */
+};
+
+/* Gather an object's row (or its deletion) into the batch */
+static int
+batch_row(MirrorBatch *batch, int bt, const char *uid, bool deleted, Datum *values, const char *nulls)
+{
+	const BatchTable *t = &batch_tables[bt];
+	MemoryContext old = MemoryContextSwitchTo(batch->cxt);
+	char		key[NAMEDATALEN * 4];
+	BatchRow   *row;
+	bool		found;
+
+	if (strlen(uid) >= sizeof(key))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("metadata.uid: longer than %d bytes", (int) sizeof(key) - 1)));
+	memset(key, 0, sizeof(key));
+	strcpy(key, uid);
+	row = hash_search(batch->rows[bt], key, HASH_ENTER, &found);
+	if (!found)
+	{
+		row->values = palloc(sizeof(Datum) * t->ncols);
+		row->nulls = palloc(t->ncols);
+	}
+	row->deleted = deleted;
+	row->order = batch->seq++;
+	if (!deleted)
+	{
+		for (int i = 0; i < t->ncols; i++)
+		{
+			int16		len;
+			bool		byval;
+
+			row->nulls[i] = nulls[i];
+			if (nulls[i] == 'n')
+			{
+				row->values[i] = (Datum) 0;
+				continue;
+			}
+			get_typlenbyval(t->types[i], &len, &byval);
+			row->values[i] = datumCopy(values[i], byval, len);
+		}
+	}
+	MemoryContextSwitchTo(old);
+	return 0;					/* counted when the batch is written */
+}
+
+/*
+ * MirrorBatchBegin
+ *		Start gathering pods and nodes, to pass to MirrorApply;
+ *		MirrorBatchEnd writes them.  The batch lives in the caller's memory
+ *		context: after an error it is simply dropped.
+ */
+MirrorBatch *
+MirrorBatchBegin(void)
+{
+	MirrorBatch *batch = palloc0(sizeof(MirrorBatch));
+	HASHCTL		ctl;
+
+	batch->cxt = AllocSetContextCreate(CurrentMemoryContext, "scheduler mirror batch", ALLOCSET_DEFAULT_SIZES);
+	memset(&ctl, 0, sizeof(ctl));
+	ctl.keysize = NAMEDATALEN * 4;
+	ctl.entrysize = sizeof(BatchRow);
+	ctl.hcxt = batch->cxt;
+	for (int bt = 0; bt < NBATCHED; bt++)
+		batch->rows[bt] = hash_create("scheduler mirror batch", 256, &ctl,
+									  HASH_ELEM | HASH_STRINGS | HASH_CONTEXT);
+	return batch;
+}
+
+static int
+row_order_cmp(const void *a, const void *b)
+{
+	return (*(BatchRow *const *) a)->order - (*(BatchRow *const *) b)->order;
+}
+
+static char *
+row_text(const BatchRow *row, int col)
+{
+	return col < 0 || row->nulls[col] == 'n' ? "" : TextDatumGetCString(row->values[col]);
+}
+
+/* the name's columns of the rows being sorted (row_name_cmp) */
+static const BatchTable *sorting;
+
+/* Non-deleted rows by name (namespace, name), then order of their events */
+static int
+row_name_cmp(const void *a, const void *b)
+{
+	const BatchRow *x = *(BatchRow *const *) a;
+	const BatchRow *y = *(BatchRow *const *) b;
+	int			c = strcmp(row_text(x, sorting->ns_col), row_text(y, sorting->ns_col));
+
+	if (c == 0)
+		c = strcmp(row_text(x, sorting->name_col), row_text(y, sorting->name_col));
+	return c != 0 ? c : x->order - y->order;
+}
+
+/*
+ * Two uids under one name in a batch: an object was deleted and made again
+ * between two events the batch gathered.  The later one is the object; the
+ * earlier one is gone (as the name's older object in the table is).
+ */
+static void
+one_row_per_name(const BatchTable *t, BatchRow **rows, int nrow)
+{
+	BatchRow  **live = palloc(sizeof(BatchRow *) * Max(nrow, 1));
+	int			n = 0;
+
+	for (int r = 0; r < nrow; r++)
+		if (!rows[r]->deleted)
+			live[n++] = rows[r];
+	sorting = t;
+	qsort(live, n, sizeof(BatchRow *), row_name_cmp);
+	for (int i = 0; i + 1 < n; i++)
+		if (strcmp(row_text(live[i], t->ns_col), row_text(live[i + 1], t->ns_col)) == 0 &&
+			strcmp(row_text(live[i], t->name_col), row_text(live[i + 1], t->name_col)) == 0)
+			live[i]->deleted = true;
+	pfree(live);
+}
+
+/*
+ * The rows gathered for one kind, in the order of their events: the uids
+ * of the deleted ones (*del), and the others as one array per column
+ * (args, argtypes).  In the batch's context.
+ */
+static void
+batch_arrays(const BatchTable *t, HTAB *hash, Datum **del, int *ndel, int *nup, Datum *args, Oid *argtypes)
+{
+	long		nrows = hash_get_num_entries(hash);
+	BatchRow  **rows = palloc(sizeof(BatchRow *) * Max(nrows, 1));
+	Datum	  **cols = palloc(sizeof(Datum *) * t->ncols);
+	bool	  **colnulls = palloc(sizeof(bool *) * t->ncols);
+	HASH_SEQ_STATUS seq;
+	BatchRow   *row;
+	int			nrow = 0;
+	int			dims[1];
+	int			lbs[1] = {1};
+
+	hash_seq_init(&seq, hash);
+	while ((row = hash_seq_search(&seq)) != NULL)
+		rows[nrow++] = row;
+	qsort(rows, nrow, sizeof(BatchRow *), row_order_cmp);
+	one_row_per_name(t, rows, nrow);
+
+	*del = palloc(sizeof(Datum) * Max(nrow, 1));
+	*ndel = *nup = 0;
+	for (int c = 0; c < t->ncols; c++)
+	{
+		cols[c] = palloc(sizeof(Datum) * Max(nrow, 1));
+		colnulls[c] = palloc(sizeof(bool) * Max(nrow, 1));
+	}
+	for (int r = 0; r < nrow; r++)
+	{
+		if (rows[r]->deleted)
+		{
+			(*del)[(*ndel)++] = CStringGetTextDatum(rows[r]->uid);
+			continue;
+		}
+		for (int c = 0; c < t->ncols; c++)
+		{
+			colnulls[c][*nup] = rows[r]->nulls[c] == 'n';
+			cols[c][*nup] = rows[r]->values[c];
+			if (t->types[c] == TEXTARRAYOID && !colnulls[c][*nup])
+				cols[c][*nup] = CStringGetTextDatum(OidOutputFunctionCall(F_ARRAY_OUT, cols[c][*nup]));
+		}
+		(*nup)++;
+	}
+	dims[0] = *nup;
+	for (int c = 0; c < t->ncols; c++)
+	{
+		Oid			elem = t->types[c] == TEXTARRAYOID ? TEXTOID : t->types[c];
+		int16		len;
+		bool		byval;
+		char		align;
+
+		get_typlenbyvalalign(elem, &len, &byval, &align);
+		args[c] = PointerGetDatum(construct_md_array(cols[c], colnulls[c], 1, dims, lbs, elem, len, byval, align));
+		argtypes[c] = get_array_type(elem);
+	}
+}
+
+/* Write one kind's gathered rows; how many changed */
+static int
+batch_write(int bt, HTAB *hash, MemoryContext cxt)
+{
+	static SPIPlanPtr del_plan[NBATCHED];
+	static SPIPlanPtr older_plan[NBATCHED];
+	static SPIPlanPtr replace_plan[NBATCHED];
+	static SPIPlanPtr upsert_plan[NBATCHED];
+	const BatchTable *t = &batch_tables[bt];
+	Datum	   *del;
+	int			ndel;
+	int			nup;
+	Datum		args[Max(POD_COLUMNS, NODE_COLUMNS)];
+	Oid			argtypes[Max(POD_COLUMNS, NODE_COLUMNS)];
+	int			changed = 0;
+	MemoryContext old;
+
+	if (hash_get_num_entries(hash) == 0)
+		return 0;
+	old = MemoryContextSwitchTo(cxt);
+	batch_arrays(t, hash, &del, &ndel, &nup, args, argtypes);
+	MemoryContextSwitchTo(old);
+
+	if (ndel > 0)
+	{
+		Oid			ty[1] = {TEXTARRAYOID};
+		Datum		a[1] = {PointerGetDatum(construct_array(del, ndel, TEXTOID, -1, false, TYPALIGN_INT))};
+
+		changed += exec(PlanKeptBatch(&del_plan[bt], psprintf("DELETE FROM %s WHERE uid = ANY($1)", t->table),
+									  1, ty), a, NULL);
+	}
+	if (nup == 0)
+		return changed;
+
+	/*
+	 * The same name with another uid is an older object: it is gone.  Looked
+	 * for first, by the name's index (OFFSET 0 keeps the probe per row:
+	 * joined, the planner hashes the whole table), and rare.
+	 */
+	if (exec(PlanKeptBatch(&older_plan[bt], t->older, t->nkey, argtypes), args, NULL) > 0)
+		exec(PlanKeptBatch(&replace_plan[bt], t->replace, t->nkey, argtypes), args, NULL);
+	/* kept generic: a custom plan would copy every array into its tree */
+	return changed + exec(PlanKept(&upsert_plan[bt], t->upsert, t->ncols, argtypes), args, NULL);
+}
+
+/*
+ * Write the gathered rows, nodes first: one DELETE for the deleted ones,
+ * one for the older objects of the same names, one INSERT ... ON CONFLICT
+ * for the rest, per kind.  Returns how many rows changed.  The caller has
+ * SPI connected.
+ */
+int
+MirrorBatchEnd(MirrorBatch *batch)
+{
+	MemoryContext cxt;
+	int			changed = 0;
+
+	if (batch == NULL || batch->cxt == NULL)
+		elog(ERROR, "no mirror batch is open");
+	cxt = batch->cxt;
+	batch->cxt = NULL;			/* closed, whatever happens below */
+	for (int bt = 0; bt < NBATCHED; bt++)
+		changed += batch_write(bt, batch->rows[bt], cxt);
+	MemoryContextDelete(cxt);
+	for (int bt = 0; bt < NBATCHED; bt++)
+		batch->rows[bt] = NULL;
+	return changed;
+}
+
+/* ------------------------------------------------------------------------
  * Nodes
  * ------------------------------------------------------------------------
  */
@@ -209,16 +593,15 @@ static SPIPlanPtr node_replace_plan;
 static SPIPlanPtr node_older_plan;
 
 int
-MirrorApplyNode(const MirrorObject *o, MirrorBatch *batch pg_attribute_unused())
+MirrorApplyNode(const MirrorObject *o, MirrorBatch *batch)
 {
 	JsonbValue *objv = o->objv;
 	JsonbContainer *obj = o->obj;
 	JsonbContainer *meta = o->meta;
 	const char *what = o->what;
-	static Oid	types[] = {TEXTOID, TEXTOID, TEXTOID, TIMESTAMPTZOID, JSONBOID, JSONBOID,
-	BOOLOID, JSONBOID, JSONBOID, JSONBOID};
-	Datum		values[10];
-	char		nulls[10];
+	Oid		   *types = (Oid *) node_types;
+	Datum		values[NODE_COLUMNS];
+	char		nulls[NODE_COLUMNS];
 	JsonbContainer *spec = JGetObject(obj, "spec", what, NULL);
 	JsonbContainer *status = JGetObject(obj, "status", what, NULL);
 	JsonbContainer *alloc;
@@ -255,6 +638,9 @@ MirrorApplyNode(const MirrorObject *o, MirrorBatch *batch pg_attribute_unused())
 	values[8] = jsonb_or(JGet(status, "images"), "[]");
 	values[9] = JsonbPGetDatum(JToJsonb(objv));
 
+	if (batch)
+		return batch_row(batch, BATCH_NODES, o->uid, false, values, nulls);
+
 	/*
 	 * The same name with another uid is an older object: it is gone.  Looked
 	 * for first: a DELETE fires the table's statement triggers even when it
@@ -273,12 +659,17 @@ MirrorApplyNode(const MirrorObject *o, MirrorBatch *batch pg_attribute_unused())
 						" VALUES ($1, $2, $3, coalesce($4, now()), $5, $6, $7, $8, $9, $10)"
 						" ON CONFLICT (uid) DO UPDATE SET name = EXCLUDED.name,"
 						" resource_version = EXCLUDED.resource_version,"
-						" created_at = coalesce($4, n.created_at), labels = EXCLUDED.labels,"
-						" taints = EXCLUDED.taints, unschedulable = EXCLUDED.unschedulable,"
-						" allocatable = EXCLUDED.allocatable, images = EXCLUDED.images,"
-						" object = EXCLUDED.object, updated_at = now()"
-						" WHERE n.object IS DISTINCT FROM EXCLUDED.object",
-						10, types), values, nulls);
+						" created_at = coalesce($4, n.created_at)," NODE_UPSERT_REST,
+						NODE_COLUMNS, types), values, nulls);
+}
+
+/* Deleting a node: in a batch, gathered with the rest */
+int
+MirrorRemoveNode(const MirrorObject *o, MirrorBatch *batch)
+{
+	if (batch)
+		return batch_row(batch, BATCH_NODES, o->uid, true, NULL, NULL);
+	return MirrorDeleteRow(o);
 }
 
 /* ------------------------------------------------------------------------
@@ -410,294 +801,10 @@ MirrorApplyWorkload(const MirrorObject *o, MirrorBatch *batch pg_attribute_unuse
 
 /* ------------------------------------------------------------------------
  * Pods
- *
- * Pods come one at a time, or in a batch (MirrorBatchBegin/End: the watch
- * worker's batches of events).  A batch gathers the rows, the last one per
- * uid winning, and writes them with one DELETE and one INSERT ... ON
- * CONFLICT, so the tables' statement triggers (changelog, queue,
- * QueueingHints) and the plpgsql behind them run once per batch rather than
- * once per pod.
  * ------------------------------------------------------------------------
  */
-#define POD_COLUMNS 22
-
-/*
- * The end of both pod upserts (one row, a batch): every column from the
- * incoming row; a reservation kept until the pod is seen bound; nothing
- * written when the object is unchanged.
- */
-#define POD_UPSERT_REST \
-	" node_name = EXCLUDED.node_name," \
-	" assumed_node = CASE WHEN EXCLUDED.node_name IS NULL THEN p.assumed_node END," \
-	" scheduler_name = EXCLUDED.scheduler_name, priority = EXCLUDED.priority," \
-	" phase = EXCLUDED.phase, deletion_timestamp = EXCLUDED.deletion_timestamp," \
-	" labels = EXCLUDED.labels, node_selector = EXCLUDED.node_selector," \
-	" tolerations = EXCLUDED.tolerations, affinity = EXCLUDED.affinity," \
-	" requests = EXCLUDED.requests, nonzero_cpu = EXCLUDED.nonzero_cpu," \
-	" nonzero_memory = EXCLUDED.nonzero_memory, object = EXCLUDED.object," \
-	" host_ports = EXCLUDED.host_ports, images = EXCLUDED.images," \
-	" has_sidecar = EXCLUDED.has_sidecar, scheduling_gates = EXCLUDED.scheduling_gates," \
-	" updated_at = now()" \
-	" WHERE p.object IS DISTINCT FROM EXCLUDED.object"
-
-typedef struct PodRow
-{
-	char		uid[NAMEDATALEN * 4];	/* hash key (uids are 36 bytes) */
-	bool		deleted;
-	Datum		values[POD_COLUMNS];
-	char		nulls[POD_COLUMNS];
-	int			order;			/* of its last event in the batch */
-} PodRow;
-
-/* An open batch (MirrorBatchBegin): its rows live in its own context */
-struct MirrorBatch
-{
-	MemoryContext cxt;
-	HTAB	   *rows;			/* uid -> PodRow */
-	int			seq;			/* events gathered */
-};
-
 static SPIPlanPtr pod_upsert_plan;
 static SPIPlanPtr pod_replace_plan;
-
-static const Oid pod_types[POD_COLUMNS] = {TEXTOID, TEXTOID, TEXTOID, TEXTOID, TIMESTAMPTZOID, TEXTOID,
-	TEXTOID, INT4OID, TEXTOID, TIMESTAMPTZOID, JSONBOID, JSONBOID, JSONBOID, JSONBOID,
-JSONBOID, INT8OID, INT8OID, JSONBOID, JSONBOID, JSONBOID, BOOLOID, TEXTARRAYOID};
-
-/* Gather a pod's row (or its deletion) into the batch */
-static int
-batch_pod(MirrorBatch *batch, const char *uid, bool deleted, Datum *values, const char *nulls)
-{
-	MemoryContext old = MemoryContextSwitchTo(batch->cxt);
-	char		key[NAMEDATALEN * 4];
-	PodRow	   *row;
-	bool		found;
-
-	if (strlen(uid) >= sizeof(key))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("metadata.uid: longer than %d bytes", (int) sizeof(key) - 1)));
-	memset(key, 0, sizeof(key));
-	strcpy(key, uid);
-	row = hash_search(batch->rows, key, HASH_ENTER, &found);
-	row->deleted = deleted;
-	row->order = batch->seq++;
-	if (!deleted)
-	{
-		for (int i = 0; i < POD_COLUMNS; i++)
-		{
-			int16		len;
-			bool		byval;
-
-			row->nulls[i] = nulls[i];
-			if (nulls[i] == 'n')
-			{
-				row->values[i] = (Datum) 0;
-				continue;
-			}
-			get_typlenbyval(pod_types[i], &len, &byval);
-			row->values[i] = datumCopy(values[i], byval, len);
-		}
-	}
-	MemoryContextSwitchTo(old);
-	return 0;					/* counted when the batch is written */
-}
-
-/*
- * MirrorBatchBegin
- *		Start gathering pods, to pass to MirrorApply; MirrorBatchEnd writes
- *		them.  The batch lives in the caller's memory context: after an
- *		error it is simply dropped.
- */
-MirrorBatch *
-MirrorBatchBegin(void)
-{
-	MirrorBatch *batch = palloc0(sizeof(MirrorBatch));
-	HASHCTL		ctl;
-
-	batch->cxt = AllocSetContextCreate(CurrentMemoryContext, "scheduler mirror batch", ALLOCSET_DEFAULT_SIZES);
-	memset(&ctl, 0, sizeof(ctl));
-	ctl.keysize = NAMEDATALEN * 4;
-	ctl.entrysize = sizeof(PodRow);
-	ctl.hcxt = batch->cxt;
-	batch->rows = hash_create("scheduler mirror batch", 256, &ctl, HASH_ELEM | HASH_STRINGS | HASH_CONTEXT);
-	return batch;
-}
-
-static int
-row_order_cmp(const void *a, const void *b)
-{
-	return (*(PodRow *const *) a)->order - (*(PodRow *const *) b)->order;
-}
-
-static char *
-row_text(const PodRow *row, int col)
-{
-	return row->nulls[col] == 'n' ? "" : TextDatumGetCString(row->values[col]);
-}
-
-/* Non-deleted rows by namespace, name, then order of their events */
-static int
-row_name_cmp(const void *a, const void *b)
-{
-	const PodRow *x = *(PodRow *const *) a;
-	const PodRow *y = *(PodRow *const *) b;
-	int			c = strcmp(row_text(x, 1), row_text(y, 1));
-
-	if (c == 0)
-		c = strcmp(row_text(x, 2), row_text(y, 2));
-	return c != 0 ? c : x->order - y->order;
-}
-
-/*
- * Two uids under one name in a batch: a pod was deleted and made again
- * between two events the batch gathered.  The later one is the pod; the
- * earlier one is gone (as the name's older object in the table is).
- */
-static void
-one_pod_per_name(PodRow **rows, int nrow)
-{
-	PodRow	  **live = palloc(sizeof(PodRow *) * Max(nrow, 1));
-	int			n = 0;
-
-	for (int r = 0; r < nrow; r++)
-		if (!rows[r]->deleted)
-			live[n++] = rows[r];
-	qsort(live, n, sizeof(PodRow *), row_name_cmp);
-	for (int i = 0; i + 1 < n; i++)
-		if (strcmp(row_text(live[i], 1), row_text(live[i + 1], 1)) == 0 &&
-			strcmp(row_text(live[i], 2), row_text(live[i + 1], 2)) == 0)
-			live[i]->deleted = true;
-	pfree(live);
-}
-
-/*
- * Write the gathered pods: one DELETE for the deleted ones and the older
- * objects of the same names, one INSERT ... ON CONFLICT for the rest.
- * Returns how many rows changed.  The caller has SPI connected.
- */
-int
-MirrorBatchEnd(MirrorBatch *batch)
-{
-	static SPIPlanPtr del_plan;
-	static SPIPlanPtr older_plan;
-	static SPIPlanPtr replace_plan;
-	static SPIPlanPtr upsert_plan;
-	long		nrows;
-	PodRow	  **rows;
-	HASH_SEQ_STATUS seq;
-	PodRow	   *row;
-	int			nrow = 0;
-	int			ndel = 0;
-	int			nup = 0;
-	int			changed = 0;
-	Datum	   *del;
-	Datum	   *cols[POD_COLUMNS];
-	bool	   *colnulls[POD_COLUMNS];
-	Datum		args[POD_COLUMNS];
-	Oid			argtypes[POD_COLUMNS];
-	MemoryContext cxt;
-	MemoryContext old;
-
-	if (batch == NULL || batch->cxt == NULL)
-		elog(ERROR, "no mirror batch is open");
-	cxt = batch->cxt;
-	batch->cxt = NULL;			/* closed, whatever happens below */
-	nrows = hash_get_num_entries(batch->rows);
-	old = MemoryContextSwitchTo(cxt);
-	rows = palloc(sizeof(PodRow *) * Max(nrows, 1));
-	hash_seq_init(&seq, batch->rows);
-	while ((row = hash_seq_search(&seq)) != NULL)
-		rows[nrow++] = row;
-	qsort(rows, nrow, sizeof(PodRow *), row_order_cmp);
-	one_pod_per_name(rows, nrow);
-
-	del = palloc(sizeof(Datum) * Max(nrow, 1));
-	for (int c = 0; c < POD_COLUMNS; c++)
-	{
-		cols[c] = palloc(sizeof(Datum) * Max(nrow, 1));
-		colnulls[c] = palloc(sizeof(bool) * Max(nrow, 1));
-	}
-	for (int r = 0; r < nrow; r++)
-	{
-		if (rows[r]->deleted)
-		{
-			del[ndel++] = CStringGetTextDatum(rows[r]->uid);
-			continue;
-		}
-		for (int c = 0; c < POD_COLUMNS; c++)
-		{
-			colnulls[c][nup] = rows[r]->nulls[c] == 'n';
-			cols[c][nup] = rows[r]->values[c];
-			/* scheduling_gates (text[]) travels as its text form */
-			if (c == POD_COLUMNS - 1 && !colnulls[c][nup])
-				cols[c][nup] = CStringGetTextDatum(OidOutputFunctionCall(F_ARRAY_OUT, cols[c][nup]));
-		}
-		nup++;
-	}
-	MemoryContextSwitchTo(old);
-
-	if (ndel > 0)
-	{
-		Oid			t[1] = {TEXTARRAYOID};
-		Datum		a[1] = {PointerGetDatum(construct_array(del, ndel, TEXTOID, -1, false, TYPALIGN_INT))};
-
-		changed += exec(PlanKeptBatch(&del_plan, "DELETE FROM scheduler.pods WHERE uid = ANY($1)", 1, t), a, NULL);
-	}
-	if (nup > 0)
-	{
-		int			dims[1] = {nup};
-		int			lbs[1] = {1};
-
-		for (int c = 0; c < POD_COLUMNS; c++)
-		{
-			Oid			elem = c == POD_COLUMNS - 1 ? TEXTOID : pod_types[c];
-			int16		len;
-			bool		byval;
-			char		align;
-
-			get_typlenbyvalalign(elem, &len, &byval, &align);
-			args[c] = PointerGetDatum(construct_md_array(cols[c], colnulls[c], 1, dims, lbs, elem, len, byval, align));
-			argtypes[c] = get_array_type(elem);
-		}
-		/*
-		 * The same name with another uid is an older object: it is gone.
-		 * Looked for first, by the name's index (OFFSET 0 keeps the probe
-		 * per row: joined, the planner hashes the whole table), and rare.
-		 */
-		if (exec(PlanKeptBatch(&older_plan,
-							   "SELECT 1 FROM unnest($1, $2, $3) AS d(uid, ns, name),"
-							   " LATERAL (SELECT 1 FROM scheduler.pods p WHERE p.namespace = d.ns AND p.name = d.name"
-							   "  AND p.uid <> d.uid OFFSET 0) o LIMIT 1",
-							   3, argtypes), args, NULL) > 0)
-			exec(PlanKeptBatch(&replace_plan,
-							   "DELETE FROM scheduler.pods p USING unnest($1, $2, $3) AS d(uid, ns, name)"
-							   " WHERE p.namespace = d.ns AND p.name = d.name AND p.uid <> d.uid",
-							   3, argtypes), args, NULL);
-		/* kept generic: a custom plan would copy the 22 arrays into its tree */
-		changed += exec(PlanKept(&upsert_plan,
-								"INSERT INTO scheduler.pods AS p (uid, namespace, name, resource_version, created_at,"
-								" node_name, scheduler_name, priority, phase, deletion_timestamp, labels,"
-								" node_selector, tolerations, affinity, requests, nonzero_cpu, nonzero_memory, object,"
-								" host_ports, images, has_sidecar, scheduling_gates)"
-								" SELECT u.uid, u.ns, u.name, u.rv,"
-								"  coalesce(u.created, (SELECT o.created_at FROM scheduler.pods o WHERE o.uid = u.uid), now()),"
-								"  u.node, u.sched, u.prio, u.phase, u.deleting, u.labels, u.selector, u.tolerations,"
-								"  u.affinity, u.requests, u.nzc, u.nzm, u.object, u.ports, u.images, u.sidecar,"
-								"  u.gates::text[]"
-								" FROM unnest($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15,"
-								"  $16, $17, $18, $19, $20, $21, $22)"
-								"  AS u(uid, ns, name, rv, created, node, sched, prio, phase, deleting, labels, selector,"
-								"  tolerations, affinity, requests, nzc, nzm, object, ports, images, sidecar, gates)"
-								" ON CONFLICT (uid) DO UPDATE SET namespace = EXCLUDED.namespace, name = EXCLUDED.name,"
-								" resource_version = EXCLUDED.resource_version, created_at = EXCLUDED.created_at,"
-								POD_UPSERT_REST,
-								POD_COLUMNS, argtypes), args, NULL);
-	}
-	MemoryContextDelete(cxt);
-	batch->rows = NULL;
-	return changed;
-}
 
 int
 MirrorApplyPod(const MirrorObject *o, MirrorBatch *batch)
@@ -765,7 +872,7 @@ MirrorApplyPod(const MirrorObject *o, MirrorBatch *batch)
 	values[21] = scheduling_gates(spec, what);
 
 	if (batch)
-		return batch_pod(batch, uid, false, values, nulls);
+		return batch_row(batch, BATCH_PODS, uid, false, values, nulls);
 
 	exec(PlanKept(&pod_replace_plan,
 				 "DELETE FROM scheduler.pods WHERE namespace = $2 AND name = $3 AND uid <> $1",
@@ -809,7 +916,7 @@ int
 MirrorRemovePod(const MirrorObject *o, MirrorBatch *batch)
 {
 	if (batch)
-		return batch_pod(batch, o->uid, true, NULL, NULL);
+		return batch_row(batch, BATCH_PODS, o->uid, true, NULL, NULL);
 	return MirrorDeleteRow(o);
 }
 
@@ -1213,7 +1320,7 @@ MirrorRelist(Jsonb *doc, Datum keep, Bitmapset *left_out)
 	rv = JGetString(md, "resourceVersion", list_kind, "metadata");
 
 	ctx.only = k;
-	/* pods written in batches, as the watch writes them (MirrorBatch) */
+	/* pods and nodes written in batches, as the watch writes them (MirrorBatch) */
 	ctx.batch = MirrorBatchBegin();
 	for (int i = 0; i < (int) JsonContainerSize(items); i++)
 	{
