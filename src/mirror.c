@@ -318,9 +318,15 @@ static const BatchTable batch_tables[NBATCHED] = {
 	},
 };
 
+/*
+ * A batch's key: a uid (36 bytes from the API server), or the uid rule's
+ * "<Kind>:<namespace>/<name>" (a DNS subdomain name is up to 253 bytes)
+ */
+#define BATCH_UID_MAX 512
+
 typedef struct BatchRow
 {
-	char		uid[NAMEDATALEN * 4];	/* hash key (uids are 36 bytes) */
+	char		uid[BATCH_UID_MAX];	/* hash key */
 	bool		deleted;
 	Datum	   *values;			/* of the table's columns */
 	char	   *nulls;
@@ -341,7 +347,7 @@ batch_row(MirrorBatch *batch, int bt, const char *uid, bool deleted, Datum *valu
 {
 	const BatchTable *t = &batch_tables[bt];
 	MemoryContext old = MemoryContextSwitchTo(batch->cxt);
-	char		key[NAMEDATALEN * 4];
+	char		key[BATCH_UID_MAX];
 	BatchRow   *row;
 	bool		found;
 
@@ -394,7 +400,7 @@ MirrorBatchBegin(void)
 
 	batch->cxt = AllocSetContextCreate(CurrentMemoryContext, "scheduler mirror batch", ALLOCSET_DEFAULT_SIZES);
 	memset(&ctl, 0, sizeof(ctl));
-	ctl.keysize = NAMEDATALEN * 4;
+	ctl.keysize = BATCH_UID_MAX;
 	ctl.entrysize = sizeof(BatchRow);
 	ctl.hcxt = batch->cxt;
 	for (int bt = 0; bt < NBATCHED; bt++)
@@ -556,7 +562,7 @@ batch_write(int bt, HTAB *hash, MemoryContext cxt)
 	 */
 	if (exec(PlanKeptBatch(&older_plan[bt], t->older, t->nkey, argtypes), args, NULL) > 0)
 		exec(PlanKeptBatch(&replace_plan[bt], t->replace, t->nkey, argtypes), args, NULL);
-	/* kept generic: a custom plan would copy every array into its tree */
+	/* not forced custom: a custom plan copies every array into its tree */
 	return changed + exec(PlanKept(&upsert_plan[bt], t->upsert, t->ncols, argtypes), args, NULL);
 }
 

@@ -337,7 +337,7 @@ rows_insert(NewRows *r)
 	args[3] = text_array(r->name, r->n);
 	args[4] = text_array(r->node, r->n);
 	args[5] = jsonb_array(r->body, r->n);
-	run(PlanKeptBatch(&plan,
+	run(PlanKept(&plan,
 				"INSERT INTO scheduler.outbox (kind, pod_uid, namespace, name, node, body)"
 				" SELECT r.kind, r.uid, r.ns, r.name, r.node, r.body"
 				" FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::jsonb[])"
@@ -492,7 +492,7 @@ OutboxWriteNominations(List *uids, List *nodes)
 	}
 	args[0] = TextArrayFromList(uids);
 	args[1] = jsonb_array(values, n);
-	run(PlanKeptBatch(&patch,
+	run(PlanKept(&patch,
 				"UPDATE scheduler.outbox o"
 				" SET body = jsonb_set(o.body, '{status,nominatedNodeName}', d.value)"
 				" FROM unnest($1::text[], $2::jsonb[]) AS d(uid, value)"
@@ -500,7 +500,7 @@ OutboxWriteNominations(List *uids, List *nodes)
 				2, types),
 		args, NULL, SPI_OK_UPDATE);
 	args[1] = jsonb_array(bodies, n);
-	run(PlanKeptBatch(&alone,
+	run(PlanKept(&alone,
 				"INSERT INTO scheduler.outbox (kind, pod_uid, namespace, name, body)"
 				" SELECT 'condition', p.uid, p.namespace, p.name, d.body"
 				" FROM unnest($1::text[], $2::jsonb[]) AS d(uid, body)"

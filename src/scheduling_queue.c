@@ -307,7 +307,8 @@ mark_left_nodes(Rows *news, Rows *olds)
 		if (!olds->assigned[i])
 			continue;
 		e = hash_search(by_uid, TextDatumGetCString(olds->uids[i]), HASH_FIND, NULL);
-		if (e == NULL)
+		/* (the key holds a uid's first 255 bytes: a hit is compared whole) */
+		if (e == NULL || strcmp(TextDatumGetCString(news->uids[e->i]), TextDatumGetCString(olds->uids[i])) != 0)
 			continue;			/* its uid went: logged by itself */
 		news->assigned[e->i] = true;
 		olds->assigned[i] = false;

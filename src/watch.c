@@ -35,7 +35,9 @@
  */
 #include "postgres.h"
 
+#ifdef __GLIBC__
 #include <malloc.h>
+#endif
 
 #include "access/xact.h"
 #include "common/pg_prng.h"
@@ -809,11 +811,13 @@ scheduler_watch_main(Datum arg pg_attribute_unused())
 	 * faulted in again page by page at the next batch: that cost the
 	 * mirror a quarter of its time.  The transition tables stay in memory.
 	 */
-#ifdef M_TRIM_THRESHOLD
+#if defined(__GLIBC__) && defined(M_TRIM_THRESHOLD)
 	mallopt(M_MMAP_THRESHOLD, 32 * 1024 * 1024);
 	mallopt(M_TRIM_THRESHOLD, 128 * 1024 * 1024);
 #endif
-	SetConfigOption("work_mem", "64MB", PGC_USERSET, PGC_S_OVERRIDE);
+	/* raised only (a DBA's larger setting stands), as a session's SET would */
+	if (work_mem < 64 * 1024)
+		SetConfigOption("work_mem", "64MB", PGC_USERSET, PGC_S_SESSION);
 	KubeLoopInit(&loop);
 	loop_cxt = AllocSetContextCreate(TopMemoryContext, "scheduler watch loop", ALLOCSET_DEFAULT_SIZES);
 	make_watches();

@@ -3186,6 +3186,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.close_connection = True
         finally:
             self._fuzz_rng = None
+            self._wbuf = None
             with app.conn_lock:
                 app.watches.pop(w.id, None)
 
