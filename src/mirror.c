@@ -421,13 +421,11 @@ row_text(const BatchRow *row, int col)
 	return col < 0 || row->nulls[col] == 'n' ? "" : TextDatumGetCString(row->values[col]);
 }
 
-/* the name's columns of the rows being sorted (row_name_cmp) */
-static const BatchTable *sorting;
-
-/* Non-deleted rows by name (namespace, name), then order of their events */
+/* Non-deleted rows by name (namespace, name: arg, the BatchTable), then order of their events */
 static int
-row_name_cmp(const void *a, const void *b)
+row_name_cmp(const void *a, const void *b, void *arg)
 {
+	const BatchTable *sorting = (const BatchTable *) arg;
 	const BatchRow *x = *(BatchRow *const *) a;
 	const BatchRow *y = *(BatchRow *const *) b;
 	int			c = strcmp(row_text(x, sorting->ns_col), row_text(y, sorting->ns_col));
@@ -451,8 +449,7 @@ one_row_per_name(const BatchTable *t, BatchRow **rows, int nrow)
 	for (int r = 0; r < nrow; r++)
 		if (!rows[r]->deleted)
 			live[n++] = rows[r];
-	sorting = t;
-	qsort(live, n, sizeof(BatchRow *), row_name_cmp);
+	qsort_arg(live, n, sizeof(BatchRow *), row_name_cmp, (void *) t);
 	for (int i = 0; i + 1 < n; i++)
 		if (strcmp(row_text(live[i], t->ns_col), row_text(live[i + 1], t->ns_col)) == 0 &&
 			strcmp(row_text(live[i], t->name_col), row_text(live[i + 1], t->name_col)) == 0)
@@ -820,11 +817,9 @@ MirrorApplyPod(const MirrorObject *o, MirrorBatch *batch)
 	JsonbContainer *meta = o->meta;
 	const char *what = o->what;
 	const char *uid = o->uid;
-	static Oid	types[] = {TEXTOID, TEXTOID, TEXTOID, TEXTOID, TIMESTAMPTZOID, TEXTOID,
-		TEXTOID, INT4OID, TEXTOID, TIMESTAMPTZOID, JSONBOID, JSONBOID, JSONBOID, JSONBOID,
-	JSONBOID, INT8OID, INT8OID, JSONBOID, JSONBOID, JSONBOID, BOOLOID, TEXTARRAYOID};
-	Datum		values[22];
-	char		nulls[22];
+	Oid		   *types = (Oid *) pod_types;
+	Datum		values[POD_COLUMNS];
+	char		nulls[POD_COLUMNS];
 	Jsonb	   *host_ports;
 	Jsonb	   *images;
 	bool		has_sidecar;
@@ -894,7 +889,7 @@ MirrorApplyPod(const MirrorObject *o, MirrorBatch *batch)
 						" ON CONFLICT (uid) DO UPDATE SET namespace = EXCLUDED.namespace, name = EXCLUDED.name,"
 						" resource_version = EXCLUDED.resource_version, created_at = coalesce($5, p.created_at),"
 						POD_UPSERT_REST,
-						22, types), values, nulls);
+						POD_COLUMNS, types), values, nulls);
 }
 
 /*

@@ -188,39 +188,25 @@ as_int(JsonbValue *v, int64 min, int64 max, const char *what, const char *path)
 #define as_int32(v, what, path) ((int32) as_int((v), PG_INT32_MIN, PG_INT32_MAX, (what), (path)))
 
 /*
- * A member of c, its type checked.  The field's path is built only to name
- * it in an error: these run for every field of every object the mirror
- * applies.
+ * A member of c, its type checked: jsonutil's, which builds the field's path
+ * only for an error (a parent path of "" names the key alone, as child()).
  */
 static char *
 get_string(JsonbContainer *c, const char *key, const char *what, const char *path)
 {
-	JsonbValue *v = get(c, key);
-
-	if (v != NULL && v->type == jbvString)
-		return pnstrdup(v->val.string.val, v->val.string.len);
-	return v ? as_string(v, what, child(path, key)) : NULL;
+	return JGetString(c, key, what, path && path[0] ? path : NULL);
 }
 
 static JsonbContainer *
 get_object(JsonbContainer *c, const char *key, const char *what, const char *path)
 {
-	JsonbValue *v = get(c, key);
-
-	if (v != NULL && v->type == jbvBinary && JsonContainerIsObject(v->val.binary.data))
-		return v->val.binary.data;
-	return v ? as_object(v, what, child(path, key)) : NULL;
+	return JGetObject(c, key, what, path && path[0] ? path : NULL);
 }
 
 static JsonbContainer *
 get_array(JsonbContainer *c, const char *key, const char *what, const char *path)
 {
-	JsonbValue *v = get(c, key);
-
-	if (v != NULL && v->type == jbvBinary && JsonContainerIsArray(v->val.binary.data) &&
-		!JsonContainerIsScalar(v->val.binary.data))
-		return v->val.binary.data;
-	return v ? as_array(v, what, child(path, key)) : NULL;
+	return JGetArray(c, key, what, path && path[0] ? path : NULL);
 }
 
 static int
