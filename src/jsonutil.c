@@ -278,6 +278,15 @@ JCut(const char *s, size_t len, size_t max)
 	StringInfoData buf;
 	size_t		i;
 
+	/* the common case, a short printable string: as it is */
+	if (len <= max)
+	{
+		for (i = 0; i < len; i++)
+			if ((unsigned char) s[i] < 0x20 || (unsigned char) s[i] >= 0x7f)
+				break;
+		if (i == len)
+			return pnstrdup(s, len);
+	}
 	initStringInfo(&buf);
 	for (i = 0; i < len && (size_t) buf.len < max; i++)
 	{
@@ -291,6 +300,40 @@ JCut(const char *s, size_t len, size_t max)
 	if (i < len)
 		appendStringInfo(&buf, "... (%zu bytes)", len);
 	return buf.data;
+}
+
+/*
+ * A field's path: path.name (name alone at the top, path NULL or ""), and
+ * path[i].  Written out for every field on the way, so without printf.
+ */
+char *
+JPathChild(const char *path, const char *name)
+{
+	size_t		pl = path ? strlen(path) : 0;
+	size_t		nl = strlen(name);
+	char	   *out;
+
+	if (pl == 0)
+		return pnstrdup(name, nl);
+	out = palloc(pl + nl + 2);
+	memcpy(out, path, pl);
+	out[pl] = '.';
+	memcpy(out + pl + 1, name, nl + 1);
+	return out;
+}
+
+char *
+JPathIndex(const char *path, int i)
+{
+	size_t		pl = strlen(path);
+	char	   *out = palloc(pl + 14);
+
+	memcpy(out, path, pl);
+	out[pl] = '[';
+	pl += 1 + pg_ltoa(i, out + pl + 1);
+	out[pl] = ']';
+	out[pl + 1] = '\0';
+	return out;
 }
 
 /*

@@ -44,6 +44,8 @@ extern void JCheckKnownFields(JsonbContainer *c, const char *const *known, const
 #define JCUT_MAX 64
 #define JShort(s) JCut((s), strlen(s), JCUT_MAX)
 
+extern char *JPathChild(const char *path, const char *name);
+extern char *JPathIndex(const char *path, int i);
 #define JPATH(parent, key) ((parent) ? psprintf("%s.%s", (parent), (key)) : (key))
 
 /* a text[] of a List of C strings (for SPI arguments) */

@@ -389,35 +389,156 @@ KubePathSegment(const char *s)
 }
 
 /*
- * Parse text as JSON into jsonb, or NULL when it is not JSON at all (checked
- * first, so that a malformed line is told apart from a value jsonb cannot
- * hold).  A \u0000 escape, which JSON allows and the API server keeps in
- * strings (an annotation, an env value) but PostgreSQL's text cannot hold,
- * becomes U+FFFD, so that such an object is mirrored rather than refused
- * forever.  The caller runs in a transaction: jsonb_in can still throw (a
- * nesting too deep), with a data exception or program-limit error.
+ * The parse: what jsonb_in does (jsonb.c), in one pass, where a text that is
+ * not JSON returns an error instead of throwing.
+ */
+typedef struct JsonbBuild
+{
+	JsonbParseState *state;
+	JsonbValue *res;
+} JsonbBuild;
+
+static void
+build_push(JsonbBuild *b, JsonbIteratorToken tok, JsonbValue *v)
+{
+	b->res = pushJsonbValue(&b->state, tok, v);
+}
+
+static void
+build_string(JsonbValue *v, char *s)
+{
+	size_t		len = strlen(s);
+
+	if (len > JENTRY_OFFLENMASK)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("string too long to represent as jsonb string"),
+				 errdetail("Due to an implementation restriction, jsonb strings cannot exceed %d bytes.",
+						   JENTRY_OFFLENMASK)));
+	v->type = jbvString;
+	v->val.string.len = (int) len;
+	v->val.string.val = s;
+}
+
+static void
+build_object_start(void *arg)
+{
+	build_push(arg, WJB_BEGIN_OBJECT, NULL);
+}
+
+static void
+build_object_end(void *arg)
+{
+	build_push(arg, WJB_END_OBJECT, NULL);
+}
+
+static void
+build_array_start(void *arg)
+{
+	build_push(arg, WJB_BEGIN_ARRAY, NULL);
+}
+
+static void
+build_array_end(void *arg)
+{
+	build_push(arg, WJB_END_ARRAY, NULL);
+}
+
+static void
+build_field(void *arg, char *fname, bool isnull pg_attribute_unused())
+{
+	JsonbValue	v;
+
+	build_string(&v, fname);
+	build_push(arg, WJB_KEY, &v);
+}
+
+static void
+build_scalar(void *arg, char *token, JsonTokenType type)
+{
+	JsonbBuild *b = (JsonbBuild *) arg;
+	JsonbValue	v;
+
+	switch (type)
+	{
+		case JSON_TOKEN_STRING:
+			build_string(&v, token);
+			break;
+		case JSON_TOKEN_NUMBER:
+			v.type = jbvNumeric;
+			v.val.numeric = DatumGetNumeric(DirectFunctionCall3(numeric_in, CStringGetDatum(token),
+																ObjectIdGetDatum(InvalidOid),
+																Int32GetDatum(-1)));
+			break;
+		case JSON_TOKEN_TRUE:
+		case JSON_TOKEN_FALSE:
+			v.type = jbvBool;
+			v.val.boolean = type == JSON_TOKEN_TRUE;
+			break;
+		default:
+			v.type = jbvNull;
+			break;
+	}
+	if (b->state == NULL)
+	{
+		/* a scalar alone: jsonb's raw scalar, an array of one */
+		JsonbValue	va;
+
+		va.type = jbvArray;
+		va.val.array.rawScalar = true;
+		va.val.array.nElems = 1;
+		build_push(b, WJB_BEGIN_ARRAY, &va);
+		build_push(b, WJB_ELEM, &v);
+		build_push(b, WJB_END_ARRAY, NULL);
+	}
+	else
+		build_push(b, b->state->contVal.type == jbvArray ? WJB_ELEM : WJB_VALUE, &v);
+}
+
+/*
+ * Parse text as JSON into jsonb, or NULL when it is not JSON.  A \u0000
+ * escape, which JSON allows and the API server keeps in strings (an
+ * annotation, an env value) but PostgreSQL's text cannot hold, becomes
+ * U+FFFD, so that such an object is mirrored rather than refused forever.
+ * The caller runs in a transaction: a value jsonb cannot hold (a nesting too
+ * deep, a number out of numeric's range, a string over 256 MB) throws, with
+ * a program-limit or data exception error, as jsonb_in does.
  */
 Jsonb *
 KubeParseJson(const char *text, size_t len)
 {
 	JsonLexContext *lex;
-	char	   *copy;
+	JsonbBuild	b = {0};
+	JsonSemAction sem = {
+		.semstate = &b,
+		.object_start = build_object_start,
+		.object_end = build_object_end,
+		.array_start = build_array_start,
+		.array_end = build_array_end,
+		.object_field_start = build_field,
+		.scalar = build_scalar,
+	};
 
 	if (memchr(text, '\0', len) != NULL)
 		return NULL;
-	lex = makeJsonLexContextCstringLen((char *) text, len, GetDatabaseEncoding(), false);
-	if (pg_parse_json(lex, &nullSemAction) != JSON_SUCCESS)
-		return NULL;
-	copy = pnstrdup(text, len);
-	for (size_t i = 0; i + 1 < len; i++)
+	if (memmem(text, len, "\\u0000", 6) != NULL)
 	{
-		if (copy[i] != '\\')
-			continue;
-		if (copy[i + 1] == 'u' && i + 5 < len && strncmp(copy + i + 2, "0000", 4) == 0)
-			memcpy(copy + i + 2, "fffd", 4);
-		i++;					/* past the escaped character */
+		char	   *copy = pnstrdup(text, len);
+
+		for (size_t i = 0; i + 1 < len; i++)
+		{
+			if (copy[i] != '\\')
+				continue;
+			if (copy[i + 1] == 'u' && i + 5 < len && strncmp(copy + i + 2, "0000", 4) == 0)
+				memcpy(copy + i + 2, "fffd", 4);
+			i++;				/* past the escaped character */
+		}
+		text = copy;
 	}
-	return DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum(copy)));
+	lex = makeJsonLexContextCstringLen((char *) text, len, GetDatabaseEncoding(), true);
+	if (pg_parse_json(lex, &sem) != JSON_SUCCESS || b.res == NULL)
+		return NULL;
+	return JsonbValueToJsonb(b.res);
 }
 
 /*

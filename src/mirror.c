@@ -105,12 +105,24 @@ jsonb_or_null(JsonbValue *v, char *null)
 	return v ? JsonbPGetDatum(JToJsonb(v)) : (Datum) 0;
 }
 
+/* a jsonb value, or when v is NULL, dflt: "{}" or "[]" (made once) */
 static Datum
 jsonb_or(JsonbValue *v, const char *dflt)
 {
-	if (v == NULL)
-		return DirectFunctionCall1(jsonb_in, CStringGetDatum(dflt));
-	return JsonbPGetDatum(JToJsonb(v));
+	static Jsonb *empty[2];
+	bool		object = strcmp(dflt, "{}") == 0;
+
+	Assert(object || strcmp(dflt, "[]") == 0);
+	if (v != NULL)
+		return JsonbPGetDatum(JToJsonb(v));
+	if (empty[object] == NULL)
+	{
+		MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
+
+		empty[object] = DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum(dflt)));
+		MemoryContextSwitchTo(old);
+	}
+	return JsonbPGetDatum(empty[object]);
 }
 
 /* ------------------------------------------------------------------------
@@ -341,7 +353,10 @@ struct MirrorBatch
 	int			seq;			/* events gathered */
 };
 
-/* Gather an object's row (or its deletion) into the batch */
+/*
+ * Gather an object's row (or its deletion) into the batch.  The values are
+ * kept as they are: they were made in the batch's memory (apply_object).
+ */
 static int
 batch_row(MirrorBatch *batch, int bt, const char *uid, bool deleted, Datum *values, const char *nulls)
 {
@@ -367,20 +382,8 @@ batch_row(MirrorBatch *batch, int bt, const char *uid, bool deleted, Datum *valu
 	row->order = batch->seq++;
 	if (!deleted)
 	{
-		for (int i = 0; i < t->ncols; i++)
-		{
-			int16		len;
-			bool		byval;
-
-			row->nulls[i] = nulls[i];
-			if (nulls[i] == 'n')
-			{
-				row->values[i] = (Datum) 0;
-				continue;
-			}
-			get_typlenbyval(t->types[i], &len, &byval);
-			row->values[i] = datumCopy(values[i], byval, len);
-		}
+		memcpy(row->nulls, nulls, t->ncols);
+		memcpy(row->values, values, sizeof(Datum) * t->ncols);
 	}
 	MemoryContextSwitchTo(old);
 	return 0;					/* counted when the batch is written */
@@ -979,6 +982,7 @@ apply_object(JsonbValue *objv, const char *kind, bool deleted, const char *where
 {
 	MirrorObject o;
 	ErrorContextCallback cb;
+	MemoryContext old = NULL;
 	int			n;
 
 	object_id(objv, kind, where, &o);
@@ -997,6 +1001,13 @@ apply_object(JsonbValue *objv, const char *kind, bool deleted, const char *where
 	cb.previous = error_context_stack;
 	error_context_stack = &cb;
 
+	/*
+	 * Within a batch, what the object's apply makes lives in the batch's
+	 * memory, freed when the batch is written: its row is kept there as it
+	 * was made (batch_row), and a relist's objects do not pile up.
+	 */
+	if (ctx->batch)
+		old = MemoryContextSwitchTo(ctx->batch->cxt);
 	if (deleted)
 	{
 		n = o.kind->remove ? o.kind->remove(&o, ctx->batch) : MirrorDeleteRow(&o);
@@ -1006,6 +1017,8 @@ apply_object(JsonbValue *objv, const char *kind, bool deleted, const char *where
 		ValidateObject(o.kind, o.obj, o.what);
 		n = o.kind->apply(&o, ctx->batch);
 	}
+	if (ctx->batch)
+		MemoryContextSwitchTo(old);
 
 	error_context_stack = cb.previous;
 	return n;

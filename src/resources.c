@@ -329,7 +329,6 @@ ParseResourceList(JsonbContainer *rl, ResourceVec *v, const ResourceVec *skip,
 	while ((tok = JsonbIteratorNext(&it, &k, true)) != WJB_DONE)
 	{
 		char	   *name;
-		char	   *field;
 		char	   *text;
 		int64		amount;
 		QuantityResult r;
@@ -338,11 +337,12 @@ ParseResourceList(JsonbContainer *rl, ResourceVec *v, const ResourceVec *skip,
 			continue;
 		name = pnstrdup(k.val.string.val, k.val.string.len);
 		(void) JsonbIteratorNext(&it, &val, true);
-		field = psprintf("%s.%s", path, JShort(name));
+		/* the field's path, written out only for a message */
+#define FIELD psprintf("%s.%s", path, JShort(name))
 		if (val.type != jbvString && val.type != jbvNumeric)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("%s: %s: expected a quantity, got %s", what, field, JTypeName(&val))));
+					 errmsg("%s: %s: expected a quantity, got %s", what, FIELD, JTypeName(&val))));
 
 		if (skip && ResourceHas(skip, name))
 			continue;
@@ -351,12 +351,13 @@ ParseResourceList(JsonbContainer *rl, ResourceVec *v, const ResourceVec *skip,
 						  strcmp(name, "cpu") == 0 ? QUANTITY_SCALE_MILLI : QUANTITY_SCALE_UNIT,
 						  &amount);
 		if (r != QUANTITY_OK)
-			QuantityReportError(r, JShort(text), psprintf("%s: %s", what, field));
+			QuantityReportError(r, JShort(text), psprintf("%s: %s", what, FIELD));
 		if (amount < 0)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("%s: %s: Invalid value: \"%s\": must be greater than or equal to 0",
-							what, field, JShort(text))));
+							what, FIELD, JShort(text))));
+#undef FIELD
 		*ResourceSlot(v, name, true) = amount;
 	}
 }
@@ -379,15 +380,15 @@ static void
 ContainerRequests(JsonbContainer *ctr, ResourceVec *req, const char *what, const char *path)
 {
 	JsonbContainer *resources = JGetObject(ctr, "resources", what, path);
-	char	   *rpath = psprintf("%s.resources", path);
+	char	   *rpath = JPathChild(path, "resources");
 
 	memset(req, 0, sizeof(*req));
 	if (resources == NULL)
 		return;
 	ParseResourceList(JGetObject(resources, "requests", what, rpath), req, NULL,
-					  what, psprintf("%s.requests", rpath));
+					  what, JPathChild(rpath, "requests"));
 	ParseResourceList(JGetObject(resources, "limits", what, rpath), req, req,
-					  what, psprintf("%s.limits", rpath));
+					  what, JPathChild(rpath, "limits"));
 }
 
 /*
@@ -450,7 +451,7 @@ PodEffectiveRequests(JsonbContainer *spec, const char *what,
 
 		for (int i = 0; i < n; i++)
 		{
-			char	   *path = psprintf("spec.containers[%d]", i);
+			char	   *path = JPathIndex("spec.containers", i);
 			JsonbValue *c = getIthJsonbValueFromContainer(containers, i);
 			ResourceVec creq,
 						cnz;
@@ -469,7 +470,7 @@ PodEffectiveRequests(JsonbContainer *spec, const char *what,
 
 		for (int i = 0; i < n; i++)
 		{
-			char	   *path = psprintf("spec.initContainers[%d]", i);
+			char	   *path = JPathIndex("spec.initContainers", i);
 			JsonbValue *c = getIthJsonbValueFromContainer(inits, i);
 			JsonbContainer *ctr = JObject(c, what, path);
 			char	   *policy = JGetString(ctr, "restartPolicy", what, path);

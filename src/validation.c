@@ -90,19 +90,8 @@ duplicate(const char *what, const char *path, const char *value)
 	fail(what, path, psprintf("Duplicate value: %s", quoted(value)));
 }
 
-static char *
-child(const char *path, const char *name)
-{
-	if (path == NULL || path[0] == '\0')
-		return pstrdup(name);
-	return psprintf("%s.%s", path, name);
-}
-
-static char *
-index_of(const char *path, int i)
-{
-	return psprintf("%s[%d]", path, i);
-}
+#define child(path, name) JPathChild((path), (name))
+#define index_of(path, i) JPathIndex((path), (i))
 
 /* ------------------------------------------------------------------------
  * JSON types (the API server's decoder refuses a value of the wrong type)
@@ -1241,7 +1230,6 @@ check_resource_list(JsonbValue *v, bool names, const char *what, const char *pat
 	while ((tok = JsonbIteratorNext(&it, &k, true)) != WJB_DONE)
 	{
 		char	   *name;
-		char	   *p;
 		char	   *text;
 		int64		milli;
 		int64		amount;
@@ -1252,23 +1240,27 @@ check_resource_list(JsonbValue *v, bool names, const char *what, const char *pat
 			continue;
 		name = pnstrdup(k.val.string.val, k.val.string.len);
 		(void) JsonbIteratorNext(&it, &val, true);
-		/* a container's list is keyed (requests[cpu]), a node's a child (status.allocatable.cpu) */
-		p = psprintf(names ? "%s[%s]" : "%s.%s", path, JShort(name));
+		/*
+		 * The field, written out only for a message: a container's list is
+		 * keyed (requests[cpu]), a node's a child (status.allocatable.cpu)
+		 */
+#define FIELD psprintf(names ? "%s[%s]" : "%s.%s", path, JShort(name))
 		if (names && (err = label_key_error(name)) != NULL)
-			invalid(what, p, name, err);
+			invalid(what, FIELD, name, err);
 		if (val.type != jbvString && val.type != jbvNumeric)
-			wrong_type(what, p, &val, "a quantity");
+			wrong_type(what, FIELD, &val, "a quantity");
 		text = JScalarText(&val);
 		r = QuantityParse(text, strlen(text), strcmp(name, "cpu") == 0 ? QUANTITY_SCALE_MILLI : QUANTITY_SCALE_UNIT,
 						  &amount);
 		if (r != QUANTITY_OK)
-			QuantityReportError(r, JShort(text), psprintf("%s: %s", what, p));
+			QuantityReportError(r, JShort(text), psprintf("%s: %s", what, FIELD));
 		if (amount < 0)
-			invalid(what, p, text, "must be greater than or equal to 0");
+			invalid(what, FIELD, text, "must be greater than or equal to 0");
 		/* (past int64 in millis, a quantity has no room for a fraction to tell) */
 		if (integer_resource(name) && amount < PG_INT64_MAX / 1000 &&
 			(QuantityParse(text, strlen(text), QUANTITY_SCALE_MILLI, &milli) != QUANTITY_OK || milli % 1000 != 0))
-			invalid(what, p, text, "must be an integer");
+			invalid(what, FIELD, text, "must be an integer");
+#undef FIELD
 		*ResourceSlot(out, name, true) = amount;
 	}
 }
