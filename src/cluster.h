@@ -63,8 +63,16 @@ typedef struct PodRef
 	PodAffinity *affinity;		/* inter-pod affinity terms; NULL: none */
 } PodRef;
 
+/*
+ * Room for a node's name (a DNS subdomain, at most 253 bytes) with its
+ * terminator: the snapshot's key.  A name that does not fit names no node.
+ */
+#define NODE_NAME_KEYSIZE	256
+
+/* A node: its fields from node_columns.def (codec.c), then the snapshot's */
 typedef struct NodeInfo
 {
+	char	   *uid;
 	char	   *name;
 	int			ordinal;		/* numbers the nodes of a snapshot, from 0 */
 	int			position;		/* in ClusterSnapshot.nodes (when it exists) */

@@ -146,6 +146,377 @@ HostPortsFromJsonb(Jsonb *jb, int *n, char **err)
 	return ports;
 }
 
+/*
+ * status.images as the mirror stores them ([{"names": [...], "sizeBytes"}]):
+ * each name of each image counts once for the node.  What is not of that
+ * shape is left out (*err says so).
+ */
+static NodeImage *
+node_images(Jsonb *images, int *nimages, char **err)
+{
+	int			count = JArrayLen(images);
+	NodeImage  *out = palloc0(sizeof(NodeImage) * Max(count, 1));
+	int			cap = Max(count, 1);
+	int			k = 0;
+
+	*err = NULL;
+	for (int i = 0; i < count; i++)
+	{
+		JsonbContainer *img = JArrayElem(images, i);
+		JsonbValue *names = JGet(img, "names");
+		JsonbValue *size = JGet(img, "sizeBytes");
+		int64		bytes = 0;
+
+		if (size && (!JValueInt64(size, &bytes) || bytes < 0))
+		{
+			*err = psprintf("images[%d].sizeBytes: not a size", i);
+			bytes = 0;
+		}
+		if (names == NULL || names->type != jbvBinary || !JsonContainerIsArray(names->val.binary.data))
+			continue;
+		for (int j = 0; j < (int) JsonContainerSize(names->val.binary.data); j++)
+		{
+			JsonbValue *nm = getIthJsonbValueFromContainer(names->val.binary.data, j);
+
+			if (nm->type != jbvString)
+				continue;
+			if (k == cap)
+			{
+				cap *= 2;
+				out = repalloc(out, sizeof(NodeImage) * cap);
+			}
+			out[k].name = pnstrdup(nm->val.string.val, nm->val.string.len);
+			out[k].size = bytes;
+			k++;
+		}
+	}
+	*nimages = k;
+	return out;
+}
+
+/* ------------------------------------------------------------------------
+ * A pod on a node (pod_ref_columns.def) and a node (node_columns.def)
+ * ------------------------------------------------------------------------
+ */
+#define POD_REF_COLUMN(id, sql) ", " sql
+static const char pod_ref_columns[] =
+#include "pod_ref_columns.def"
+;
+#undef POD_REF_COLUMN
+const char *const PodRefColumns = pod_ref_columns + 2;	/* past the first ", " */
+
+#define NODE_COLUMN(id, sql) ", " sql
+static const char node_columns[] =
+#include "node_columns.def"
+;
+#undef NODE_COLUMN
+const char *const NodeColumns = node_columns + 2;
+
+/* A cell being decoded; what is kept goes to keep, the rest is scratch */
+typedef struct RowRead
+{
+	HeapTuple	tup;
+	TupleDesc	desc;
+	int			col;			/* 1-based */
+	MemoryContext keep;
+	List	  **problems;
+	bool		counts;			/* a PodRef's: takes room on its node */
+} RowRead;
+
+static void
+problem(RowRead *r, const char *field, const char *err)
+{
+	if (err)
+		*r->problems = lappend(*r->problems, field ? psprintf("%s: %s", field, err) : pstrdup(err));
+}
+
+static char *
+read_text(RowRead *r)
+{
+	return SPI_getvalue(r->tup, r->desc, r->col);
+}
+
+static char *
+keep_text(RowRead *r, const char *dflt)
+{
+	char	   *s = read_text(r);
+
+	return MemoryContextStrdup(r->keep, s ? s : dflt);
+}
+
+static bool
+read_bool(RowRead *r)
+{
+	bool		isnull;
+	Datum		d = SPI_getbinval(r->tup, r->desc, r->col, &isnull);
+
+	return !isnull && DatumGetBool(d);
+}
+
+static Jsonb *
+read_jsonb(RowRead *r)
+{
+	return TupleJsonb(r->tup, r->desc, r->col);
+}
+
+/* a jsonb object kept, or NULL (for what is none, noted when field is given) */
+static Jsonb *
+keep_object(RowRead *r, const char *field)
+{
+	Jsonb	   *jb = read_jsonb(r);
+
+	if (jb && !JB_ROOT_IS_OBJECT(jb))
+	{
+		problem(r, field, "not an object");
+		return NULL;
+	}
+	if (jb == NULL)
+		return NULL;
+	return memcpy(MemoryContextAlloc(r->keep, VARSIZE(jb)), jb, VARSIZE(jb));
+}
+
+static void
+decode_ref_uid(PodRef *p, RowRead *r)
+{
+	p->uid = read_text(r);		/* not kept: the caller keys it */
+}
+
+static void
+decode_ref_node(PodRef *p, RowRead *r)
+{
+	p->node = read_text(r);		/* kept once the row is a PodRef */
+	if (p->node && strlen(p->node) >= NODE_NAME_KEYSIZE)
+	{
+		problem(r, NULL, "its node's name is longer than a node name can be; it counts on no node");
+		p->node = NULL;
+	}
+}
+
+static void
+decode_ref_counts(PodRef *p pg_attribute_unused(), RowRead *r)
+{
+	r->counts = read_bool(r);
+}
+
+static void
+decode_ref_namespace(PodRef *p, RowRead *r)
+{
+	p->namespace = keep_text(r, "");
+}
+
+static void
+decode_ref_name(PodRef *p, RowRead *r)
+{
+	p->name = keep_text(r, "");
+}
+
+static void
+decode_ref_requests(PodRef *p, RowRead *r)
+{
+	Jsonb	   *jb = read_jsonb(r);
+	MemoryContext old = MemoryContextSwitchTo(r->keep);
+	char	   *err = NULL;
+	bool		ok = ResourceVecFromNormalized(&p->requests, jb, &err);
+
+	MemoryContextSwitchTo(old);
+	if (!ok)
+		problem(r, "requests", err);
+}
+
+static int64
+read_nonnegative(RowRead *r, const char *field)
+{
+	int64		n = TupleInt64(r->tup, r->desc, r->col);
+
+	if (n < 0)
+	{
+		problem(r, field, "negative");
+		return 0;
+	}
+	return n;
+}
+
+static void
+decode_ref_nonzero_cpu(PodRef *p, RowRead *r)
+{
+	p->nonzero_cpu = read_nonnegative(r, "nonzero_cpu");
+}
+
+static void
+decode_ref_nonzero_memory(PodRef *p, RowRead *r)
+{
+	p->nonzero_memory = read_nonnegative(r, "nonzero_memory");
+}
+
+static void
+decode_ref_ports(PodRef *p, RowRead *r)
+{
+	Jsonb	   *jb = read_jsonb(r);
+	MemoryContext old = MemoryContextSwitchTo(r->keep);
+	char	   *err;
+
+	p->ports = HostPortsFromJsonb(jb, &p->nports, &err);
+	MemoryContextSwitchTo(old);
+	problem(r, NULL, err);
+}
+
+static void
+decode_ref_labels(PodRef *p, RowRead *r)
+{
+	p->labels = keep_object(r, NULL);
+}
+
+/* Terms that do not parse are left out, as kube-scheduler's cache does */
+static void
+decode_ref_affinity(PodRef *p, RowRead *r)
+{
+	Jsonb	   *jb = read_jsonb(r);
+	MemoryContext old = MemoryContextSwitchTo(r->keep);
+	char	   *err;
+
+	p->affinity = PodAffinityParse(jb, p->namespace, p->labels, &err);
+	MemoryContextSwitchTo(old);
+}
+
+static void
+decode_ref_terminating(PodRef *p, RowRead *r)
+{
+	p->terminating = read_bool(r);
+}
+
+static void
+decode_ref_priority(PodRef *p, RowRead *r)
+{
+	bool		isnull;
+	Datum		d = SPI_getbinval(r->tup, r->desc, r->col, &isnull);
+
+	p->priority = isnull ? 0 : DatumGetInt32(d);
+}
+
+static void
+decode_ref_start_time(PodRef *p, RowRead *r)
+{
+	bool		isnull;
+	Datum		d = SPI_getbinval(r->tup, r->desc, r->col, &isnull);
+
+	p->start_time = isnull ? 0 : DatumGetTimestampTz(d);
+}
+
+typedef void (*PodRefDecoder) (PodRef *p, RowRead *r);
+
+static const PodRefDecoder pod_ref_decoders[] = {
+#define POD_REF_COLUMN(id, sql) decode_ref_##id,
+#include "pod_ref_columns.def"
+#undef POD_REF_COLUMN
+};
+
+StaticAssertDecl(lengthof(pod_ref_decoders) == POD_REF_NCOLUMNS, "a decoder per column");
+StaticAssertDecl(POD_REF_COL_uid < POD_REF_COL_counts && POD_REF_COL_node < POD_REF_COL_counts,
+				 "whether a row is a PodRef is read first");
+
+bool
+PodRefFromTuple(PodRef *p, HeapTuple tup, TupleDesc desc, MemoryContext keep, List **problems)
+{
+	RowRead		r = {tup, desc, 0, keep, problems, false};
+
+	memset(p, 0, sizeof(*p));
+	for (int i = 0; i < POD_REF_NCOLUMNS; i++)
+	{
+		r.col = i + 1;
+		pod_ref_decoders[i] (p, &r);
+		if (i == POD_REF_COL_counts)
+		{
+			if (p->uid == NULL || p->node == NULL || !r.counts)
+				return false;
+			p->node = MemoryContextStrdup(keep, p->node);
+		}
+	}
+	return true;
+}
+
+static void
+decode_nodecol_uid(NodeInfo *n, RowRead *r)
+{
+	n->uid = keep_text(r, "");
+}
+
+static void
+decode_nodecol_name(NodeInfo *n, RowRead *r)
+{
+	if (n->name == NULL)
+		n->name = keep_text(r, "");
+}
+
+static void
+decode_nodecol_unschedulable(NodeInfo *n, RowRead *r)
+{
+	n->unschedulable = read_bool(r);
+}
+
+static void
+decode_nodecol_labels(NodeInfo *n, RowRead *r)
+{
+	n->labels = keep_object(r, "labels");
+}
+
+static void
+decode_nodecol_taints(NodeInfo *n, RowRead *r)
+{
+	Jsonb	   *jb = read_jsonb(r);
+	MemoryContext old = MemoryContextSwitchTo(r->keep);
+
+	n->taints = TaintsFromJsonb(jb, &n->ntaints);
+	MemoryContextSwitchTo(old);
+}
+
+static void
+decode_nodecol_allocatable(NodeInfo *n, RowRead *r)
+{
+	Jsonb	   *jb = read_jsonb(r);
+	MemoryContext old = MemoryContextSwitchTo(r->keep);
+	char	   *err = NULL;
+	bool		ok = ResourceVecFromNormalized(&n->allocatable, jb, &err);
+
+	MemoryContextSwitchTo(old);
+	if (!ok)
+		problem(r, "allocatable", err);
+}
+
+static void
+decode_nodecol_images(NodeInfo *n, RowRead *r)
+{
+	Jsonb	   *jb = read_jsonb(r);
+	MemoryContext old = MemoryContextSwitchTo(r->keep);
+	char	   *err;
+
+	n->images = node_images(jb, &n->nimages, &err);
+	MemoryContextSwitchTo(old);
+	problem(r, NULL, err);
+}
+
+typedef void (*NodeDecoder) (NodeInfo *n, RowRead *r);
+
+static const NodeDecoder node_decoders[] = {
+#define NODE_COLUMN(id, sql) decode_nodecol_##id,
+#include "node_columns.def"
+#undef NODE_COLUMN
+};
+
+StaticAssertDecl(lengthof(node_decoders) == NODE_NCOLUMNS, "a decoder per column");
+
+void
+NodeInfoFromTuple(NodeInfo *n, HeapTuple tup, TupleDesc desc, MemoryContext keep, List **problems)
+{
+	RowRead		r = {tup, desc, 0, keep, problems, false};
+
+	for (int i = 0; i < NODE_NCOLUMNS; i++)
+	{
+		r.col = i + 1;
+		node_decoders[i] (n, &r);
+	}
+	n->exists = true;
+}
+
 /* ------------------------------------------------------------------------
  * The pod to schedule (pod_columns.def)
  * ------------------------------------------------------------------------

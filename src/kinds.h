@@ -51,11 +51,13 @@ struct MirrorKind
 	int			(*remove) (const MirrorObject *o, MirrorBatch *batch);
 
 	/*
-	 * The cluster events its rows raise (RES_*, scheduler.h; 0: none), and
-	 * how the rows a statement changed become them (queue.c)
+	 * The cluster events its rows raise (RES_*, events.h; 0: none), and how
+	 * the rows a statement changed become them (queue.c): olds and news are
+	 * FROM items over rows of its table (NULL: none), which may read args
+	 * ($1, $2)
 	 */
 	int			events;
-	List	   *(*row_events) (Jsonb *olds, Jsonb *news);
+	List	   *(*row_events) (const char *olds, const char *news, Datum *args);
 };
 
 extern const MirrorKind MirrorKinds[];
@@ -96,7 +98,7 @@ extern int	MirrorRemovePod(const MirrorObject *o, MirrorBatch *batch);
 extern int	MirrorApplyNamespace(const MirrorObject *o, MirrorBatch *batch);
 extern int	MirrorApplyPdb(const MirrorObject *o, MirrorBatch *batch);
 extern int	MirrorApplyWorkload(const MirrorObject *o, MirrorBatch *batch);
-extern List *NodeRowEvents(Jsonb *olds, Jsonb *news);
-extern List *PodRowEvents(Jsonb *olds, Jsonb *news);
+extern List *NodeRowEvents(const char *olds, const char *news, Datum *args);
+extern List *PodRowEvents(const char *olds, const char *news, Datum *args);
 
 #endif							/* SCHEDULER_KINDS_H */

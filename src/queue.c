@@ -30,76 +30,91 @@
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
 
+#include "codec.h"
 #include "jsonutil.h"
 #include "kinds.h"
 #include "profile.h"
+#include "queue.h"
 #include "subxact.h"
 #include "worker.h"
 #include "scheduling_queue.h"
 
-/* Rows of a jsonb array, keyed by "uid" */
-typedef struct Row
+/*
+ * The rows of a FROM item over a kind's table (a trigger's old_rows or
+ * new_rows, or a jsonb_populate_recordset over $1 or $2), read with the
+ * kind's codec columns, those meeting where; NULL for no FROM item.
+ */
+static SPITupleTable *
+event_rows(const char *columns, const char *from, const char *where, Datum *args)
 {
-	char	   *uid;
-	Jsonb	   *row;
-} Row;
+	Oid			types[2] = {JSONBOID, JSONBOID};
+	Datum		none[2] = {0, 0};
+	char		nulls[2] = {'n', 'n'};
 
-static Row *
-rows_of(Jsonb *arr, int *n)
-{
-	Row		   *rows;
-
-	*n = 0;
-	if (arr == NULL || !JB_ROOT_IS_ARRAY(arr) || JB_ROOT_IS_SCALAR(arr))
+	if (from == NULL)
 		return NULL;
-	rows = palloc0(sizeof(Row) * Max(JB_ROOT_COUNT(arr), 1));
-	for (int i = 0; i < (int) JB_ROOT_COUNT(arr); i++)
-	{
-		JsonbValue *v = getIthJsonbValueFromContainer(&arr->root, i);
-		JsonbValue *uid;
-
-		if (v->type != jbvBinary)
-			continue;
-		uid = JGet(v->val.binary.data, "uid");
-		if (uid == NULL || uid->type != jbvString)
-			continue;
-		rows[*n].uid = pnstrdup(uid->val.string.val, uid->val.string.len);
-		rows[*n].row = JsonbValueToJsonb(v);
-		(*n)++;
-	}
-	return rows;
+	if (args)
+		for (int i = 0; i < 2; i++)
+			nulls[i] = args[i] ? ' ' : 'n';
+	if (SPI_execute_with_args(psprintf("SELECT %s FROM %s%s%s", columns, from, where ? " WHERE " : "",
+									   where ? where : ""),
+							  2, types, args ? args : none, nulls, true, 0) != SPI_OK_SELECT)
+		elog(ERROR, "could not read the rows of a cluster event");
+	return SPI_tuptable;
 }
 
 static int
-row_cmp(const void *a, const void *b)
+uid_cmp(const char *a, const char *b)
 {
-	return strcmp(((const Row *) a)->uid, ((const Row *) b)->uid);
+	return strcmp(a ? a : "", b ? b : "");
 }
 
-/*
- * The rows sorted by uid, for find_row: a statement can change a whole
- * batch of rows (the watch worker writes up to a batch of pods at once), and
- * matching old and new rows must not be quadratic.  The rows themselves stay
- * in statement order, which is the order of the events.
- */
-static Row *
-by_uid(const Row *rows, int n)
+/* Index of uid in sorted (by uid_cmp of key(i)), or -1: rows of a batch are not matched quadratically */
+typedef struct Sorted
 {
-	Row		   *sorted = palloc(sizeof(Row) * Max(n, 1));
+	char	  **uids;
+	int		   *index;			/* of the rows, by uid */
+	int			n;
+} Sorted;
 
-	if (n > 0)
-		memcpy(sorted, rows, sizeof(Row) * n);
-	qsort(sorted, n, sizeof(Row), row_cmp);
-	return sorted;
+static int
+sorted_cmp(const void *a, const void *b, void *arg)
+{
+	char	  **uids = (char **) arg;
+
+	return uid_cmp(uids[*(const int *) a], uids[*(const int *) b]);
 }
 
-static Jsonb *
-find_row(const Row *sorted, int n, const char *uid)
+static Sorted
+sort_uids(char **uids, int n)
 {
-	Row			key = {.uid = (char *) uid};
-	Row		   *found = n > 0 ? bsearch(&key, sorted, n, sizeof(Row), row_cmp) : NULL;
+	Sorted		s = {uids, palloc(sizeof(int) * Max(n, 1)), n};
 
-	return found ? found->row : NULL;
+	for (int i = 0; i < n; i++)
+		s.index[i] = i;
+	qsort_arg(s.index, n, sizeof(int), sorted_cmp, uids);
+	return s;
+}
+
+static int
+find_uid(const Sorted *s, const char *uid)
+{
+	int			lo = 0,
+				hi = s->n - 1;
+
+	while (lo <= hi)
+	{
+		int			mid = (lo + hi) / 2;
+		int			c = uid_cmp(s->uids[s->index[mid]], uid);
+
+		if (c == 0)
+			return s->index[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid - 1;
+	}
+	return -1;
 }
 
 static ClusterEvent *
@@ -115,27 +130,41 @@ add_event(List **events, int resource, int action, const char *label)
 }
 
 /*
- * Does member "key" differ between two rows?  Absent and JSON null are the
+ * Does a jsonb cell differ between two rows?  NULL and JSON null are the
  * same (no value), as they are to the plugins that read it.
  */
 static bool
-member_differs(Jsonb *a, Jsonb *b, const char *key)
+cell_differs(SPITupleTable *a, int i, SPITupleTable *b, int j, int col)
 {
-	JsonbValue *x = JGet(&a->root, key);
-	JsonbValue *y = JGet(&b->root, key);
+	Jsonb	   *x = TupleJsonb(a->vals[i], a->tupdesc, col);
+	Jsonb	   *y = TupleJsonb(b->vals[j], b->tupdesc, col);
 
+	if (x && JB_ROOT_IS_SCALAR(x) && getIthJsonbValueFromContainer(&x->root, 0)->type == jbvNull)
+		x = NULL;
+	if (y && JB_ROOT_IS_SCALAR(y) && getIthJsonbValueFromContainer(&y->root, 0)->type == jbvNull)
+		y = NULL;
 	if (x == NULL || y == NULL)
 		return x != y;
-	if (x->type != y->type)
-		return true;
-	if (x->type != jbvBinary)
-	{
-		Jsonb	   *jx = JsonbValueToJsonb(x);
-		Jsonb	   *jy = JsonbValueToJsonb(y);
+	return compareJsonbContainers(&x->root, &y->root) != 0;
+}
 
-		return compareJsonbContainers(&jx->root, &jy->root) != 0;
+/* The nodes of rows (NodeColumns), decoded, with their uids */
+static NodeInfo **
+nodes_of(SPITupleTable *rows, char ***uids)
+{
+	int			n = rows ? (int) rows->numvals : 0;
+	NodeInfo  **nodes = palloc0(sizeof(NodeInfo *) * Max(n, 1));
+
+	*uids = palloc0(sizeof(char *) * Max(n, 1));
+	for (int i = 0; i < n; i++)
+	{
+		List	   *problems = NIL;
+
+		nodes[i] = palloc0(sizeof(NodeInfo));
+		NodeInfoFromTuple(nodes[i], rows->vals[i], rows->tupdesc, CurrentMemoryContext, &problems);
+		(*uids)[i] = nodes[i]->uid;
 	}
-	return compareJsonbContainers(x->val.binary.data, y->val.binary.data) != 0;
+	return nodes;
 }
 
 /*
@@ -145,60 +174,67 @@ member_differs(Jsonb *a, Jsonb *b, const char *key)
  * labels, taints.  Cordoning a node makes no event.
  */
 List *
-NodeRowEvents(Jsonb *olds, Jsonb *news)
+NodeRowEvents(const char *olds, const char *news, Datum *args)
 {
-	int			no,
-				nn;
-	Row		   *o = rows_of(olds, &no);
-	Row		   *n = rows_of(news, &nn);
-	Row		   *o_by_uid = by_uid(o, no);
-	Row		   *n_by_uid = by_uid(n, nn);
+	SPITupleTable *o = event_rows(NodeColumns, olds, NULL, args);
+	SPITupleTable *n = event_rows(NodeColumns, news, NULL, args);
+	char	  **ouids;
+	char	  **nuids;
+	NodeInfo  **before = nodes_of(o, &ouids);
+	NodeInfo  **after = nodes_of(n, &nuids);
+	int			no = o ? (int) o->numvals : 0;
+	int			nn = n ? (int) n->numvals : 0;
+	Sorted		o_by_uid = sort_uids(ouids, no);
+	Sorted		n_by_uid = sort_uids(nuids, nn);
 	List	   *events = NIL;
 
 	for (int i = 0; i < nn; i++)
 	{
-		Jsonb	   *before = find_row(o_by_uid, no, n[i].uid);
-		NodeInfo   *after = NodeInfoFromJsonb(n[i].row);
-		NodeInfo   *prev;
+		int			j = find_uid(&o_by_uid, nuids[i]);
 		ClusterEvent *ev;
 
-		if (before == NULL)
+		if (j < 0)
 		{
 			ev = add_event(&events, RES_NODE, ACT_ADD, "NodeAdd");
-			ev->new_node = after;
+			ev->new_node = after[i];
 			continue;
 		}
-		prev = NodeInfoFromJsonb(before);
 #define NODE_UPDATE(act, lbl) \
-		do { ev = add_event(&events, RES_NODE, act, lbl); ev->old_node = prev; ev->new_node = after; } while (0)
-		if (prev->unschedulable && !after->unschedulable)
+		do { ev = add_event(&events, RES_NODE, act, lbl); ev->old_node = before[j]; ev->new_node = after[i]; } while (0)
+		if (before[j]->unschedulable && !after[i]->unschedulable)
 			NODE_UPDATE(ACT_UPDATE_NODE_TAINT, "NodeUpdateNodeTaint");
-		if (member_differs(before, n[i].row, "allocatable"))
+		if (cell_differs(o, j, n, i, NODE_ATT(allocatable)))
 			NODE_UPDATE(ACT_UPDATE_NODE_ALLOCATABLE, "NodeUpdateNodeAllocatable");
-		if (member_differs(before, n[i].row, "labels"))
+		if (cell_differs(o, j, n, i, NODE_ATT(labels)))
 			NODE_UPDATE(ACT_UPDATE_NODE_LABEL, "NodeUpdateNodeLabel");
-		if (member_differs(before, n[i].row, "taints"))
+		if (cell_differs(o, j, n, i, NODE_ATT(taints)))
 			NODE_UPDATE(ACT_UPDATE_NODE_TAINT, "NodeUpdateNodeTaint");
 #undef NODE_UPDATE
 	}
-	for (int i = 0; i < no; i++)
-		if (find_row(n_by_uid, nn, o[i].uid) == NULL)
-			add_event(&events, RES_NODE, ACT_DELETE, "NodeDelete")->old_node = NodeInfoFromJsonb(o[i].row);
+	for (int j = 0; j < no; j++)
+		if (find_uid(&n_by_uid, ouids[j]) < 0)
+			add_event(&events, RES_NODE, ACT_DELETE, "NodeDelete")->old_node = before[j];
 	return events;
 }
 
-static bool
-assigned(Jsonb *row)
+/* The pods of rows (PodRefColumns): a PodRef for each on a node, else NULL */
+static PodRef **
+pods_of(SPITupleTable *rows, char ***uids)
 {
-	JsonbValue *node;
-	JsonbValue *counts;
+	int			n = rows ? (int) rows->numvals : 0;
+	PodRef	  **pods = palloc0(sizeof(PodRef *) * Max(n, 1));
 
-	if (row == NULL)
-		return false;
-	node = JGet(&row->root, "node");
-	counts = JGet(&row->root, "counts");
-	return node != NULL && node->type == jbvString &&
-		(counts == NULL || (counts->type == jbvBool && counts->val.boolean));
+	*uids = palloc0(sizeof(char *) * Max(n, 1));
+	for (int i = 0; i < n; i++)
+	{
+		PodRef	   *p = palloc0(sizeof(PodRef));
+		List	   *problems = NIL;
+
+		if (PodRefFromTuple(p, rows->vals[i], rows->tupdesc, CurrentMemoryContext, &problems))
+			pods[i] = p;
+		(*uids)[i] = p->uid;
+	}
+	return pods;
 }
 
 /* Did some request go down (or away)? */
@@ -218,52 +254,56 @@ scaled_down(const PodRef *before, const PodRef *after)
 /*
  * Pod rows before and after -> AssignedPodAdd, AssignedPodDelete (a pod
  * that left its node: deleted, or finished), and for an update
- * UpdatePodLabel and UpdatePodScaleDown.
+ * UpdatePodLabel and UpdatePodScaleDown.  Only pods that are or were on a
+ * node make them.
  */
+#define ON_A_NODE "coalesce(node_name, assumed_node) IS NOT NULL"
+
 List *
-PodRowEvents(Jsonb *olds, Jsonb *news)
+PodRowEvents(const char *olds, const char *news, Datum *args)
 {
-	int			no,
-				nn;
-	Row		   *o = rows_of(olds, &no);
-	Row		   *n = rows_of(news, &nn);
-	Row		   *o_by_uid = by_uid(o, no);
-	Row		   *n_by_uid = by_uid(n, nn);
+	SPITupleTable *o = event_rows(PodRefColumns, olds, ON_A_NODE, args);
+	SPITupleTable *n = event_rows(PodRefColumns, news, ON_A_NODE, args);
+	char	  **ouids;
+	char	  **nuids;
+	PodRef	  **before = pods_of(o, &ouids);
+	PodRef	  **after = pods_of(n, &nuids);
+	int			no = o ? (int) o->numvals : 0;
+	int			nn = n ? (int) n->numvals : 0;
+	Sorted		o_by_uid = sort_uids(ouids, no);
+	Sorted		n_by_uid = sort_uids(nuids, nn);
 	List	   *events = NIL;
 
 	for (int i = 0; i < nn; i++)
 	{
-		Jsonb	   *before = find_row(o_by_uid, no, n[i].uid);
-		bool		was = assigned(before);
-		bool		is = assigned(n[i].row);
+		int			j = find_uid(&o_by_uid, nuids[i]);
+		PodRef	   *was = j >= 0 ? before[j] : NULL;
+		PodRef	   *is = after[i];
 		ClusterEvent *ev;
 
 		if (is && was)
 		{
-			PodRef	   *prev = PodRefFromJsonb(before);
-			PodRef	   *after = PodRefFromJsonb(n[i].row);
-
-			if (member_differs(before, n[i].row, "labels"))
+			if (cell_differs(o, j, n, i, POD_REF_ATT(labels)))
 			{
 				ev = add_event(&events, RES_ASSIGNED_POD, ACT_UPDATE_POD_LABEL, "AssignedPodUpdatePodLabel");
-				ev->old_pod = prev;
-				ev->new_pod = after;
+				ev->old_pod = was;
+				ev->new_pod = is;
 			}
-			if (scaled_down(prev, after))
+			if (scaled_down(was, is))
 			{
 				ev = add_event(&events, RES_ASSIGNED_POD, ACT_UPDATE_POD_SCALE_DOWN, "AssignedPodUpdatePodScaleDown");
-				ev->old_pod = prev;
-				ev->new_pod = after;
+				ev->old_pod = was;
+				ev->new_pod = is;
 			}
 		}
 		else if (is)
-			add_event(&events, RES_ASSIGNED_POD, ACT_ADD, "AssignedPodAdd")->new_pod = PodRefFromJsonb(n[i].row);
+			add_event(&events, RES_ASSIGNED_POD, ACT_ADD, "AssignedPodAdd")->new_pod = is;
 		else if (was)
-			add_event(&events, RES_ASSIGNED_POD, ACT_DELETE, "AssignedPodDelete")->old_pod = PodRefFromJsonb(before);
+			add_event(&events, RES_ASSIGNED_POD, ACT_DELETE, "AssignedPodDelete")->old_pod = was;
 	}
-	for (int i = 0; i < no; i++)
-		if (find_row(n_by_uid, nn, o[i].uid) == NULL && assigned(o[i].row))
-			add_event(&events, RES_ASSIGNED_POD, ACT_DELETE, "AssignedPodDelete")->old_pod = PodRefFromJsonb(o[i].row);
+	for (int j = 0; j < no; j++)
+		if (before[j] && find_uid(&n_by_uid, ouids[j]) < 0)
+			add_event(&events, RES_ASSIGNED_POD, ACT_DELETE, "AssignedPodDelete")->old_pod = before[j];
 	return events;
 }
 
@@ -385,43 +425,70 @@ move_safely(List *events)
 	return SchedQueueMoveAll("a QueueingHint failed");
 }
 
+/*
+ * QueueDispatch
+ *		The rows a statement changed on the table of kind k become its
+ *		cluster events (k->row_events); the unschedulable pods they may help
+ *		move.  Returns how many moved.  Call inside SPI, where olds and news
+ *		(FROM items, NULL: none) can be read.
+ */
+int
+QueueDispatch(const MirrorKind *k, const char *olds, const char *news, Datum *args)
+{
+	List	   *events = k->row_events(olds, news, args);
+	List	   *wanted = NIL;
+	ListCell   *lc;
+
+	/* events no plugin registers for move nothing */
+	foreach(lc, events)
+		if (EventOfInterest(lfirst(lc)))
+			wanted = lappend(wanted, lfirst(lc));
+	return wanted == NIL ? 0 : move_safely(wanted);
+}
+
+int
+QueueHints(const char *kind, const char *olds, const char *news)
+{
+	const MirrorKind *k = KindByEvents(kind);
+
+	if (k == NULL)
+		elog(ERROR, "no kind \"%s\" raises cluster events", kind);
+	return QueueDispatch(k, olds, news, NULL);
+}
+
 PG_FUNCTION_INFO_V1(scheduler_dispatch_events);
 /*
  * scheduler_internal.dispatch_events(kind text, old_rows jsonb, new_rows jsonb)
- *		Called by the triggers on a kind's table (nodes: 'node', pods: 'pod')
- *		with the rows a statement changed; the kind's entry (kinds.c) makes
- *		them cluster events.  Returns how many pods moved.
+ *		QueueDispatch from SQL: the rows of a kind's table before and after a
+ *		change, as JSON arrays of rows (to_jsonb of them: the columns by
+ *		name).  Returns how many pods moved.
  */
 Datum
 scheduler_dispatch_events(PG_FUNCTION_ARGS)
 {
 	char	   *kind = text_to_cstring(PG_GETARG_TEXT_PP(0));
-	Jsonb	   *olds = PG_ARGISNULL(1) ? NULL : PG_GETARG_JSONB_P(1);
-	Jsonb	   *news = PG_ARGISNULL(2) ? NULL : PG_GETARG_JSONB_P(2);
 	const MirrorKind *k = KindByEvents(kind);
-	List	   *events;
+	Datum		args[2];
 	int			moved;
 
 	if (k == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("no kind \"%s\" raises cluster events", JShort(kind))));
-	events = k->row_events(olds, news);
+	for (int i = 0; i < 2; i++)
 	{
-		/* events no plugin registers for move nothing */
-		List	   *wanted = NIL;
-		ListCell   *lc;
-
-		foreach(lc, events)
-			if (EventOfInterest(lfirst(lc)))
-				wanted = lappend(wanted, lfirst(lc));
-		events = wanted;
+		args[i] = PG_ARGISNULL(i + 1) ? (Datum) 0 : PG_GETARG_DATUM(i + 1);
+		if (args[i] && (!JB_ROOT_IS_ARRAY(DatumGetJsonbP(args[i])) || JB_ROOT_IS_SCALAR(DatumGetJsonbP(args[i]))))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("%s: expected a JSON array of rows", i == 0 ? "old_rows" : "new_rows")));
 	}
-	if (events == NIL)
-		PG_RETURN_INT32(0);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	moved = move_safely(events);
+	moved = QueueDispatch(k,
+						  args[0] ? psprintf("jsonb_populate_recordset(NULL::%s, $1)", k->table) : NULL,
+						  args[1] ? psprintf("jsonb_populate_recordset(NULL::%s, $2)", k->table) : NULL,
+						  args);
 	SPI_finish();
 	PG_RETURN_INT32(moved);
 }

@@ -15,6 +15,7 @@
 #include "utils/resowner.h"
 
 #include "framework.h"
+#include "queue.h"
 #include "snapshot.h"
 #include "topology.h"
 #include "schedule.h"
@@ -124,6 +125,8 @@ _PG_init(void)
 {
 	/* topology.c's counts follow what the snapshot counts */
 	SnapshotListen(&TopologyListener);
+	/* the queue's triggers hand changed rows to the QueueingHints */
+	SchedQueueSetHints(QueueHints);
 
 	DefineCustomStringVariable("scheduler.scheduler_name",
 							   "The spec.schedulerName whose pods this scheduler schedules.",

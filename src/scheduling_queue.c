@@ -440,32 +440,26 @@ retry_updated(void)
 	return SPI_processed > 0;
 }
 
-/*
- * The QueueingHints (queue.c's dispatch_events): the rows as jsonb, built
- * only when an unschedulable pod waits.  Only pods that are or were on a
- * node make assigned-pod events.
- */
-#define POD_EVENT_ROW \
-	"(SELECT jsonb_agg(jsonb_build_object('uid', uid, 'node', coalesce(node_name, assumed_node)," \
-	" 'requests', requests, 'host_ports', host_ports, 'labels', labels, 'namespace', namespace," \
-	" 'affinity', affinity, 'terminating', deletion_timestamp IS NOT NULL, 'counts', NOT terminal," \
-	" 'name', name, 'priority', priority, 'nonzero_cpu', nonzero_cpu, 'nonzero_memory', nonzero_memory," \
-	" 'start_unix_us', CASE WHEN isfinite(created_at) THEN (extract(epoch FROM created_at) * 1000000)::int8 END))" \
-	" FROM %s WHERE coalesce(node_name, assumed_node) IS NOT NULL)"
-#define NODE_EVENT_ROW \
-	"(SELECT jsonb_agg(jsonb_build_object('uid', uid, 'name', name, 'labels', labels, 'taints', taints," \
-	" 'allocatable', allocatable, 'unschedulable', unschedulable)) FROM %s)"
+static SchedQueueHints queue_hints = NULL;
 
+void
+SchedQueueSetHints(SchedQueueHints hints)
+{
+	queue_hints = hints;
+}
+
+/*
+ * The QueueingHints (queue.c): the statement's rows, read only when an
+ * unschedulable pod waits.  (Without hints, every unschedulable pod moves:
+ * the safe side.)
+ */
 static void
 dispatch(const char *kind, bool olds, bool news)
 {
-	const char *row = strcmp(kind, "pod") == 0 ? POD_EVENT_ROW : NODE_EVENT_ROW;
-	char	   *sql = psprintf("SELECT scheduler_internal.dispatch_events('%s', %s, %s)", kind,
-							   olds ? psprintf(row, "old_rows") : "NULL",
-							   news ? psprintf(row, "new_rows") : "NULL");
-
-	if (SPI_execute(sql, false, 0) != SPI_OK_SELECT)
-		elog(ERROR, "scheduling queue: could not dispatch the cluster events");
+	if (queue_hints == NULL)
+		(void) SchedQueueMoveAll("no QueueingHints");
+	else
+		(void) queue_hints(kind, olds ? "old_rows" : NULL, news ? "new_rows" : NULL);
 }
 
 static TriggerData *

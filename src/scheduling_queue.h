@@ -55,6 +55,15 @@ extern int	SchedQueueMoveAll(const char *why);
  */
 extern long SchedQueueNextWake(void);
 
+/*
+ * The QueueingHints (queue.c) the triggers hand a statement's rows to: the
+ * kind's events name ("pod", "node") and its FROM items old_rows and
+ * new_rows (NULL: none); they return how many pods moved.  _PG_init sets
+ * them: the hints move pods through the queue, so the queue does not
+ * include them.
+ */
+typedef int (*SchedQueueHints) (const char *kind, const char *olds, const char *news);
+extern void SchedQueueSetHints(SchedQueueHints hints);
 /* at commit: NOTIFY scheduler_wakeup and set the scheduling worker's latch */
 extern void SchedulerWakeup(void);
 

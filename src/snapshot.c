@@ -42,7 +42,6 @@
 #include "scheduling_queue.h"
 #include "snapshot.h"
 
-#define NODE_NAME_KEYSIZE	256
 #define IMAGE_KEYSIZE		512
 
 typedef struct NodeEntry
@@ -225,67 +224,17 @@ node_clear(NodeInfo *n)
 	n->unschedulable = false;
 }
 
-/*
- * status.images as the mirror stores them ([{"names": [...], "sizeBytes"}]):
- * each name of each image counts once for the node.  What is not of that
- * shape is left out (*err says so).
- */
-static NodeImage *
-node_images(Jsonb *images, int *nimages, char **err)
-{
-	int			count = JArrayLen(images);
-	NodeImage  *out = palloc0(sizeof(NodeImage) * Max(count, 1));
-	int			cap = Max(count, 1);
-	int			k = 0;
-
-	*err = NULL;
-	for (int i = 0; i < count; i++)
-	{
-		JsonbContainer *img = JArrayElem(images, i);
-		JsonbValue *names = JGet(img, "names");
-		JsonbValue *size = JGet(img, "sizeBytes");
-		int64		bytes = 0;
-
-		if (size && (!JValueInt64(size, &bytes) || bytes < 0))
-		{
-			*err = psprintf("images[%d].sizeBytes: not a size", i);
-			bytes = 0;
-		}
-		if (names == NULL || names->type != jbvBinary || !JsonContainerIsArray(names->val.binary.data))
-			continue;
-		for (int j = 0; j < (int) JsonContainerSize(names->val.binary.data); j++)
-		{
-			JsonbValue *nm = getIthJsonbValueFromContainer(names->val.binary.data, j);
-
-			if (nm->type != jbvString)
-				continue;
-			if (k == cap)
-			{
-				cap *= 2;
-				out = repalloc(out, sizeof(NodeImage) * cap);
-			}
-			out[k].name = pnstrdup(nm->val.string.val, nm->val.string.len);
-			out[k].size = bytes;
-			k++;
-		}
-	}
-	*nimages = k;
-	return out;
-}
-
-/* (Re)load a node from a row of (uid, name, unschedulable, labels, taints, allocatable, images) */
+/* (Re)load a node from a row of NodeColumns (codec.c) */
 static void
 node_load(HeapTuple tup, TupleDesc desc)
 {
-	char	   *name = SPI_getvalue(tup, desc, 2);
+	char	   *name = SPI_getvalue(tup, desc, NODE_ATT(name));
 	NodeInfo   *n = node_slot(name, true);
 	NodeEntry  *e;
-	MemoryContext old;
-	bool		isnull;
-	Datum		d;
-	Jsonb	   *labels = TupleJsonb(tup, desc, 4);
+	Jsonb	   *labels = TupleJsonb(tup, desc, NODE_ATT(labels));
 	bool		relabelled;
-	char	   *err;
+	List	   *problems = NIL;
+	ListCell   *lc;
 
 	churn++;
 	if (n == NULL)
@@ -295,10 +244,7 @@ node_load(HeapTuple tup, TupleDesc desc)
 	}
 	e = hash_search(cache->by_name, name, HASH_FIND, NULL);
 	if (labels && !JB_ROOT_IS_OBJECT(labels))
-	{
-		row_warning("node", name, "labels: not an object");
 		labels = NULL;
-	}
 	/* a status update keeps the topology domains (topology.c) as they are */
 	relabelled = !n->exists || (n->labels == NULL) != (labels == NULL) ||
 		(labels && (VARSIZE(labels) != VARSIZE(n->labels) || memcmp(labels, n->labels, VARSIZE(labels)) != 0));
@@ -307,19 +253,10 @@ node_load(HeapTuple tup, TupleDesc desc)
 	else
 		order_dirty = true;
 
-	old = MemoryContextSwitchTo(n->cxt);
-	e->uid = SPI_getvalue(tup, desc, 1);
-	n->exists = true;
-	d = SPI_getbinval(tup, desc, 3, &isnull);
-	n->unschedulable = !isnull && DatumGetBool(d);
-	n->labels = labels ? DatumGetJsonbPCopy(JsonbPGetDatum(labels)) : NULL;
-	n->taints = TaintsFromJsonb(TupleJsonb(tup, desc, 5), &n->ntaints);
-	if (!ResourceVecFromNormalized(&n->allocatable, TupleJsonb(tup, desc, 6), &err))
-		row_warning("node", name, psprintf("allocatable: %s", err));
-	n->images = node_images(TupleJsonb(tup, desc, 7), &n->nimages, &err);
-	if (err)
-		row_warning("node", name, err);
-	MemoryContextSwitchTo(old);
+	NodeInfoFromTuple(n, tup, desc, n->cxt, &problems);
+	e->uid = n->uid;
+	foreach(lc, problems)
+		row_warning("node", name, lfirst(lc));
 	for (int i = 0; i < n->nimages; i++)
 		image_count(n->images[i].name, 1);
 	if (listener)
@@ -535,98 +472,40 @@ pod_enter(const char *uid)
 }
 
 /*
- * What inter-pod affinity and topology spread read of a pod on a node: its
- * namespace, labels, whether it is terminating, and its affinity terms.
- * Terms that do not parse are left out, as kube-scheduler's cache does.
- * In the cache context.
- */
-static void
-pod_set_identity(PodRef *p, const char *ns, const char *name, int32 priority, TimestampTz start,
-				 Jsonb *labels, Jsonb *affinity, bool terminating)
-{
-	char	   *err;
-
-	p->namespace = pstrdup(ns ? ns : "");
-	p->name = pstrdup(name ? name : "");
-	p->priority = priority;
-	p->start_time = start;
-	p->labels = (labels && JB_ROOT_IS_OBJECT(labels)) ? labels : NULL;
-	p->terminating = terminating;
-	p->affinity = PodAffinityParse(affinity, p->namespace, p->labels, &err);
-}
-
-/*
- * (Re)load a pod from a row of (uid, node, requests, nonzero_cpu,
- * nonzero_memory, host_ports, counts, namespace, labels, affinity,
- * terminating, name, priority, created_at).  What cannot be read counts as
- * nothing, with a WARNING naming the pod.
+ * (Re)load a pod from a row of PodRefColumns (codec.c): it counts on its
+ * node when it is on one and takes room there.  What cannot be read counts
+ * as nothing, with a WARNING naming the pod.
  */
 static void
 pod_load(HeapTuple tup, TupleDesc desc)
 {
-	char	   *uid = SPI_getvalue(tup, desc, 1);
-	char	   *node = SPI_getvalue(tup, desc, 2);
-	bool		isnull;
-	Datum		d;
-	bool		counts;
-	Jsonb	   *requests = TupleJsonb(tup, desc, 3);
-	Jsonb	   *ports = TupleJsonb(tup, desc, 6);
-	char	   *ns = SPI_getvalue(tup, desc, 8);
-	char	   *name = SPI_getvalue(tup, desc, 12);
-	char	   *who = psprintf("%s/%s", ns ? ns : "", name ? name : "");
+	PodRef		row;
 	PodRef	   *p;
-	MemoryContext old;
-	char	   *err;
-	int32		priority;
-	TimestampTz start;
-	bool		terminating;
+	char	   *key;
+	List	   *problems = NIL;
+	ListCell   *lc;
+	bool		on_node;
 
 	churn++;
-	if (uid == NULL)
+	on_node = PodRefFromTuple(&row, tup, desc, cache_cxt, &problems);
+	if (row.uid == NULL)
 		return;
-	pod_forget(uid);
-	d = SPI_getbinval(tup, desc, 7, &isnull);
-	counts = !isnull && DatumGetBool(d);
-	if (node == NULL || !counts)
-		return;
-	if (strlen(node) >= NODE_NAME_KEYSIZE)
+	pod_forget(row.uid);
+	foreach(lc, problems)
 	{
-		row_warning("pod", who, "its node's name is longer than a node name can be; it counts on no node");
-		return;
-	}
-	d = SPI_getbinval(tup, desc, 13, &isnull);
-	priority = isnull ? 0 : DatumGetInt32(d);
-	d = SPI_getbinval(tup, desc, 14, &isnull);
-	start = isnull ? 0 : DatumGetTimestampTz(d);
-	d = SPI_getbinval(tup, desc, 11, &isnull);
-	terminating = !isnull && DatumGetBool(d);
+		char	   *ns = SPI_getvalue(tup, desc, POD_REF_ATT(namespace));
+		char	   *name = SPI_getvalue(tup, desc, POD_REF_ATT(name));
 
-	p = pod_enter(uid);
-	old = MemoryContextSwitchTo(cache_cxt);
-	p->node = pstrdup(node);
-	if (!ResourceVecFromNormalized(&p->requests, requests, &err))
-		row_warning("pod", who, psprintf("requests: %s", err));
-	p->nonzero_cpu = TupleInt64(tup, desc, 4);
-	p->nonzero_memory = TupleInt64(tup, desc, 5);
-	if (p->nonzero_cpu < 0 || p->nonzero_memory < 0)
-	{
-		row_warning("pod", who, "nonzero_cpu, nonzero_memory: negative");
-		p->nonzero_cpu = Max(p->nonzero_cpu, 0);
-		p->nonzero_memory = Max(p->nonzero_memory, 0);
+		row_warning("pod", psprintf("%s/%s", ns ? ns : "", name ? name : ""), lfirst(lc));
 	}
-	p->ports = HostPortsFromJsonb(ports, &p->nports, &err);
-	if (err)
-		row_warning("pod", who, err);
-	pod_set_identity(p, ns, name, priority, start, TupleJsonb(tup, desc, 9), TupleJsonb(tup, desc, 10),
-					 terminating);
-	MemoryContextSwitchTo(old);
+	if (!on_node)
+		return;
+	p = pod_enter(row.uid);
+	key = p->uid;
+	*p = row;
+	p->uid = key;
 	pod_account(p, 1);
 }
-
-#define NODE_COLUMNS "uid, name, unschedulable, labels, taints, allocatable, images"
-#define POD_COLUMNS "uid, coalesce(node_name, assumed_node), requests, nonzero_cpu, nonzero_memory," \
-	" host_ports, NOT terminal, namespace, labels, affinity," \
-	" deletion_timestamp IS NOT NULL, name, priority, created_at"
 
 /* kube-scheduler's zone key (GetZoneKey): the beta labels win over the GA ones */
 static char *
@@ -747,16 +626,16 @@ rebuild(void)
 	cache->image_nodes = hash_create("scheduler images", 256, &hctl, HASH_ELEM | HASH_STRINGS | HASH_CONTEXT);
 	MemoryContextSwitchTo(old);
 
-	if (SPI_execute("SELECT " NODE_COLUMNS " FROM scheduler.nodes", false, 0) != SPI_OK_SELECT)
+	if (SPI_execute(psprintf("SELECT %s FROM scheduler.nodes", NodeColumns), false, 0) != SPI_OK_SELECT)
 		elog(ERROR, "could not read scheduler.nodes");
 	tt = SPI_tuptable;
 	for (uint64 i = 0; i < SPI_processed; i++)
 		node_load(tt->vals[i], tt->tupdesc);
 	SPI_freetuptable(tt);
 
-	if (SPI_execute("SELECT " POD_COLUMNS " FROM scheduler.pods"
-					" WHERE coalesce(node_name, assumed_node) IS NOT NULL"
-					" AND NOT terminal",
+	if (SPI_execute(psprintf("SELECT %s FROM scheduler.pods"
+							 " WHERE coalesce(node_name, assumed_node) IS NOT NULL AND NOT terminal",
+							 PodRefColumns),
 					false, 0) != SPI_OK_SELECT)
 		elog(ERROR, "could not read scheduler.pods");
 	tt = SPI_tuptable;
@@ -861,7 +740,7 @@ apply_changes(void)
 		/* drop every changed node, then load those that still exist */
 		for (lc = list_head(node_gone); lc != NULL; lc = lnext(node_gone, lnext(node_gone, lc)))
 			node_remove(lfirst(lc), lfirst(lnext(node_gone, lc)));
-		reload("SELECT " NODE_COLUMNS " FROM scheduler.nodes WHERE uid = ANY($1)", node_uids, node_load);
+		reload(psprintf("SELECT %s FROM scheduler.nodes WHERE uid = ANY($1)", NodeColumns), node_uids, node_load);
 	}
 	if (pod_uids != NIL)
 	{
@@ -869,7 +748,7 @@ apply_changes(void)
 
 		foreach(lc, pod_uids)
 			pod_forget(lfirst(lc));
-		reload("SELECT " POD_COLUMNS " FROM scheduler.pods WHERE uid = ANY($1)", pod_uids, pod_load);
+		reload(psprintf("SELECT %s FROM scheduler.pods WHERE uid = ANY($1)", PodRefColumns), pod_uids, pod_load);
 	}
 	if (order_dirty)
 		order_nodes();
@@ -1080,6 +959,7 @@ SnapshotAssume(ClusterSnapshot *snap pg_attribute_unused(), const PodInfo *pod, 
 {
 	PodRef	   *p;
 	MemoryContext old;
+	char	   *err;
 
 	unnominate(pod->uid, pod->nominated_node);
 	pod_forget(pod->uid);
@@ -1087,9 +967,15 @@ SnapshotAssume(ClusterSnapshot *snap pg_attribute_unused(), const PodInfo *pod, 
 	old = MemoryContextSwitchTo(cache_cxt);
 	p->node = pstrdup(node->name);
 	copy_usage(p, pod);
-	pod_set_identity(p, pod->namespace, pod->name, pod->priority, GetCurrentTimestamp(),
-					 pod->labels ? DatumGetJsonbPCopy(JsonbPGetDatum(pod->labels)) : NULL,
-					 pod->affinity, false);
+	/* what inter-pod affinity and topology spread read of it, as a PodRef's */
+	p->namespace = pstrdup(pod->namespace ? pod->namespace : "");
+	p->name = pstrdup(pod->name ? pod->name : "");
+	p->priority = pod->priority;
+	p->start_time = GetCurrentTimestamp();
+	p->labels = pod->labels && JB_ROOT_IS_OBJECT(pod->labels) ?
+		DatumGetJsonbPCopy(JsonbPGetDatum(pod->labels)) : NULL;
+	p->terminating = false;
+	p->affinity = PodAffinityParse(pod->affinity, p->namespace, p->labels, &err);
 	MemoryContextSwitchTo(old);
 	pod_account(p, 1);
 }
@@ -1155,88 +1041,6 @@ scheduler_snapshot(PG_FUNCTION_ARGS)
 	SPI_finish();
 	AsOwnerEnd(&as);
 	return (Datum) 0;
-}
-
-/*
- * A node as a QueueingHint sees it, from {"name", "labels", "taints",
- * "allocatable", "unschedulable"} (queue.c's events).
- */
-NodeInfo *
-NodeInfoFromJsonb(Jsonb *row)
-{
-	NodeInfo   *n = palloc0(sizeof(NodeInfo));
-	JsonbContainer *c = &row->root;
-	JsonbValue *v;
-	char	   *err;
-
-	n->name = JStr(c, "name");
-	if (n->name == NULL)
-		n->name = "";
-	n->exists = true;
-	v = JGet(c, "unschedulable");
-	n->unschedulable = v && v->type == jbvBool && v->val.boolean;
-	v = JGet(c, "labels");
-	n->labels = v ? JsonbValueToJsonb(v) : NULL;
-	if (n->labels && !JB_ROOT_IS_OBJECT(n->labels))
-		n->labels = NULL;
-	v = JGet(c, "taints");
-	n->taints = TaintsFromJsonb(v ? JsonbValueToJsonb(v) : NULL, &n->ntaints);
-	v = JGet(c, "allocatable");
-	(void) ResourceVecFromNormalized(&n->allocatable, v ? JsonbValueToJsonb(v) : NULL, &err);
-	return n;
-}
-
-
-/* An integer member of a trigger row (0 when absent, not a number, or out of range) */
-static int64
-json_int64(JsonbContainer *c, const char *key)
-{
-	int64		n;
-
-	return JValueInt64(JGet(c, key), &n) ? n : 0;
-}
-
-/*
- * An assigned pod from {"uid", "node", "requests", "host_ports", "namespace",
- * "labels", "affinity", "terminating", "name", "priority", "nonzero_cpu",
- * "nonzero_memory", "start_unix_us"}: scheduling_queue.c's POD_EVENT_ROW
- */
-PodRef *
-PodRefFromJsonb(Jsonb *row)
-{
-	PodRef	   *p = palloc0(sizeof(PodRef));
-	JsonbContainer *c = &row->root;
-	JsonbValue *v;
-	char	   *uid = JStr(c, "uid");
-	char	   *err;
-
-	p->uid = uid ? uid : "";
-	p->node = JStr(c, "node");
-	v = JGet(c, "requests");
-	(void) ResourceVecFromNormalized(&p->requests, v ? JsonbValueToJsonb(v) : NULL, &err);
-	v = JGet(c, "host_ports");
-	p->ports = HostPortsFromJsonb(v ? JsonbValueToJsonb(v) : NULL, &p->nports, &err);
-	p->nonzero_cpu = Max(json_int64(c, "nonzero_cpu"), 0);
-	p->nonzero_memory = Max(json_int64(c, "nonzero_memory"), 0);
-	v = JGet(c, "labels");
-	{
-		JsonbValue *aff = JGet(c, "affinity");
-		JsonbValue *term = JGet(c, "terminating");
-		int64		priority = json_int64(c, "priority");
-		int64		start_us = json_int64(c, "start_unix_us");
-		TimestampTz start = 0;
-
-		/* unix microseconds to PostgreSQL's epoch, when it fits */
-		if (start_us != 0 &&
-			pg_sub_s64_overflow(start_us,
-								(int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * USECS_PER_DAY, &start))
-			start = 0;
-		pod_set_identity(p, JStr(c, "namespace"), JStr(c, "name"),
-						 (int32) Max(Min(priority, PG_INT32_MAX), PG_INT32_MIN), start,
-						 v ? JsonbValueToJsonb(v) : NULL, aff ? JsonbValueToJsonb(aff) : NULL,
-						 term && term->type == jbvBool && term->val.boolean);
-	}
-	return p;
 }
 
 /*

@@ -52,8 +52,6 @@ extern void SnapshotTakeOut(ClusterSnapshot *snap, PodRef *p);
 extern void SnapshotPutBack(ClusterSnapshot *snap, PodRef *p);
 extern int	SnapshotImageNodes(ClusterSnapshot *snap, const char *image);
 extern void SnapshotPrune(void);
-extern NodeInfo *NodeInfoFromJsonb(Jsonb *row);
-extern PodRef *PodRefFromJsonb(Jsonb *row);
 extern char *NormalizedImageName(const char *name);
 
 /*

@@ -33,6 +33,7 @@
 #include "postgres.h"
 
 #include "access/xact.h"
+#include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "fmgr.h"
 #include "miscadmin.h"
@@ -42,6 +43,7 @@
 #include "utils/memutils.h"
 #include "utils/resowner.h"
 
+#include "codec.h"
 #include "jsonutil.h"
 #include "kube_client.h"
 #include "labels.h"
@@ -458,6 +460,34 @@ target_http(const uint8_t *data, size_t size)
  * ------------------------------------------------------------------------
  */
 static void
+decode_rows(void *arg)
+{
+	Datum		doc = JsonbPGetDatum((Jsonb *) arg);
+	Oid			type = JSONBOID;
+	List	   *problems = NIL;
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	/* the input as a row of each table (what does not fit a column is refused) */
+	if (SPI_execute_with_args(psprintf("SELECT %s FROM jsonb_populate_record(NULL::scheduler.nodes, $1)",
+									   NodeColumns), 1, &type, &doc, NULL, true, 0) == SPI_OK_SELECT)
+	{
+		NodeInfo   *n = palloc0(sizeof(NodeInfo));
+
+		NodeInfoFromTuple(n, SPI_tuptable->vals[0], SPI_tuptable->tupdesc, CurrentMemoryContext, &problems);
+	}
+	if (SPI_execute_with_args(psprintf("SELECT %s FROM jsonb_populate_record(NULL::scheduler.pods, $1)",
+									   PodRefColumns), 1, &type, &doc, NULL, true, 0) == SPI_OK_SELECT)
+	{
+		PodRef		p;
+
+		(void) PodRefFromTuple(&p, SPI_tuptable->vals[0], SPI_tuptable->tupdesc, CurrentMemoryContext,
+							   &problems);
+	}
+	SPI_finish();
+}
+
+static void
 target_rows(const uint8_t *data, size_t size)
 {
 	Jsonb	   *jb = input_json(data, size);
@@ -467,8 +497,8 @@ target_rows(const uint8_t *data, size_t size)
 
 	if (jb == NULL)
 		return;
-	(void) NodeInfoFromJsonb(jb);
-	(void) PodRefFromJsonb(jb);
+	if (JB_ROOT_IS_OBJECT(jb))
+		(void) refused(decode_rows, jb);
 	memset(&v, 0, sizeof(v));
 	(void) ResourceVecFromNormalized(&v, jb, &err);
 	err = NULL;
