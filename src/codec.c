@@ -310,17 +310,24 @@ decode_ref_name(PodRef *p, RowRead *r)
 	p->name = keep_text(r, "");
 }
 
+/* a normalized resource list (resources.c), kept; what cannot be read noted */
 static void
-decode_ref_requests(PodRef *p, RowRead *r)
+keep_resources(RowRead *r, ResourceVec *out, const char *field)
 {
 	Jsonb	   *jb = read_jsonb(r);
 	MemoryContext old = MemoryContextSwitchTo(r->keep);
 	char	   *err = NULL;
-	bool		ok = ResourceVecFromNormalized(&p->requests, jb, &err);
+	bool		ok = ResourceVecFromNormalized(out, jb, &err);
 
 	MemoryContextSwitchTo(old);
 	if (!ok)
-		problem(r, "requests", err);
+		problem(r, field, err);
+}
+
+static void
+decode_ref_requests(PodRef *p, RowRead *r)
+{
+	keep_resources(r, &p->requests, "requests");
 }
 
 static int64
@@ -472,14 +479,7 @@ decode_nodecol_taints(NodeInfo *n, RowRead *r)
 static void
 decode_nodecol_allocatable(NodeInfo *n, RowRead *r)
 {
-	Jsonb	   *jb = read_jsonb(r);
-	MemoryContext old = MemoryContextSwitchTo(r->keep);
-	char	   *err = NULL;
-	bool		ok = ResourceVecFromNormalized(&n->allocatable, jb, &err);
-
-	MemoryContextSwitchTo(old);
-	if (!ok)
-		problem(r, "allocatable", err);
+	keep_resources(r, &n->allocatable, "allocatable");
 }
 
 static void
