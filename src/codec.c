@@ -267,7 +267,8 @@ keep_object(RowRead *r, const char *field)
 
 	if (jb && !JB_ROOT_IS_OBJECT(jb))
 	{
-		problem(r, field, "not an object");
+		if (field)
+			problem(r, field, "not an object");
 		return NULL;
 	}
 	if (jb == NULL)
@@ -285,11 +286,6 @@ static void
 decode_ref_node(PodRef *p, RowRead *r)
 {
 	p->node = read_text(r);		/* kept once the row is a PodRef */
-	if (p->node && strlen(p->node) >= NODE_NAME_KEYSIZE)
-	{
-		problem(r, NULL, "its node's name is longer than a node name can be; it counts on no node");
-		p->node = NULL;
-	}
 }
 
 static void
@@ -435,6 +431,11 @@ PodRefFromTuple(PodRef *p, HeapTuple tup, TupleDesc desc, MemoryContext keep, Li
 		{
 			if (p->uid == NULL || p->node == NULL || !r.counts)
 				return false;
+			if (strlen(p->node) >= NODE_NAME_KEYSIZE)
+			{
+				problem(&r, NULL, "its node's name is longer than a node name can be; it counts on no node");
+				return false;
+			}
 			p->node = MemoryContextStrdup(keep, p->node);
 		}
 	}

@@ -30,6 +30,7 @@
 #include "utils/builtins.h"
 #include "utils/guc.h"
 #include "utils/jsonb.h"
+#include "utils/jsonfuncs.h"
 #include "utils/memutils.h"
 #include "utils/timestamp.h"
 
@@ -501,13 +502,15 @@ build_scalar(void *arg, char *token, JsonTokenType type)
  * annotation, an env value) but PostgreSQL's text cannot hold, becomes
  * U+FFFD, so that such an object is mirrored rather than refused forever.
  * The caller runs in a transaction: a value jsonb cannot hold (a nesting too
- * deep, a number out of numeric's range, a string over 256 MB) throws, with
- * a program-limit or data exception error, as jsonb_in does.
+ * deep, a number out of numeric's range, a string over 256 MB, a lone
+ * surrogate escape) throws, with a program-limit or data exception error,
+ * as jsonb_in does.
  */
 Jsonb *
 KubeParseJson(const char *text, size_t len)
 {
 	JsonLexContext *lex;
+	JsonParseErrorType result;
 	JsonbBuild	b = {0};
 	JsonSemAction sem = {
 		.semstate = &b,
@@ -536,7 +539,12 @@ KubeParseJson(const char *text, size_t len)
 		text = copy;
 	}
 	lex = makeJsonLexContextCstringLen((char *) text, len, GetDatabaseEncoding(), true);
-	if (pg_parse_json(lex, &sem) != JSON_SUCCESS || b.res == NULL)
+	result = pg_parse_json(lex, &sem);
+	/* an escape that is JSON but no character here: a value, as jsonb_in says */
+	if (result == JSON_UNICODE_CODE_POINT_ZERO || result == JSON_UNICODE_HIGH_ESCAPE ||
+		result == JSON_UNICODE_HIGH_SURROGATE || result == JSON_UNICODE_LOW_SURROGATE)
+		json_ereport_error(result, lex);
+	if (result != JSON_SUCCESS || b.res == NULL)
 		return NULL;
 	return JsonbValueToJsonb(b.res);
 }

@@ -361,11 +361,13 @@ static int
 batch_row(MirrorBatch *batch, int bt, const char *uid, bool deleted, Datum *values, const char *nulls)
 {
 	const BatchTable *t = &batch_tables[bt];
-	MemoryContext old = MemoryContextSwitchTo(batch->cxt);
+	MemoryContext old;
 	char		key[BATCH_UID_MAX];
 	BatchRow   *row;
 	bool		found;
 
+	Assert(CurrentMemoryContext == batch->cxt); /* apply_object's */
+	old = MemoryContextSwitchTo(batch->cxt);
 	if (strlen(uid) >= sizeof(key))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),

@@ -214,6 +214,7 @@ node_clear(NodeInfo *n)
 	for (int i = 0; i < n->nimages; i++)
 		image_count(n->images[i].name, -1);
 	MemoryContextReset(n->cxt);
+	n->uid = NULL;
 	n->exists = false;
 	n->labels = NULL;
 	n->ntaints = 0;
