@@ -63,41 +63,60 @@ event_rows(const char *columns, const char *from, const char *where, Datum *args
 	return SPI_tuptable;
 }
 
+/*
+ * One side of a statement (its rows before, or after), decoded, with each
+ * row's uid and the rows in uid order: old and new rows are matched by
+ * uid, and a statement can change a whole batch (the watch worker writes
+ * up to a batch at once), so not quadratically.  The rows themselves stay
+ * in statement order, which is the order of the events.
+ */
+typedef struct Side
+{
+	SPITupleTable *rows;		/* NULL: no rows */
+	int			n;
+	void	  **objs;			/* decoded: a NodeInfo, a PodRef, or NULL */
+	char	  **uids;
+	int		   *by_uid;			/* row indexes in uid order */
+} Side;
+
+/* A decoded row (NULL: none of the kind's objects), and its uid */
+typedef void *(*SideDecoder) (HeapTuple tup, TupleDesc desc, char **uid);
+
 static int
 uid_cmp(const char *a, const char *b)
 {
 	return strcmp(a ? a : "", b ? b : "");
 }
 
-/* Index of uid in sorted (by uid_cmp of key(i)), or -1: rows of a batch are not matched quadratically */
-typedef struct Sorted
-{
-	char	  **uids;
-	int		   *index;			/* of the rows, by uid */
-	int			n;
-} Sorted;
-
 static int
-sorted_cmp(const void *a, const void *b, void *arg)
+by_uid_cmp(const void *a, const void *b, void *arg)
 {
 	char	  **uids = (char **) arg;
 
 	return uid_cmp(uids[*(const int *) a], uids[*(const int *) b]);
 }
 
-static Sorted
-sort_uids(char **uids, int n)
+static Side
+read_side(const char *columns, const char *from, const char *where, Datum *args, SideDecoder decode)
 {
-	Sorted		s = {uids, palloc(sizeof(int) * Max(n, 1)), n};
+	Side		s = {event_rows(columns, from, where, args), 0, NULL, NULL, NULL};
 
-	for (int i = 0; i < n; i++)
-		s.index[i] = i;
-	qsort_arg(s.index, n, sizeof(int), sorted_cmp, uids);
+	s.n = s.rows ? (int) s.rows->numvals : 0;
+	s.objs = palloc0(sizeof(void *) * Max(s.n, 1));
+	s.uids = palloc0(sizeof(char *) * Max(s.n, 1));
+	s.by_uid = palloc(sizeof(int) * Max(s.n, 1));
+	for (int i = 0; i < s.n; i++)
+	{
+		s.objs[i] = decode(s.rows->vals[i], s.rows->tupdesc, &s.uids[i]);
+		s.by_uid[i] = i;
+	}
+	qsort_arg(s.by_uid, s.n, sizeof(int), by_uid_cmp, s.uids);
 	return s;
 }
 
+/* The row of s with that uid, or -1 */
 static int
-find_uid(const Sorted *s, const char *uid)
+side_find(const Side *s, const char *uid)
 {
 	int			lo = 0,
 				hi = s->n - 1;
@@ -105,10 +124,10 @@ find_uid(const Sorted *s, const char *uid)
 	while (lo <= hi)
 	{
 		int			mid = (lo + hi) / 2;
-		int			c = uid_cmp(s->uids[s->index[mid]], uid);
+		int			c = uid_cmp(s->uids[s->by_uid[mid]], uid);
 
 		if (c == 0)
-			return s->index[mid];
+			return s->by_uid[mid];
 		if (c < 0)
 			lo = mid + 1;
 		else
@@ -148,23 +167,16 @@ cell_differs(SPITupleTable *a, int i, SPITupleTable *b, int j, int col)
 	return compareJsonbContainers(&x->root, &y->root) != 0;
 }
 
-/* The nodes of rows (NodeColumns), decoded, with their uids */
-static NodeInfo **
-nodes_of(SPITupleTable *rows, char ***uids)
+/* A row of NodeColumns */
+static void *
+decode_node(HeapTuple tup, TupleDesc desc, char **uid)
 {
-	int			n = rows ? (int) rows->numvals : 0;
-	NodeInfo  **nodes = palloc0(sizeof(NodeInfo *) * Max(n, 1));
+	NodeInfo   *n = palloc0(sizeof(NodeInfo));
+	List	   *problems = NIL;
 
-	*uids = palloc0(sizeof(char *) * Max(n, 1));
-	for (int i = 0; i < n; i++)
-	{
-		List	   *problems = NIL;
-
-		nodes[i] = palloc0(sizeof(NodeInfo));
-		NodeInfoFromTuple(nodes[i], rows->vals[i], rows->tupdesc, CurrentMemoryContext, &problems);
-		(*uids)[i] = nodes[i]->uid;
-	}
-	return nodes;
+	NodeInfoFromTuple(n, tup, desc, CurrentMemoryContext, &problems);
+	*uid = n->uid;
+	return n;
 }
 
 /*
@@ -176,21 +188,15 @@ nodes_of(SPITupleTable *rows, char ***uids)
 List *
 NodeRowEvents(const char *olds, const char *news, Datum *args)
 {
-	SPITupleTable *o = event_rows(NodeColumns, olds, NULL, args);
-	SPITupleTable *n = event_rows(NodeColumns, news, NULL, args);
-	char	  **ouids;
-	char	  **nuids;
-	NodeInfo  **before = nodes_of(o, &ouids);
-	NodeInfo  **after = nodes_of(n, &nuids);
-	int			no = o ? (int) o->numvals : 0;
-	int			nn = n ? (int) n->numvals : 0;
-	Sorted		o_by_uid = sort_uids(ouids, no);
-	Sorted		n_by_uid = sort_uids(nuids, nn);
+	Side		o = read_side(NodeColumns, olds, NULL, args, decode_node);
+	Side		n = read_side(NodeColumns, news, NULL, args, decode_node);
+	NodeInfo  **before = (NodeInfo **) o.objs;
+	NodeInfo  **after = (NodeInfo **) n.objs;
 	List	   *events = NIL;
 
-	for (int i = 0; i < nn; i++)
+	for (int i = 0; i < n.n; i++)
 	{
-		int			j = find_uid(&o_by_uid, nuids[i]);
+		int			j = side_find(&o, n.uids[i]);
 		ClusterEvent *ev;
 
 		if (j < 0)
@@ -203,38 +209,30 @@ NodeRowEvents(const char *olds, const char *news, Datum *args)
 		do { ev = add_event(&events, RES_NODE, act, lbl); ev->old_node = before[j]; ev->new_node = after[i]; } while (0)
 		if (before[j]->unschedulable && !after[i]->unschedulable)
 			NODE_UPDATE(ACT_UPDATE_NODE_TAINT, "NodeUpdateNodeTaint");
-		if (cell_differs(o, j, n, i, NODE_ATT(allocatable)))
+		if (cell_differs(o.rows, j, n.rows, i, NODE_ATT(allocatable)))
 			NODE_UPDATE(ACT_UPDATE_NODE_ALLOCATABLE, "NodeUpdateNodeAllocatable");
-		if (cell_differs(o, j, n, i, NODE_ATT(labels)))
+		if (cell_differs(o.rows, j, n.rows, i, NODE_ATT(labels)))
 			NODE_UPDATE(ACT_UPDATE_NODE_LABEL, "NodeUpdateNodeLabel");
-		if (cell_differs(o, j, n, i, NODE_ATT(taints)))
+		if (cell_differs(o.rows, j, n.rows, i, NODE_ATT(taints)))
 			NODE_UPDATE(ACT_UPDATE_NODE_TAINT, "NodeUpdateNodeTaint");
 #undef NODE_UPDATE
 	}
-	for (int j = 0; j < no; j++)
-		if (find_uid(&n_by_uid, ouids[j]) < 0)
+	for (int j = 0; j < o.n; j++)
+		if (side_find(&n, o.uids[j]) < 0)
 			add_event(&events, RES_NODE, ACT_DELETE, "NodeDelete")->old_node = before[j];
 	return events;
 }
 
-/* The pods of rows (PodRefColumns): a PodRef for each on a node, else NULL */
-static PodRef **
-pods_of(SPITupleTable *rows, char ***uids)
+/* A row of PodRefColumns: a PodRef when the pod is on a node, else NULL */
+static void *
+decode_pod(HeapTuple tup, TupleDesc desc, char **uid)
 {
-	int			n = rows ? (int) rows->numvals : 0;
-	PodRef	  **pods = palloc0(sizeof(PodRef *) * Max(n, 1));
+	PodRef	   *p = palloc0(sizeof(PodRef));
+	List	   *problems = NIL;
+	bool		on_node = PodRefFromTuple(p, tup, desc, CurrentMemoryContext, &problems);
 
-	*uids = palloc0(sizeof(char *) * Max(n, 1));
-	for (int i = 0; i < n; i++)
-	{
-		PodRef	   *p = palloc0(sizeof(PodRef));
-		List	   *problems = NIL;
-
-		if (PodRefFromTuple(p, rows->vals[i], rows->tupdesc, CurrentMemoryContext, &problems))
-			pods[i] = p;
-		(*uids)[i] = p->uid;
-	}
-	return pods;
+	*uid = p->uid;
+	return on_node ? p : NULL;
 }
 
 /* Did some request go down (or away)? */
@@ -262,28 +260,22 @@ scaled_down(const PodRef *before, const PodRef *after)
 List *
 PodRowEvents(const char *olds, const char *news, Datum *args)
 {
-	SPITupleTable *o = event_rows(PodRefColumns, olds, ON_A_NODE, args);
-	SPITupleTable *n = event_rows(PodRefColumns, news, ON_A_NODE, args);
-	char	  **ouids;
-	char	  **nuids;
-	PodRef	  **before = pods_of(o, &ouids);
-	PodRef	  **after = pods_of(n, &nuids);
-	int			no = o ? (int) o->numvals : 0;
-	int			nn = n ? (int) n->numvals : 0;
-	Sorted		o_by_uid = sort_uids(ouids, no);
-	Sorted		n_by_uid = sort_uids(nuids, nn);
+	Side		o = read_side(PodRefColumns, olds, ON_A_NODE, args, decode_pod);
+	Side		n = read_side(PodRefColumns, news, ON_A_NODE, args, decode_pod);
+	PodRef	  **before = (PodRef **) o.objs;
+	PodRef	  **after = (PodRef **) n.objs;
 	List	   *events = NIL;
 
-	for (int i = 0; i < nn; i++)
+	for (int i = 0; i < n.n; i++)
 	{
-		int			j = find_uid(&o_by_uid, nuids[i]);
+		int			j = side_find(&o, n.uids[i]);
 		PodRef	   *was = j >= 0 ? before[j] : NULL;
 		PodRef	   *is = after[i];
 		ClusterEvent *ev;
 
 		if (is && was)
 		{
-			if (cell_differs(o, j, n, i, POD_REF_ATT(labels)))
+			if (cell_differs(o.rows, j, n.rows, i, POD_REF_ATT(labels)))
 			{
 				ev = add_event(&events, RES_ASSIGNED_POD, ACT_UPDATE_POD_LABEL, "AssignedPodUpdatePodLabel");
 				ev->old_pod = was;
@@ -301,8 +293,8 @@ PodRowEvents(const char *olds, const char *news, Datum *args)
 		else if (was)
 			add_event(&events, RES_ASSIGNED_POD, ACT_DELETE, "AssignedPodDelete")->old_pod = was;
 	}
-	for (int j = 0; j < no; j++)
-		if (before[j] && find_uid(&n_by_uid, ouids[j]) < 0)
+	for (int j = 0; j < o.n; j++)
+		if (before[j] && side_find(&n, o.uids[j]) < 0)
 			add_event(&events, RES_ASSIGNED_POD, ACT_DELETE, "AssignedPodDelete")->old_pod = before[j];
 	return events;
 }
