@@ -21,9 +21,10 @@ endif
 endif
 
 # The install script is built from sql/install/*.sql, one file per stage,
-# in file-name order.  sql/scheduler--0.1.sql is 0.1's script as released
-# (kept so ALTER EXTENSION ... UPDATE from 0.1 can be tested), and
-# sql/scheduler--<a>--<b>.sql are the upgrade scripts.
+# in file-name order.  sql/scheduler--0.1.sql and sql/scheduler--0.2.sql are
+# those versions' scripts as released (kept so ALTER EXTENSION ... UPDATE
+# from them can be tested), and sql/scheduler--<a>--<b>.sql are the upgrade
+# scripts.
 INSTALL_SQL = $(sort $(wildcard sql/install/*.sql))
 DATA_built = sql/$(EXTENSION)--$(EXTVERSION).sql
 DATA = $(filter-out $(DATA_built),$(wildcard sql/$(EXTENSION)--*.sql))
