@@ -32,6 +32,7 @@ CREATE FUNCTION pg_temp.smallest(k text, ns boolean) RETURNS jsonb LANGUAGE sql 
         CASE WHEN ns THEN jsonb_build_object('name', 'h3-' || lower(k), 'namespace', 'kinds')
              ELSE jsonb_build_object('name', 'h3-' || lower(k)) END)
         || CASE k WHEN 'Pod' THEN '{"spec": {"containers": [{"name": "c", "image": "i"}]}}'::jsonb
+                  WHEN 'CSIStorageCapacity' THEN '{"storageClassName": "sc"}'::jsonb
                   ELSE '{}' END
 $$;
 SELECT kind, scheduler.apply(pg_temp.smallest(kind, namespaced)) AS changed FROM scheduler.kinds();

@@ -4,3 +4,130 @@
 -- this runs as a superuser with the caller's search_path: every name is
 -- resolved in pg_catalog alone, and every object is schema-qualified.
 SELECT pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+
+-- A pod's volumes, as the volume plugins read them (src/volumes.c): the
+-- elements of spec.volumes with a source the plugins read, NULL when none.
+-- The pods already mirrored get theirs from their objects.
+ALTER TABLE scheduler.pods ADD COLUMN volumes jsonb;
+UPDATE scheduler.pods
+    SET volumes = pg_catalog.nullif(pg_catalog.jsonb_path_query_array(object,
+        '$.spec.volumes[*] ? (@.persistentVolumeClaim.type() == "object" || @.ephemeral.type() == "object"
+                              || @.gcePersistentDisk.type() == "object" || @.awsElasticBlockStore.type() == "object"
+                              || @.rbd.type() == "object" || @.iscsi.type() == "object")'), '[]'::jsonb)
+    WHERE (object OPERATOR(pg_catalog.->) 'spec') OPERATOR(pg_catalog.?) 'volumes';
+
+-- The storage objects the volume plugins read (volumes.c): one table per
+-- kind, keyed by uid, the object as it came and, for queries and joins, the
+-- fields the plugins read most, generated from it.
+CREATE TABLE scheduler.persistent_volume_claims (
+    uid              text PRIMARY KEY,
+    namespace        text NOT NULL,
+    name             text NOT NULL,
+    resource_version text,
+    object           jsonb NOT NULL,
+    updated_at       timestamptz NOT NULL DEFAULT now(),
+    storage_class    text GENERATED ALWAYS AS (object->'spec'->>'storageClassName') STORED,
+    volume_name      text GENERATED ALWAYS AS (nullif(object->'spec'->>'volumeName', '')) STORED,
+    selected_node    text GENERATED ALWAYS AS
+                         (object->'metadata'->'annotations'->>'volume.kubernetes.io/selected-node') STORED,
+    bound            boolean NOT NULL GENERATED ALWAYS AS
+                         (coalesce(object->'spec'->>'volumeName', '') <> ''
+                          AND coalesce(object->'metadata'->'annotations' ? 'pv.kubernetes.io/bind-completed', false)) STORED,
+    UNIQUE (namespace, name)
+);
+COMMENT ON TABLE scheduler.persistent_volume_claims IS 'Mirror of PersistentVolumeClaims, written by scheduler.apply(); read by the volume plugins';
+COMMENT ON COLUMN scheduler.persistent_volume_claims.bound IS 'spec.volumeName set and annotated pv.kubernetes.io/bind-completed: VolumeBinding''s PreBind waits for this';
+CREATE TRIGGER writer_lock BEFORE INSERT OR UPDATE OR DELETE OR TRUNCATE ON scheduler.persistent_volume_claims
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler_internal.writer_lock();
+
+CREATE TABLE scheduler.persistent_volumes (
+    uid              text PRIMARY KEY,
+    name             text NOT NULL UNIQUE,
+    resource_version text,
+    object           jsonb NOT NULL,
+    updated_at       timestamptz NOT NULL DEFAULT now(),
+    storage_class    text GENERATED ALWAYS AS (coalesce(object->'spec'->>'storageClassName', '')) STORED,
+    claim_namespace  text GENERATED ALWAYS AS (object->'spec'->'claimRef'->>'namespace') STORED,
+    claim_name       text GENERATED ALWAYS AS (object->'spec'->'claimRef'->>'name') STORED,
+    phase            text GENERATED ALWAYS AS (object->'status'->>'phase') STORED
+);
+COMMENT ON TABLE scheduler.persistent_volumes IS 'Mirror of PersistentVolumes, written by scheduler.apply(); read by the volume plugins';
+CREATE TRIGGER writer_lock BEFORE INSERT OR UPDATE OR DELETE OR TRUNCATE ON scheduler.persistent_volumes
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler_internal.writer_lock();
+
+CREATE TABLE scheduler.storage_classes (
+    uid               text PRIMARY KEY,
+    name              text NOT NULL UNIQUE,
+    resource_version  text,
+    object            jsonb NOT NULL,
+    updated_at        timestamptz NOT NULL DEFAULT now(),
+    provisioner       text GENERATED ALWAYS AS (object->>'provisioner') STORED,
+    volume_binding_mode text GENERATED ALWAYS AS (object->>'volumeBindingMode') STORED
+);
+COMMENT ON TABLE scheduler.storage_classes IS 'Mirror of StorageClasses (storage.k8s.io/v1), written by scheduler.apply(); read by the volume plugins';
+CREATE TRIGGER writer_lock BEFORE INSERT OR UPDATE OR DELETE OR TRUNCATE ON scheduler.storage_classes
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler_internal.writer_lock();
+
+CREATE TABLE scheduler.csi_nodes (
+    uid              text PRIMARY KEY,
+    name             text NOT NULL UNIQUE,   -- the node's name
+    resource_version text,
+    object           jsonb NOT NULL,
+    updated_at       timestamptz NOT NULL DEFAULT now()
+);
+COMMENT ON TABLE scheduler.csi_nodes IS 'Mirror of CSINodes (storage.k8s.io/v1): each node''s CSI drivers and their volume limits (allocatable.count), written by scheduler.apply(); read by NodeVolumeLimits and VolumeBinding';
+CREATE TRIGGER writer_lock BEFORE INSERT OR UPDATE OR DELETE OR TRUNCATE ON scheduler.csi_nodes
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler_internal.writer_lock();
+
+CREATE TABLE scheduler.csi_drivers (
+    uid              text PRIMARY KEY,
+    name             text NOT NULL UNIQUE,
+    resource_version text,
+    object           jsonb NOT NULL,
+    updated_at       timestamptz NOT NULL DEFAULT now()
+);
+COMMENT ON TABLE scheduler.csi_drivers IS 'Mirror of CSIDrivers (storage.k8s.io/v1), written by scheduler.apply(); read by VolumeBinding (storageCapacity) and NodeVolumeLimits';
+CREATE TRIGGER writer_lock BEFORE INSERT OR UPDATE OR DELETE OR TRUNCATE ON scheduler.csi_drivers
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler_internal.writer_lock();
+
+CREATE TABLE scheduler.csi_storage_capacities (
+    uid              text PRIMARY KEY,
+    namespace        text NOT NULL,
+    name             text NOT NULL,
+    resource_version text,
+    object           jsonb NOT NULL,
+    updated_at       timestamptz NOT NULL DEFAULT now(),
+    storage_class    text GENERATED ALWAYS AS (object->>'storageClassName') STORED,
+    UNIQUE (namespace, name)
+);
+COMMENT ON TABLE scheduler.csi_storage_capacities IS 'Mirror of CSIStorageCapacities (storage.k8s.io/v1), written by scheduler.apply(); read by VolumeBinding';
+CREATE TRIGGER writer_lock BEFORE INSERT OR UPDATE OR DELETE OR TRUNCATE ON scheduler.csi_storage_capacities
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler_internal.writer_lock();
+
+CREATE TABLE scheduler.volume_attachments (
+    uid              text PRIMARY KEY,
+    name             text NOT NULL UNIQUE,
+    resource_version text,
+    object           jsonb NOT NULL,
+    updated_at       timestamptz NOT NULL DEFAULT now(),
+    node_name        text GENERATED ALWAYS AS (object->'spec'->>'nodeName') STORED,
+    attacher         text GENERATED ALWAYS AS (object->'spec'->>'attacher') STORED
+);
+COMMENT ON TABLE scheduler.volume_attachments IS 'Mirror of VolumeAttachments (storage.k8s.io/v1), written by scheduler.apply(); counted by NodeVolumeLimits';
+CREATE TRIGGER writer_lock BEFORE INSERT OR UPDATE OR DELETE OR TRUNCATE ON scheduler.volume_attachments
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler_internal.writer_lock();
+GRANT SELECT ON scheduler.persistent_volume_claims, scheduler.persistent_volumes, scheduler.storage_classes,
+    scheduler.csi_nodes, scheduler.csi_drivers, scheduler.csi_storage_capacities, scheduler.volume_attachments
+    TO scheduler_reader;
+
+-- The default profile gains kube-scheduler's four volume plugins in their
+-- places (src/plugins/plugins.def): VolumeRestrictions, NodeVolumeLimits,
+-- VolumeBinding and VolumeZone after NodeResourcesFit.
+UPDATE scheduler.profile_plugins SET position = position OPERATOR(pg_catalog.+) 4
+    WHERE scheduler_name OPERATOR(pg_catalog.=) 'default-scheduler' AND position OPERATOR(pg_catalog.>=) 7;
+INSERT INTO scheduler.profile_plugins (scheduler_name, plugin, position, weight)
+    SELECT 'default-scheduler', p.plugin, p.default_position, p.default_weight
+    FROM scheduler.plugins() p
+    WHERE p.plugin OPERATOR(pg_catalog.=) ANY (ARRAY['VolumeRestrictions', 'NodeVolumeLimits', 'VolumeBinding', 'VolumeZone'])
+    ORDER BY p.default_position
+    ON CONFLICT DO NOTHING;

@@ -44,6 +44,35 @@ typedef struct NodeImage
 	int64		size;
 } NodeImage;
 
+/* A volume of a pod, as the volume plugins read it (spec.volumes; volumes.h) */
+typedef enum PodVolumeKind
+{
+	PVOL_PVC = 1,				/* persistentVolumeClaim */
+	PVOL_EPHEMERAL,				/* ephemeral: a generic ephemeral volume's claim */
+	PVOL_GCE_PD,				/* gcePersistentDisk */
+	PVOL_AWS_EBS,				/* awsElasticBlockStore */
+	PVOL_RBD,					/* rbd */
+	PVOL_ISCSI					/* iscsi */
+} PodVolumeKind;
+
+typedef struct PodVolume
+{
+	PodVolumeKind kind;
+	char	   *name;			/* the volume's name, "" when unset */
+	/* PVC: claimName; EPHEMERAL: "<pod name>-<volume name>" */
+	char	   *claim;
+	bool		read_only;
+	/* GCE_PD: pdName; AWS_EBS: volumeID; RBD: image; ISCSI: iqn */
+	char	   *disk;
+	char	   *pool;			/* RBD */
+	int			nmonitors;		/* RBD */
+	char	  **monitors;
+	char	   *fs_type;		/* RBD, ISCSI, GCE_PD, AWS_EBS: fsType ("" unset) */
+	char	   *portal;			/* ISCSI: targetPortal */
+	int32		lun;			/* ISCSI */
+	int32		partition;		/* GCE_PD, AWS_EBS */
+} PodVolume;
+
 /* A pod bound or assumed to a node, as the snapshot keeps it */
 typedef struct PodRef
 {
@@ -61,6 +90,8 @@ typedef struct PodRef
 	Jsonb	   *labels;
 	bool		terminating;	/* metadata.deletionTimestamp is set */
 	PodAffinity *affinity;		/* inter-pod affinity terms; NULL: none */
+	int			nvolumes;		/* the volumes the volume plugins read */
+	PodVolume  *volumes;		/* NULL when none */
 } PodRef;
 
 /*

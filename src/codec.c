@@ -21,6 +21,7 @@
 
 #include "codec.h"
 #include "jsonutil.h"
+#include "volumes.h"
 
 StaticAssertDecl(POD_NCOLUMNS <= 64, "a PodKey's fields are a 64-bit mask");
 
@@ -405,6 +406,22 @@ decode_ref_start_time(PodRef *p, RowRead *r)
 	p->start_time = isnull ? 0 : DatumGetTimestampTz(d);
 }
 
+/* the volumes (volumes.c), kept; a column that does not read is noted */
+static void
+decode_ref_volumes(PodRef *p, RowRead *r)
+{
+	Jsonb	   *jb = read_jsonb(r);
+	MemoryContext old;
+	char	   *err = NULL;
+
+	if (jb == NULL)
+		return;
+	old = MemoryContextSwitchTo(r->keep);
+	p->volumes = PodVolumesFromJsonb(jb, p->name, &p->nvolumes, &err);
+	MemoryContextSwitchTo(old);
+	problem(r, "volumes", err);
+}
+
 typedef void (*PodRefDecoder) (PodRef *p, RowRead *r);
 
 static const PodRefDecoder pod_ref_decoders[] = {
@@ -741,6 +758,15 @@ decode_owner_refs(PodInfo *pod, const PodCell *c)
 	pod->owner_refs = cell_array(pod, c, "metadata.ownerReferences");
 }
 
+static void
+decode_volumes(PodInfo *pod, const PodCell *c)
+{
+	char	   *err = NULL;
+
+	pod->volumes = PodVolumesFromJsonb(cell_jsonb(c), pod->name, &pod->nvolumes, &err);
+	note_invalid(pod, "volumes", err);
+}
+
 typedef void (*PodDecoder) (PodInfo *pod, const PodCell *c);
 
 static const PodDecoder pod_decoders[] = {
@@ -930,6 +956,36 @@ static void
 sign_owner_refs(const PodInfo *pod, StringInfo buf)
 {
 	sign_jsonb(buf, pod->owner_refs);
+}
+
+/* a string in a signature: its length first, so no two lists read alike */
+static void
+sign_counted(StringInfo buf, const char *s)
+{
+	if (s == NULL)
+		appendStringInfoString(buf, "-;");
+	else
+		appendStringInfo(buf, "%zu:%s", strlen(s), s);
+}
+
+static void
+sign_volumes(const PodInfo *pod, StringInfo buf)
+{
+	for (int i = 0; i < pod->nvolumes; i++)
+	{
+		const PodVolume *v = &pod->volumes[i];
+
+		appendStringInfo(buf, "%d,%d,%d,%d,%d,", (int) v->kind, (int) v->read_only, v->lun,
+						 v->partition, v->nmonitors);
+		sign_counted(buf, v->name);
+		sign_counted(buf, v->claim);
+		sign_counted(buf, v->disk);
+		sign_counted(buf, v->pool);
+		sign_counted(buf, v->portal);
+		sign_counted(buf, v->fs_type);
+		for (int j = 0; j < v->nmonitors; j++)
+			sign_counted(buf, v->monitors[j]);
+	}
 }
 
 typedef void (*PodSigner) (const PodInfo *pod, StringInfo buf);

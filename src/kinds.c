@@ -76,6 +76,44 @@ const MirrorKind MirrorKinds[] = {
 		.table = "scheduler.workloads",.by_kind = true,.namespaced = true,
 		.name_rule = NameRuleDns1123Label,.validate = ValidateSelectorOwner,.apply = MirrorApplyWorkload
 	},
+	/* the storage kinds the volume plugins read (volumes.c) */
+	{
+		.kind = "PersistentVolumeClaim",.list_kind = "PersistentVolumeClaimList",.api_version = "v1",
+		.resource = "persistentvolumeclaims",.table = "scheduler.persistent_volume_claims",.namespaced = true,
+		.name_rule = NameRuleDns1123Subdomain,.validate = ValidatePersistentVolumeClaim,.apply = MirrorApplyObject
+	},
+	{
+		.kind = "PersistentVolume",.list_kind = "PersistentVolumeList",.api_version = "v1",
+		.resource = "persistentvolumes",.table = "scheduler.persistent_volumes",.namespaced = false,
+		.name_rule = NameRuleDns1123Subdomain,.validate = ValidatePersistentVolume,.apply = MirrorApplyObject
+	},
+	{
+		.kind = "StorageClass",.list_kind = "StorageClassList",.api_version = "storage.k8s.io/v1",
+		.old_api_version = "storage.k8s.io/v1beta1",.resource = "storageclasses",
+		.table = "scheduler.storage_classes",.namespaced = false,
+		.name_rule = NameRuleDns1123Subdomain,.validate = ValidateStorageClass,.apply = MirrorApplyObject
+	},
+	{
+		.kind = "CSINode",.list_kind = "CSINodeList",.api_version = "storage.k8s.io/v1",
+		.resource = "csinodes",.table = "scheduler.csi_nodes",.namespaced = false,
+		.name_rule = NameRuleDns1123Subdomain,.validate = ValidateCSINode,.apply = MirrorApplyObject
+	},
+	{
+		.kind = "CSIDriver",.list_kind = "CSIDriverList",.api_version = "storage.k8s.io/v1",
+		.resource = "csidrivers",.table = "scheduler.csi_drivers",.namespaced = false,
+		.name_rule = NameRuleDns1123Subdomain,.validate = ValidateCSIDriver,.apply = MirrorApplyObject
+	},
+	{
+		.kind = "CSIStorageCapacity",.list_kind = "CSIStorageCapacityList",.api_version = "storage.k8s.io/v1",
+		.old_api_version = "storage.k8s.io/v1beta1",.resource = "csistoragecapacities",
+		.table = "scheduler.csi_storage_capacities",.namespaced = true,
+		.name_rule = NameRuleDns1123Subdomain,.validate = ValidateCSIStorageCapacity,.apply = MirrorApplyObject
+	},
+	{
+		.kind = "VolumeAttachment",.list_kind = "VolumeAttachmentList",.api_version = "storage.k8s.io/v1",
+		.resource = "volumeattachments",.table = "scheduler.volume_attachments",.namespaced = false,
+		.name_rule = NameRuleDns1123Subdomain,.validate = ValidateVolumeAttachment,.apply = MirrorApplyObject
+	},
 };
 
 const int	NumMirrorKinds = lengthof(MirrorKinds);

@@ -41,6 +41,7 @@
 #include "access.h"
 #include "jsonutil.h"
 #include "kinds.h"
+#include "volumes.h"
 #include "mirror.h"
 #include "plans.h"
 #include "resources.h"
@@ -223,7 +224,7 @@ scheduling_gates(JsonbContainer *spec, const char *what)
  * run once per batch rather than once per object.
  * ------------------------------------------------------------------------
  */
-#define POD_COLUMNS 22
+#define POD_COLUMNS 23
 #define NODE_COLUMNS 10
 
 /*
@@ -242,6 +243,7 @@ scheduling_gates(JsonbContainer *spec, const char *what)
 	" nonzero_memory = EXCLUDED.nonzero_memory, object = EXCLUDED.object," \
 	" host_ports = EXCLUDED.host_ports, images = EXCLUDED.images," \
 	" has_sidecar = EXCLUDED.has_sidecar, scheduling_gates = EXCLUDED.scheduling_gates," \
+	" volumes = EXCLUDED.volumes," \
 	" updated_at = now()" \
 	" WHERE p.object IS DISTINCT FROM EXCLUDED.object"
 
@@ -254,7 +256,7 @@ scheduling_gates(JsonbContainer *spec, const char *what)
 
 static const Oid pod_types[POD_COLUMNS] = {TEXTOID, TEXTOID, TEXTOID, TEXTOID, TIMESTAMPTZOID, TEXTOID,
 	TEXTOID, INT4OID, TEXTOID, TIMESTAMPTZOID, JSONBOID, JSONBOID, JSONBOID, JSONBOID,
-JSONBOID, INT8OID, INT8OID, JSONBOID, JSONBOID, JSONBOID, BOOLOID, TEXTARRAYOID};
+JSONBOID, INT8OID, INT8OID, JSONBOID, JSONBOID, JSONBOID, BOOLOID, TEXTARRAYOID, JSONBOID};
 
 static const Oid node_types[NODE_COLUMNS] = {TEXTOID, TEXTOID, TEXTOID, TIMESTAMPTZOID, JSONBOID, JSONBOID,
 BOOLOID, JSONBOID, JSONBOID, JSONBOID};
@@ -314,16 +316,16 @@ static const BatchTable batch_tables[NBATCHED] = {
 		.upsert = "INSERT INTO scheduler.pods AS p (uid, namespace, name, resource_version, created_at,"
 		" node_name, scheduler_name, priority, phase, deletion_timestamp, labels,"
 		" node_selector, tolerations, affinity, requests, nonzero_cpu, nonzero_memory, object,"
-		" host_ports, images, has_sidecar, scheduling_gates)"
+		" host_ports, images, has_sidecar, scheduling_gates, volumes)"
 		" SELECT u.uid, u.ns, u.name, u.rv,"
 		"  coalesce(u.created, (SELECT o.created_at FROM scheduler.pods o WHERE o.uid = u.uid), now()),"
 		"  u.node, u.sched, u.prio, u.phase, u.deleting, u.labels, u.selector, u.tolerations,"
 		"  u.affinity, u.requests, u.nzc, u.nzm, u.object, u.ports, u.images, u.sidecar,"
-		"  u.gates::text[]"
+		"  u.gates::text[], u.volumes"
 		" FROM unnest($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15,"
-		"  $16, $17, $18, $19, $20, $21, $22)"
+		"  $16, $17, $18, $19, $20, $21, $22, $23)"
 		"  AS u(uid, ns, name, rv, created, node, sched, prio, phase, deleting, labels, selector,"
-		"  tolerations, affinity, requests, nzc, nzm, object, ports, images, sidecar, gates)"
+		"  tolerations, affinity, requests, nzc, nzm, object, ports, images, sidecar, gates, volumes)"
 		" ON CONFLICT (uid) DO UPDATE SET namespace = EXCLUDED.namespace, name = EXCLUDED.name,"
 		" resource_version = EXCLUDED.resource_version, created_at = EXCLUDED.created_at,"
 		POD_UPSERT_REST
@@ -808,6 +810,64 @@ MirrorApplyWorkload(const MirrorObject *o, MirrorBatch *batch pg_attribute_unuse
 }
 
 /* ------------------------------------------------------------------------
+ * Objects kept whole: the storage kinds (volumes.c reads them).  Their
+ * tables hold the uid, the namespace (if namespaced), the name, the
+ * resourceVersion and the object; the typed columns are generated from the
+ * object by the table.
+ * ------------------------------------------------------------------------
+ */
+int
+MirrorApplyObject(const MirrorObject *o, MirrorBatch *batch pg_attribute_unused())
+{
+	static SPIPlanPtr *upserts = NULL;	/* per kind */
+	static SPIPlanPtr *replaces = NULL;
+	static Oid	ns_types[] = {TEXTOID, TEXTOID, TEXTOID, TEXTOID, JSONBOID};
+	static Oid	types[] = {TEXTOID, TEXTOID, TEXTOID, JSONBOID};
+	const MirrorKind *k = o->kind;
+	int			ki = k - MirrorKinds;
+	bool		ns = k->namespaced;
+	Datum		values[5];
+	char		nulls[5];
+	int			n = 0;
+
+	if (upserts == NULL)
+	{
+		upserts = MemoryContextAllocZero(TopMemoryContext, sizeof(SPIPlanPtr) * NumMirrorKinds);
+		replaces = MemoryContextAllocZero(TopMemoryContext, sizeof(SPIPlanPtr) * NumMirrorKinds);
+	}
+	if (upserts[ki] == NULL)
+	{
+		const char *cols = ns ? "namespace, name" : "name";
+		const char *vals = ns ? "$1, $2, $3, $4, $5" : "$1, $2, $3, $4";
+
+		(void) PlanKept(&replaces[ki], ns ?
+						psprintf("DELETE FROM %s WHERE namespace = $2 AND name = $3 AND uid <> $1", k->table) :
+						psprintf("DELETE FROM %s WHERE name = $2 AND uid <> $1", k->table),
+						ns ? 3 : 2, ns ? ns_types : types);
+		(void) PlanKept(&upserts[ki],
+						psprintf("INSERT INTO %s AS t (uid, %s, resource_version, object) VALUES (%s)"
+								 " ON CONFLICT (uid) DO UPDATE SET %s name = EXCLUDED.name,"
+								 " resource_version = EXCLUDED.resource_version,"
+								 " object = EXCLUDED.object, updated_at = now()"
+								 " WHERE t.object IS DISTINCT FROM EXCLUDED.object",
+								 k->table, cols, vals, ns ? "namespace = EXCLUDED.namespace," : ""),
+						ns ? 5 : 4, ns ? ns_types : types);
+	}
+	memset(nulls, ' ', sizeof(nulls));
+	values[n++] = CStringGetTextDatum(o->uid);
+	if (ns)
+		values[n++] = CStringGetTextDatum(o->ns);
+	values[n++] = CStringGetTextDatum(o->name);
+	values[n] = text_or_null(JGetString(o->meta, "resourceVersion", o->what, "metadata"), &nulls[n]);
+	n++;
+	values[n++] = JsonbPGetDatum(JToJsonb(o->objv));
+
+	/* the same name with another uid is an older object: it is gone */
+	exec(replaces[ki], values, nulls);
+	return exec(upserts[ki], values, nulls);
+}
+
+/* ------------------------------------------------------------------------
  * Pods
  * ------------------------------------------------------------------------
  */
@@ -828,6 +888,7 @@ MirrorApplyPod(const MirrorObject *o, MirrorBatch *batch)
 	Jsonb	   *host_ports;
 	Jsonb	   *images;
 	bool		has_sidecar;
+	Jsonb	   *volumes;
 	JsonbContainer *spec = JGetObject(obj, "spec", what, NULL);
 	JsonbContainer *status = JGetObject(obj, "status", what, NULL);
 	JsonbValue *labels = JGet(meta, "labels");
@@ -876,6 +937,9 @@ MirrorApplyPod(const MirrorObject *o, MirrorBatch *batch)
 	values[19] = JsonbPGetDatum(images);
 	values[20] = BoolGetDatum(has_sidecar);
 	values[21] = scheduling_gates(spec, what);
+	volumes = PodVolumesColumn(spec, what);
+	values[22] = volumes ? JsonbPGetDatum(volumes) : (Datum) 0;
+	nulls[22] = volumes ? ' ' : 'n';
 
 	if (batch)
 		return batch_row(batch, BATCH_PODS, uid, false, values, nulls);
@@ -888,9 +952,9 @@ MirrorApplyPod(const MirrorObject *o, MirrorBatch *batch)
 						"INSERT INTO scheduler.pods AS p (uid, namespace, name, resource_version, created_at,"
 						" node_name, scheduler_name, priority, phase, deletion_timestamp, labels,"
 						" node_selector, tolerations, affinity, requests, nonzero_cpu, nonzero_memory, object,"
-						" host_ports, images, has_sidecar, scheduling_gates)"
+						" host_ports, images, has_sidecar, scheduling_gates, volumes)"
 						" VALUES ($1, $2, $3, $4, coalesce($5, now()), $6, $7, $8, $9, $10, $11, $12, $13,"
-						" $14, $15, $16, $17, $18, $19, $20, $21, $22)"
+						" $14, $15, $16, $17, $18, $19, $20, $21, $22, $23)"
 						" ON CONFLICT (uid) DO UPDATE SET namespace = EXCLUDED.namespace, name = EXCLUDED.name,"
 						" resource_version = EXCLUDED.resource_version, created_at = coalesce($5, p.created_at),"
 						POD_UPSERT_REST,

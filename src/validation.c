@@ -1372,6 +1372,8 @@ check_containers(JsonbContainer *spec, const char *list, const char *what)
  * The kinds
  * ------------------------------------------------------------------------
  */
+static void check_volumes(JsonbContainer *spec, const char *what);
+
 void
 ValidatePod(JsonbContainer *obj, const char *what)
 {
@@ -1401,6 +1403,7 @@ ValidatePod(JsonbContainer *obj, const char *what)
 	check_affinity(get(spec, "affinity"), what);
 	check_spread_constraints(get(spec, "topologySpreadConstraints"), what);
 	check_scheduling_gates(get(spec, "schedulingGates"), what);
+	check_volumes(spec, what);
 	check_containers(spec, "initContainers", what);
 	check_containers(spec, "containers", what);
 	check_resource_list(get(spec, "overhead"), true, what, "spec.overhead", &overhead);
@@ -1548,4 +1551,297 @@ ValidateObject(const MirrorKind *k, JsonbContainer *obj, const char *what)
 	check_api_version(k, obj, what);
 	if (k->validate)
 		k->validate(obj, what);
+}
+
+/* ------------------------------------------------------------------------
+ * Volumes: a pod's spec.volumes and the storage kinds, as far as the volume
+ * plugins read them (core/validation ValidateVolumes,
+ * ValidatePersistentVolume(Claim), storage/validation)
+ * ------------------------------------------------------------------------
+ */
+#define ACCESS_MODES "\"ReadOnlyMany\", \"ReadWriteMany\", \"ReadWriteOnce\", \"ReadWriteOncePod\""
+
+static void
+check_access_modes(JsonbContainer *spec, const char *what, const char *path)
+{
+	char	   *p = child(path, "accessModes");
+	JsonbContainer *modes = get_array(spec, "accessModes", what, path);
+
+	for (int i = 0; i < length(modes); i++)
+	{
+		char	   *m = as_string(element(modes, i), what, index_of(p, i));
+
+		if (strcmp(m, "ReadWriteOnce") != 0 && strcmp(m, "ReadOnlyMany") != 0 &&
+			strcmp(m, "ReadWriteMany") != 0 && strcmp(m, "ReadWriteOncePod") != 0)
+			unsupported(what, index_of(p, i), m, ACCESS_MODES);
+	}
+}
+
+static void
+check_volume_mode(JsonbContainer *spec, const char *what, const char *path)
+{
+	char	   *mode = get_string(spec, "volumeMode", what, path);
+
+	if (mode && strcmp(mode, "Filesystem") != 0 && strcmp(mode, "Block") != 0)
+		unsupported(what, child(path, "volumeMode"), mode, "\"Block\", \"Filesystem\"");
+}
+
+/* a field of src that names the disk: required, non-empty */
+static void
+required_string(JsonbContainer *src, const char *key, const char *what, const char *path)
+{
+	char	   *s = get_string(src, key, what, path);
+
+	if (s == NULL || s[0] == '\0')
+		required(what, child(path, key), NULL);
+}
+
+/* The in-tree disks of a pod's volume or a PV's spec that the plugins read */
+static void
+check_disk_sources(JsonbContainer *c, const char *what, const char *path)
+{
+	JsonbContainer *gce = get_object(c, "gcePersistentDisk", what, path);
+	JsonbContainer *aws = get_object(c, "awsElasticBlockStore", what, path);
+	JsonbContainer *rbd = get_object(c, "rbd", what, path);
+	JsonbContainer *iscsi = get_object(c, "iscsi", what, path);
+	JsonbContainer *csi = get_object(c, "csi", what, path);
+
+	if (gce)
+	{
+		char	   *p = child(path, "gcePersistentDisk");
+
+		required_string(gce, "pdName", what, p);
+		(void) as_int32(get(gce, "partition"), what, child(p, "partition"));
+		(void) as_bool(get(gce, "readOnly"), what, child(p, "readOnly"));
+	}
+	if (aws)
+	{
+		char	   *p = child(path, "awsElasticBlockStore");
+
+		required_string(aws, "volumeID", what, p);
+		(void) as_int32(get(aws, "partition"), what, child(p, "partition"));
+		(void) as_bool(get(aws, "readOnly"), what, child(p, "readOnly"));
+	}
+	if (rbd)
+	{
+		char	   *p = child(path, "rbd");
+		JsonbContainer *mons = get_array(rbd, "monitors", what, p);
+
+		if (length(mons) == 0)
+			required(what, child(p, "monitors"), NULL);
+		for (int i = 0; i < length(mons); i++)
+			(void) as_string(element(mons, i), what, index_of(child(p, "monitors"), i));
+		required_string(rbd, "image", what, p);
+		(void) get_string(rbd, "pool", what, p);
+		(void) as_bool(get(rbd, "readOnly"), what, child(p, "readOnly"));
+	}
+	if (iscsi)
+	{
+		char	   *p = child(path, "iscsi");
+
+		required_string(iscsi, "targetPortal", what, p);
+		required_string(iscsi, "iqn", what, p);
+		(void) as_int32(get(iscsi, "lun"), what, child(p, "lun"));
+		(void) as_bool(get(iscsi, "readOnly"), what, child(p, "readOnly"));
+	}
+	if (csi)
+	{
+		char	   *p = child(path, "csi");
+
+		required_string(csi, "driver", what, p);
+		(void) get_string(csi, "volumeHandle", what, p);
+	}
+}
+
+/* A pod's spec.volumes: names, claims, the disks the plugins compare */
+static void
+check_volumes(JsonbContainer *spec, const char *what)
+{
+	JsonbContainer *vols = get_array(spec, "volumes", what, "spec");
+
+	for (int i = 0; i < length(vols); i++)
+	{
+		char	   *p = index_of("spec.volumes", i);
+		JsonbContainer *v = as_object(element(vols, i), what, p);
+		JsonbContainer *pvc = get_object(v, "persistentVolumeClaim", what, p);
+		JsonbContainer *eph = get_object(v, "ephemeral", what, p);
+
+		(void) get_string(v, "name", what, p);
+		if (pvc)
+		{
+			required_string(pvc, "claimName", what, child(p, "persistentVolumeClaim"));
+			(void) as_bool(get(pvc, "readOnly"), what, child(child(p, "persistentVolumeClaim"), "readOnly"));
+		}
+		if (eph)
+			(void) get_object(eph, "volumeClaimTemplate", what, child(p, "ephemeral"));
+		check_disk_sources(v, what, p);
+	}
+}
+
+void
+ValidatePersistentVolumeClaim(JsonbContainer *obj, const char *what)
+{
+	JsonbContainer *meta = get_object(obj, "metadata", what, NULL);
+	JsonbContainer *spec = get_object(obj, "spec", what, NULL);
+	JsonbContainer *res = get_object(spec, "resources", what, "spec");
+	JsonbContainer *status = get_object(obj, "status", what, NULL);
+	ResourceVec r;
+
+	check_string_map(get(meta, "annotations"), what, "metadata.annotations");
+	(void) get_string(spec, "storageClassName", what, "spec");
+	(void) get_string(spec, "volumeName", what, "spec");
+	check_access_modes(spec, what, "spec");
+	check_volume_mode(spec, what, "spec");
+	check_resource_list(get(res, "requests"), false, what, "spec.resources.requests", &r);
+	check_resource_list(get(res, "limits"), false, what, "spec.resources.limits", &r);
+	check_label_selector(get(spec, "selector"), false, what, "spec.selector");
+	(void) get_string(status, "phase", what, "status");
+}
+
+void
+ValidatePersistentVolume(JsonbContainer *obj, const char *what)
+{
+	JsonbContainer *meta = get_object(obj, "metadata", what, NULL);
+	JsonbContainer *spec = get_object(obj, "spec", what, NULL);
+	JsonbContainer *claim = get_object(spec, "claimRef", what, "spec");
+	JsonbContainer *na = get_object(spec, "nodeAffinity", what, "spec");
+	JsonbContainer *req = get_object(na, "required", what, "spec.nodeAffinity");
+	JsonbContainer *status = get_object(obj, "status", what, NULL);
+	ResourceVec r;
+
+	check_string_map(get(meta, "annotations"), what, "metadata.annotations");
+	check_resource_list(get(spec, "capacity"), false, what, "spec.capacity", &r);
+	check_access_modes(spec, what, "spec");
+	check_volume_mode(spec, what, "spec");
+	(void) get_string(spec, "storageClassName", what, "spec");
+	(void) get_string(claim, "namespace", what, "spec.claimRef");
+	(void) get_string(claim, "name", what, "spec.claimRef");
+	(void) get_string(claim, "uid", what, "spec.claimRef");
+	if (req)
+	{
+		const char *rp = "spec.nodeAffinity.required";
+		JsonbContainer *terms = get_array(req, "nodeSelectorTerms", what, rp);
+
+		if (length(terms) == 0)
+			required(what, child(rp, "nodeSelectorTerms"), "must have at least one node selector term");
+		for (int i = 0; i < length(terms); i++)
+		{
+			char	   *p = index_of(child(rp, "nodeSelectorTerms"), i);
+
+			check_node_selector_term(as_object(element(terms, i), what, p), false, what, p);
+		}
+	}
+	check_disk_sources(spec, what, "spec");
+	(void) get_string(status, "phase", what, "status");
+}
+
+void
+ValidateStorageClass(JsonbContainer *obj, const char *what)
+{
+	char	   *mode = get_string(obj, "volumeBindingMode", what, "");
+	JsonbContainer *topos = get_array(obj, "allowedTopologies", what, "");
+
+	(void) get_string(obj, "provisioner", what, "");
+	if (mode && strcmp(mode, "Immediate") != 0 && strcmp(mode, "WaitForFirstConsumer") != 0)
+		unsupported(what, "volumeBindingMode", mode, "\"Immediate\", \"WaitForFirstConsumer\"");
+	for (int i = 0; i < length(topos); i++)
+	{
+		char	   *p = index_of("allowedTopologies", i);
+		JsonbContainer *t = as_object(element(topos, i), what, p);
+		JsonbContainer *exprs = get_array(t, "matchLabelExpressions", what, p);
+
+		for (int j = 0; j < length(exprs); j++)
+		{
+			char	   *ep = index_of(child(p, "matchLabelExpressions"), j);
+			JsonbContainer *e = as_object(element(exprs, j), what, ep);
+			JsonbContainer *values = get_array(e, "values", what, ep);
+			char	   *key = get_string(e, "key", what, ep);
+
+			if (key == NULL || key[0] == '\0')
+				required(what, child(ep, "key"), NULL);
+			check_label_key(key, what, child(ep, "key"));
+			if (length(values) == 0)
+				required(what, child(ep, "values"), "must specify as least one value");
+			for (int k = 0; k < length(values); k++)
+				(void) as_string(element(values, k), what, index_of(child(ep, "values"), k));
+		}
+	}
+}
+
+void
+ValidateCSINode(JsonbContainer *obj, const char *what)
+{
+	JsonbContainer *meta = get_object(obj, "metadata", what, NULL);
+	JsonbContainer *spec = get_object(obj, "spec", what, NULL);
+	JsonbContainer *drivers = get_array(spec, "drivers", what, "spec");
+
+	check_string_map(get(meta, "annotations"), what, "metadata.annotations");
+	for (int i = 0; i < length(drivers); i++)
+	{
+		char	   *p = index_of("spec.drivers", i);
+		JsonbContainer *d = as_object(element(drivers, i), what, p);
+		JsonbContainer *alloc = get_object(d, "allocatable", what, p);
+		JsonbContainer *keys = get_array(d, "topologyKeys", what, p);
+		JsonbValue *count = get(alloc, "count");
+
+		required_string(d, "name", what, p);
+		(void) get_string(d, "nodeID", what, p);
+		if (count && as_int32(count, what, child(child(p, "allocatable"), "count")) < 0)
+			invalid_int(what, child(child(p, "allocatable"), "count"), as_int32(count, what, p),
+						"must be greater than or equal to 0");
+		for (int j = 0; j < length(keys); j++)
+			(void) as_string(element(keys, j), what, index_of(child(p, "topologyKeys"), j));
+	}
+}
+
+void
+ValidateCSIDriver(JsonbContainer *obj, const char *what)
+{
+	JsonbContainer *spec = get_object(obj, "spec", what, NULL);
+
+	(void) as_bool(get(spec, "attachRequired"), what, "spec.attachRequired");
+	(void) as_bool(get(spec, "storageCapacity"), what, "spec.storageCapacity");
+}
+
+/* A quantity field (resource.Quantity), non-negative */
+static void
+check_quantity(JsonbValue *v, const char *what, const char *path)
+{
+	char	   *text;
+	int64		amount;
+	QuantityResult r;
+
+	if (v == NULL)
+		return;
+	if (v->type != jbvString && v->type != jbvNumeric)
+		wrong_type(what, path, v, "a quantity");
+	text = JScalarText(v);
+	r = QuantityParse(text, strlen(text), QUANTITY_SCALE_UNIT, &amount);
+	if (r != QUANTITY_OK)
+		QuantityReportError(r, JShort(text), psprintf("%s: %s", what, path));
+	if (amount < 0)
+		invalid(what, path, text, "must be greater than or equal to 0");
+}
+
+void
+ValidateCSIStorageCapacity(JsonbContainer *obj, const char *what)
+{
+	char	   *sc = get_string(obj, "storageClassName", what, "");
+
+	if (sc == NULL || sc[0] == '\0')
+		required(what, "storageClassName", NULL);
+	check_label_selector(get(obj, "nodeTopology"), false, what, "nodeTopology");
+	check_quantity(get(obj, "capacity"), what, "capacity");
+	check_quantity(get(obj, "maximumVolumeSize"), what, "maximumVolumeSize");
+}
+
+void
+ValidateVolumeAttachment(JsonbContainer *obj, const char *what)
+{
+	JsonbContainer *spec = get_object(obj, "spec", what, NULL);
+	JsonbContainer *source = get_object(spec, "source", what, "spec");
+
+	(void) get_string(spec, "attacher", what, "spec");
+	(void) get_string(spec, "nodeName", what, "spec");
+	(void) get_string(source, "persistentVolumeName", what, "spec.source");
 }

@@ -55,6 +55,9 @@ CREATE TABLE scheduler.pods (
     pending            boolean NOT NULL GENERATED ALWAYS AS
                            (node_name IS NULL AND assumed_node IS NULL AND deletion_timestamp IS NULL
                             AND (phase IS NULL OR phase NOT IN ('Succeeded', 'Failed'))) STORED,
+    -- spec.volumes that a volume plugin reads (persistentVolumeClaim, ephemeral,
+    -- gcePersistentDisk, awsElasticBlockStore, rbd, iscsi); NULL when none
+    volumes            jsonb,
     UNIQUE (namespace, name)
 );
 COMMENT ON TABLE scheduler.pods IS 'Mirror of Kubernetes Pods, written by scheduler.apply(); assumed_node by schedule_pending()';
@@ -129,4 +132,105 @@ CREATE TABLE scheduler.workloads (
 );
 COMMENT ON TABLE scheduler.workloads IS 'Mirror of Services, ReplicationControllers, ReplicaSets and StatefulSets (their selectors), written by scheduler.apply(); read by PodTopologySpread''s system default constraints';
 CREATE TRIGGER writer_lock BEFORE INSERT OR UPDATE OR DELETE OR TRUNCATE ON scheduler.workloads
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler_internal.writer_lock();
+
+-- The storage objects the volume plugins read (volumes.c): one table per
+-- kind, keyed by uid, the object as it came and, for queries and joins, the
+-- fields the plugins read most, generated from it.
+CREATE TABLE scheduler.persistent_volume_claims (
+    uid              text PRIMARY KEY,
+    namespace        text NOT NULL,
+    name             text NOT NULL,
+    resource_version text,
+    object           jsonb NOT NULL,
+    updated_at       timestamptz NOT NULL DEFAULT now(),
+    storage_class    text GENERATED ALWAYS AS (object->'spec'->>'storageClassName') STORED,
+    volume_name      text GENERATED ALWAYS AS (nullif(object->'spec'->>'volumeName', '')) STORED,
+    selected_node    text GENERATED ALWAYS AS
+                         (object->'metadata'->'annotations'->>'volume.kubernetes.io/selected-node') STORED,
+    bound            boolean NOT NULL GENERATED ALWAYS AS
+                         (coalesce(object->'spec'->>'volumeName', '') <> ''
+                          AND coalesce(object->'metadata'->'annotations' ? 'pv.kubernetes.io/bind-completed', false)) STORED,
+    UNIQUE (namespace, name)
+);
+COMMENT ON TABLE scheduler.persistent_volume_claims IS 'Mirror of PersistentVolumeClaims, written by scheduler.apply(); read by the volume plugins';
+COMMENT ON COLUMN scheduler.persistent_volume_claims.bound IS 'spec.volumeName set and annotated pv.kubernetes.io/bind-completed: VolumeBinding''s PreBind waits for this';
+CREATE TRIGGER writer_lock BEFORE INSERT OR UPDATE OR DELETE OR TRUNCATE ON scheduler.persistent_volume_claims
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler_internal.writer_lock();
+
+CREATE TABLE scheduler.persistent_volumes (
+    uid              text PRIMARY KEY,
+    name             text NOT NULL UNIQUE,
+    resource_version text,
+    object           jsonb NOT NULL,
+    updated_at       timestamptz NOT NULL DEFAULT now(),
+    storage_class    text GENERATED ALWAYS AS (coalesce(object->'spec'->>'storageClassName', '')) STORED,
+    claim_namespace  text GENERATED ALWAYS AS (object->'spec'->'claimRef'->>'namespace') STORED,
+    claim_name       text GENERATED ALWAYS AS (object->'spec'->'claimRef'->>'name') STORED,
+    phase            text GENERATED ALWAYS AS (object->'status'->>'phase') STORED
+);
+COMMENT ON TABLE scheduler.persistent_volumes IS 'Mirror of PersistentVolumes, written by scheduler.apply(); read by the volume plugins';
+CREATE TRIGGER writer_lock BEFORE INSERT OR UPDATE OR DELETE OR TRUNCATE ON scheduler.persistent_volumes
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler_internal.writer_lock();
+
+CREATE TABLE scheduler.storage_classes (
+    uid               text PRIMARY KEY,
+    name              text NOT NULL UNIQUE,
+    resource_version  text,
+    object            jsonb NOT NULL,
+    updated_at        timestamptz NOT NULL DEFAULT now(),
+    provisioner       text GENERATED ALWAYS AS (object->>'provisioner') STORED,
+    volume_binding_mode text GENERATED ALWAYS AS (object->>'volumeBindingMode') STORED
+);
+COMMENT ON TABLE scheduler.storage_classes IS 'Mirror of StorageClasses (storage.k8s.io/v1), written by scheduler.apply(); read by the volume plugins';
+CREATE TRIGGER writer_lock BEFORE INSERT OR UPDATE OR DELETE OR TRUNCATE ON scheduler.storage_classes
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler_internal.writer_lock();
+
+CREATE TABLE scheduler.csi_nodes (
+    uid              text PRIMARY KEY,
+    name             text NOT NULL UNIQUE,   -- the node's name
+    resource_version text,
+    object           jsonb NOT NULL,
+    updated_at       timestamptz NOT NULL DEFAULT now()
+);
+COMMENT ON TABLE scheduler.csi_nodes IS 'Mirror of CSINodes (storage.k8s.io/v1): each node''s CSI drivers and their volume limits (allocatable.count), written by scheduler.apply(); read by NodeVolumeLimits and VolumeBinding';
+CREATE TRIGGER writer_lock BEFORE INSERT OR UPDATE OR DELETE OR TRUNCATE ON scheduler.csi_nodes
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler_internal.writer_lock();
+
+CREATE TABLE scheduler.csi_drivers (
+    uid              text PRIMARY KEY,
+    name             text NOT NULL UNIQUE,
+    resource_version text,
+    object           jsonb NOT NULL,
+    updated_at       timestamptz NOT NULL DEFAULT now()
+);
+COMMENT ON TABLE scheduler.csi_drivers IS 'Mirror of CSIDrivers (storage.k8s.io/v1), written by scheduler.apply(); read by VolumeBinding (storageCapacity) and NodeVolumeLimits';
+CREATE TRIGGER writer_lock BEFORE INSERT OR UPDATE OR DELETE OR TRUNCATE ON scheduler.csi_drivers
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler_internal.writer_lock();
+
+CREATE TABLE scheduler.csi_storage_capacities (
+    uid              text PRIMARY KEY,
+    namespace        text NOT NULL,
+    name             text NOT NULL,
+    resource_version text,
+    object           jsonb NOT NULL,
+    updated_at       timestamptz NOT NULL DEFAULT now(),
+    storage_class    text GENERATED ALWAYS AS (object->>'storageClassName') STORED,
+    UNIQUE (namespace, name)
+);
+COMMENT ON TABLE scheduler.csi_storage_capacities IS 'Mirror of CSIStorageCapacities (storage.k8s.io/v1), written by scheduler.apply(); read by VolumeBinding';
+CREATE TRIGGER writer_lock BEFORE INSERT OR UPDATE OR DELETE OR TRUNCATE ON scheduler.csi_storage_capacities
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler_internal.writer_lock();
+
+CREATE TABLE scheduler.volume_attachments (
+    uid              text PRIMARY KEY,
+    name             text NOT NULL UNIQUE,
+    resource_version text,
+    object           jsonb NOT NULL,
+    updated_at       timestamptz NOT NULL DEFAULT now(),
+    node_name        text GENERATED ALWAYS AS (object->'spec'->>'nodeName') STORED,
+    attacher         text GENERATED ALWAYS AS (object->'spec'->>'attacher') STORED
+);
+COMMENT ON TABLE scheduler.volume_attachments IS 'Mirror of VolumeAttachments (storage.k8s.io/v1), written by scheduler.apply(); counted by NodeVolumeLimits';
+CREATE TRIGGER writer_lock BEFORE INSERT OR UPDATE OR DELETE OR TRUNCATE ON scheduler.volume_attachments
     FOR EACH STATEMENT EXECUTE FUNCTION scheduler_internal.writer_lock();

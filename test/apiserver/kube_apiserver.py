@@ -259,10 +259,29 @@ RESOURCES = {
     "statefulsets": Resource("statefulsets", "StatefulSet", True, short=["sts"], categories=["all"],
                              subresources=("status",), singular="statefulset", group="apps",
                              fields=dict(META_FIELDS)),
+    # the storage kinds the volume plugins read
+    "persistentvolumeclaims": Resource("persistentvolumeclaims", "PersistentVolumeClaim", True, short=["pvc"],
+                                       subresources=("status",), singular="persistentvolumeclaim",
+                                       fields=dict(META_FIELDS)),
+    "persistentvolumes": Resource("persistentvolumes", "PersistentVolume", False, short=["pv"],
+                                  subresources=("status",), singular="persistentvolume",
+                                  fields=dict(META_FIELDS)),
+    "storageclasses": Resource("storageclasses", "StorageClass", False, short=["sc"], singular="storageclass",
+                               group="storage.k8s.io", fields=dict(META_FIELDS)),
+    "csinodes": Resource("csinodes", "CSINode", False, singular="csinode", group="storage.k8s.io",
+                         fields=dict(META_FIELDS)),
+    "csidrivers": Resource("csidrivers", "CSIDriver", False, singular="csidriver", group="storage.k8s.io",
+                           fields=dict(META_FIELDS)),
+    "csistoragecapacities": Resource("csistoragecapacities", "CSIStorageCapacity", True,
+                                     singular="csistoragecapacity", group="storage.k8s.io",
+                                     fields=dict(META_FIELDS)),
+    "volumeattachments": Resource("volumeattachments", "VolumeAttachment", False, subresources=("status",),
+                                  singular="volumeattachment", group="storage.k8s.io",
+                                  fields=dict(META_FIELDS)),
 }
 KIND_TO_RESOURCE = {r.kind: r.name for r in RESOURCES.values()}
 KIND_API_VERSION = {r.kind: r.api_version for r in RESOURCES.values()}
-API_GROUPS = {"apps": "apps/v1", "policy": "policy/v1"}
+API_GROUPS = {"apps": "apps/v1", "policy": "policy/v1", "storage.k8s.io": "storage.k8s.io/v1"}
 # workloads: metadata.generation is 1 on create and grows with each spec change
 GENERATION_RESOURCES = ("poddisruptionbudgets", "replicationcontrollers", "replicasets", "statefulsets")
 INITIAL_NAMESPACES = ["default", "kube-system", "kube-public", "kube-node-lease"]

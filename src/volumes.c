@@ -1,0 +1,675 @@
+/*
+ * volumes.c
+ *	  The pod's volumes and the cluster's storage objects, as the volume
+ *	  plugins read them (volumes.h).
+ *
+ * The pods table keeps the volumes of spec.volumes that a volume plugin
+ * reads (PodVolumesColumn, at apply), and the cycle decodes them with the
+ * pod (PodVolumesFromJsonb, codec.c).  The storage objects are read from
+ * their mirror tables once per refresh of the snapshot, and only when a pod
+ * with volumes asks (VolumeCatalogGet).  Rows are read defensively: a field
+ * of the wrong type reads as unset, as a row planted past validation may
+ * hold anything.
+ *
+ * IDENTIFICATION
+ *	  src/volumes.c
+ */
+#include "postgres.h"
+
+#include "executor/spi.h"
+#include "utils/builtins.h"
+#include "common/hashfn.h"
+#include "utils/memutils.h"
+
+#include "jsonutil.h"
+#include "quantity.h"
+#include "snapshot.h"
+#include "volumes.h"
+
+/* ------------------------------------------------------------------------
+ * Reading fields that may be anything
+ * ------------------------------------------------------------------------
+ */
+
+/* c.key as an object, or NULL */
+static JsonbContainer *
+obj_at(JsonbContainer *c, const char *key)
+{
+	JsonbValue *v = c ? JGet(c, key) : NULL;
+
+	if (v && v->type == jbvBinary && JsonContainerIsObject(v->val.binary.data))
+		return v->val.binary.data;
+	return NULL;
+}
+
+/* c.key as an array, or NULL */
+static JsonbContainer *
+arr_at(JsonbContainer *c, const char *key)
+{
+	JsonbValue *v = c ? JGet(c, key) : NULL;
+
+	if (v && v->type == jbvBinary && JsonContainerIsArray(v->val.binary.data))
+		return v->val.binary.data;
+	return NULL;
+}
+
+/* c.key as a string, or NULL (unset, or not a string) */
+static char *
+str_at(JsonbContainer *c, const char *key)
+{
+	JsonbValue *v = c ? JGet(c, key) : NULL;
+
+	if (v && v->type == jbvString)
+		return pnstrdup(v->val.string.val, v->val.string.len);
+	return NULL;
+}
+
+static bool
+bool_at(JsonbContainer *c, const char *key, bool dflt)
+{
+	JsonbValue *v = c ? JGet(c, key) : NULL;
+
+	if (v && v->type == jbvBool)
+		return v->val.boolean;
+	return dflt;
+}
+
+static int32
+int32_at(JsonbContainer *c, const char *key, bool *has)
+{
+	JsonbValue *v = c ? JGet(c, key) : NULL;
+	int32		n = 0;
+
+	*has = v && v->type == jbvNumeric && JValueInt32(v, &n);
+	return *has ? n : 0;
+}
+
+/* a quantity (string or number) in bytes; false when absent or unreadable */
+static bool
+quantity_at(JsonbContainer *c, const char *key, int64 *out)
+{
+	JsonbValue *v = c ? JGet(c, key) : NULL;
+	char	   *s;
+
+	if (v == NULL || (v->type != jbvString && v->type != jbvNumeric))
+		return false;
+	s = JScalarText(v);
+	return QuantityParse(s, strlen(s), QUANTITY_SCALE_UNIT, out) == QUANTITY_OK;
+}
+
+/* a jsonb copy of c.key when it is an object, or NULL */
+static Jsonb *
+jsonb_obj_at(JsonbContainer *c, const char *key)
+{
+	JsonbValue *v = c ? JGet(c, key) : NULL;
+
+	if (v && v->type == jbvBinary && JsonContainerIsObject(v->val.binary.data))
+		return JToJsonb(v);
+	return NULL;
+}
+
+static Jsonb *
+jsonb_arr_at(JsonbContainer *c, const char *key)
+{
+	JsonbValue *v = c ? JGet(c, key) : NULL;
+
+	if (v && v->type == jbvBinary && JsonContainerIsArray(v->val.binary.data))
+		return JToJsonb(v);
+	return NULL;
+}
+
+static int
+access_modes_at(JsonbContainer *spec)
+{
+	JsonbContainer *a = arr_at(spec, "accessModes");
+	int			modes = 0;
+
+	for (int i = 0; a && i < (int) JsonContainerSize(a); i++)
+	{
+		JsonbValue *e = getIthJsonbValueFromContainer(a, i);
+		char	   *m;
+
+		if (e->type != jbvString)
+			continue;
+		m = pnstrdup(e->val.string.val, e->val.string.len);
+		if (strcmp(m, "ReadWriteOnce") == 0)
+			modes |= ACCESS_RWO;
+		else if (strcmp(m, "ReadOnlyMany") == 0)
+			modes |= ACCESS_ROX;
+		else if (strcmp(m, "ReadWriteMany") == 0)
+			modes |= ACCESS_RWX;
+		else if (strcmp(m, "ReadWriteOncePod") == 0)
+			modes |= ACCESS_RWOP;
+	}
+	return modes;
+}
+
+/* ------------------------------------------------------------------------
+ * The pod's volumes
+ * ------------------------------------------------------------------------
+ */
+
+/* The sources a volume plugin reads, in PodVolumeKind order */
+static const char *const sources[] = {
+	[PVOL_PVC] = "persistentVolumeClaim",
+	[PVOL_EPHEMERAL] = "ephemeral",
+	[PVOL_GCE_PD] = "gcePersistentDisk",
+	[PVOL_AWS_EBS] = "awsElasticBlockStore",
+	[PVOL_RBD] = "rbd",
+	[PVOL_ISCSI] = "iscsi",
+};
+
+/* the source of a volume the plugins read, or 0 */
+static PodVolumeKind
+volume_kind(JsonbContainer *vol, JsonbContainer **src)
+{
+	for (int k = PVOL_PVC; k < (int) lengthof(sources); k++)
+		if ((*src = obj_at(vol, sources[k])) != NULL)
+			return (PodVolumeKind) k;
+	return 0;
+}
+
+/*
+ * PodVolumesColumn
+ *		The pods table's volumes column: the elements of spec.volumes with a
+ *		source a volume plugin reads, as they are; NULL when there are none.
+ *		spec.volumes was validated (ValidatePod).
+ */
+Jsonb *
+PodVolumesColumn(JsonbContainer *spec, const char *what pg_attribute_unused())
+{
+	JsonbContainer *vols = arr_at(spec, "volumes");
+	JsonbParseState *st = NULL;
+	int			kept = 0;
+
+	if (vols == NULL)
+		return NULL;
+	for (int i = 0; i < (int) JsonContainerSize(vols); i++)
+	{
+		JsonbValue *e = getIthJsonbValueFromContainer(vols, i);
+		JsonbContainer *src;
+
+		if (e->type != jbvBinary || !JsonContainerIsObject(e->val.binary.data) ||
+			volume_kind(e->val.binary.data, &src) == 0)
+			continue;
+		if (kept++ == 0)
+			pushJsonbValue(&st, WJB_BEGIN_ARRAY, NULL);
+		pushJsonbValue(&st, WJB_ELEM, e);
+	}
+	if (kept == 0)
+		return NULL;
+	return JsonbValueToJsonb(pushJsonbValue(&st, WJB_END_ARRAY, NULL));
+}
+
+static void
+decode_volume(PodVolume *v, PodVolumeKind kind, JsonbContainer *src, const char *pod_name)
+{
+	char	   *s;
+	bool		has;
+
+	v->kind = kind;
+	v->read_only = bool_at(src, "readOnly", false);
+	v->fs_type = (s = str_at(src, "fsType")) ? s : "";
+	switch (kind)
+	{
+		case PVOL_PVC:
+			v->claim = (s = str_at(src, "claimName")) ? s : "";
+			break;
+		case PVOL_EPHEMERAL:
+			/* ephemeral.VolumeClaimName: <pod name>-<volume name> */
+			v->claim = psprintf("%s-%s", pod_name ? pod_name : "", v->name);
+			break;
+		case PVOL_GCE_PD:
+			v->disk = (s = str_at(src, "pdName")) ? s : "";
+			v->partition = int32_at(src, "partition", &has);
+			break;
+		case PVOL_AWS_EBS:
+			v->disk = (s = str_at(src, "volumeID")) ? s : "";
+			v->partition = int32_at(src, "partition", &has);
+			break;
+		case PVOL_RBD:
+			{
+				JsonbContainer *mons = arr_at(src, "monitors");
+				int			n = mons ? JsonContainerSize(mons) : 0;
+
+				v->disk = (s = str_at(src, "image")) ? s : "";
+				/* RBDVolumeSource defaults pool to "rbd" */
+				v->pool = (s = str_at(src, "pool")) && s[0] ? s : "rbd";
+				v->monitors = palloc0(sizeof(char *) * Max(n, 1));
+				for (int i = 0; i < n; i++)
+				{
+					JsonbValue *e = getIthJsonbValueFromContainer(mons, i);
+
+					if (e->type == jbvString)
+						v->monitors[v->nmonitors++] = pnstrdup(e->val.string.val, e->val.string.len);
+				}
+				break;
+			}
+		case PVOL_ISCSI:
+			v->disk = (s = str_at(src, "iqn")) ? s : "";
+			v->portal = (s = str_at(src, "targetPortal")) ? s : "";
+			v->lun = int32_at(src, "lun", &has);
+			break;
+	}
+}
+
+/*
+ * PodVolumesFromJsonb
+ *		The volumes column decoded (NULL: none).  What is not an array of
+ *		objects sets *err; an element without a source the plugins read is
+ *		left out.
+ */
+PodVolume *
+PodVolumesFromJsonb(Jsonb *jb, const char *pod_name, int *n, char **err)
+{
+	PodVolume  *vols;
+	int			size;
+
+	*n = 0;
+	*err = NULL;
+	if (jb == NULL)
+		return NULL;
+	if (!JB_ROOT_IS_ARRAY(jb) || JB_ROOT_IS_SCALAR(jb))
+	{
+		*err = "not an array";
+		return NULL;
+	}
+	size = JsonContainerSize(&jb->root);
+	if (size == 0)
+		return NULL;
+	vols = palloc0(sizeof(PodVolume) * size);
+	for (int i = 0; i < size; i++)
+	{
+		JsonbValue *e = getIthJsonbValueFromContainer(&jb->root, i);
+		JsonbContainer *src;
+		PodVolumeKind kind;
+		char	   *name;
+
+		if (e->type != jbvBinary || !JsonContainerIsObject(e->val.binary.data))
+		{
+			*err = "an element is not an object";
+			continue;
+		}
+		kind = volume_kind(e->val.binary.data, &src);
+		if (kind == 0)
+			continue;
+		name = str_at(e->val.binary.data, "name");
+		vols[*n].name = name ? name : "";
+		decode_volume(&vols[*n], kind, src, pod_name);
+		(*n)++;
+	}
+	if (*n == 0)
+	{
+		pfree(vols);
+		return NULL;
+	}
+	return vols;
+}
+
+/* ------------------------------------------------------------------------
+ * The storage objects
+ * ------------------------------------------------------------------------
+ */
+typedef struct NameEntry
+{
+	char	   *key;			/* hash key: a palloc'd string */
+	void	   *value;
+} NameEntry;
+
+static uint32
+string_hash_fn(const void *key, Size keysize pg_attribute_unused())
+{
+	const char *s = *(char *const *) key;
+
+	return string_hash(s, strlen(s) + 1);
+}
+
+static int
+string_match_fn(const void *a, const void *b, Size keysize pg_attribute_unused())
+{
+	return strcmp(*(char *const *) a, *(char *const *) b);
+}
+
+static HTAB *
+name_table(const char *what, long size, MemoryContext cxt)
+{
+	HASHCTL		ctl;
+
+	ctl.keysize = sizeof(char *);
+	ctl.entrysize = sizeof(NameEntry);
+	ctl.hash = string_hash_fn;
+	ctl.match = string_match_fn;
+	ctl.hcxt = cxt;
+	return hash_create(what, Max(size, 16), &ctl, HASH_ELEM | HASH_FUNCTION | HASH_COMPARE | HASH_CONTEXT);
+}
+
+static void
+name_put(HTAB *h, char *key, void *value)
+{
+	bool		found;
+	NameEntry  *e = hash_search(h, &key, HASH_ENTER, &found);
+
+	if (!found)
+	{
+		e->key = key;
+		e->value = value;
+	}
+}
+
+static void *
+name_get(HTAB *h, const char *key)
+{
+	NameEntry  *e;
+
+	if (h == NULL || key == NULL)
+		return NULL;
+	e = hash_search(h, &key, HASH_FIND, NULL);
+	return e ? e->value : NULL;
+}
+
+static char *
+annotation(JsonbContainer *meta, const char *key)
+{
+	return str_at(obj_at(meta, "annotations"), key);
+}
+
+static Pvc *
+read_pvc(JsonbContainer *obj)
+{
+	JsonbContainer *meta = obj_at(obj, "metadata");
+	JsonbContainer *spec = obj_at(obj, "spec");
+	JsonbContainer *status = obj_at(obj, "status");
+	Pvc		   *c = palloc0(sizeof(Pvc));
+	char	   *done = annotation(meta, "pv.kubernetes.io/bind-completed");
+
+	c->uid = str_at(meta, "uid");
+	c->namespace = str_at(meta, "namespace");
+	c->name = str_at(meta, "name");
+	c->storage_class = str_at(spec, "storageClassName");
+	c->volume_name = str_at(spec, "volumeName");
+	/* metav1.HasAnnotation: present, whatever its value */
+	c->bind_completed = done != NULL;
+	c->selected_node = annotation(meta, "volume.kubernetes.io/selected-node");
+	c->access_modes = access_modes_at(spec);
+	c->has_request = quantity_at(obj_at(obj_at(spec, "resources"), "requests"), "storage", &c->request);
+	c->selector = jsonb_obj_at(spec, "selector");
+	c->volume_mode = str_at(spec, "volumeMode");
+	c->phase = str_at(status, "phase");
+	c->owner_refs = jsonb_arr_at(meta, "ownerReferences");
+	c->deleting = meta && JGet(meta, "deletionTimestamp") && JGet(meta, "deletionTimestamp")->type == jbvString;
+	return c;
+}
+
+static Pv *
+read_pv(JsonbContainer *obj)
+{
+	JsonbContainer *meta = obj_at(obj, "metadata");
+	JsonbContainer *spec = obj_at(obj, "spec");
+	JsonbContainer *claim = obj_at(spec, "claimRef");
+	JsonbContainer *csi = obj_at(spec, "csi");
+	JsonbContainer *src;
+	Pv		   *v = palloc0(sizeof(Pv));
+	char	   *s;
+
+	v->uid = str_at(meta, "uid");
+	v->name = str_at(meta, "name");
+	v->storage_class = (s = str_at(spec, "storageClassName")) ? s : "";
+	if (claim)
+	{
+		v->claim_namespace = (s = str_at(claim, "namespace")) ? s : "";
+		v->claim_name = (s = str_at(claim, "name")) ? s : "";
+		v->claim_uid = str_at(claim, "uid");
+	}
+	v->access_modes = access_modes_at(spec);
+	v->has_capacity = quantity_at(obj_at(spec, "capacity"), "storage", &v->capacity);
+	v->node_affinity = jsonb_obj_at(obj_at(spec, "nodeAffinity"), "required");
+	v->labels = jsonb_obj_at(meta, "labels");
+	if (v->labels == NULL)
+		v->labels = DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum("{}")));
+	v->volume_mode = str_at(spec, "volumeMode");
+	v->phase = str_at(obj_at(obj, "status"), "phase");
+	v->deleting = meta && JGet(meta, "deletionTimestamp") && JGet(meta, "deletionTimestamp")->type == jbvString;
+	if (csi)
+	{
+		v->csi_driver = (s = str_at(csi, "driver")) ? s : "";
+		v->csi_handle = (s = str_at(csi, "volumeHandle")) ? s : "";
+	}
+	if ((src = obj_at(spec, "gcePersistentDisk")) != NULL)
+	{
+		v->intree = PVOL_GCE_PD;
+		v->intree_id = (s = str_at(src, "pdName")) ? s : "";
+	}
+	else if ((src = obj_at(spec, "awsElasticBlockStore")) != NULL)
+	{
+		v->intree = PVOL_AWS_EBS;
+		v->intree_id = (s = str_at(src, "volumeID")) ? s : "";
+	}
+	return v;
+}
+
+static StorageClass *
+read_class(JsonbContainer *obj)
+{
+	StorageClass *sc = palloc0(sizeof(StorageClass));
+	char	   *mode = str_at(obj, "volumeBindingMode");
+	char	   *s;
+
+	sc->name = str_at(obj_at(obj, "metadata"), "name");
+	sc->provisioner = (s = str_at(obj, "provisioner")) ? s : "";
+	sc->binding_mode_set = mode != NULL;
+	sc->wait_for_first_consumer = mode && strcmp(mode, "WaitForFirstConsumer") == 0;
+	sc->allowed_topologies = jsonb_arr_at(obj, "allowedTopologies");
+	return sc;
+}
+
+static CsiNode *
+read_csinode(JsonbContainer *obj)
+{
+	JsonbContainer *meta = obj_at(obj, "metadata");
+	JsonbContainer *drivers = arr_at(obj_at(obj, "spec"), "drivers");
+	int			n = drivers ? JsonContainerSize(drivers) : 0;
+	CsiNode    *cn = palloc0(sizeof(CsiNode));
+
+	cn->name = str_at(meta, "name");
+	cn->migrated_plugins = annotation(meta, "storage.alpha.kubernetes.io/migrated-plugins");
+	cn->drivers = palloc0(sizeof(CsiNodeDriver) * Max(n, 1));
+	for (int i = 0; i < n; i++)
+	{
+		JsonbValue *e = getIthJsonbValueFromContainer(drivers, i);
+		JsonbContainer *d;
+		JsonbContainer *keys;
+		CsiNodeDriver *cd;
+		char	   *s;
+
+		if (e->type != jbvBinary || !JsonContainerIsObject(e->val.binary.data))
+			continue;
+		d = e->val.binary.data;
+		cd = &cn->drivers[cn->ndrivers++];
+		cd->name = (s = str_at(d, "name")) ? s : "";
+		cd->node_id = (s = str_at(d, "nodeID")) ? s : "";
+		cd->count = int32_at(obj_at(d, "allocatable"), "count", &cd->has_count);
+		keys = arr_at(d, "topologyKeys");
+		cd->topology_keys = palloc0(sizeof(char *) * Max(keys ? JsonContainerSize(keys) : 0, 1));
+		for (int j = 0; keys && j < (int) JsonContainerSize(keys); j++)
+		{
+			JsonbValue *k = getIthJsonbValueFromContainer(keys, j);
+
+			if (k->type == jbvString)
+				cd->topology_keys[cd->ntopology_keys++] = pnstrdup(k->val.string.val, k->val.string.len);
+		}
+	}
+	return cn;
+}
+
+static CsiDriver *
+read_driver(JsonbContainer *obj)
+{
+	JsonbContainer *spec = obj_at(obj, "spec");
+	CsiDriver  *d = palloc0(sizeof(CsiDriver));
+
+	d->name = str_at(obj_at(obj, "metadata"), "name");
+	d->attach_required = bool_at(spec, "attachRequired", true);
+	d->storage_capacity = bool_at(spec, "storageCapacity", false);
+	return d;
+}
+
+static CsiCapacity *
+read_capacity(JsonbContainer *obj)
+{
+	JsonbContainer *meta = obj_at(obj, "metadata");
+	CsiCapacity *c = palloc0(sizeof(CsiCapacity));
+	char	   *s;
+
+	c->namespace = str_at(meta, "namespace");
+	c->name = str_at(meta, "name");
+	c->storage_class = (s = str_at(obj, "storageClassName")) ? s : "";
+	c->node_topology = jsonb_obj_at(obj, "nodeTopology");
+	c->has_capacity = quantity_at(obj, "capacity", &c->capacity);
+	c->has_max_size = quantity_at(obj, "maximumVolumeSize", &c->max_size);
+	return c;
+}
+
+static VolAttachment *
+read_attachment(JsonbContainer *obj)
+{
+	JsonbContainer *spec = obj_at(obj, "spec");
+	VolAttachment *a = palloc0(sizeof(VolAttachment));
+	char	   *s;
+
+	a->name = str_at(obj_at(obj, "metadata"), "name");
+	a->attacher = (s = str_at(spec, "attacher")) ? s : "";
+	a->node = (s = str_at(spec, "nodeName")) ? s : "";
+	a->pv_name = str_at(obj_at(spec, "source"), "persistentVolumeName");
+	return a;
+}
+
+/* Every object of table, in name order, as read (a List of what read returns) */
+static List *
+read_table(const char *table, void *(*read) (JsonbContainer *obj))
+{
+	char	   *sql = psprintf("SELECT object FROM %s ORDER BY name, uid", table);
+	SPITupleTable *tt;
+	List	   *out = NIL;
+
+	if (SPI_execute(sql, true, 0) != SPI_OK_SELECT)
+		elog(ERROR, "could not read %s", table);
+	tt = SPI_tuptable;
+	for (uint64 i = 0; i < SPI_processed; i++)
+	{
+		bool		isnull;
+		Datum		d = SPI_getbinval(tt->vals[i], tt->tupdesc, 1, &isnull);
+		Jsonb	   *jb;
+
+		if (isnull)
+			continue;
+		jb = DatumGetJsonbP(d);
+		if (!JB_ROOT_IS_OBJECT(jb))
+			continue;
+		out = lappend(out, read(&jb->root));
+	}
+	SPI_freetuptable(tt);
+	return out;
+}
+
+static PerCallCache catalog_cache;
+static VolumeCatalog *catalog;
+
+/*
+ * VolumeCatalogGet
+ *		The storage objects as of the snapshot's last refresh, read once per
+ *		refresh (snap NULL: read now).
+ */
+VolumeCatalog *
+VolumeCatalogGet(ClusterSnapshot *snap)
+{
+	MemoryContext cxt = SnapshotPerCall(snap, &catalog_cache, "scheduler volume catalog");
+	MemoryContext old;
+	List	   *l;
+	ListCell   *lc;
+
+	if (cxt == NULL)
+		return catalog;
+	old = MemoryContextSwitchTo(cxt);
+	catalog = palloc0(sizeof(VolumeCatalog));
+	catalog->cxt = cxt;
+
+	l = read_table("scheduler.persistent_volume_claims", (void *(*) (JsonbContainer *)) read_pvc);
+	catalog->pvcs = name_table("scheduler volume catalog: claims", list_length(l), cxt);
+	foreach(lc, l)
+	{
+		Pvc		   *c = lfirst(lc);
+
+		if (c->namespace && c->name)
+			name_put(catalog->pvcs, psprintf("%s/%s", c->namespace, c->name), c);
+	}
+	catalog->pv_list = read_table("scheduler.persistent_volumes", (void *(*) (JsonbContainer *)) read_pv);
+	catalog->pvs = name_table("scheduler volume catalog: volumes", list_length(catalog->pv_list), cxt);
+	foreach(lc, catalog->pv_list)
+		if (((Pv *) lfirst(lc))->name)
+			name_put(catalog->pvs, ((Pv *) lfirst(lc))->name, lfirst(lc));
+	l = read_table("scheduler.storage_classes", (void *(*) (JsonbContainer *)) read_class);
+	catalog->classes = name_table("scheduler volume catalog: classes", list_length(l), cxt);
+	foreach(lc, l)
+		if (((StorageClass *) lfirst(lc))->name)
+			name_put(catalog->classes, ((StorageClass *) lfirst(lc))->name, lfirst(lc));
+	l = read_table("scheduler.csi_nodes", (void *(*) (JsonbContainer *)) read_csinode);
+	catalog->csinodes = name_table("scheduler volume catalog: CSI nodes", list_length(l), cxt);
+	foreach(lc, l)
+		if (((CsiNode *) lfirst(lc))->name)
+			name_put(catalog->csinodes, ((CsiNode *) lfirst(lc))->name, lfirst(lc));
+	l = read_table("scheduler.csi_drivers", (void *(*) (JsonbContainer *)) read_driver);
+	catalog->drivers = name_table("scheduler volume catalog: CSI drivers", list_length(l), cxt);
+	foreach(lc, l)
+		if (((CsiDriver *) lfirst(lc))->name)
+			name_put(catalog->drivers, ((CsiDriver *) lfirst(lc))->name, lfirst(lc));
+	catalog->capacities = read_table("scheduler.csi_storage_capacities",
+									 (void *(*) (JsonbContainer *)) read_capacity);
+	catalog->attachments = read_table("scheduler.volume_attachments",
+									  (void *(*) (JsonbContainer *)) read_attachment);
+
+	MemoryContextSwitchTo(old);
+	SnapshotPerCallFilled(snap, &catalog_cache);
+	return catalog;
+}
+
+Pvc *
+VolumeFindPvc(VolumeCatalog *c, const char *ns, const char *name)
+{
+	char		key[NODE_NAME_KEYSIZE * 2 + 2];
+
+	if (ns == NULL || name == NULL || strlen(ns) + strlen(name) + 2 > sizeof(key))
+		return NULL;
+	snprintf(key, sizeof(key), "%s/%s", ns, name);
+	return name_get(c->pvcs, key);
+}
+
+Pv *
+VolumeFindPv(VolumeCatalog *c, const char *name)
+{
+	return name_get(c->pvs, name);
+}
+
+StorageClass *
+VolumeFindClass(VolumeCatalog *c, const char *name)
+{
+	return name_get(c->classes, name);
+}
+
+CsiNode *
+VolumeFindCsiNode(VolumeCatalog *c, const char *node)
+{
+	return name_get(c->csinodes, node);
+}
+
+CsiDriver *
+VolumeFindDriver(VolumeCatalog *c, const char *name)
+{
+	return name_get(c->drivers, name);
+}
+
+/* The API server's NotFound message: persistentvolumeclaim "x" not found */
+char *
+VolumeNotFound(const char *resource, const char *name)
+{
+	return psprintf("%s \"%s\" not found", resource, name);
+}

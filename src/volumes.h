@@ -1,0 +1,180 @@
+/*
+ * volumes.h
+ *	  What the volume plugins read: the pod's volumes (decoded with the pod,
+ *	  codec.c) and the storage objects of the cluster (PersistentVolumeClaims,
+ *	  PersistentVolumes, StorageClasses, CSINodes, CSIDrivers,
+ *	  CSIStorageCapacities, VolumeAttachments), read from their mirror tables
+ *	  once per refresh of the snapshot (volumes.c), as kube-scheduler's
+ *	  plugins read them from informer listers.
+ *
+ * Every string field is NULL when the object leaves it unset, "" when it sets
+ * it empty: kube-scheduler distinguishes the two where a field is a pointer
+ * (storageClassName), and compares strings where it is not.
+ *
+ * IDENTIFICATION
+ *	  src/volumes.h
+ */
+#ifndef SCHEDULER_VOLUMES_H
+#define SCHEDULER_VOLUMES_H
+
+#include "postgres.h"
+#include "utils/hsearch.h"
+#include "utils/jsonb.h"
+#include "cluster.h"
+
+struct ClusterSnapshot;
+
+/*
+ * The volumes of a pod the plugins read, from the pods table's volumes
+ * column (the other kinds of spec.volumes are not stored there); pod_name
+ * makes an ephemeral volume's claim name.  Returns NULL and *n = 0 when
+ * there are none; sets *err when the column does not read (a planted row).
+ */
+extern PodVolume *PodVolumesFromJsonb(Jsonb *jb, const char *pod_name, int *n, char **err);
+
+/* spec.volumes of a pod object as the pods table keeps them (mirror.c): NULL when none */
+extern Jsonb *PodVolumesColumn(JsonbContainer *spec, const char *what);
+
+/* ------------------------------------------------------------------------
+ * Access modes, as a bit set
+ * ------------------------------------------------------------------------
+ */
+#define ACCESS_RWO		0x01		/* ReadWriteOnce */
+#define ACCESS_ROX		0x02		/* ReadOnlyMany */
+#define ACCESS_RWX		0x04		/* ReadWriteMany */
+#define ACCESS_RWOP		0x08		/* ReadWriteOncePod */
+
+/* ------------------------------------------------------------------------
+ * The storage objects
+ * ------------------------------------------------------------------------
+ */
+typedef struct Pvc
+{
+	char	   *uid;
+	char	   *namespace;
+	char	   *name;
+	char	   *storage_class;	/* spec.storageClassName; NULL unset */
+	char	   *volume_name;	/* spec.volumeName; NULL or "": unbound */
+	bool		bind_completed; /* annotation pv.kubernetes.io/bind-completed */
+	char	   *selected_node;	/* annotation volume.kubernetes.io/selected-node, or NULL */
+	int			access_modes;	/* spec.accessModes, ACCESS_* */
+	bool		has_request;
+	int64		request;		/* spec.resources.requests.storage, bytes */
+	Jsonb	   *selector;		/* spec.selector, NULL when none */
+	char	   *volume_mode;	/* spec.volumeMode; NULL = Filesystem */
+	char	   *phase;			/* status.phase, or NULL */
+	Jsonb	   *owner_refs;		/* metadata.ownerReferences, NULL when none */
+	bool		deleting;		/* metadata.deletionTimestamp set */
+	/* an assumption of this call (VolumeBinding's Reserve): bound to this PV */
+	char	   *assumed_pv;
+} Pvc;
+
+typedef struct Pv
+{
+	char	   *uid;
+	char	   *name;
+	char	   *storage_class;	/* spec.storageClassName, "" when unset */
+	char	   *claim_namespace;	/* spec.claimRef, NULL when none */
+	char	   *claim_name;
+	char	   *claim_uid;		/* NULL when the claimRef has none */
+	int			access_modes;
+	bool		has_capacity;
+	int64		capacity;		/* spec.capacity.storage, bytes */
+	Jsonb	   *node_affinity;	/* spec.nodeAffinity.required (a NodeSelector), or NULL */
+	Jsonb	   *labels;			/* metadata.labels, {} when none */
+	char	   *volume_mode;	/* NULL = Filesystem */
+	char	   *phase;			/* status.phase, or NULL */
+	bool		deleting;
+	/* the volume's source, as NodeVolumeLimits counts it */
+	char	   *csi_driver;		/* spec.csi.driver, or NULL */
+	char	   *csi_handle;		/* spec.csi.volumeHandle */
+	PodVolumeKind intree;		/* spec.gcePersistentDisk / awsElasticBlockStore, else 0 */
+	char	   *intree_id;		/* pdName / volumeID */
+	/* an assumption of this call (VolumeBinding's Reserve): claimed by ns/name */
+	char	   *assumed_claim_namespace;
+	char	   *assumed_claim_name;
+} Pv;
+
+typedef struct StorageClass
+{
+	char	   *name;
+	char	   *provisioner;	/* "" when unset */
+	bool		binding_mode_set;	/* volumeBindingMode given */
+	bool		wait_for_first_consumer;	/* volumeBindingMode WaitForFirstConsumer */
+	Jsonb	   *allowed_topologies; /* allowedTopologies, or NULL */
+} StorageClass;
+
+typedef struct CsiNodeDriver
+{
+	char	   *name;
+	char	   *node_id;
+	bool		has_count;		/* allocatable.count given */
+	int32		count;
+	int			ntopology_keys;
+	char	  **topology_keys;
+} CsiNodeDriver;
+
+typedef struct CsiNode
+{
+	char	   *name;			/* the node's name */
+	char	   *migrated_plugins;	/* annotation storage.alpha.kubernetes.io/migrated-plugins, or NULL */
+	int			ndrivers;
+	CsiNodeDriver *drivers;
+} CsiNode;
+
+typedef struct CsiDriver
+{
+	char	   *name;
+	bool		attach_required;	/* spec.attachRequired, default true */
+	bool		storage_capacity;	/* spec.storageCapacity, default false */
+} CsiDriver;
+
+typedef struct CsiCapacity
+{
+	char	   *namespace;
+	char	   *name;
+	char	   *storage_class;
+	Jsonb	   *node_topology;	/* a LabelSelector, or NULL (matches no node) */
+	bool		has_capacity;
+	int64		capacity;
+	bool		has_max_size;
+	int64		max_size;		/* maximumVolumeSize */
+} CsiCapacity;
+
+typedef struct VolAttachment
+{
+	char	   *name;
+	char	   *attacher;
+	char	   *node;
+	char	   *pv_name;		/* spec.source.persistentVolumeName, or NULL */
+} VolAttachment;
+
+/*
+ * Every storage object of the cluster, as of the snapshot's last refresh.
+ * Lookups by name return NULL when there is none; the lists are in name
+ * order.
+ */
+typedef struct VolumeCatalog
+{
+	HTAB	   *pvcs;			/* "<namespace>/<name>" -> Pvc * */
+	HTAB	   *pvs;			/* name -> Pv * */
+	HTAB	   *classes;		/* name -> StorageClass * */
+	HTAB	   *csinodes;		/* node name -> CsiNode * */
+	HTAB	   *drivers;		/* name -> CsiDriver * */
+	List	   *pv_list;		/* Pv *, by name */
+	List	   *capacities;		/* CsiCapacity * */
+	List	   *attachments;	/* VolAttachment * */
+	MemoryContext cxt;
+} VolumeCatalog;
+
+extern VolumeCatalog *VolumeCatalogGet(struct ClusterSnapshot *snap);
+extern Pvc *VolumeFindPvc(VolumeCatalog *c, const char *ns, const char *name);
+extern Pv  *VolumeFindPv(VolumeCatalog *c, const char *name);
+extern StorageClass *VolumeFindClass(VolumeCatalog *c, const char *name);
+extern CsiNode *VolumeFindCsiNode(VolumeCatalog *c, const char *node);
+extern CsiDriver *VolumeFindDriver(VolumeCatalog *c, const char *name);
+
+/* "persistentvolumeclaim \"<name>\" not found", as the API's NotFound error reads */
+extern char *VolumeNotFound(const char *resource, const char *name);
+
+#endif							/* SCHEDULER_VOLUMES_H */
