@@ -10,7 +10,7 @@ SELECT pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
 -- The pods already mirrored get theirs from their objects.
 ALTER TABLE scheduler.pods ADD COLUMN volumes jsonb;
 UPDATE scheduler.pods
-    SET volumes = pg_catalog.nullif(pg_catalog.jsonb_path_query_array(object,
+    SET volumes = NULLIF(pg_catalog.jsonb_path_query_array(object,
         '$.spec.volumes[*] ? (@.persistentVolumeClaim.type() == "object" || @.ephemeral.type() == "object"
                               || @.gcePersistentDisk.type() == "object" || @.awsElasticBlockStore.type() == "object"
                               || @.rbd.type() == "object" || @.iscsi.type() == "object")'), '[]'::jsonb)

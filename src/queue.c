@@ -25,6 +25,7 @@
 #include "access/xact.h"
 #include "catalog/pg_type.h"
 #include "commands/async.h"
+#include "commands/extension.h"
 #include "executor/spi.h"
 #include "fmgr.h"
 #include "utils/builtins.h"
@@ -427,10 +428,19 @@ move_safely(List *events)
 int
 QueueDispatch(const MirrorKind *k, const char *olds, const char *news, Datum *args)
 {
-	List	   *events = k->row_events(olds, news, args);
+	List	   *events;
 	List	   *wanted = NIL;
 	ListCell   *lc;
 
+	/*
+	 * An update script runs with this library over the tables of the version
+	 * it updates from: the changed rows may lack the columns the events are
+	 * read from.  They are not read; every unschedulable pod moves, as for a
+	 * change no QueueingHint can judge.
+	 */
+	if (creating_extension)
+		return SchedQueueMoveAll("the extension is being updated");
+	events = k->row_events(olds, news, args);
 	/* events no plugin registers for move nothing */
 	foreach(lc, events)
 		if (EventOfInterest(lfirst(lc)))

@@ -141,22 +141,51 @@ is($node->safe_psql('old', q{SELECT extversion FROM pg_extension WHERE extname =
 	$current, "old is updated to $current");
 # every row kept, but those of the pods assumed on the deleted node (the
 # pinned pod, and any other the scores put there): forgotten, queued again
+# The default profile gains the plugins of the versions updated through
+# (0.3: the volume plugins), as a fresh install has them; a profile of the
+# user's own ('tight', a copy of 0.1's default) is kept as it was.
+my ($fresh_default) = $node->safe_psql('fresh', $rows_query) =~ /^(profile default-scheduler \d+)$/m;
 my @expected;
+my @unschedulable;
 for my $row (split(/\n/, $before))
 {
 	if ($row =~ /^pod (\S+) gone$/)
 	{
 		push @expected, "pod $1 -", "queue uid-$1 active";
 	}
+	elsif ($row =~ /^profile default-scheduler /)
+	{
+		push @expected, $fresh_default;
+	}
 	else
 	{
+		push @unschedulable, $1 if $row =~ /^queue (\S+) unschedulable$/;
 		push @expected, $row;
 	}
 }
 my $expected = join("\n", sort @expected);
-is($node->safe_psql('old', $rows_query), $expected,
+
+# An update script runs with the new library over the old tables, so the
+# QueueingHints cannot read the rows it changes: every unschedulable pod is
+# moved on (to backoff, or active once its backoff is over), as for a change
+# no hint can judge.  Read as unschedulable again, to compare.
+sub moved_back
+{
+	my ($rows) = @_;
+	$rows =~ s/^queue \Q$_\E (?:backoff|active)$/queue $_ unschedulable/m for @unschedulable;
+	return $rows;
+}
+# what only the user's own profile makes differ from a fresh install
+sub without_own_profile
+{
+	my ($rows) = @_;
+	$rows =~ s/^profile tight \d+\n//m;
+	return $rows;
+}
+is(moved_back($node->safe_psql('old', $rows_query)), $expected,
 	'the new library and the update kept every row, but forgot the pod assumed on a deleted node');
-is($node->safe_psql('old', $rows_query), $node->safe_psql('fresh', $rows_query),
+is(without_own_profile(moved_back($node->safe_psql('old', $rows_query))),
+	without_own_profile($node->safe_psql('fresh', $rows_query)),
 	'the updated and the fresh database hold the same rows');
 
 # Every object the extension owns, described by what defines it.
@@ -225,7 +254,7 @@ my $then_fresh = $node->safe_psql('fresh', $then);
 is($then_old, $then_fresh, 'after the update both schedule the next pods alike');
 like($then_old, qr/^huge n4 scheduled$/m, 'the huge pod lands on the new node');
 like($then_old, qr/^tight-one n\d scheduled$/m, 'the profile kept across the update schedules its pod');
-is($node->safe_psql('old', $rows_query), $node->safe_psql('fresh', $rows_query),
+is(without_own_profile($node->safe_psql('old', $rows_query)), without_own_profile($node->safe_psql('fresh', $rows_query)),
 	'and end with the same rows');
 is($node->safe_psql('old', q{SELECT string_agg(namespace || '/' || name || ' ' || queue, ',' ORDER BY name) FROM scheduler.pending_pods}),
 	$node->safe_psql('fresh', q{SELECT string_agg(namespace || '/' || name || ' ' || queue, ',' ORDER BY name) FROM scheduler.pending_pods}),
