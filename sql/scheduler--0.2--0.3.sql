@@ -131,3 +131,54 @@ INSERT INTO scheduler.profile_plugins (scheduler_name, plugin, position, weight)
     WHERE p.plugin OPERATOR(pg_catalog.=) ANY (ARRAY['VolumeRestrictions', 'NodeVolumeLimits', 'VolumeBinding', 'VolumeZone'])
     ORDER BY p.default_position
     ON CONFLICT DO NOTHING;
+
+-- The storage kinds (src/volumes.c): each statement's changed rows become
+-- cluster events (<Kind>Add, <Kind>Update, <Kind>Delete) for the
+-- QueueingHints of the volume plugins.
+CREATE FUNCTION scheduler_internal.objects_changed() RETURNS trigger
+    AS 'MODULE_PATHNAME', 'scheduler_objects_changed' LANGUAGE C SECURITY DEFINER;
+CREATE TRIGGER changed_insert AFTER INSERT ON scheduler.persistent_volume_claims REFERENCING NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler_internal.objects_changed();
+CREATE TRIGGER changed_update AFTER UPDATE ON scheduler.persistent_volume_claims REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler_internal.objects_changed();
+CREATE TRIGGER changed_delete AFTER DELETE ON scheduler.persistent_volume_claims REFERENCING OLD TABLE AS old_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler_internal.objects_changed();
+CREATE TRIGGER changed_insert AFTER INSERT ON scheduler.persistent_volumes REFERENCING NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler_internal.objects_changed();
+CREATE TRIGGER changed_update AFTER UPDATE ON scheduler.persistent_volumes REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler_internal.objects_changed();
+CREATE TRIGGER changed_delete AFTER DELETE ON scheduler.persistent_volumes REFERENCING OLD TABLE AS old_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler_internal.objects_changed();
+CREATE TRIGGER changed_insert AFTER INSERT ON scheduler.storage_classes REFERENCING NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler_internal.objects_changed();
+CREATE TRIGGER changed_update AFTER UPDATE ON scheduler.storage_classes REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler_internal.objects_changed();
+CREATE TRIGGER changed_delete AFTER DELETE ON scheduler.storage_classes REFERENCING OLD TABLE AS old_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler_internal.objects_changed();
+CREATE TRIGGER changed_insert AFTER INSERT ON scheduler.csi_nodes REFERENCING NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler_internal.objects_changed();
+CREATE TRIGGER changed_update AFTER UPDATE ON scheduler.csi_nodes REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler_internal.objects_changed();
+CREATE TRIGGER changed_delete AFTER DELETE ON scheduler.csi_nodes REFERENCING OLD TABLE AS old_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler_internal.objects_changed();
+CREATE TRIGGER changed_insert AFTER INSERT ON scheduler.csi_drivers REFERENCING NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler_internal.objects_changed();
+CREATE TRIGGER changed_update AFTER UPDATE ON scheduler.csi_drivers REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler_internal.objects_changed();
+CREATE TRIGGER changed_delete AFTER DELETE ON scheduler.csi_drivers REFERENCING OLD TABLE AS old_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler_internal.objects_changed();
+CREATE TRIGGER changed_insert AFTER INSERT ON scheduler.csi_storage_capacities REFERENCING NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler_internal.objects_changed();
+CREATE TRIGGER changed_update AFTER UPDATE ON scheduler.csi_storage_capacities REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler_internal.objects_changed();
+CREATE TRIGGER changed_delete AFTER DELETE ON scheduler.csi_storage_capacities REFERENCING OLD TABLE AS old_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler_internal.objects_changed();
+CREATE TRIGGER changed_insert AFTER INSERT ON scheduler.volume_attachments REFERENCING NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler_internal.objects_changed();
+CREATE TRIGGER changed_update AFTER UPDATE ON scheduler.volume_attachments REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler_internal.objects_changed();
+CREATE TRIGGER changed_delete AFTER DELETE ON scheduler.volume_attachments REFERENCING OLD TABLE AS old_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler_internal.objects_changed();
+ALTER FUNCTION scheduler_internal.objects_changed() SET search_path = pg_catalog, pg_temp;
+REVOKE ALL ON FUNCTION scheduler_internal.objects_changed() FROM PUBLIC;
+COMMENT ON FUNCTION scheduler.kinds() IS 'The Kubernetes kinds the scheduler mirrors and watches: kind, list kind, apiVersion, resource, the collection path and query the watch worker lists and watches, the mirror table, whether namespaced, and the cluster events its changes raise for the QueueingHints (Node, AssignedPod, PersistentVolumeClaim, ...) or NULL';

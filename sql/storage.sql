@@ -70,7 +70,7 @@ SELECT scheduler.apply('{"kind": "Pod", "metadata": {"name": "web", "namespace":
     {"name": "token", "projected": {"sources": []}}]}}');
 SELECT scheduler.apply('{"kind": "Pod", "metadata": {"name": "plain", "namespace": "db", "uid": "pod-plain"},
   "spec": {"containers": [{"name": "c", "image": "i"}], "volumes": [{"name": "config", "configMap": {"name": "cfg"}}]}}');
-SELECT name, jsonb_path_query_array(volumes, '$[*].name') AS volumes FROM scheduler.pods ORDER BY name;
+SELECT name, jsonb_path_query_array(volumes, '$[*].name') AS volumes FROM scheduler.pods WHERE namespace = 'db' ORDER BY name;
 
 ------------------------------------------------------------------------------
 -- Refused, as the API server refuses them, the field named

@@ -14,6 +14,14 @@
 /* Resources, and kube-scheduler's ActionType bits (one per event) */
 #define RES_NODE			1
 #define RES_ASSIGNED_POD	2
+/* the storage kinds (volumes.h): their events carry the objects */
+#define RES_PVC						3	/* PersistentVolumeClaim */
+#define RES_PV						4	/* PersistentVolume */
+#define RES_STORAGE_CLASS			5
+#define RES_CSI_NODE				6
+#define RES_CSI_DRIVER				7
+#define RES_CSI_STORAGE_CAPACITY	8
+#define RES_VOLUME_ATTACHMENT		9
 
 #define ACT_ADD						0x0001
 #define ACT_DELETE					0x0002
@@ -22,6 +30,7 @@
 #define ACT_UPDATE_NODE_TAINT		0x0010
 #define ACT_UPDATE_POD_LABEL		0x0100
 #define ACT_UPDATE_POD_SCALE_DOWN	0x0200
+#define ACT_UPDATE_OBJECT			0x0400	/* any update of another kind's object */
 #define ACT_UPDATE					0x1FFC	/* every update */
 
 typedef struct ClusterEvent
@@ -33,6 +42,8 @@ typedef struct ClusterEvent
 	NodeInfo   *new_node;		/* and after (NULL on delete) */
 	PodRef	   *old_pod;		/* assigned pod events: before */
 	PodRef	   *new_pod;		/* and after */
+	Jsonb	   *old_obj;		/* other kinds' events: the object before */
+	Jsonb	   *new_obj;		/* and after */
 } ClusterEvent;
 
 typedef enum QueueingHint
@@ -51,6 +62,6 @@ typedef struct EventRegistration
 	QueueingHint (*hint) (const struct PodInfo *pod, const ClusterEvent *ev);
 } EventRegistration;
 
-#define MAX_EVENT_REGISTRATIONS 6
+#define MAX_EVENT_REGISTRATIONS 10
 
 #endif							/* SCHEDULER_EVENTS_H */

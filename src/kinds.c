@@ -80,39 +80,46 @@ const MirrorKind MirrorKinds[] = {
 	{
 		.kind = "PersistentVolumeClaim",.list_kind = "PersistentVolumeClaimList",.api_version = "v1",
 		.resource = "persistentvolumeclaims",.table = "scheduler.persistent_volume_claims",.namespaced = true,
-		.name_rule = NameRuleDns1123Subdomain,.validate = ValidatePersistentVolumeClaim,.apply = MirrorApplyObject
+		.name_rule = NameRuleDns1123Subdomain,.validate = ValidatePersistentVolumeClaim,.apply = MirrorApplyObject,
+		.events = RES_PVC,.row_events = ObjectRowEvents
 	},
 	{
 		.kind = "PersistentVolume",.list_kind = "PersistentVolumeList",.api_version = "v1",
 		.resource = "persistentvolumes",.table = "scheduler.persistent_volumes",.namespaced = false,
-		.name_rule = NameRuleDns1123Subdomain,.validate = ValidatePersistentVolume,.apply = MirrorApplyObject
+		.name_rule = NameRuleDns1123Subdomain,.validate = ValidatePersistentVolume,.apply = MirrorApplyObject,
+		.events = RES_PV,.row_events = ObjectRowEvents
 	},
 	{
 		.kind = "StorageClass",.list_kind = "StorageClassList",.api_version = "storage.k8s.io/v1",
 		.old_api_version = "storage.k8s.io/v1beta1",.resource = "storageclasses",
 		.table = "scheduler.storage_classes",.namespaced = false,
-		.name_rule = NameRuleDns1123Subdomain,.validate = ValidateStorageClass,.apply = MirrorApplyObject
+		.name_rule = NameRuleDns1123Subdomain,.validate = ValidateStorageClass,.apply = MirrorApplyObject,
+		.events = RES_STORAGE_CLASS,.row_events = ObjectRowEvents
 	},
 	{
 		.kind = "CSINode",.list_kind = "CSINodeList",.api_version = "storage.k8s.io/v1",
 		.resource = "csinodes",.table = "scheduler.csi_nodes",.namespaced = false,
-		.name_rule = NameRuleDns1123Subdomain,.validate = ValidateCSINode,.apply = MirrorApplyObject
+		.name_rule = NameRuleDns1123Subdomain,.validate = ValidateCSINode,.apply = MirrorApplyObject,
+		.events = RES_CSI_NODE,.row_events = ObjectRowEvents
 	},
 	{
 		.kind = "CSIDriver",.list_kind = "CSIDriverList",.api_version = "storage.k8s.io/v1",
 		.resource = "csidrivers",.table = "scheduler.csi_drivers",.namespaced = false,
-		.name_rule = NameRuleDns1123Subdomain,.validate = ValidateCSIDriver,.apply = MirrorApplyObject
+		.name_rule = NameRuleDns1123Subdomain,.validate = ValidateCSIDriver,.apply = MirrorApplyObject,
+		.events = RES_CSI_DRIVER,.row_events = ObjectRowEvents
 	},
 	{
 		.kind = "CSIStorageCapacity",.list_kind = "CSIStorageCapacityList",.api_version = "storage.k8s.io/v1",
 		.old_api_version = "storage.k8s.io/v1beta1",.resource = "csistoragecapacities",
 		.table = "scheduler.csi_storage_capacities",.namespaced = true,
-		.name_rule = NameRuleDns1123Subdomain,.validate = ValidateCSIStorageCapacity,.apply = MirrorApplyObject
+		.name_rule = NameRuleDns1123Subdomain,.validate = ValidateCSIStorageCapacity,.apply = MirrorApplyObject,
+		.events = RES_CSI_STORAGE_CAPACITY,.row_events = ObjectRowEvents
 	},
 	{
 		.kind = "VolumeAttachment",.list_kind = "VolumeAttachmentList",.api_version = "storage.k8s.io/v1",
 		.resource = "volumeattachments",.table = "scheduler.volume_attachments",.namespaced = false,
-		.name_rule = NameRuleDns1123Subdomain,.validate = ValidateVolumeAttachment,.apply = MirrorApplyObject
+		.name_rule = NameRuleDns1123Subdomain,.validate = ValidateVolumeAttachment,.apply = MirrorApplyObject,
+		.events = RES_VOLUME_ATTACHMENT,.row_events = ObjectRowEvents
 	},
 };
 
@@ -147,6 +154,16 @@ KindByEvents(const char *name)
 {
 	for (int i = 0; i < NumMirrorKinds; i++)
 		if (MirrorKinds[i].row_events && pg_strcasecmp(MirrorKinds[i].kind, name) == 0)
+			return &MirrorKinds[i];
+	return NULL;
+}
+
+/* The entry whose rows raise cluster events, by its table ("scheduler.pods"), or NULL */
+const MirrorKind *
+KindByTable(const char *table)
+{
+	for (int i = 0; i < NumMirrorKinds; i++)
+		if (MirrorKinds[i].row_events && strcmp(MirrorKinds[i].table, table) == 0)
 			return &MirrorKinds[i];
 	return NULL;
 }
@@ -212,6 +229,20 @@ EventResourceName(int resource)
 			return "Node";
 		case RES_ASSIGNED_POD:
 			return "AssignedPod";
+		case RES_PVC:
+			return "PersistentVolumeClaim";
+		case RES_PV:
+			return "PersistentVolume";
+		case RES_STORAGE_CLASS:
+			return "StorageClass";
+		case RES_CSI_NODE:
+			return "CSINode";
+		case RES_CSI_DRIVER:
+			return "CSIDriver";
+		case RES_CSI_STORAGE_CAPACITY:
+			return "CSIStorageCapacity";
+		case RES_VOLUME_ATTACHMENT:
+			return "VolumeAttachment";
 	}
 	return NULL;
 }

@@ -57,7 +57,7 @@ struct MirrorKind
 	 * ($1, $2)
 	 */
 	int			events;
-	List	   *(*row_events) (const char *olds, const char *news, Datum *args);
+	List	   *(*row_events) (const MirrorKind *k, const char *olds, const char *news, Datum *args);
 };
 
 extern const MirrorKind MirrorKinds[];
@@ -66,6 +66,7 @@ extern const int NumMirrorKinds;
 extern const MirrorKind *KindByName(const char *kind);
 extern const MirrorKind *KindByListKind(const char *list_kind);
 extern const MirrorKind *KindByEvents(const char *name);
+extern const MirrorKind *KindByTable(const char *table);
 extern char *KindPath(const MirrorKind *k);
 extern char *KindUid(const MirrorKind *k, const char *ns, const char *name);
 extern char *KindLabel(const MirrorKind *k);
@@ -106,7 +107,8 @@ extern int	MirrorApplyNamespace(const MirrorObject *o, MirrorBatch *batch);
 extern int	MirrorApplyPdb(const MirrorObject *o, MirrorBatch *batch);
 extern int	MirrorApplyWorkload(const MirrorObject *o, MirrorBatch *batch);
 extern int	MirrorApplyObject(const MirrorObject *o, MirrorBatch *batch);
-extern List *NodeRowEvents(const char *olds, const char *news, Datum *args);
-extern List *PodRowEvents(const char *olds, const char *news, Datum *args);
+extern List *NodeRowEvents(const MirrorKind *k, const char *olds, const char *news, Datum *args);
+extern List *PodRowEvents(const MirrorKind *k, const char *olds, const char *news, Datum *args);
+extern List *ObjectRowEvents(const MirrorKind *k, const char *olds, const char *news, Datum *args);
 
 #endif							/* SCHEDULER_KINDS_H */

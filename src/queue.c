@@ -187,7 +187,7 @@ decode_node(HeapTuple tup, TupleDesc desc, char **uid)
  * labels, taints.  Cordoning a node makes no event.
  */
 List *
-NodeRowEvents(const char *olds, const char *news, Datum *args)
+NodeRowEvents(const MirrorKind *k pg_attribute_unused(), const char *olds, const char *news, Datum *args)
 {
 	Side		o = read_side(NodeColumns, olds, NULL, args, decode_node);
 	Side		n = read_side(NodeColumns, news, NULL, args, decode_node);
@@ -259,7 +259,7 @@ scaled_down(const PodRef *before, const PodRef *after)
 #define ON_A_NODE "coalesce(node_name, assumed_node) IS NOT NULL"
 
 List *
-PodRowEvents(const char *olds, const char *news, Datum *args)
+PodRowEvents(const MirrorKind *k pg_attribute_unused(), const char *olds, const char *news, Datum *args)
 {
 	Side		o = read_side(PodRefColumns, olds, ON_A_NODE, args, decode_pod);
 	Side		n = read_side(PodRefColumns, news, ON_A_NODE, args, decode_pod);
@@ -322,6 +322,61 @@ hint_for(const PodInfo *pod, char **rejected_by, int nrejected, const ClusterEve
 				return pl->name;
 	}
 	return NULL;
+}
+
+/* A row of (uid, object): the object kept whole */
+static void *
+decode_object(HeapTuple tup, TupleDesc desc, char **uid)
+{
+	Jsonb	   *obj = TupleJsonb(tup, desc, 2);
+
+	*uid = SPI_getvalue(tup, desc, 1);
+	if (*uid == NULL)
+		*uid = "";
+	return obj;
+}
+
+/* "<Kind><Action>", as kube-scheduler labels a cluster event */
+static const char *
+object_label(const MirrorKind *k, const char *action)
+{
+	return psprintf("%s%s", k->kind, action);
+}
+
+/*
+ * Rows of a kind kept whole (the storage kinds) before and after a
+ * statement -> <Kind>Add, <Kind>Update (the object changed), <Kind>Delete,
+ * each carrying the objects: the plugins' hints read what they need of them.
+ */
+List *
+ObjectRowEvents(const MirrorKind *k, const char *olds, const char *news, Datum *args)
+{
+	Side		o = read_side("uid, object", olds, NULL, args, decode_object);
+	Side		n = read_side("uid, object", news, NULL, args, decode_object);
+	List	   *events = NIL;
+
+	for (int i = 0; i < n.n; i++)
+	{
+		int			j = side_find(&o, n.uids[i]);
+		Jsonb	   *after = n.objs[i];
+		Jsonb	   *before = j >= 0 ? o.objs[j] : NULL;
+		ClusterEvent *ev;
+
+		if (j >= 0 && before && after && compareJsonbContainers(&before->root, &after->root) == 0)
+			continue;
+		ev = j < 0 ? add_event(&events, k->events, ACT_ADD, object_label(k, "Add")) :
+			add_event(&events, k->events, ACT_UPDATE_OBJECT, object_label(k, "Update"));
+		ev->old_obj = before;
+		ev->new_obj = after;
+	}
+	for (int j = 0; j < o.n; j++)
+		if (side_find(&n, o.uids[j]) < 0)
+		{
+			ClusterEvent *ev = add_event(&events, k->events, ACT_DELETE, object_label(k, "Delete"));
+
+			ev->old_obj = o.objs[j];
+		}
+	return events;
 }
 
 /*
@@ -440,7 +495,7 @@ QueueDispatch(const MirrorKind *k, const char *olds, const char *news, Datum *ar
 	 */
 	if (creating_extension)
 		return SchedQueueMoveAll("the extension is being updated");
-	events = k->row_events(olds, news, args);
+	events = k->row_events(k, olds, news, args);
 	/* events no plugin registers for move nothing */
 	foreach(lc, events)
 		if (EventOfInterest(lfirst(lc)))

@@ -55,6 +55,7 @@
 
 #include "jsonutil.h"
 #include "plans.h"
+#include "kinds.h"
 #include "scheduling_queue.h"
 #include "worker.h"
 
@@ -572,6 +573,29 @@ scheduler_nodes_changed(PG_FUNCTION_ARGS)
 	log_changes('n', &olds);
 	if (any_unschedulable())
 		dispatch("node", td->tg_oldtable != NULL, td->tg_newtable != NULL);
+	SPI_finish();
+	return PointerGetDatum(NULL);
+}
+
+PG_FUNCTION_INFO_V1(scheduler_objects_changed);
+/*
+ * scheduler_internal.objects_changed(): after each INSERT, UPDATE and DELETE
+ * statement on a table of a kind kept whole (the storage kinds): the
+ * QueueingHints.  The snapshot reads these tables once per refresh: no
+ * changelog.
+ */
+Datum
+scheduler_objects_changed(PG_FUNCTION_ARGS)
+{
+	TriggerData *td = statement_trigger(fcinfo, "objects_changed");
+	char	   *table = psprintf("scheduler.%s", RelationGetRelationName(td->tg_relation));
+	const MirrorKind *k = KindByTable(table);
+
+	if (k == NULL)
+		elog(ERROR, "objects_changed: no kind is mirrored in %s", table);
+	open_spi(td, true);
+	if (any_unschedulable())
+		dispatch(k->kind, td->tg_oldtable != NULL, td->tg_newtable != NULL);
 	SPI_finish();
 	return PointerGetDatum(NULL);
 }

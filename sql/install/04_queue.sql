@@ -74,6 +74,54 @@ CREATE TRIGGER changed_update AFTER UPDATE ON scheduler.pods REFERENCING OLD TAB
 CREATE TRIGGER changed_delete AFTER DELETE ON scheduler.pods REFERENCING OLD TABLE AS old_rows
     FOR EACH STATEMENT EXECUTE FUNCTION scheduler_internal.pods_changed();
 
+-- The storage kinds (src/volumes.c): each statement's changed rows become
+-- cluster events (<Kind>Add, <Kind>Update, <Kind>Delete) for the
+-- QueueingHints of the volume plugins.
+CREATE FUNCTION scheduler_internal.objects_changed() RETURNS trigger
+    AS 'MODULE_PATHNAME', 'scheduler_objects_changed' LANGUAGE C SECURITY DEFINER;
+CREATE TRIGGER changed_insert AFTER INSERT ON scheduler.persistent_volume_claims REFERENCING NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler_internal.objects_changed();
+CREATE TRIGGER changed_update AFTER UPDATE ON scheduler.persistent_volume_claims REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler_internal.objects_changed();
+CREATE TRIGGER changed_delete AFTER DELETE ON scheduler.persistent_volume_claims REFERENCING OLD TABLE AS old_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler_internal.objects_changed();
+CREATE TRIGGER changed_insert AFTER INSERT ON scheduler.persistent_volumes REFERENCING NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler_internal.objects_changed();
+CREATE TRIGGER changed_update AFTER UPDATE ON scheduler.persistent_volumes REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler_internal.objects_changed();
+CREATE TRIGGER changed_delete AFTER DELETE ON scheduler.persistent_volumes REFERENCING OLD TABLE AS old_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler_internal.objects_changed();
+CREATE TRIGGER changed_insert AFTER INSERT ON scheduler.storage_classes REFERENCING NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler_internal.objects_changed();
+CREATE TRIGGER changed_update AFTER UPDATE ON scheduler.storage_classes REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler_internal.objects_changed();
+CREATE TRIGGER changed_delete AFTER DELETE ON scheduler.storage_classes REFERENCING OLD TABLE AS old_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler_internal.objects_changed();
+CREATE TRIGGER changed_insert AFTER INSERT ON scheduler.csi_nodes REFERENCING NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler_internal.objects_changed();
+CREATE TRIGGER changed_update AFTER UPDATE ON scheduler.csi_nodes REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler_internal.objects_changed();
+CREATE TRIGGER changed_delete AFTER DELETE ON scheduler.csi_nodes REFERENCING OLD TABLE AS old_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler_internal.objects_changed();
+CREATE TRIGGER changed_insert AFTER INSERT ON scheduler.csi_drivers REFERENCING NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler_internal.objects_changed();
+CREATE TRIGGER changed_update AFTER UPDATE ON scheduler.csi_drivers REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler_internal.objects_changed();
+CREATE TRIGGER changed_delete AFTER DELETE ON scheduler.csi_drivers REFERENCING OLD TABLE AS old_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler_internal.objects_changed();
+CREATE TRIGGER changed_insert AFTER INSERT ON scheduler.csi_storage_capacities REFERENCING NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler_internal.objects_changed();
+CREATE TRIGGER changed_update AFTER UPDATE ON scheduler.csi_storage_capacities REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler_internal.objects_changed();
+CREATE TRIGGER changed_delete AFTER DELETE ON scheduler.csi_storage_capacities REFERENCING OLD TABLE AS old_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler_internal.objects_changed();
+CREATE TRIGGER changed_insert AFTER INSERT ON scheduler.volume_attachments REFERENCING NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler_internal.objects_changed();
+CREATE TRIGGER changed_update AFTER UPDATE ON scheduler.volume_attachments REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler_internal.objects_changed();
+CREATE TRIGGER changed_delete AFTER DELETE ON scheduler.volume_attachments REFERENCING OLD TABLE AS old_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler_internal.objects_changed();
+
 -- A node deleted (or truncated) under a pod assumed on it and not bound:
 -- the assumption is forgotten (kube-scheduler's Cache.ForgetPod of a
 -- binding that cannot complete), so the pod is pending again and the

@@ -24,7 +24,7 @@ CREATE FUNCTION scheduler.kinds(OUT kind text, OUT list_kind text, OUT api_versi
                                 OUT events text)
     RETURNS SETOF record
     AS 'MODULE_PATHNAME', 'scheduler_kinds' LANGUAGE C STRICT STABLE;
-COMMENT ON FUNCTION scheduler.kinds() IS 'The Kubernetes kinds the scheduler mirrors and watches: kind, list kind, apiVersion, resource, the collection path and query the watch worker lists and watches, the mirror table, whether namespaced, and the cluster events its changes raise for the QueueingHints (Node, AssignedPod) or NULL';
+COMMENT ON FUNCTION scheduler.kinds() IS 'The Kubernetes kinds the scheduler mirrors and watches: kind, list kind, apiVersion, resource, the collection path and query the watch worker lists and watches, the mirror table, whether namespaced, and the cluster events its changes raise for the QueueingHints (Node, AssignedPod, PersistentVolumeClaim, ...) or NULL';
 
 CREATE FUNCTION scheduler.quantity_milli(quantity text) RETURNS bigint
     AS 'MODULE_PATHNAME', 'quantity_milli' LANGUAGE C STRICT IMMUTABLE PARALLEL SAFE;
