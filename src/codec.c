@@ -21,7 +21,7 @@
 
 #include "codec.h"
 #include "jsonutil.h"
-#include "volumes.h"
+#include "pod_volumes.h"
 
 StaticAssertDecl(POD_NCOLUMNS <= 64, "a PodKey's fields are a 64-bit mask");
 

@@ -393,3 +393,61 @@ TextArrayFromList(List *items)
 		d[i++] = CStringGetTextDatum((char *) lfirst(lc));
 	return PointerGetDatum(construct_array(d, i, TEXTOID, -1, false, TYPALIGN_INT));
 }
+
+/* ------------------------------------------------------------------------
+ * Lenient readers, for rows that may hold anything (a row planted past
+ * validation): a member of another type reads as unset (NULL, the default)
+ * ------------------------------------------------------------------------
+ */
+/* c.key as an object, or NULL */
+JsonbContainer *
+JAtObject(JsonbContainer *c, const char *key)
+{
+	JsonbValue *v = c ? JGet(c, key) : NULL;
+
+	if (v && v->type == jbvBinary && JsonContainerIsObject(v->val.binary.data))
+		return v->val.binary.data;
+	return NULL;
+}
+
+/* c.key as an array, or NULL */
+JsonbContainer *
+JAtArray(JsonbContainer *c, const char *key)
+{
+	JsonbValue *v = c ? JGet(c, key) : NULL;
+
+	if (v && v->type == jbvBinary && JsonContainerIsArray(v->val.binary.data))
+		return v->val.binary.data;
+	return NULL;
+}
+
+/* c.key as a string, or NULL (unset, or not a string) */
+char *
+JAtString(JsonbContainer *c, const char *key)
+{
+	JsonbValue *v = c ? JGet(c, key) : NULL;
+
+	if (v && v->type == jbvString)
+		return pnstrdup(v->val.string.val, v->val.string.len);
+	return NULL;
+}
+
+bool
+JAtBool(JsonbContainer *c, const char *key, bool dflt)
+{
+	JsonbValue *v = c ? JGet(c, key) : NULL;
+
+	if (v && v->type == jbvBool)
+		return v->val.boolean;
+	return dflt;
+}
+
+int32
+JAtInt32(JsonbContainer *c, const char *key, bool *has)
+{
+	JsonbValue *v = c ? JGet(c, key) : NULL;
+	int32		n = 0;
+
+	*has = v && v->type == jbvNumeric && JValueInt32(v, &n);
+	return *has ? n : 0;
+}

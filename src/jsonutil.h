@@ -51,4 +51,11 @@ extern char *JPathIndex(const char *path, int i);
 /* a text[] of a List of C strings (for SPI arguments) */
 extern Datum TextArrayFromList(List *items);
 
+/* lenient readers: c.key of the type, else NULL (or the default) */
+extern JsonbContainer *JAtObject(JsonbContainer *c, const char *key);
+extern JsonbContainer *JAtArray(JsonbContainer *c, const char *key);
+extern char *JAtString(JsonbContainer *c, const char *key);
+extern bool JAtBool(JsonbContainer *c, const char *key, bool dflt);
+extern int32 JAtInt32(JsonbContainer *c, const char *key, bool *has);
+
 #endif

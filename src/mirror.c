@@ -41,7 +41,7 @@
 #include "access.h"
 #include "jsonutil.h"
 #include "kinds.h"
-#include "volumes.h"
+#include "pod_volumes.h"
 #include "mirror.h"
 #include "plans.h"
 #include "resources.h"
