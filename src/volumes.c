@@ -178,6 +178,7 @@ read_pvc(JsonbContainer *obj)
 	c->namespace = str_at(meta, "namespace");
 	c->name = str_at(meta, "name");
 	c->storage_class = str_at(spec, "storageClassName");
+	c->beta_class = annotation(meta, "volume.beta.kubernetes.io/storage-class");
 	c->volume_name = str_at(spec, "volumeName");
 	/* metav1.HasAnnotation: present, whatever its value */
 	c->bind_completed = done != NULL;
@@ -457,6 +458,14 @@ CsiDriver *
 VolumeFindDriver(VolumeCatalog *c, const char *name)
 {
 	return name_get(c->drivers, name);
+}
+
+const char *
+VolumePvcClass(const Pvc *pvc)
+{
+	if (pvc->beta_class)
+		return pvc->beta_class;
+	return pvc->storage_class ? pvc->storage_class : "";
 }
 
 /* The API server's NotFound message: persistentvolumeclaim "x" not found */

@@ -43,6 +43,7 @@ typedef struct Pvc
 	char	   *namespace;
 	char	   *name;
 	char	   *storage_class;	/* spec.storageClassName; NULL unset */
+	char	   *beta_class;		/* annotation volume.beta.kubernetes.io/storage-class, or NULL */
 	char	   *volume_name;	/* spec.volumeName; NULL or "": unbound */
 	bool		bind_completed; /* annotation pv.kubernetes.io/bind-completed */
 	char	   *selected_node;	/* annotation volume.kubernetes.io/selected-node, or NULL */
@@ -162,6 +163,12 @@ extern Pv  *VolumeFindPv(VolumeCatalog *c, const char *name);
 extern StorageClass *VolumeFindClass(VolumeCatalog *c, const char *name);
 extern CsiNode *VolumeFindCsiNode(VolumeCatalog *c, const char *node);
 extern CsiDriver *VolumeFindDriver(VolumeCatalog *c, const char *name);
+
+/*
+ * storagehelpers.GetPersistentVolumeClaimClass: the beta annotation when
+ * present (even ""), else spec.storageClassName, else "".  Never NULL.
+ */
+extern const char *VolumePvcClass(const Pvc *pvc);
 
 /* "persistentvolumeclaim \"<name>\" not found", as the API's NotFound error reads */
 extern char *VolumeNotFound(const char *resource, const char *name);

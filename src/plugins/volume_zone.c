@@ -1,17 +1,468 @@
 /*
  * volume_zone.c
- *	  VolumeZone: not yet implemented (a placeholder in its default-profile place).
+ *	  VolumeZone: a pod's bound PersistentVolumes that carry zone or region
+ *	  labels fit only nodes in those zones and regions.
  *
- * kube-scheduler: pkg/scheduler/framework/plugins/volumezone
+ * kube-scheduler: pkg/scheduler/framework/plugins/volumezone.
  *
- * IDENTIFICATION
- *	  src/plugins/volume_zone.c
+ * PreFilter walks the pod's persistentVolumeClaim volumes (not ephemeral
+ * ones, nor inline sources) in order, and for each claim:
+ *	 - a claim with an empty claimName: "PersistentVolumeClaim had no name";
+ *	 - a claim that does not exist: the lister's NotFound message;
+ *	 - a claim bound to a PV (spec.volumeName): that PV's topology labels,
+ *	   its NotFound message when it does not exist;
+ *	 - an unbound claim: its class (GetPersistentVolumeClaimClass: the beta
+ *	   annotation, then spec.storageClassName) must be named and exist and set
+ *	   volumeBindingMode; WaitForFirstConsumer claims are skipped (they will
+ *	   be provisioned where the pod goes), any other mode rejects.
+ * Every rejection is UnschedulableAndUnresolvable, and the first one ends
+ * the walk.  With no topology found PreFilter skips, so Filter never runs.
+ *
+ * A PV's topology is, for each of failure-domain.beta.kubernetes.io/zone,
+ * failure-domain.beta.kubernetes.io/region, topology.kubernetes.io/zone and
+ * topology.kubernetes.io/region it carries, the set of values its label
+ * holds (volumehelpers.LabelZonesToSet: "__"-separated, each trimmed; a label
+ * with an empty element is ignored).
+ *
+ * Filter passes a node that has none of those four labels (a single-zone
+ * cluster).  Otherwise every topology of every PV must find its key on the
+ * node, or, for a beta key, the GA key it became, with a value in its set;
+ * else "node(s) had no available volume zone", UnschedulableAndUnresolvable.
+ * A GA key on the PV is not looked up under its beta name on the node.
  */
 #include "postgres.h"
 
+#include "mb/pg_wchar.h"
+
+#include "labels.h"
 #include "plugin.h"
 #include "volumes.h"
 
+#define ErrReasonConflict "node(s) had no available volume zone"
+#define ErrReasonNoClaimName "PersistentVolumeClaim had no name"
+#define ErrReasonNoPvNoClass "PersistentVolumeClaim had no pv name and storageClass name"
+#define ErrReasonNoPvName "PersistentVolume had no name"
+#define ErrReasonNoBindingMode "VolumeBindingMode not set for StorageClass %s"
+
+/*
+ * The NotFound messages of the listers the plugin reads.  Claims and
+ * volumes as client-go's informer listers word them (v1.Resource of the
+ * singular name); StorageClasses as kube-scheduler's own tests see them, from
+ * the fake StorageClassLister (storagev1.Resource("storageclasses"), the
+ * conformance case's text), where client-go's lister would say
+ * "storageclass.storage.k8s.io".
+ */
+#define ResourcePvc "persistentvolumeclaim"
+#define ResourcePv "persistentvolume"
+#define ResourceClass "storageclasses.storage.k8s.io"
+
+/* v1.LabelFailureDomainBeta{Zone,Region}, v1.LabelTopology{Zone,Region}: the order PVs are read in */
+#define NTOPOLOGY_KEYS 4
+static const char *const topology_keys[NTOPOLOGY_KEYS] = {
+	"failure-domain.beta.kubernetes.io/zone",
+	"failure-domain.beta.kubernetes.io/region",
+	"topology.kubernetes.io/zone",
+	"topology.kubernetes.io/region",
+};
+
+/* translateToGALabel: the GA key a beta key became (a GA key is itself) */
+static const int ga_key[NTOPOLOGY_KEYS] = {2, 3, 2, 3};
+
+/* pvTopology: one topology label of one PV, its values as a set */
+typedef struct Topology
+{
+	const char *pv_name;
+	int			key;			/* index into topology_keys */
+	int			nvalues;
+	char	  **values;
+	int		   *lens;
+} Topology;
+
+/* PreFilter's state: every topology of the pod's bound PVs */
+typedef struct State
+{
+	int			ntopologies;
+	Topology   *topologies;
+} State;
+
+/*
+ * Go's unicode.IsSpace at s (UTF-8): the length of the space character
+ * there, 0 when there is none.
+ */
+static int
+space_len(const unsigned char *s, int len)
+{
+	if (len >= 1 && (*s == ' ' || (*s >= '\t' && *s <= '\r')))
+		return 1;
+	if (len >= 2 && s[0] == 0xC2 && (s[1] == 0x85 || s[1] == 0xA0))
+		return 2;				/* U+0085, U+00A0 */
+	if (len >= 3)
+	{
+		if (s[0] == 0xE1 && s[1] == 0x9A && s[2] == 0x80)
+			return 3;			/* U+1680 */
+		if (s[0] == 0xE2 && s[1] == 0x80 &&
+			((s[2] >= 0x80 && s[2] <= 0x8A) || s[2] == 0xA8 || s[2] == 0xA9 || s[2] == 0xAF))
+			return 3;			/* U+2000..U+200A, U+2028, U+2029, U+202F */
+		if (s[0] == 0xE2 && s[1] == 0x81 && s[2] == 0x9F)
+			return 3;			/* U+205F */
+		if (s[0] == 0xE3 && s[1] == 0x80 && s[2] == 0x80)
+			return 3;			/* U+3000 */
+	}
+	return 0;
+}
+
+/* the length of the space character that ends s[0..len), 0 when none */
+static int
+trailing_space_len(const unsigned char *s, int len)
+{
+	for (int k = 1; k <= 3 && k <= len; k++)
+		if (space_len(s + len - k, k) == k)
+			return k;
+	return 0;
+}
+
+/*
+ * volumehelpers.LabelZonesToSet: value split at "__", each element trimmed
+ * as strings.TrimSpace does; false when an element comes out empty (the PV's
+ * label is then ignored).  Equal elements count once, as in a set.
+ */
+static bool
+zones_to_set(const char *value, int len, Topology *t)
+{
+	int			max = 1;
+	int			start = 0;
+
+	for (int i = 0; i + 1 < len; i++)
+		if (value[i] == '_' && value[i + 1] == '_')
+		{
+			max++;
+			i++;
+		}
+	t->nvalues = 0;
+	t->values = palloc(sizeof(char *) * max);
+	t->lens = palloc(sizeof(int) * max);
+	while (start <= len)
+	{
+		const unsigned char *e = (const unsigned char *) value + start;
+		int			end = start;
+		int			elen;
+		int			k;
+		bool		dup = false;
+
+		while (end < len && !(end + 1 < len && value[end] == '_' && value[end + 1] == '_'))
+			end++;
+		elen = end - start;
+		while (elen > 0 && (k = space_len(e, elen)) > 0)
+		{
+			e += k;
+			elen -= k;
+		}
+		while (elen > 0 && (k = trailing_space_len(e, elen)) > 0)
+			elen -= k;
+		if (elen == 0)
+			return false;
+		for (int j = 0; j < t->nvalues && !dup; j++)
+			dup = t->lens[j] == elen && memcmp(t->values[j], e, elen) == 0;
+		if (!dup)
+		{
+			t->values[t->nvalues] = pnstrdup((const char *) e, elen);
+			t->lens[t->nvalues] = elen;
+			t->nvalues++;
+		}
+		start = end + 2;
+	}
+	return true;
+}
+
+/* getPVTopologies: pv's topology labels, appended to *out */
+static void
+add_pv_topologies(const Pv *pv, List **out)
+{
+	for (int k = 0; k < NTOPOLOGY_KEYS; k++)
+	{
+		int			len;
+		const char *value = LabelGet(pv->labels, topology_keys[k], strlen(topology_keys[k]), &len);
+		Topology   *t;
+
+		if (value == NULL)
+			continue;
+		t = palloc0(sizeof(Topology));
+		t->pv_name = pv->name ? pstrdup(pv->name) : "";
+		t->key = k;
+		if (!zones_to_set(value, len, t))
+		{
+			pfree(t);
+			continue;
+		}
+		*out = lappend(*out, t);
+	}
+}
+
+/*
+ * Go's %q of s (strconv.Quote): quotes, with backslash escapes for quotes,
+ * backslashes, control characters and bytes that are not UTF-8.
+ */
+static void
+append_go_quoted(StringInfo buf, const char *s)
+{
+	int			len = strlen(s);
+
+	appendStringInfoChar(buf, '"');
+	for (int i = 0; i < len;)
+	{
+		unsigned char c = (unsigned char) s[i];
+
+		if (c >= 0x80)
+		{
+			int			n = pg_utf_mblen((const unsigned char *) s + i);
+
+			if (i + n <= len && pg_utf8_islegal((const unsigned char *) s + i, n))
+				appendBinaryStringInfo(buf, s + i, n);
+			else
+			{
+				appendStringInfo(buf, "\\x%02x", c);
+				n = 1;
+			}
+			i += n;
+			continue;
+		}
+		switch (c)
+		{
+			case '"':
+				appendStringInfoString(buf, "\\\"");
+				break;
+			case '\\':
+				appendStringInfoString(buf, "\\\\");
+				break;
+			case '\a':
+				appendStringInfoString(buf, "\\a");
+				break;
+			case '\b':
+				appendStringInfoString(buf, "\\b");
+				break;
+			case '\f':
+				appendStringInfoString(buf, "\\f");
+				break;
+			case '\n':
+				appendStringInfoString(buf, "\\n");
+				break;
+			case '\r':
+				appendStringInfoString(buf, "\\r");
+				break;
+			case '\t':
+				appendStringInfoString(buf, "\\t");
+				break;
+			case '\v':
+				appendStringInfoString(buf, "\\v");
+				break;
+			default:
+				if (c < 0x20 || c == 0x7f)
+					appendStringInfo(buf, "\\x%02x", c);
+				else
+					appendStringInfoChar(buf, c);
+		}
+		i++;
+	}
+	appendStringInfoChar(buf, '"');
+}
+
+static bool
+has_claims(const PodInfo *pod)
+{
+	for (int i = 0; i < pod->nvolumes; i++)
+		if (pod->volumes[i].kind == PVOL_PVC)
+			return true;
+	return false;
+}
+
+/*
+ * getPVbyPod: the topologies of the pod's bound PVs; NULL with st set when
+ * a claim rejects the pod.
+ */
+static State *
+pod_topologies(PluginCall *call, const PodInfo *pod, Status *st)
+{
+	VolumeCatalog *c = VolumeCatalogGet(call->snap);
+	const char *ns = pod->namespace ? pod->namespace : "";
+	List	   *found = NIL;
+	ListCell   *lc;
+	State	   *s;
+	int			i = 0;
+
+	for (int v = 0; v < pod->nvolumes; v++)
+	{
+		const PodVolume *vol = &pod->volumes[v];
+		const char *claim = vol->claim ? vol->claim : "";
+		Pvc		   *pvc;
+		Pv		   *pv;
+
+		if (vol->kind != PVOL_PVC)
+			continue;
+		if (claim[0] == '\0')
+		{
+			StatusSet(st, CODE_UNSCHEDULABLE_AND_UNRESOLVABLE, ErrReasonNoClaimName);
+			return NULL;
+		}
+		pvc = VolumeFindPvc(c, ns, claim);
+		if (pvc == NULL)
+		{
+			StatusSet(st, CODE_UNSCHEDULABLE_AND_UNRESOLVABLE, VolumeNotFound(ResourcePvc, claim));
+			return NULL;
+		}
+		if (pvc->volume_name == NULL || pvc->volume_name[0] == '\0')
+		{
+			/* unbound: only a WaitForFirstConsumer class lets it wait */
+			const char *class_name = VolumePvcClass(pvc);
+			StorageClass *class;
+			StringInfoData msg;
+
+			if (class_name[0] == '\0')
+			{
+				StatusSet(st, CODE_UNSCHEDULABLE_AND_UNRESOLVABLE, ErrReasonNoPvNoClass);
+				return NULL;
+			}
+			class = VolumeFindClass(c, class_name);
+			if (class == NULL)
+			{
+				StatusSet(st, CODE_UNSCHEDULABLE_AND_UNRESOLVABLE, VolumeNotFound(ResourceClass, class_name));
+				return NULL;
+			}
+			if (!class->binding_mode_set)
+			{
+				initStringInfo(&msg);
+				append_go_quoted(&msg, class_name);
+				StatusSet(st, CODE_UNSCHEDULABLE_AND_UNRESOLVABLE, psprintf(ErrReasonNoBindingMode, msg.data));
+				return NULL;
+			}
+			if (class->wait_for_first_consumer)
+				continue;
+			StatusSet(st, CODE_UNSCHEDULABLE_AND_UNRESOLVABLE, ErrReasonNoPvName);
+			return NULL;
+		}
+		pv = VolumeFindPv(c, pvc->volume_name);
+		if (pv == NULL)
+		{
+			StatusSet(st, CODE_UNSCHEDULABLE_AND_UNRESOLVABLE, VolumeNotFound(ResourcePv, pvc->volume_name));
+			return NULL;
+		}
+		add_pv_topologies(pv, &found);
+	}
+
+	s = palloc0(sizeof(State));
+	s->ntopologies = list_length(found);
+	s->topologies = palloc(sizeof(Topology) * Max(s->ntopologies, 1));
+	foreach(lc, found)
+		s->topologies[i++] = *(Topology *) lfirst(lc);
+	list_free_deep(found);
+	return s;
+}
+
+/*
+ * PreFilter: the topologies of the pod's bound PVs; Skip when there are
+ * none (no claims, or only WaitForFirstConsumer ones, or PVs without zone
+ * labels).  A pod without claims does not read the catalog.
+ */
+static void
+prefilter(PluginCall *call, const PodInfo *pod, Status *st, List **node_names pg_attribute_unused())
+{
+	State	   *s;
+
+	if (!has_claims(pod))
+	{
+		st->code = CODE_SKIP;
+		return;
+	}
+	s = pod_topologies(call, pod, st);
+	if (s == NULL)
+		return;
+	if (s->ntopologies == 0)
+	{
+		st->code = CODE_SKIP;
+		return;
+	}
+	call->state = s;
+}
+
+/* the node's value of topology key k, or NULL */
+static const char *
+node_label(const NodeInfo *node, int k, int *len)
+{
+	return LabelGet(node->labels, topology_keys[k], strlen(topology_keys[k]), len);
+}
+
+static void
+filter(PluginCall *call, const PodInfo *pod, const NodeInfo *node, Status *st)
+{
+	const State *s = call->state;
+	bool		constrained = false;
+
+	if (pod->nvolumes == 0)
+		return;
+	if (s == NULL)
+	{
+		/* no PreFilter state: found out here, as kube-scheduler falls back */
+		if (call->snap == NULL || !has_claims(pod))
+			return;
+		s = pod_topologies(call, pod, st);
+		if (s == NULL)
+			return;
+	}
+
+	/* a node with no zone or region label fits any volume */
+	for (int k = 0; k < NTOPOLOGY_KEYS && !constrained; k++)
+	{
+		int			len;
+
+		constrained = node_label(node, k, &len) != NULL;
+	}
+	if (!constrained)
+		return;
+
+	for (int i = 0; i < s->ntopologies; i++)
+	{
+		const Topology *t = &s->topologies[i];
+		int			len;
+		const char *v = node_label(node, t->key, &len);
+		bool		in = false;
+
+		if (v == NULL)
+			v = node_label(node, ga_key[t->key], &len);
+		for (int j = 0; v != NULL && j < t->nvalues && !in; j++)
+			in = t->lens[j] == len && memcmp(t->values[j], v, len) == 0;
+		if (!in)
+		{
+			StatusSet(st, CODE_UNSCHEDULABLE_AND_UNRESOLVABLE, ErrReasonConflict);
+			return;
+		}
+	}
+}
+
+/*
+ * SignPod: PreFilter and Filter read the pod's volumes, and its claims in
+ * its namespace; what they find there is the catalog's, so a pod with
+ * volumes is a class of its own (its uid).
+ */
+static void
+sign(const PodInfo *pod, PodKey *key)
+{
+	PodKeyAdd(key, POD_FIELD(volumes));
+	if (pod->nvolumes > 0)
+		PodKeyAdd(key, POD_FIELD(uid) | POD_FIELD(namespace));
+}
+
+/*
+ * EventsToRegister: kube-scheduler's Node events without a QueueingHint.
+ * Its StorageClass, PersistentVolumeClaim and PersistentVolume events are
+ * not events here yet.
+ */
 const Plugin VolumeZonePlugin = {
+	.sign = sign,
 	.name = "VolumeZone",
+	.prefilter = prefilter,
+	.filter = filter,
+	.events = {
+		{RES_NODE, ACT_ADD | ACT_UPDATE_NODE_LABEL, NULL},
+		/* kube-scheduler adds this to every plugin that registers Node/Add */
+		{RES_NODE, ACT_UPDATE_NODE_TAINT, NULL},
+	},
 };
