@@ -111,6 +111,12 @@ SELECT pg_temp.pod('no-claim', '{c-missing}'), pg_temp.pod('lost-pv', '{c-ga-a,c
        pg_temp.pod('empty-name', '{c-ga-a}');
 UPDATE scheduler.pods SET volumes = '[{"name": "v", "persistentVolumeClaim": {"claimName": ""}}]'
 WHERE name = 'empty-name';
+-- In the default profile VolumeRestrictions' PreFilter, which runs first,
+-- rejects a missing claim before VolumeZone's would (as in kube-scheduler):
+-- these two pods run a profile of VolumeZone alone, to show its own reasons.
+INSERT INTO scheduler.profiles VALUES ('volume-zone', NULL);
+INSERT INTO scheduler.profile_plugins (scheduler_name, plugin, position) VALUES ('volume-zone', 'VolumeZone', 1);
+UPDATE scheduler.pods SET scheduler_name = 'volume-zone' WHERE name IN ('no-claim', 'empty-name');
 SELECT * FROM pg_temp.zone('no-claim');
 SELECT * FROM pg_temp.zone('lost-pv') WHERE node IS NULL;
 SELECT * FROM pg_temp.zone('empty-name') WHERE node IS NULL;

@@ -950,6 +950,45 @@ SnapshotGet(void)
 	return cache;
 }
 
+static char *
+dup_or_null(const char *s)
+{
+	return s ? pstrdup(s) : NULL;
+}
+
+/* A deep copy of an assumed pod's volumes (NULL when none), for its PodRef */
+static PodVolume *
+copy_volumes(const PodVolume *vols, int n)
+{
+	PodVolume  *copy;
+
+	if (vols == NULL || n <= 0)
+		return NULL;
+	copy = palloc0(sizeof(PodVolume) * n);
+	for (int i = 0; i < n; i++)
+	{
+		const PodVolume *v = &vols[i];
+		PodVolume  *c = &copy[i];
+
+		*c = *v;
+		c->name = dup_or_null(v->name);
+		c->claim = dup_or_null(v->claim);
+		c->disk = dup_or_null(v->disk);
+		c->pool = dup_or_null(v->pool);
+		c->fs_type = dup_or_null(v->fs_type);
+		c->portal = dup_or_null(v->portal);
+		c->nmonitors = 0;
+		c->monitors = NULL;
+		if (v->monitors != NULL && v->nmonitors > 0)
+		{
+			c->monitors = palloc0(sizeof(char *) * v->nmonitors);
+			for (int j = 0; j < v->nmonitors; j++)
+				c->monitors[c->nmonitors++] = dup_or_null(v->monitors[j]);
+		}
+	}
+	return copy;
+}
+
 /*
  * SnapshotAssume
  *		Count pod against node from now on (Reserve), in this backend's cache;
@@ -977,6 +1016,9 @@ SnapshotAssume(ClusterSnapshot *snap pg_attribute_unused(), const PodInfo *pod, 
 		DatumGetJsonbPCopy(JsonbPGetDatum(pod->labels)) : NULL;
 	p->terminating = false;
 	p->affinity = PodAffinityParse(pod->affinity, p->namespace, p->labels, &err);
+	/* and what the volume plugins read (VolumeRestrictions' disks, claims) */
+	p->volumes = copy_volumes(pod->volumes, pod->nvolumes);
+	p->nvolumes = p->volumes ? pod->nvolumes : 0;
 	MemoryContextSwitchTo(old);
 	pod_account(p, 1);
 }
