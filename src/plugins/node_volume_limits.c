@@ -339,13 +339,15 @@ typedef struct VolumeOwner
 static void
 driver_from_class(LimitsState *s, const CsiNode *cn, const Pvc *pvc, const char **driver, const char **handle)
 {
+	/* storagehelpers.GetPersistentVolumeClaimClass: the beta annotation first */
+	const char *class = VolumePvcClass(pvc);
 	StorageClass *sc;
 	const InTreePlugin *p;
 
 	*driver = NULL;
-	if (pvc->storage_class == NULL || pvc->storage_class[0] == '\0')
+	if (class[0] == '\0')
 		return;
-	sc = VolumeFindClass(s->catalog, pvc->storage_class);
+	sc = VolumeFindClass(s->catalog, class);
 	if (sc == NULL || sc->provisioner == NULL)
 		return;
 	*handle = psprintf("%s-%s/%s", s->unbound_prefix, pvc->namespace ? pvc->namespace : "",
