@@ -1547,6 +1547,46 @@ TABLE_COLUMNS["replicationcontrollers"] = TABLE_COLUMNS["replicasets"] = [
     _col("Containers", priority=1, desc="Names of each container in the template."),
     _col("Images", priority=1, desc="Images referenced by each container in the template."),
     _col("Selector", priority=1, desc="Selector is a label query over pods that should match the replica count.")]
+TABLE_COLUMNS["persistentvolumeclaims"] = [
+    _col("Name", fmt="name", desc="Name must be unique within a namespace."),
+    _col("Status", desc="Phase represents the current phase of PersistentVolumeClaim."),
+    _col("Volume", desc="VolumeName is the binding reference to the PersistentVolume backing this claim."),
+    _col("Capacity", desc="Represents the actual resources of the underlying volume."),
+    _col("Access Modes", desc="AccessModes contains the desired access modes the volume should have."),
+    _col("StorageClass", desc="Name of the StorageClass required by the claim."),
+    _col("Age", desc=AGE_DESC),
+    _col("VolumeMode", priority=1, desc="volumeMode defines what type of volume is required by the claim.")]
+TABLE_COLUMNS["persistentvolumes"] = [
+    _col("Name", fmt="name", desc="Name must be unique within a namespace."),
+    _col("Capacity", desc="A description of the persistent volume's resources and capacity."),
+    _col("Access Modes", desc="AccessModes contains all ways the volume can be mounted."),
+    _col("Reclaim Policy", desc="What happens to a persistent volume when released from its claim."),
+    _col("Status", desc="Phase indicates if a volume is available, bound to a claim, or released by a claim."),
+    _col("Claim", desc="ClaimRef is part of a bi-directional binding between PersistentVolume and "
+                       "PersistentVolumeClaim."),
+    _col("StorageClass", desc="Name of StorageClass to which this persistent volume belongs."),
+    _col("Reason", desc="Reason is a brief CamelCase string that describes any failure."),
+    _col("Age", desc=AGE_DESC),
+    _col("VolumeMode", priority=1, desc="volumeMode defines if a volume is intended to be used with a formatted "
+                                        "filesystem or to remain in raw block state.")]
+TABLE_COLUMNS["storageclasses"] = [
+    _col("Name", fmt="name", desc="Name must be unique within a namespace."),
+    _col("Provisioner", desc="Provisioner indicates the type of the provisioner."),
+    _col("ReclaimPolicy", desc="Dynamically provisioned PersistentVolumes of this storage class are created "
+                               "with this reclaimPolicy."),
+    _col("VolumeBindingMode", desc="VolumeBindingMode indicates how PersistentVolumeClaims should be "
+                                   "provisioned and bound."),
+    _col("AllowVolumeExpansion", desc="AllowVolumeExpansion shows whether the storage class allow volume expand."),
+    _col("Age", desc=AGE_DESC)]
+for _r in ("csinodes", "csidrivers", "csistoragecapacities", "volumeattachments"):
+    TABLE_COLUMNS[_r] = [_col("Name", fmt="name", desc="Name must be unique within a namespace."),
+                         _col("Age", desc=AGE_DESC)]
+ACCESS_MODE_SHORT = {"ReadWriteOnce": "RWO", "ReadOnlyMany": "ROX", "ReadWriteMany": "RWX",
+                     "ReadWriteOncePod": "RWOP"}
+
+
+def _access_modes_text(modes):
+    return ",".join(ACCESS_MODE_SHORT.get(m, _s(m)) for m in modes or [])
 
 
 def _template_cells(spec):
@@ -1642,6 +1682,24 @@ def table_cells(res, obj, now):
     if res == "statefulsets":
         return [md.get("name"), "%d/%d" % (int(st.get("readyReplicas") or 0), int(spec.get("replicas") or 0)),
                 age] + list(_template_cells(spec))
+    if res == "persistentvolumeclaims":
+        return [md.get("name"), st.get("phase") or "", spec.get("volumeName") or "",
+                _s((st.get("capacity") or {}).get("storage")), _access_modes_text(st.get("accessModes")),
+                claim_class(obj), age, spec.get("volumeMode") or "<unset>"]
+    if res == "persistentvolumes":
+        ref = spec.get("claimRef") if isinstance(spec.get("claimRef"), dict) else None
+        return [md.get("name"), _s((spec.get("capacity") or {}).get("storage")),
+                _access_modes_text(spec.get("accessModes")), _s(spec.get("persistentVolumeReclaimPolicy")),
+                st.get("phase") or "", "%s/%s" % (_s(ref.get("namespace")), _s(ref.get("name"))) if ref else "",
+                volume_class(obj), st.get("reason") or "", age, spec.get("volumeMode") or "<unset>"]
+    if res == "storageclasses":
+        name = md.get("name")
+        if (md.get("annotations") or {}).get(ANN_DEFAULT_CLASS) == "true":
+            name += " (default)"
+        return [name, _s(obj.get("provisioner")), _s(obj.get("reclaimPolicy")), _s(obj.get("volumeBindingMode")),
+                _s(bool(obj.get("allowVolumeExpansion"))), age]
+    if res in ("csinodes", "csidrivers", "csistoragecapacities", "volumeattachments"):
+        return [md.get("name"), age]
     return [md.get("name"), st.get("phase") or "Active", age]
 
 
