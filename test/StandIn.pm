@@ -6,6 +6,8 @@
 #   $node->append_conf('postgresql.conf', $api->conf);   # the connection GUCs
 #   my ($code, $body) = $api->kreq('GET', '/api/v1/pods');
 #   my $state = $api->kjson('GET', '/debug/state');      # dies unless 2xx
+#   $api->provision_fail(1);                             # the provisioner refuses
+#   my $claim = $api->pvc('default', 'data');            # undef if missing
 #
 # Every server started is stopped at the end of the test.
 package StandIn;
@@ -93,6 +95,54 @@ sub kjson
 	$body = JSON::PP->new->canonical->encode($body) if ref $body;
 	my ($code, $out) = $self->kreq($method, $path, $body);
 	die "kreq $method $path: HTTP $code: " . substr($out, 0, 500) unless $code && $code =~ /^2/;
+	return decode_json($out);
+}
+
+# faults(HASHREF): POST /debug/faults (see Faults.apply in kube_apiserver.py);
+# returns the faults now set.  Dies unless 2xx.
+sub faults
+{
+	my ($self, $f) = @_;
+	return $self->kjson('POST', '/debug/faults', $f);
+}
+
+# provision_fail(ON [, MATCH]): the stand-in's external provisioner refuses
+# (ON true) or no longer refuses (ON false) the claims whose path
+# (/api/v1/namespaces/NS/persistentvolumeclaims/NAME) contains MATCH (every
+# claim without it): a claim the scheduler annotates
+# volume.kubernetes.io/selected-node loses the annotation again (a
+# ProvisioningFailed event is recorded), and no volume is made -- what
+# external-provisioner does to have the pod rescheduled.  Turning it off lets
+# waiting Immediate claims be provisioned.
+#
+#   $api->provision_fail(1, '/namespaces/default/persistentvolumeclaims/data');
+sub provision_fail
+{
+	my ($self, $on, $match) = @_;
+	return $self->faults({ provision_fail => ($on ? JSON::PP::true : JSON::PP::false),
+		(defined $match ? (match => $match) : ()) });
+}
+
+# provision_fail_next(N [, MATCH]): only the next N selected-node claims
+# (matching) are refused, then the provisioner works again.
+sub provision_fail_next
+{
+	my ($self, $n, $match) = @_;
+	return $self->faults({ provision_fail_next => $n, (defined $match ? (match => $match) : ()) });
+}
+
+# pvc(NAMESPACE, NAME), pv(NAME), storage_class(NAME): the object now, decoded,
+# or undef when it does not exist (404); dies on other errors.
+sub pvc { $_[0]->_get_or_undef("/api/v1/namespaces/$_[1]/persistentvolumeclaims/$_[2]") }
+sub pv { $_[0]->_get_or_undef("/api/v1/persistentvolumes/$_[1]") }
+sub storage_class { $_[0]->_get_or_undef("/apis/storage.k8s.io/v1/storageclasses/$_[1]") }
+
+sub _get_or_undef
+{
+	my ($self, $path) = @_;
+	my ($code, $out) = $self->kreq('GET', $path);
+	return undef if $code && $code == 404;
+	die "kreq GET $path: HTTP " . ($code // '?') . ": " . substr($out, 0, 500) unless $code && $code =~ /^2/;
 	return decode_json($out);
 }
 

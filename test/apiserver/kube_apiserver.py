@@ -111,13 +111,53 @@ resourceVersion, a MODIFIED event) when, and only when, it changes:
   as the controller would at once; a pod change adjusts the counts of the
   budgets it joins, leaves or changes health in.
 
+Storage (core/v1 persistentvolumeclaims (pvc), persistentvolumes (pv);
+storage.k8s.io/v1 storageclasses (sc), csinodes, csidrivers,
+csistoragecapacities, volumeattachments) is stored as given, with the API's
+defaults on create (a claim's and a volume's status.phase Pending and
+spec.volumeMode Filesystem, a volume's persistentVolumeReclaimPolicy Retain,
+a class's reclaimPolicy Delete and volumeBindingMode Immediate) and the
+DefaultStorageClass admission (a claim with no storageClassName gets the
+class annotated storageclass.kubernetes.io/is-default-class "true").  Inside
+each write of a claim, volume or class (and after /debug/bulk), the PV
+controller and an external CSI provisioner do what they would do next, each
+step an ordinary write (a new resourceVersion, MODIFIED or ADDED events, after
+the request's own; see App._sync_volumes_once, App._bind_volume,
+App._provision):
+  * a new volume bound to no claim becomes Available;
+  * an unbound claim is bound to a volume whose spec.claimRef names it
+    (namespace/name, and uid if set: the scheduler's static binding), else --
+    unless its class is WaitForFirstConsumer -- to the smallest Available
+    volume of its class whose access modes contain its own and whose capacity
+    covers its request.  Binding: the volume's claimRef gets the claim's uid
+    and status.phase Bound; the claim gets spec.volumeName, annotations
+    pv.kubernetes.io/bind-completed and pv.kubernetes.io/bound-by-controller
+    "yes", status.phase Bound with the volume's accessModes and capacity;
+  * a claim of a class whose provisioner is not kubernetes.io/no-provisioner,
+    with no volume to bind, annotated volume.kubernetes.io/selected-node (or
+    of an Immediate class) gets a volume made for it: pvc-<claim uid>, its
+    request as capacity, its access modes, spec.csi {driver: the
+    provisioner, volumeHandle}, a claimRef with the uid, nodeAffinity on the
+    selected node's topology.kubernetes.io/zone (also a label of the volume)
+    or, when the node has none, its kubernetes.io/hostname; then bound;
+  * the provision_fail / provision_fail_next faults make the provisioner
+    refuse: the selected-node annotation is removed (as external-provisioner
+    does to have the pod rescheduled), a ProvisioningFailed event recorded,
+    no volume made.  A selected node that does not exist is refused alike;
+  * a Bound volume whose claim is gone becomes Released (a provisioned one
+    with reclaim policy Delete is deleted).
+Not done: Lost claims, recycling, resizing, attach/detach (VolumeAttachments
+stay as written), CSIStorageCapacity, a class's allowedTopologies with a
+selected node.
+
 Test hooks (bearer token required too):
   GET  /debug/state            summary: counts, resourceVersion, watches, threads
   GET  /debug/bindings         every binding request and its result
                                (?pod=ns/name filters, ?summary=1 per pod uid);
                                DELETE clears the record
   GET  /debug/requests         the last requests (?limit=N)
-  GET|POST /debug/faults       see Faults.apply for the keys
+  GET|POST /debug/faults       see Faults.apply for the keys (provision_fail:
+                               the provisioner refuses)
   POST /debug/bulk             create many objects at once, of any kind above
                                but bindings (see App.bulk)
   POST /debug/reset            delete every object (DELETED events; the initial
@@ -1272,6 +1312,182 @@ def pod_spec_mask(spec):
     return s
 
 
+# ---------------------------------------------------------------- volumes (the PV controller, a provisioner)
+
+VOLUME_RESOURCES = ("persistentvolumeclaims", "persistentvolumes", "storageclasses")
+STORAGE_BULK_ORDER = ("storageclasses", "csidrivers", "csinodes", "csistoragecapacities", "persistentvolumes",
+                      "persistentvolumeclaims", "volumeattachments")
+ANN_BIND_COMPLETED = "pv.kubernetes.io/bind-completed"
+ANN_BOUND_BY_CONTROLLER = "pv.kubernetes.io/bound-by-controller"
+ANN_SELECTED_NODE = "volume.kubernetes.io/selected-node"
+ANN_STORAGE_PROVISIONER = "volume.kubernetes.io/storage-provisioner"
+ANN_BETA_STORAGE_PROVISIONER = "volume.beta.kubernetes.io/storage-provisioner"
+ANN_BETA_STORAGE_CLASS = "volume.beta.kubernetes.io/storage-class"
+ANN_PROVISIONED_BY = "pv.kubernetes.io/provisioned-by"
+ANN_DEFAULT_CLASS = "storageclass.kubernetes.io/is-default-class"
+ANN_BETA_DEFAULT_CLASS = "storageclass.beta.kubernetes.io/is-default-class"
+NO_PROVISIONER = "kubernetes.io/no-provisioner"
+ZONE_LABEL = "topology.kubernetes.io/zone"
+HOSTNAME_LABEL = "kubernetes.io/hostname"
+
+
+def default_volume_object(res, obj):
+    """The API server's defaults for a new PersistentVolume(Claim) or
+    StorageClass (status.phase Pending, volumeMode Filesystem, reclaim
+    policies, volumeBindingMode Immediate); a status given is kept."""
+    spec = obj.get("spec")
+    if res in ("persistentvolumeclaims", "persistentvolumes"):
+        if isinstance(spec, dict):
+            spec.setdefault("volumeMode", "Filesystem")
+            if res == "persistentvolumes":
+                spec.setdefault("persistentVolumeReclaimPolicy", "Retain")
+        st = obj.get("status")
+        if not isinstance(st, dict):
+            st = obj["status"] = {}
+        st.setdefault("phase", "Pending")
+    elif res == "storageclasses":
+        obj.setdefault("reclaimPolicy", "Delete")
+        obj.setdefault("volumeBindingMode", "Immediate")
+
+
+def claim_class(pvc):
+    """GetPersistentVolumeClaimClass: the beta annotation, else
+    spec.storageClassName, else ""."""
+    ann = _get(pvc, "metadata", "annotations") or {}
+    if ANN_BETA_STORAGE_CLASS in ann:
+        return ann[ANN_BETA_STORAGE_CLASS]
+    return _get(pvc, "spec", "storageClassName") or ""
+
+
+def volume_class(pv):
+    ann = _get(pv, "metadata", "annotations") or {}
+    if ANN_BETA_STORAGE_CLASS in ann:
+        return ann[ANN_BETA_STORAGE_CLASS]
+    return _get(pv, "spec", "storageClassName") or ""
+
+
+def storage_qty(m):
+    q = parse_quantity((m or {}).get("storage")) if isinstance(m, dict) else None
+    return q if q is not None else decimal.Decimal(0)
+
+
+def claim_request(pvc):
+    return storage_qty(_get(pvc, "spec", "resources", "requests"))
+
+
+def volume_bound_to_claim(pv, pvc):
+    """IsVolumeBoundToClaim: claimRef names the claim (and its uid, if set)."""
+    ref = _get(pv, "spec", "claimRef")
+    if not isinstance(ref, dict):
+        return False
+    md = pvc["metadata"]
+    return ref.get("name") == md["name"] and (ref.get("namespace") or "") == md.get("namespace", "") and \
+        (not ref.get("uid") or ref["uid"] == md["uid"])
+
+
+def access_modes_fit(pv, pvc):
+    have = set(_get(pv, "spec", "accessModes") or [])
+    return set(_get(pvc, "spec", "accessModes") or []) <= have
+
+
+def volume_mode(obj):
+    return _get(obj, "spec", "volumeMode") or "Filesystem"
+
+
+def claim_selector(pvc):
+    """label_match requirements of a claim's spec.selector; [] for none."""
+    sel = _get(pvc, "spec", "selector")
+    if not isinstance(sel, dict):
+        return []
+    reqs = pdb_selector({"selector": sel})
+    return reqs if reqs is not None else [("", "exists", None), ("", "!exists", None)]   # matches nothing
+
+
+def volume_satisfies_claim(pv, pvc):
+    """checkVolumeSatisfyClaim: capacity, class, access modes, volume mode."""
+    return storage_qty(_get(pv, "spec", "capacity")) >= claim_request(pvc) and \
+        volume_class(pv) == claim_class(pvc) and access_modes_fit(pv, pvc) and volume_mode(pv) == volume_mode(pvc)
+
+
+def find_volume_for_claim(pvs, pvc, delay_binding):
+    """findBestMatchForClaim with no node (the PV controller): a volume
+    pre-bound to the claim (claimRef) wins; else, unless binding waits for
+    the first consumer, the smallest Available volume of the claim's class
+    whose access modes contain the claim's, whose labels its selector
+    matches and whose capacity covers the request."""
+    want = claim_request(pvc)
+    reqs = claim_selector(pvc)
+    best, best_qty = None, None
+    for pv in pvs:
+        if not access_modes_fit(pv, pvc):
+            continue
+        ref = _get(pv, "spec", "claimRef")
+        if ref is not None and not volume_bound_to_claim(pv, pvc):
+            continue
+        qty = storage_qty(_get(pv, "spec", "capacity"))
+        if qty < want or volume_mode(pv) != volume_mode(pvc) or pv["metadata"].get("deletionTimestamp"):
+            continue
+        if ref is not None:
+            return pv
+        if delay_binding:
+            continue
+        if _get(pv, "status", "phase") != "Available" or not label_match(_get(pv, "metadata", "labels"), reqs) \
+                or volume_class(pv) != claim_class(pvc):
+            continue
+        if best is None or qty < best_qty:
+            best, best_qty = pv, qty
+    return best
+
+
+def claim_reference(pvc):
+    md = pvc["metadata"]
+    return {"kind": "PersistentVolumeClaim", "namespace": md.get("namespace", ""), "name": md["name"],
+            "uid": md["uid"], "apiVersion": "v1", "resourceVersion": md["resourceVersion"]}
+
+
+def provisioned_volume(pvc, sc, node, handle):
+    """The PersistentVolume an external (CSI) provisioner makes for claim
+    pvc of class sc, on node (a Node object, or None for Immediate
+    binding): named pvc-<claim uid>, the request as its capacity, the
+    claim's access modes and volume mode, a claimRef with the uid, spec.csi
+    {driver: the provisioner, volumeHandle}; its nodeAffinity requires the
+    node's zone (topology.kubernetes.io/zone, also put in its labels) or,
+    when the node has none, its kubernetes.io/hostname (the label, else the
+    node's name); with no node, the class's first allowedTopologies term."""
+    md = pvc["metadata"]
+    spec = pvc.get("spec") or {}
+    prov = sc.get("provisioner")
+    pv = {"metadata": {"name": "pvc-" + md["uid"], "annotations": {ANN_PROVISIONED_BY: prov}},
+          "spec": {"accessModes": list(spec.get("accessModes") or []),
+                   "capacity": {"storage": (_get(spec, "resources", "requests") or {})["storage"]},
+                   "claimRef": claim_reference(pvc),
+                   "csi": {"driver": prov, "volumeHandle": handle, "fsType": "ext4",
+                           "volumeAttributes": {"storage.kubernetes.io/csiProvisionerIdentity": "standin-" + prov}},
+                   "persistentVolumeReclaimPolicy": sc.get("reclaimPolicy") or "Delete",
+                   "storageClassName": sc["metadata"]["name"],
+                   "volumeMode": volume_mode(pvc)}}
+    if sc.get("mountOptions"):
+        pv["spec"]["mountOptions"] = list(sc["mountOptions"])
+    terms = None
+    if node is not None:
+        labels = _get(node, "metadata", "labels") or {}
+        if labels.get(ZONE_LABEL):
+            pv["metadata"]["labels"] = {ZONE_LABEL: labels[ZONE_LABEL]}
+            terms = [{"matchExpressions": [{"key": ZONE_LABEL, "operator": "In", "values": [labels[ZONE_LABEL]]}]}]
+        else:
+            host = labels.get(HOSTNAME_LABEL) or node["metadata"]["name"]
+            terms = [{"matchExpressions": [{"key": HOSTNAME_LABEL, "operator": "In", "values": [host]}]}]
+    elif sc.get("allowedTopologies"):
+        t = sc["allowedTopologies"][0] or {}
+        exprs = [{"key": e.get("key"), "operator": "In", "values": list(e.get("values") or [])}
+                 for e in t.get("matchLabelExpressions") or []]
+        if exprs:
+            terms = [{"matchExpressions": exprs}]
+    if terms:
+        pv["spec"]["nodeAffinity"] = {"required": {"nodeSelectorTerms": terms}}
+    return pv
+
+
 # ---------------------------------------------------------------- tables
 
 def _col(name, typ="string", desc="", priority=0, fmt=""):
@@ -1331,6 +1547,46 @@ TABLE_COLUMNS["replicationcontrollers"] = TABLE_COLUMNS["replicasets"] = [
     _col("Containers", priority=1, desc="Names of each container in the template."),
     _col("Images", priority=1, desc="Images referenced by each container in the template."),
     _col("Selector", priority=1, desc="Selector is a label query over pods that should match the replica count.")]
+TABLE_COLUMNS["persistentvolumeclaims"] = [
+    _col("Name", fmt="name", desc="Name must be unique within a namespace."),
+    _col("Status", desc="Phase represents the current phase of PersistentVolumeClaim."),
+    _col("Volume", desc="VolumeName is the binding reference to the PersistentVolume backing this claim."),
+    _col("Capacity", desc="Represents the actual resources of the underlying volume."),
+    _col("Access Modes", desc="AccessModes contains the desired access modes the volume should have."),
+    _col("StorageClass", desc="Name of the StorageClass required by the claim."),
+    _col("Age", desc=AGE_DESC),
+    _col("VolumeMode", priority=1, desc="volumeMode defines what type of volume is required by the claim.")]
+TABLE_COLUMNS["persistentvolumes"] = [
+    _col("Name", fmt="name", desc="Name must be unique within a namespace."),
+    _col("Capacity", desc="A description of the persistent volume's resources and capacity."),
+    _col("Access Modes", desc="AccessModes contains all ways the volume can be mounted."),
+    _col("Reclaim Policy", desc="What happens to a persistent volume when released from its claim."),
+    _col("Status", desc="Phase indicates if a volume is available, bound to a claim, or released by a claim."),
+    _col("Claim", desc="ClaimRef is part of a bi-directional binding between PersistentVolume and "
+                       "PersistentVolumeClaim."),
+    _col("StorageClass", desc="Name of StorageClass to which this persistent volume belongs."),
+    _col("Reason", desc="Reason is a brief CamelCase string that describes any failure."),
+    _col("Age", desc=AGE_DESC),
+    _col("VolumeMode", priority=1, desc="volumeMode defines if a volume is intended to be used with a formatted "
+                                        "filesystem or to remain in raw block state.")]
+TABLE_COLUMNS["storageclasses"] = [
+    _col("Name", fmt="name", desc="Name must be unique within a namespace."),
+    _col("Provisioner", desc="Provisioner indicates the type of the provisioner."),
+    _col("ReclaimPolicy", desc="Dynamically provisioned PersistentVolumes of this storage class are created "
+                               "with this reclaimPolicy."),
+    _col("VolumeBindingMode", desc="VolumeBindingMode indicates how PersistentVolumeClaims should be "
+                                   "provisioned and bound."),
+    _col("AllowVolumeExpansion", desc="AllowVolumeExpansion shows whether the storage class allow volume expand."),
+    _col("Age", desc=AGE_DESC)]
+for _r in ("csinodes", "csidrivers", "csistoragecapacities", "volumeattachments"):
+    TABLE_COLUMNS[_r] = [_col("Name", fmt="name", desc="Name must be unique within a namespace."),
+                         _col("Age", desc=AGE_DESC)]
+ACCESS_MODE_SHORT = {"ReadWriteOnce": "RWO", "ReadOnlyMany": "ROX", "ReadWriteMany": "RWX",
+                     "ReadWriteOncePod": "RWOP"}
+
+
+def _access_modes_text(modes):
+    return ",".join(ACCESS_MODE_SHORT.get(m, _s(m)) for m in modes or [])
 
 
 def _template_cells(spec):
@@ -1426,6 +1682,24 @@ def table_cells(res, obj, now):
     if res == "statefulsets":
         return [md.get("name"), "%d/%d" % (int(st.get("readyReplicas") or 0), int(spec.get("replicas") or 0)),
                 age] + list(_template_cells(spec))
+    if res == "persistentvolumeclaims":
+        return [md.get("name"), st.get("phase") or "", spec.get("volumeName") or "",
+                _s((st.get("capacity") or {}).get("storage")), _access_modes_text(st.get("accessModes")),
+                claim_class(obj), age, spec.get("volumeMode") or "<unset>"]
+    if res == "persistentvolumes":
+        ref = spec.get("claimRef") if isinstance(spec.get("claimRef"), dict) else None
+        return [md.get("name"), _s((spec.get("capacity") or {}).get("storage")),
+                _access_modes_text(spec.get("accessModes")), _s(spec.get("persistentVolumeReclaimPolicy")),
+                st.get("phase") or "", "%s/%s" % (_s(ref.get("namespace")), _s(ref.get("name"))) if ref else "",
+                volume_class(obj), st.get("reason") or "", age, spec.get("volumeMode") or "<unset>"]
+    if res == "storageclasses":
+        name = md.get("name")
+        if (md.get("annotations") or {}).get(ANN_DEFAULT_CLASS) == "true":
+            name += " (default)"
+        return [name, _s(obj.get("provisioner")), _s(obj.get("reclaimPolicy")), _s(obj.get("volumeBindingMode")),
+                _s(bool(obj.get("allowVolumeExpansion"))), age]
+    if res in ("csinodes", "csidrivers", "csistoragecapacities", "volumeattachments"):
+        return [md.get("name"), age]
     return [md.get("name"), st.get("phase") or "Active", age]
 
 
@@ -1569,7 +1843,7 @@ class Faults:
     KEYS = {"clear", "http_500_next", "http_429_next", "match", "method", "drop_watch_after_events",
             "expire_watch_after_events", "malformed_line_next_watch", "stall_watch_seconds", "compact",
             "close_watches", "latency_ms", "bookmark_interval_seconds", "graceful_delete_seconds",
-            "fuzz_watches", "fuzz_lines", "seed", "deep_500_next"}
+            "fuzz_watches", "fuzz_lines", "seed", "deep_500_next", "provision_fail", "provision_fail_next"}
 
     def __init__(self, bookmark_interval):
         self.lock = threading.Lock()
@@ -1586,6 +1860,8 @@ class Faults:
         self.latency = 0.0
         self.bookmark_interval = self.default_bookmark_interval
         self.graceful_delete_seconds = 0.0
+        self.provision_fail = None  # None, or the match string of the provision_fail fault
+        self.provision_fail_next = []   # [remaining, match]
 
     def apply(self, body, app):
         """Keys (any combination; "match"/"method" narrow this call's http and
@@ -1622,7 +1898,19 @@ class Faults:
           bookmark_interval_seconds: S     how often watches send BOOKMARKs
           graceful_delete_seconds: S       deleting a bound pod sets
                                            deletionTimestamp and removes it S
-                                           seconds later (0: at once)"""
+                                           seconds later (0: at once)
+          provision_fail: true|false       the external provisioner refuses (or
+                                           no longer) every claim whose path
+                                           (/api/v1/namespaces/NS/
+                                           persistentvolumeclaims/NAME)
+                                           contains match: a claim annotated
+                                           volume.kubernetes.io/selected-node
+                                           loses the annotation (and gets a
+                                           ProvisioningFailed event), no
+                                           volume is made; an Immediate
+                                           claim waits.  See App._provision
+          provision_fail_next: N           ... the next N selected-node claims
+                                           (matching) only"""
         if not isinstance(body, dict):
             raise bad_request("faults: expected a JSON object")
         unknown = set(body) - self.KEYS
@@ -1658,6 +1946,14 @@ class Faults:
                 self.bookmark_interval = max(0.05, float(body["bookmark_interval_seconds"]))
             if "graceful_delete_seconds" in body:
                 self.graceful_delete_seconds = float(body["graceful_delete_seconds"] or 0)
+            if "provision_fail" in body:
+                self.provision_fail = match if body["provision_fail"] else None
+            if body.get("provision_fail_next"):
+                self.provision_fail_next.append([int(body["provision_fail_next"]), match])
+        if body.get("clear") or "provision_fail" in body:
+            # the provisioner retries what it left waiting
+            with app.store.lock:
+                app._sync_volumes()
         if body.get("compact") or body.get("close_watches"):
             with app.store.lock:
                 if body.get("compact"):
@@ -1677,7 +1973,26 @@ class Faults:
                     "stall_remaining_seconds": max(0.0, round(self.stall_until - time.time(), 3)),
                     "latency_ms": self.latency * 1000,
                     "bookmark_interval_seconds": self.bookmark_interval,
-                    "graceful_delete_seconds": self.graceful_delete_seconds}
+                    "graceful_delete_seconds": self.graceful_delete_seconds,
+                    "provision_fail": self.provision_fail is not None,
+                    "provision_fail_match": self.provision_fail or "",
+                    "provision_fail_next": [{"remaining": n, "match": m} for n, m in self.provision_fail_next]}
+
+    def provision_refused(self, path, consume):
+        """Whether the provisioner refuses the claim at path: provision_fail
+        covers it, or (consume: a selected-node claim) provision_fail_next
+        does -- one of its N used up."""
+        with self.lock:
+            if self.provision_fail is not None and self.provision_fail in path:
+                return True
+            if consume:
+                for e in self.provision_fail_next:
+                    if e[0] > 0 and e[1] in path:
+                        e[0] -= 1
+                        if e[0] <= 0:
+                            self.provision_fail_next.remove(e)
+                        return True
+        return False
 
     def http_error(self, method, target):
         with self.lock:
@@ -1757,6 +2072,8 @@ class App:
         self.started = time.time()
         self.url = ""
         self._pdb_syncing = False
+        self._vol_syncing = False   # the PV controller is writing (its commits do not run it again)
+        self._vol_deferred = False  # a bulk load or reset: it runs once at the end (or not at all)
         self._svc_ips = set()      # the Services' spec.clusterIP in use
         self._svc_ip_next = 1      # where the next allocation looks first (an offset in SERVICE_CIDR)
         self.store.on_commit = self._after_commit
@@ -1851,6 +2168,10 @@ class App:
             elif res == "poddisruptionbudgets":
                 obj["status"] = {"disruptionsAllowed": 0, "currentHealthy": 0, "desiredHealthy": 0,
                                  "expectedPods": 0}
+            elif res in VOLUME_RESOURCES:
+                default_volume_object(res, obj)
+                if res == "persistentvolumeclaims":
+                    self._default_claim_class(obj)
             elif res in WORKLOAD_RESOURCES:
                 default_workload(res, obj)
                 if res == "services":
@@ -2123,7 +2444,12 @@ class App:
         joined, left, or became healthy or not) get them updated by the
         difference -- a budget's stored status always holds the counts, as
         every write of a budget recounts -- or recounted when the budget has
-        disruptedPods.  A Service changed: its clusterIP is taken, or free."""
+        disruptedPods.  A Service changed: its clusterIP is taken, or free.
+        A claim, volume or class changed: _sync_volumes."""
+        if res in VOLUME_RESOURCES:
+            if not self._vol_deferred:
+                self._sync_volumes()
+            return
         if res == "services":
             self._track_cluster_ip(etype, rec, prev)
             return
@@ -2178,6 +2504,242 @@ class App:
             self.store.commit("poddisruptionbudgets", "MODIFIED", new, cur)
         finally:
             self._pdb_syncing = False
+
+    # --- the PV controller and an external provisioner
+    def _default_claim_class(self, obj):
+        """The DefaultStorageClass admission plugin: a new claim with no
+        spec.storageClassName (absent or null, not "") and no beta class
+        annotation gets the default StorageClass's name (the newest, when
+        several are marked default)."""
+        spec = obj.get("spec")
+        ann = _get(obj, "metadata", "annotations") or {}
+        if not isinstance(spec, dict) or spec.get("storageClassName") is not None or ANN_BETA_STORAGE_CLASS in ann:
+            return
+        defaults = []
+        for rec in self.store.objs["storageclasses"].values():
+            a = rec.obj["metadata"].get("annotations") or {}
+            if a.get(ANN_DEFAULT_CLASS) == "true" or a.get(ANN_BETA_DEFAULT_CLASS) == "true":
+                defaults.append((rec.obj["metadata"].get("creationTimestamp") or "", rec.name))
+        if defaults:
+            spec["storageClassName"] = max(defaults)[1]
+
+    def _sync_volumes(self):
+        """What kube-controller-manager's PV controller and an external (CSI)
+        provisioner would do next, run inside the write that changed a
+        claim, a volume or a class (caller holds the lock); their writes
+        are ordinary commits (new resourceVersions, MODIFIED/ADDED events),
+        after the request's own.  See _sync_volumes_once."""
+        if self._vol_syncing:
+            return
+        self._vol_syncing = True
+        changed = False
+        try:
+            for _ in range(4):
+                if not self._sync_volumes_once():
+                    break
+                changed = True
+        finally:
+            self._vol_syncing = False
+        if changed:
+            self.store.cond.notify_all()
+
+    def _sync_volumes_once(self):
+        """One pass over the volumes, then the claims (sorted); True when it
+        wrote something.
+          * a volume in phase Pending (as created) that is bound to no claim
+            (no claimRef, or one without a uid) becomes Available;
+          * a Bound volume whose claim is gone (or has another uid) becomes
+            Released -- or is deleted, when it was provisioned
+            (pv.kubernetes.io/provisioned-by) and its reclaim policy is
+            Delete.  Released volumes stay so (no recycler);
+          * a claim with spec.volumeName and pv.kubernetes.io/bind-completed
+            is bound: left alone (its volume gone: no Lost phase);
+          * a claim with spec.volumeName but not bind-completed (pre-bound by
+            its author) is bound to that volume when the volume exists, is
+            bound to no other claim and satisfies it;
+          * an unbound claim is bound to the volume find_volume_for_claim
+            picks: one whose claimRef names it (as the scheduler's static
+            binding writes), else -- unless its class binds
+            WaitForFirstConsumer -- the smallest fitting Available one.  A
+            claim naming a class that does not exist waits;
+          * else, when its class has a provisioner other than
+            kubernetes.io/no-provisioner and binding is Immediate or the
+            claim has volume.kubernetes.io/selected-node, _provision."""
+        st = self.store
+        changed = False
+        for key in list(st.sorted_keys("persistentvolumes")):
+            cur = st.get("persistentvolumes", key)
+            o = cur.obj if cur is not None else None
+            if o is None or o["metadata"].get("deletionTimestamp"):
+                continue
+            ref = _get(o, "spec", "claimRef")
+            phase = (o.get("status") or {}).get("phase")
+            if phase == "Bound" and isinstance(ref, dict) and ref.get("uid"):
+                claim = st.get("persistentvolumeclaims", (ref.get("namespace") or "", ref.get("name") or ""))
+                if claim is None or claim.obj["metadata"]["uid"] != ref["uid"]:
+                    # its claim is gone: Released; a provisioned volume whose
+                    # policy is Delete is deleted (by its provisioner)
+                    if o["spec"].get("persistentVolumeReclaimPolicy") == "Delete" and \
+                            ANN_PROVISIONED_BY in (o["metadata"].get("annotations") or {}):
+                        st.commit("persistentvolumes", "DELETED", None, cur)
+                    else:
+                        new = cur.clone()
+                        new["status"]["phase"] = "Released"
+                        st.commit("persistentvolumes", "MODIFIED", new, cur)
+                    changed = True
+                continue
+            if phase not in (None, "", "Pending"):
+                continue
+            if not isinstance(ref, dict) or not ref.get("uid"):
+                new = cur.clone()
+                new.setdefault("status", {})["phase"] = "Available"
+                st.commit("persistentvolumes", "MODIFIED", new, cur)
+                changed = True
+        for key in list(st.sorted_keys("persistentvolumeclaims")):
+            cur = st.get("persistentvolumeclaims", key)
+            if cur is None or cur.obj["metadata"].get("deletionTimestamp"):
+                continue
+            pvc = cur.obj
+            ann = pvc["metadata"].get("annotations") or {}
+            vname = _get(pvc, "spec", "volumeName")
+            if vname:
+                if ANN_BIND_COMPLETED in ann:
+                    continue
+                pv = st.get("persistentvolumes", ("", vname))
+                if pv is not None and not pv.obj["metadata"].get("deletionTimestamp") and \
+                        (_get(pv.obj, "spec", "claimRef") is None or volume_bound_to_claim(pv.obj, pvc)) and \
+                        volume_satisfies_claim(pv.obj, pvc):
+                    self._bind_volume(pv, cur)
+                    changed = True
+                continue
+            cls = claim_class(pvc)
+            sc = st.get("storageclasses", ("", cls)) if cls else None
+            if cls and sc is None:
+                continue
+            sc = sc.obj if sc is not None else None
+            delay = sc is not None and sc.get("volumeBindingMode") == "WaitForFirstConsumer"
+            pv = find_volume_for_claim([r.obj for r in st.objs["persistentvolumes"].values()], pvc, delay)
+            if pv is not None:
+                self._bind_volume(st.get("persistentvolumes", ("", pv["metadata"]["name"])), cur)
+                changed = True
+                continue
+            if sc is None or not sc.get("provisioner") or sc["provisioner"] == NO_PROVISIONER:
+                continue
+            if delay and not ann.get(ANN_SELECTED_NODE):
+                continue
+            if self._provision(cur, sc):
+                changed = True
+        return changed
+
+    def _bind_volume(self, pv, pvc):
+        """The PV controller's bind(): the volume's claimRef (the claim's
+        full reference, with its uid; bound-by-controller when the
+        controller chose the volume) and status.phase Bound, then the
+        claim's spec.volumeName, annotations bind-completed and (when the
+        controller set volumeName) bound-by-controller, status.phase Bound
+        with the volume's access modes and capacity.  Two writes (the volume
+        first), each only if it changes something."""
+        st = self.store
+        claim = pvc.obj
+        new = pv.clone()
+        spec = new.setdefault("spec", {})
+        ref = spec.get("claimRef")
+        if not volume_bound_to_claim(pv.obj, claim):
+            new["metadata"].setdefault("annotations", {})[ANN_BOUND_BY_CONTROLLER] = "yes"
+        if not isinstance(ref, dict) or ref.get("uid") != claim["metadata"]["uid"] or \
+                ref.get("name") != claim["metadata"]["name"] or \
+                (ref.get("namespace") or "") != claim["metadata"].get("namespace", ""):
+            spec["claimRef"] = claim_reference(claim)
+        new.setdefault("status", {})["phase"] = "Bound"
+        if new != pv.obj:
+            pv = st.commit("persistentvolumes", "MODIFIED", new, pv)
+        new = pvc.clone()
+        ann = new["metadata"].setdefault("annotations", {})
+        cspec = new.setdefault("spec", {})
+        if cspec.get("volumeName") != pv.name:
+            cspec["volumeName"] = pv.name
+            ann.setdefault(ANN_BOUND_BY_CONTROLLER, "yes")
+        ann.setdefault(ANN_BIND_COMPLETED, "yes")
+        status = new.setdefault("status", {})
+        status["phase"] = "Bound"
+        if _get(pv.obj, "spec", "accessModes") is not None:
+            status["accessModes"] = copy.deepcopy(pv.obj["spec"]["accessModes"])
+        if _get(pv.obj, "spec", "capacity") is not None:
+            status["capacity"] = copy.deepcopy(pv.obj["spec"]["capacity"])
+        if new != pvc.obj:
+            st.commit("persistentvolumeclaims", "MODIFIED", new, pvc)
+
+    def _provision(self, pvc, sc):
+        """Claim pvc (a Rec) of class sc (an object) needs a volume.  The PV
+        controller hands it to the provisioner (annotations
+        volume.kubernetes.io/storage-provisioner and its beta twin, when
+        missing: one write).  The provisioner then, for a claim with
+        volume.kubernetes.io/selected-node, refuses when the
+        provision_fail(_next) fault covers the claim's path or the node does
+        not exist: as external-provisioner on a final failure with
+        rescheduling, it removes the selected-node annotation (one write)
+        and records a ProvisioningFailed Warning event, and makes no volume.
+        Else it creates the volume (provisioned_volume; ADDED) and the PV
+        controller binds the two (_bind_volume).  Immediate claims (no
+        selected node) are provisioned likewise, with no node; under the
+        provision_fail fault they wait (no write).  True when it wrote."""
+        st = self.store
+        claim = pvc.obj
+        md = claim["metadata"]
+        ns = md.get("namespace", "")
+        prov = sc["provisioner"]
+        node_name = (md.get("annotations") or {}).get(ANN_SELECTED_NODE)
+        request = _get(claim, "spec", "resources", "requests", "storage")
+        if not isinstance(request, str) or parse_quantity(request) is None:
+            return False
+        pvname = "pvc-" + md["uid"]
+        if st.get("persistentvolumes", ("", pvname)) is not None:
+            return False        # made already, and not (or no longer) for this claim
+        path = "/api/v1/namespaces/%s/persistentvolumeclaims/%s" % (ns, md["name"])
+        if node_name is None and self.faults.provision_refused(path, consume=False):
+            return False
+        ann = md.get("annotations") or {}
+        if ann.get(ANN_STORAGE_PROVISIONER) != prov or ann.get(ANN_BETA_STORAGE_PROVISIONER) != prov:
+            new = pvc.clone()
+            a = new["metadata"].setdefault("annotations", {})
+            a[ANN_BETA_STORAGE_PROVISIONER] = prov
+            a[ANN_STORAGE_PROVISIONER] = prov
+            pvc = st.commit("persistentvolumeclaims", "MODIFIED", new, pvc)
+            claim = pvc.obj
+        node = None
+        if node_name is not None:
+            node_rec = st.get("nodes", ("", node_name))
+            why = None
+            if self.faults.provision_refused(path, consume=True):
+                why = "rpc error: code = ResourceExhausted desc = the stand-in's provision_fail fault"
+            elif node_rec is None:
+                why = 'failed to get target node: node "%s" not found' % node_name
+            if why is not None:
+                new = pvc.clone()
+                new["metadata"]["annotations"].pop(ANN_SELECTED_NODE, None)
+                pvc = st.commit("persistentvolumeclaims", "MODIFIED", new, pvc)
+                self._claim_event(pvc, prov, "Warning", "ProvisioningFailed",
+                                  'failed to provision volume with StorageClass "%s": %s'
+                                  % (sc["metadata"]["name"], why))
+                return True
+            node = node_rec.obj
+        obj = provisioned_volume(claim, sc, node, "standin-" + str(uuid.uuid4()))
+        pv = self.create("persistentvolumes", None, obj)
+        self._bind_volume(pv, pvc)
+        return True
+
+    def _claim_event(self, pvc, component, etype, reason, message):
+        """A core/v1 Event about claim pvc (a Rec), as a controller's
+        recorder writes it."""
+        md = pvc.obj["metadata"]
+        now = now_rfc3339()
+        self.create("events", md["namespace"], {
+            "metadata": {"name": "%s.%x" % (md["name"], time.time_ns())},
+            "involvedObject": {"kind": "PersistentVolumeClaim", "namespace": md["namespace"], "name": md["name"],
+                               "uid": md["uid"], "apiVersion": "v1", "resourceVersion": md["resourceVersion"]},
+            "reason": reason, "message": message, "source": {"component": component},
+            "firstTimestamp": now, "lastTimestamp": now, "count": 1, "type": etype, "eventTime": None,
+            "reportingComponent": "", "reportingInstance": ""})
 
     # --- bindings
     def bind(self, ns, url_name, body):
@@ -2261,11 +2823,14 @@ class App:
     def bulk(self, body):
         """Body: a list of objects with kind (Node, Pod, Namespace, Event,
         PodDisruptionBudget, Service, ReplicationController, ReplicaSet,
-        StatefulSet), or
+        StatefulSet, the storage kinds), or
         {"namespaces": [...], "nodes": [...], "pods": [...], "events": [...],
          "poddisruptionbudgets": [...], "services": [...],
          "replicationcontrollers": [...], "replicasets": [...],
-         "statefulsets": [...], "items": [...],
+         "statefulsets": [...], "storageclasses": [...], "csidrivers": [...],
+         "csinodes": [...], "csistoragecapacities": [...],
+         "persistentvolumes": [...], "persistentvolumeclaims": [...],
+         "volumeattachments": [...], "items": [...],
          "generate": {"nodes": {...}, "pods": {...}}}.
         generate.nodes: count, prefix ("node-"), start (0), cpu ("4"),
           memory ("16Gi"), pods ("110"), labels {}, taints [], ready (true)
@@ -2279,7 +2844,8 @@ class App:
         if not isinstance(body, dict):
             raise bad_request("bulk: expected a JSON list or object")
         todo = []
-        for res in ("namespaces", "nodes", "pods", "events", "poddisruptionbudgets") + WORKLOAD_RESOURCES:
+        for res in ("namespaces", "nodes", "pods", "events", "poddisruptionbudgets") + WORKLOAD_RESOURCES + \
+                STORAGE_BULK_ORDER:
             for o in body.get(res) or []:
                 todo.append((res, o))
         for o in body.get("items") or []:
@@ -2300,29 +2866,44 @@ class App:
         created, errors = 0, []
         st = self.store
         with st.lock:
-            for res, o in todo:
-                try:
-                    if not isinstance(o, dict):
-                        raise bad_request("not an object")
-                    o = dict(o)
-                    ns = None
-                    if RESOURCES[res].namespaced:
-                        ns = (o.get("metadata") or {}).get("namespace") or "default"
-                    self.create(res, ns, o, bulk=True)
-                    created += 1
-                except ApiError as e:
-                    errors.append({"resource": res, "name": (o.get("metadata") or {}).get("name")
-                                   if isinstance(o, dict) else None, "code": e.code, "message": e.message})
+            self._vol_deferred = True
+            try:
+                self._bulk_create(todo, errors)
+                created = len(todo) - len(errors)
+            finally:
+                self._vol_deferred = False
+            self._sync_volumes()
             st.cond.notify_all()
             rv = st.rv
         return {"created": created, "errorCount": len(errors), "errors": errors[:100], "resourceVersion": str(rv)}
 
+    def _bulk_create(self, todo, errors):
+        for res, o in todo:
+            try:
+                if not isinstance(o, dict):
+                    raise bad_request("not an object")
+                o = dict(o)
+                ns = None
+                if RESOURCES[res].namespaced:
+                    ns = (o.get("metadata") or {}).get("namespace") or "default"
+                self.create(res, ns, o, bulk=True)
+            except ApiError as e:
+                errors.append({"resource": res, "name": (o.get("metadata") or {}).get("name")
+                               if isinstance(o, dict) else None, "code": e.code, "message": e.message})
+
     def reset(self):
         st = self.store
         with st.lock:
-            for res in ("poddisruptionbudgets",) + WORKLOAD_RESOURCES + ("events", "pods", "nodes"):
-                for key in list(st.sorted_keys(res)):
-                    st.commit(res, "DELETED", None, st.objs[res][key])
+            # the budgets first (no status updates for pods about to go); the
+            # PV controller does not run on the way
+            self._vol_deferred = True
+            try:
+                for res in ("poddisruptionbudgets",) + WORKLOAD_RESOURCES + ("events", "pods", "nodes") + \
+                        tuple(r for r in RESOURCES if RESOURCES[r].group == "storage.k8s.io" or r in VOLUME_RESOURCES):
+                    for key in list(st.sorted_keys(res)):
+                        st.commit(res, "DELETED", None, st.objs[res][key])
+            finally:
+                self._vol_deferred = False
             for key in list(st.sorted_keys("namespaces")):
                 if key[1] not in INITIAL_NAMESPACES:
                     st.commit("namespaces", "DELETED", None, st.objs["namespaces"][key])

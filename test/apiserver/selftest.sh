@@ -4,9 +4,10 @@
 # clients -- Debian's kubectl 1.20 (package kubernetes-client), the Python
 # `kubernetes` client 22.6 (python3-kubernetes) and curl -- including
 # PodDisruptionBudgets (policy/v1) and the status its disruption controller
-# computes, and Services, ReplicationControllers (v1), ReplicaSets and
-# StatefulSets (apps/v1), then checks the test hooks (faults, bindings
-# record, bulk load, thread hygiene).
+# computes, Services, ReplicationControllers (v1), ReplicaSets and
+# StatefulSets (apps/v1), and the storage kinds with what its PV controller
+# and provisioner do (binding, provisioning, the provision_fail fault), then
+# checks the test hooks (faults, bindings record, bulk load, thread hygiene).
 #
 # Output is TAP: "ok N - ..." / "not ok N - ..." lines, then the plan "1..N".
 # Exits non-zero when a check fails.  Takes about 40-60 s.
@@ -1053,6 +1054,184 @@ t_workload_python() {
 	EOF
 }
 check "python client: AppsV1Api / CoreV1Api list, create, read, watch of the workloads" t_workload_python
+
+# ------------------------------------------------------------ 3d. storage: the PV controller and a provisioner
+patch_json() { api_code PATCH "$1" -H "Content-Type: ${3:-application/merge-patch+json}" --data-binary "$2"; }
+getj() { api "$URL$1"; }
+PVCS=/api/v1/namespaces/default/persistentvolumeclaims
+SCS=/apis/storage.k8s.io/v1/storageclasses
+mkpvc() { # name class size [accessMode]
+	printf '{"apiVersion":"v1","kind":"PersistentVolumeClaim","metadata":{"name":"%s"},"spec":{"storageClassName":"%s","accessModes":["%s"],"resources":{"requests":{"storage":"%s"}}}}' \
+		"$1" "$2" "${4:-ReadWriteOnce}" "$3"
+}
+mkpv() { # name class size
+	printf '{"apiVersion":"v1","kind":"PersistentVolume","metadata":{"name":"%s"},"spec":{"storageClassName":"%s","accessModes":["ReadWriteOnce"],"capacity":{"storage":"%s"},"local":{"path":"/mnt/%s"},"nodeAffinity":{"required":{"nodeSelectorTerms":[{"matchExpressions":[{"key":"kubernetes.io/hostname","operator":"In","values":["vn1"]}]}]}}}}' \
+		"$1" "$2" "$3" "$1"
+}
+# vwatch PATH RV: the events of PATH after RV, one "TYPE name rv phase" line each
+vwatch() {
+	api -N --max-time 5 "$URL$1?watch=true&resourceVersion=$2&timeoutSeconds=1" | js_lines '
+for e in evs:
+    o = e["object"]
+    print(e["type"], o["metadata"]["name"], o["metadata"]["resourceVersion"], (o.get("status") or {}).get("phase"),
+          ",".join(sorted((o["metadata"].get("annotations") or {}))))'
+}
+
+t_vol_setup() {
+	[ "$(post_json /api/v1/nodes '{"metadata":{"name":"vn1","labels":{"kubernetes.io/hostname":"vn1","topology.kubernetes.io/zone":"zone-a"}}}')" = 201 ]
+	[ "$(post_json /api/v1/nodes '{"metadata":{"name":"vn2","labels":{"kubernetes.io/hostname":"vn2"}}}')" = 201 ]
+	[ "$(post_json $SCS '{"apiVersion":"storage.k8s.io/v1","kind":"StorageClass","metadata":{"name":"vlocal"},"provisioner":"kubernetes.io/no-provisioner","volumeBindingMode":"WaitForFirstConsumer"}')" = 201 ]
+	[ "$(post_json $SCS '{"metadata":{"name":"vfast"},"provisioner":"kubernetes.io/no-provisioner"}')" = 201 ]
+	js 'assert d["volumeBindingMode"]=="Immediate" and d["reclaimPolicy"]=="Delete", d' <"$WORK/body"
+	[ "$(post_json $SCS '{"metadata":{"name":"vcsi","annotations":{"storageclass.kubernetes.io/is-default-class":"true"}},"provisioner":"csi.example.com","volumeBindingMode":"WaitForFirstConsumer"}')" = 201 ]
+	K get sc | tee "$WORK/sc.out"
+	grep -Eq '^vcsi \(default\) +csi.example.com +Delete +WaitForFirstConsumer +false' "$WORK/sc.out"
+	[ "$(post_json /api/v1/persistentvolumes "$(mkpv vpv1 vlocal 5Gi)")" = 201 ]
+	js 'assert d["status"]=={"phase":"Pending"} and d["spec"]["persistentVolumeReclaimPolicy"]=="Retain", d' <"$WORK/body"
+	getj /api/v1/persistentvolumes/vpv1 | js 'assert d["status"]["phase"]=="Available", d'
+	[ "$(post_json $PVCS "$(mkpvc vc1 vlocal 1Gi)")" = 201 ]
+	# WaitForFirstConsumer: not bound to the Available volume
+	getj $PVCS/vc1 | js 'assert d["status"]["phase"]=="Pending" and "volumeName" not in d["spec"], d
+assert d["spec"]["volumeMode"]=="Filesystem", d'
+	# the default class for a claim that names none (DefaultStorageClass admission)
+	[ "$(post_json $PVCS '{"metadata":{"name":"vc0"},"spec":{"accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":"1Gi"}}}}')" = 201 ]
+	js 'assert d["spec"]["storageClassName"]=="vcsi", d' <"$WORK/body"
+}
+check "storage: classes, volumes and claims get the API's defaults; a new volume becomes Available; a WaitForFirstConsumer claim waits" t_vol_setup
+
+t_vol_static_binding() {
+	local rv uid
+	rv=$(cur_rv)
+	uid=$(getj $PVCS/vc1 | js 'print(d["metadata"]["uid"])')
+	# the scheduler's static binding: the volume's claimRef (no uid) and bound-by-controller
+	[ "$(patch_json /api/v1/persistentvolumes/vpv1 '{"metadata":{"annotations":{"pv.kubernetes.io/bound-by-controller":"yes"}},"spec":{"claimRef":{"kind":"PersistentVolumeClaim","apiVersion":"v1","namespace":"default","name":"vc1"}}}' application/strategic-merge-patch+json)" = 200 ]
+	getj $PVCS/vc1 | js 'a=d["metadata"]["annotations"]
+assert d["spec"]["volumeName"]=="vpv1", d
+assert a["pv.kubernetes.io/bind-completed"]=="yes" and a["pv.kubernetes.io/bound-by-controller"]=="yes", d
+assert d["status"]=={"phase":"Bound","accessModes":["ReadWriteOnce"],"capacity":{"storage":"5Gi"}}, d'
+	getj /api/v1/persistentvolumes/vpv1 | js "assert d['status']['phase']=='Bound', d
+assert d['spec']['claimRef']['uid']=='$uid' and d['spec']['claimRef']['name']=='vc1', d"
+	echo "--- claims:"; vwatch /api/v1/persistentvolumeclaims "$rv" | tee "$WORK/vw1"
+	echo "--- volumes:"; vwatch /api/v1/persistentvolumes "$rv" | tee "$WORK/vw2"
+	[ "$(wc -l <"$WORK/vw1")" = 1 ] && grep -q '^MODIFIED vc1 [0-9]* Bound ' "$WORK/vw1"
+	[ "$(wc -l <"$WORK/vw2")" = 2 ] && grep -q '^MODIFIED vpv1 [0-9]* Available ' "$WORK/vw2" &&
+		grep -q '^MODIFIED vpv1 [0-9]* Bound ' "$WORK/vw2"
+	# the volume's write comes before the claim's, each with its own resourceVersion
+	[ "$(awk '{print $3}' "$WORK/vw2" | tail -n1)" -lt "$(awk '{print $3}' "$WORK/vw1")" ]
+	K get pv,pvc | tee "$WORK/pv.out"
+	grep -Eq '^persistentvolume/vpv1 +5Gi +RWO +Retain +Bound +default/vc1 +vlocal' "$WORK/pv.out"
+	grep -Eq '^persistentvolumeclaim/vc1 +Bound +vpv1 +5Gi +RWO +vlocal' "$WORK/pv.out"
+}
+check "PV controller: a claimRef patched onto a volume (static binding) binds the claim (volumeName, bind-completed, Bound); MODIFIED events" t_vol_static_binding
+
+t_vol_immediate() {
+	[ "$(post_json /api/v1/persistentvolumes "$(mkpv vpv10 vfast 10Gi)")" = 201 ]
+	[ "$(post_json /api/v1/persistentvolumes "$(mkpv vpv3 vfast 3Gi)")" = 201 ]
+	[ "$(post_json /api/v1/persistentvolumes "$(mkpv vpv1g vfast 1Gi)")" = 201 ]
+	[ "$(post_json $PVCS "$(mkpvc vc2 vfast 2Gi)")" = 201 ]
+	getj $PVCS/vc2 | js 'assert d["spec"]["volumeName"]=="vpv3" and d["status"]["phase"]=="Bound", d'
+	# access modes not contained: no volume
+	[ "$(post_json $PVCS "$(mkpvc vc2x vfast 2Gi ReadWriteMany)")" = 201 ]
+	getj $PVCS/vc2x | js 'assert d["status"]["phase"]=="Pending" and "volumeName" not in d["spec"], d'
+	# a volume made later binds a waiting claim
+	[ "$(post_json $PVCS "$(mkpvc vc2y vfast 20Gi)")" = 201 ]
+	getj $PVCS/vc2y | js 'assert d["status"]["phase"]=="Pending", d'
+	[ "$(post_json /api/v1/persistentvolumes "$(mkpv vpv20 vfast 20Gi)")" = 201 ]
+	getj $PVCS/vc2y | js 'assert d["spec"]["volumeName"]=="vpv20" and d["status"]["phase"]=="Bound", d'
+	getj /api/v1/persistentvolumes/vpv10 | js 'assert d["status"]["phase"]=="Available" and "claimRef" not in d["spec"], d'
+}
+check "PV controller: an Immediate claim binds the smallest fitting Available volume of its class (access modes, capacity); later volumes bind waiting claims" t_vol_immediate
+
+t_vol_provision() {
+	local rv uid
+	[ "$(post_json $PVCS "$(mkpvc vc3 vcsi 4Gi)")" = 201 ]
+	uid=$(js 'print(d["metadata"]["uid"])' <"$WORK/body")
+	[ "$(api_code GET /api/v1/persistentvolumes/pvc-$uid)" = 404 ]
+	rv=$(cur_rv)
+	[ "$(patch_json $PVCS/vc3 '{"metadata":{"annotations":{"volume.kubernetes.io/selected-node":"vn1"}}}')" = 200 ]
+	getj /api/v1/persistentvolumes/pvc-$uid | tee "$WORK/vpv.json" | js "s=d['spec']
+assert s['capacity']=={'storage':'4Gi'} and s['accessModes']==['ReadWriteOnce'] and s['storageClassName']=='vcsi', d
+assert s['claimRef']['uid']=='$uid' and s['claimRef']['name']=='vc3' and s['claimRef']['namespace']=='default', d
+assert s['csi']['driver']=='csi.example.com' and s['csi']['volumeHandle'], d
+assert s['nodeAffinity']=={'required':{'nodeSelectorTerms':[{'matchExpressions':[
+    {'key':'topology.kubernetes.io/zone','operator':'In','values':['zone-a']}]}]}}, d
+assert d['metadata']['labels']=={'topology.kubernetes.io/zone':'zone-a'}, d
+assert d['metadata']['annotations']['pv.kubernetes.io/provisioned-by']=='csi.example.com', d
+assert s['persistentVolumeReclaimPolicy']=='Delete' and d['status']['phase']=='Bound', d"
+	getj $PVCS/vc3 | js "a=d['metadata']['annotations']
+assert d['spec']['volumeName']=='pvc-$uid' and d['status']['phase']=='Bound', d
+assert d['status']['capacity']=={'storage':'4Gi'}, d
+assert a['pv.kubernetes.io/bind-completed']=='yes' and a['volume.kubernetes.io/selected-node']=='vn1', d
+assert a['volume.kubernetes.io/storage-provisioner']=='csi.example.com', d"
+	echo "--- volumes:"; vwatch /api/v1/persistentvolumes "$rv" | tee "$WORK/vw3"
+	grep -q "^ADDED pvc-$uid [0-9]* Pending" "$WORK/vw3"
+	grep -q "^MODIFIED pvc-$uid [0-9]* Bound" "$WORK/vw3"
+	echo "--- claims:"; vwatch /api/v1/persistentvolumeclaims "$rv" | tee "$WORK/vw4"
+	tail -n1 "$WORK/vw4" | grep -q '^MODIFIED vc3 [0-9]* Bound '
+	# a node without a zone: kubernetes.io/hostname
+	[ "$(post_json $PVCS "$(mkpvc vc3b vcsi 1Gi)")" = 201 ]
+	uid=$(js 'print(d["metadata"]["uid"])' <"$WORK/body")
+	[ "$(patch_json $PVCS/vc3b '{"metadata":{"annotations":{"volume.kubernetes.io/selected-node":"vn2"}}}')" = 200 ]
+	getj /api/v1/persistentvolumes/pvc-$uid | js 'assert d["spec"]["nodeAffinity"]["required"]["nodeSelectorTerms"]==[
+    {"matchExpressions":[{"key":"kubernetes.io/hostname","operator":"In","values":["vn2"]}]}], d
+assert "labels" not in d["metadata"], d'
+	# the claim deleted: its provisioned volume (reclaim policy Delete) goes too
+	[ "$(api_code DELETE $PVCS/vc3b)" = 200 ]
+	[ "$(api_code GET /api/v1/persistentvolumes/pvc-$uid)" = 404 ]
+}
+check "provisioner: a claim annotated selected-node gets a pvc-<uid> CSI volume in the node's zone (ADDED), then is bound; hostname without a zone" t_vol_provision
+
+t_vol_refuse() {
+	local rv uid
+	fault '{"provision_fail":true,"match":"/persistentvolumeclaims/vc5"}'
+	api "$URL/debug/faults" | js 'assert d["provision_fail"] is True and d["provision_fail_match"]=="/persistentvolumeclaims/vc5", d'
+	[ "$(post_json $PVCS "$(mkpvc vc5 vcsi 2Gi)")" = 201 ]
+	uid=$(js 'print(d["metadata"]["uid"])' <"$WORK/body")
+	rv=$(cur_rv)
+	[ "$(patch_json $PVCS/vc5 '{"metadata":{"annotations":{"volume.kubernetes.io/selected-node":"vn1"}}}')" = 200 ]
+	js 'assert d["metadata"]["annotations"]["volume.kubernetes.io/selected-node"]=="vn1", d' <"$WORK/body"
+	getj $PVCS/vc5 | js 'assert "volume.kubernetes.io/selected-node" not in d["metadata"]["annotations"], d
+assert d["status"]["phase"]=="Pending" and "volumeName" not in d["spec"], d'
+	[ "$(api_code GET /api/v1/persistentvolumes/pvc-$uid)" = 404 ]
+	echo "--- claims:"; vwatch /api/v1/persistentvolumeclaims "$rv" | tee "$WORK/vw5"
+	tail -n1 "$WORK/vw5" | grep -q '^MODIFIED vc5 [0-9]* Pending volume.beta.kubernetes.io/storage-provisioner,volume.kubernetes.io/storage-provisioner$'
+	getj "/api/v1/namespaces/default/events?fieldSelector=involvedObject.name%3Dvc5" | js 'e=d["items"]
+assert len(e)==1 and e[0]["reason"]=="ProvisioningFailed" and e[0]["type"]=="Warning", e
+assert e[0]["involvedObject"]["kind"]=="PersistentVolumeClaim" and e[0]["source"]["component"]=="csi.example.com", e'
+	# other claims are not covered by the match
+	[ "$(post_json $PVCS "$(mkpvc vc6 vcsi 2Gi)")" = 201 ]
+	[ "$(patch_json $PVCS/vc6 '{"metadata":{"annotations":{"volume.kubernetes.io/selected-node":"vn1"}}}')" = 200 ]
+	getj $PVCS/vc6 | js 'assert d["status"]["phase"]=="Bound", d'
+	# off, then provision_fail_next: refused once more, then provisioned
+	fault '{"provision_fail":false,"provision_fail_next":1}'
+	[ "$(patch_json $PVCS/vc5 '{"metadata":{"annotations":{"volume.kubernetes.io/selected-node":"vn1"}}}')" = 200 ]
+	getj $PVCS/vc5 | js 'assert "volume.kubernetes.io/selected-node" not in d["metadata"]["annotations"], d'
+	api "$URL/debug/faults" | js 'assert d["provision_fail"] is False and d["provision_fail_next"]==[], d'
+	[ "$(patch_json $PVCS/vc5 '{"metadata":{"annotations":{"volume.kubernetes.io/selected-node":"vn1"}}}')" = 200 ]
+	getj $PVCS/vc5 | js "assert d['status']['phase']=='Bound' and d['spec']['volumeName']=='pvc-$uid', d"
+	# a node that does not exist is refused alike
+	[ "$(post_json $PVCS "$(mkpvc vc7 vcsi 2Gi)")" = 201 ]
+	[ "$(patch_json $PVCS/vc7 '{"metadata":{"annotations":{"volume.kubernetes.io/selected-node":"nonode"}}}')" = 200 ]
+	getj $PVCS/vc7 | js 'assert "volume.kubernetes.io/selected-node" not in d["metadata"]["annotations"], d'
+}
+check "fault provision_fail(_next): the provisioner removes selected-node (MODIFIED), makes no volume, records ProvisioningFailed; off again, it provisions" t_vol_refuse
+
+t_vol_cleanup() {
+	local p
+	fault '{"clear":true}'
+	for p in $(getj $PVCS | js 'print(" ".join(i["metadata"]["name"] for i in d["items"]))'); do
+		[ "$(api_code DELETE $PVCS/$p)" = 200 ]
+	done
+	# the provisioned volumes (reclaim policy Delete) went with their claims; the others are Released
+	getj /api/v1/persistentvolumes | js 'v={i["metadata"]["name"]:i["status"]["phase"] for i in d["items"]}
+assert v=={"vpv1":"Released","vpv3":"Released","vpv20":"Released","vpv10":"Available","vpv1g":"Available"}, v'
+	for p in vpv1 vpv3 vpv20 vpv10 vpv1g; do [ "$(api_code DELETE /api/v1/persistentvolumes/$p)" = 200 ]; done
+	for p in vlocal vfast vcsi; do [ "$(api_code DELETE $SCS/$p)" = 200 ]; done
+	for p in vn1 vn2; do [ "$(api_code DELETE /api/v1/nodes/$p)" = 200 ]; done
+	api "$URL/debug/state" | js 'c=d["counts"]
+assert c["persistentvolumeclaims"]==0 and c["persistentvolumes"]==0 and c["storageclasses"]==0, c'
+}
+check "storage: claims deleted -> provisioned volumes deleted, the others Released; then all gone" t_vol_cleanup
 
 # ------------------------------------------------------------ 4. watches and faults
 t_watch_selector_transition() {
