@@ -386,6 +386,7 @@ read_pvc(JsonbContainer *obj)
 	c->namespace = str_at(meta, "namespace");
 	c->name = str_at(meta, "name");
 	c->storage_class = str_at(spec, "storageClassName");
+	c->beta_class = annotation(meta, "volume.beta.kubernetes.io/storage-class");
 	c->volume_name = str_at(spec, "volumeName");
 	/* metav1.HasAnnotation: present, whatever its value */
 	c->bind_completed = done != NULL;
@@ -414,6 +415,7 @@ read_pv(JsonbContainer *obj)
 	v->uid = str_at(meta, "uid");
 	v->name = str_at(meta, "name");
 	v->storage_class = (s = str_at(spec, "storageClassName")) ? s : "";
+	v->beta_class = annotation(meta, "volume.beta.kubernetes.io/storage-class");
 	if (claim)
 	{
 		v->claim_namespace = (s = str_at(claim, "namespace")) ? s : "";
