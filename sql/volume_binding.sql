@@ -232,6 +232,29 @@ SELECT scheduler.check_plugin('VolumeBinding', '{"shape": [{"utilization": 0, "s
 SELECT scheduler.check_plugin('VolumeBinding', '{"bindTimeoutSeconds": 0}');
 
 ------------------------------------------------------------------------------
+-- Rows planted past apply() read as what they hold, never crash: a volume
+-- whose fields have the wrong types, a claim whose selector does not parse
+-- (FindMatchingVolume's error: Filter says Error), a class and capacities
+-- of nonsense.
+------------------------------------------------------------------------------
+UPDATE scheduler.persistent_volumes SET object = '{"metadata": {"name": "big-b", "labels": 3},
+    "spec": {"nodeAffinity": {"required": {"nodeSelectorTerms": [1, {"matchExpressions": "x"}]}},
+             "claimRef": 5, "capacity": {"storage": "lots"}, "storageClassName": "wait-sc"}, "status": {"phase": 7}}'
+WHERE name = 'big-b';
+UPDATE scheduler.persistent_volume_claims
+SET object = jsonb_set(object, '{spec,selector}', '{"matchExpressions": [{"key": "", "operator": "Bogus"}]}')
+WHERE name = 'unbound';
+UPDATE scheduler.storage_classes SET object = '{"metadata": {"name": "csi-sc"}, "provisioner": 5,
+    "volumeBindingMode": "WaitForFirstConsumer", "allowedTopologies": [3, {"matchLabelExpressions": [{"key": 1}]}]}'
+WHERE name = 'csi-sc';
+UPDATE scheduler.csi_storage_capacities SET object = '{"metadata": {}, "nodeTopology": [], "capacity": {}}';
+SELECT * FROM pg_temp.verdicts('unbound');
+SELECT * FROM pg_temp.verdicts('dyn');
+SET scheduler.feature_gates = 'VolumeCapacityPriority=true';
+SELECT node, raw FROM scheduler.score('default', 'sized', false) WHERE plugin = 'VolumeBinding' ORDER BY node;
+RESET scheduler.feature_gates;
+
+------------------------------------------------------------------------------
 -- One scheduling cycle: the pod with the local volume goes to n2, the
 -- only node its PreFilterResult leaves; the pod with an unbound immediate
 -- claim stays pending with the PreFilter's reason.
