@@ -7,6 +7,14 @@ TRUNCATE scheduler.nodes, scheduler.pods, scheduler.pod_attempts, scheduler.atte
     scheduler.persistent_volume_claims, scheduler.persistent_volumes, scheduler.storage_classes;
 SET scheduler.pod_initial_backoff = 0;
 SET scheduler.pod_max_backoff = 0;
+-- The verdicts are VolumeZone's alone, in a profile of its own: in the
+-- default profile the PreFilters of VolumeRestrictions and VolumeBinding,
+-- which run before VolumeZone's, reject a missing claim or an unbound one
+-- first (as kube-scheduler's do).  The scheduling cycle at the end runs the
+-- default profile.
+INSERT INTO scheduler.profiles VALUES ('volume-zone', NULL);
+INSERT INTO scheduler.profile_plugins (scheduler_name, plugin, position) VALUES ('volume-zone', 'VolumeZone', 1);
+SET test.profile = 'volume-zone';
 
 CREATE FUNCTION pg_temp.node(name text, labels jsonb) RETURNS int LANGUAGE sql AS $$
     SELECT scheduler.apply(jsonb_build_object('kind', 'Node',
@@ -19,6 +27,7 @@ LANGUAGE sql AS $$
     SELECT scheduler.apply(jsonb_build_object('kind', 'Pod',
         'metadata', jsonb_build_object('name', name, 'namespace', 'default', 'uid', 'default/' || name),
         'spec', jsonb_build_object('containers', jsonb_build_array(jsonb_build_object('name', 'c')),
+            'schedulerName', coalesce(nullif(current_setting('test.profile', true), ''), 'default-scheduler'),
             'volumes', coalesce((SELECT jsonb_agg(jsonb_build_object('name', c,
                                     'persistentVolumeClaim', jsonb_build_object('claimName', c)))
                                  FROM unnest(claims) c), '[]') || extra)))
@@ -31,7 +40,10 @@ $$;
 CREATE FUNCTION pg_temp.pvc(name text, spec jsonb, annotations jsonb DEFAULT '{}') RETURNS int LANGUAGE sql AS $$
     SELECT scheduler.apply(jsonb_build_object('kind', 'PersistentVolumeClaim', 'apiVersion', 'v1',
         'metadata', jsonb_build_object('name', name, 'namespace', 'default', 'uid', 'pvc-' || name,
-                                       'annotations', annotations),
+            -- a claim with a volumeName is bound as the PV controller leaves it
+            'annotations', annotations || CASE WHEN spec ? 'volumeName'
+                                               THEN '{"pv.kubernetes.io/bind-completed": "yes"}'::jsonb
+                                               ELSE '{}' END),
         'spec', spec))
 $$;
 CREATE FUNCTION pg_temp.sc(name text, mode text) RETURNS int LANGUAGE sql AS $$
@@ -111,12 +123,7 @@ SELECT pg_temp.pod('no-claim', '{c-missing}'), pg_temp.pod('lost-pv', '{c-ga-a,c
        pg_temp.pod('empty-name', '{c-ga-a}');
 UPDATE scheduler.pods SET volumes = '[{"name": "v", "persistentVolumeClaim": {"claimName": ""}}]'
 WHERE name = 'empty-name';
--- In the default profile VolumeRestrictions' PreFilter, which runs first,
--- rejects a missing claim before VolumeZone's would (as in kube-scheduler):
--- these two pods run a profile of VolumeZone alone, to show its own reasons.
-INSERT INTO scheduler.profiles VALUES ('volume-zone', NULL);
-INSERT INTO scheduler.profile_plugins (scheduler_name, plugin, position) VALUES ('volume-zone', 'VolumeZone', 1);
-UPDATE scheduler.pods SET scheduler_name = 'volume-zone' WHERE name IN ('no-claim', 'empty-name');
+
 SELECT * FROM pg_temp.zone('no-claim');
 SELECT * FROM pg_temp.zone('lost-pv') WHERE node IS NULL;
 SELECT * FROM pg_temp.zone('empty-name') WHERE node IS NULL;
@@ -153,6 +160,7 @@ SELECT * FROM pg_temp.zone('wait-and-bound');
 -- node allows is unschedulable with the plugin's reason (and preemption
 -- cannot help an UnschedulableAndUnresolvable node).
 ------------------------------------------------------------------------------
+RESET test.profile;
 TRUNCATE scheduler.pods, scheduler.pod_attempts;
 SELECT scheduler.apply(jsonb_build_object('type', 'DELETED', 'object', object))
 FROM scheduler.nodes WHERE name = 'plain';

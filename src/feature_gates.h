@@ -17,6 +17,7 @@ typedef struct FeatureGates
 	bool		TaintTolerationComparisonOperators;
 	bool		MatchLabelKeysInPodTopologySpread;
 	bool		NodeInclusionPolicyInPodTopologySpread;
+	bool		VolumeCapacityPriority;	/* VolumeBinding's Score (alpha, off) */
 } FeatureGates;
 extern FeatureGates scheduler_features;
 

@@ -63,6 +63,7 @@ parse_gates(const char *value, FeatureGates *out)
 	out->TaintTolerationComparisonOperators = false;
 	out->MatchLabelKeysInPodTopologySpread = true;
 	out->NodeInclusionPolicyInPodTopologySpread = true;
+	out->VolumeCapacityPriority = false;
 	for (char *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save))
 	{
 		char	   *eq;
@@ -88,10 +89,13 @@ parse_gates(const char *value, FeatureGates *out)
 			gate = &out->MatchLabelKeysInPodTopologySpread;
 		else if (strcmp(item, "NodeInclusionPolicyInPodTopologySpread") == 0)
 			gate = &out->NodeInclusionPolicyInPodTopologySpread;
+		else if (strcmp(item, "VolumeCapacityPriority") == 0)
+			gate = &out->VolumeCapacityPriority;
 		else
 		{
 			GUC_check_errdetail("Unknown feature gate \"%s\"; known: SidecarContainers, TaintTolerationComparisonOperators,"
-								" MatchLabelKeysInPodTopologySpread, NodeInclusionPolicyInPodTopologySpread.", item);
+								" MatchLabelKeysInPodTopologySpread, NodeInclusionPolicyInPodTopologySpread,"
+								" VolumeCapacityPriority.", item);
 			return false;
 		}
 		*gate = on;

@@ -207,6 +207,7 @@ read_pv(JsonbContainer *obj)
 	v->uid = str_at(meta, "uid");
 	v->name = str_at(meta, "name");
 	v->storage_class = (s = str_at(spec, "storageClassName")) ? s : "";
+	v->beta_class = annotation(meta, "volume.beta.kubernetes.io/storage-class");
 	if (claim)
 	{
 		v->claim_namespace = (s = str_at(claim, "namespace")) ? s : "";

@@ -43,7 +43,8 @@ typedef struct Pvc
 	char	   *namespace;
 	char	   *name;
 	char	   *storage_class;	/* spec.storageClassName; NULL unset */
-	char	   *beta_class;		/* annotation volume.beta.kubernetes.io/storage-class, or NULL */
+	char	   *beta_class;		/* annotation volume.beta.kubernetes.io/storage-class (read
+								 * before storage_class), or NULL */
 	char	   *volume_name;	/* spec.volumeName; NULL or "": unbound */
 	bool		bind_completed; /* annotation pv.kubernetes.io/bind-completed */
 	char	   *selected_node;	/* annotation volume.kubernetes.io/selected-node, or NULL */
@@ -64,6 +65,7 @@ typedef struct Pv
 	char	   *uid;
 	char	   *name;
 	char	   *storage_class;	/* spec.storageClassName, "" when unset */
+	char	   *beta_class;		/* annotation volume.beta.kubernetes.io/storage-class, or NULL */
 	char	   *claim_namespace;	/* spec.claimRef, NULL when none */
 	char	   *claim_name;
 	char	   *claim_uid;		/* NULL when the claimRef has none */

@@ -644,6 +644,37 @@ RequiredNodeAffinityMatches(const void *req, const PodInfo *pod, const NodeInfo 
 		(req == NULL || selector_matches(req, node));
 }
 
+/*
+ * A NodeSelector stored as jsonb ({"nodeSelectorTerms": [...]}; a
+ * PersistentVolume's spec.nodeAffinity.required), parsed as
+ * nodeaffinity.NewLazyErrorNodeSelector does: a term that does not parse
+ * matches nothing, and neither does a selector with no terms.  NULL when
+ * required is NULL.
+ */
+const void *
+NodeSelectorParse(Jsonb *required)
+{
+	JsonbValue	v;
+
+	if (required == NULL)
+		return NULL;
+	v.type = jbvBinary;
+	v.val.binary.data = &required->root;
+	v.val.binary.len = VARSIZE(required) - VARHDRSZ;
+	return parse_selector(&v, false, NULL);
+}
+
+/*
+ * Does the node match the selector (terms ORed)?  matchFields are read
+ * against node->name, and skipped when the name is "" (a v1.Node with only
+ * labels, as volume.CheckNodeAffinity builds).  A NULL selector matches.
+ */
+bool
+NodeSelectorMatches(const void *sel, const NodeInfo *node)
+{
+	return sel == NULL || selector_matches(sel, node);
+}
+
 /* Hint: a node added or relabelled that matches now, and did not before. */
 static QueueingHint
 hint(const PodInfo *pod, const ClusterEvent *ev)

@@ -398,6 +398,7 @@ PROFILE_ARGS = {
             {'maxSkew': 1, 'topologyKey': 'topology.kubernetes.io/zone', 'whenUnsatisfiable': 'ScheduleAnyway'},
             {'maxSkew': 3, 'topologyKey': 'kubernetes.io/hostname', 'whenUnsatisfiable': 'ScheduleAnyway'}]},
         {'defaultingType': 'System'}],
+    'VolumeBinding': [{'bindTimeoutSeconds': 300}, {'bindTimeoutSeconds': 0}],
 }
 
 
