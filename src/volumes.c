@@ -475,3 +475,18 @@ VolumeNotFound(const char *resource, const char *name)
 {
 	return psprintf("%s \"%s\" not found", resource, name);
 }
+
+/*
+ * VolumesSign
+ *		The volume plugins' SignPod: their PreFilter and Filter read the pod's
+ *		volumes and, through its claims (in its namespace; an ephemeral
+ *		claim's owner is its uid), the catalog: a pod with volumes is a class
+ *		of its own, and pods without volumes stay alike.
+ */
+void
+VolumesSign(const PodInfo *pod, PodKey *key)
+{
+	PodKeyAdd(key, POD_FIELD(volumes));
+	if (pod->nvolumes > 0)
+		PodKeyAdd(key, POD_FIELD(uid) | POD_FIELD(namespace));
+}

@@ -21,6 +21,7 @@
 #include "utils/hsearch.h"
 #include "utils/jsonb.h"
 #include "cluster.h"
+#include "codec.h"
 
 struct ClusterSnapshot;
 
@@ -174,5 +175,8 @@ extern const char *VolumePvcClass(const Pvc *pvc);
 
 /* "persistentvolumeclaim \"<name>\" not found", as the API's NotFound error reads */
 extern char *VolumeNotFound(const char *resource, const char *name);
+
+/* the volume plugins' SignPod */
+extern void VolumesSign(const PodInfo *pod, PodKey *key);
 
 #endif							/* SCHEDULER_VOLUMES_H */

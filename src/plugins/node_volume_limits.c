@@ -739,21 +739,9 @@ hint_pod_deleted(const PodInfo *pod pg_attribute_unused(), const ClusterEvent *e
 	return HINT_SKIP;
 }
 
-/*
- * SignPod: PreFilter and Filter read the pod's volumes, and through them
- * its claims, which depend on its namespace and name, and its uid (an
- * ephemeral claim's owner): a pod with volumes is a class of its own.
- */
-static void
-sign(const PodInfo *pod, PodKey *key)
-{
-	PodKeyAdd(key, POD_FIELD(volumes));
-	if (pod->nvolumes > 0)
-		PodKeyAdd(key, POD_FIELD(uid));
-}
 
 const Plugin NodeVolumeLimitsPlugin = {
-	.sign = sign,
+	.sign = VolumesSign,
 	.name = "NodeVolumeLimits",
 	.prefilter = prefilter,
 	.filter = filter,

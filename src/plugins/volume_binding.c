@@ -1188,17 +1188,9 @@ score(PluginCall *call, const PodInfo *pod pg_attribute_unused(), const NodeInfo
 	return (2 * total + nclasses) / (2 * nclasses);
 }
 
-/* SignPod: PreFilter and Filter read the pod's volumes, and its claims are its own */
-static void
-sign(const PodInfo *pod, PodKey *key)
-{
-	PodKeyAdd(key, POD_FIELD(volumes));
-	if (pod->nvolumes > 0)
-		PodKeyAdd(key, POD_FIELD(uid));
-}
 
 const Plugin VolumeBindingPlugin = {
-	.sign = sign,
+	.sign = VolumesSign,
 	.name = "VolumeBinding",
 	.parse_args = parse_args,
 	.prefilter = prefilter,

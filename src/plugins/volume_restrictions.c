@@ -287,23 +287,11 @@ pod_deleted_hint(const PodInfo *pod, const ClusterEvent *ev)
 	return HINT_SKIP;
 }
 
-/*
- * SignPod: PreFilter and Filter read the volumes, and through the claims and
- * the pods using them the namespace and more than the pod itself: a pod with
- * volumes is its own class (uid); pods without volumes stay alike.
- */
-static void
-sign(const PodInfo *pod, PodKey *key)
-{
-	PodKeyAdd(key, POD_FIELD(volumes));
-	if (pod->nvolumes > 0)
-		PodKeyAdd(key, POD_FIELD(uid));
-}
 
 const Plugin VolumeRestrictionsPlugin = {
 	.name = "VolumeRestrictions",
 	.reads_pods = true,
-	.sign = sign,
+	.sign = VolumesSign,
 	.prefilter = prefilter,
 	.filter = filter,
 	.events = {

@@ -437,18 +437,6 @@ filter(PluginCall *call, const PodInfo *pod, const NodeInfo *node, Status *st)
 	}
 }
 
-/*
- * SignPod: PreFilter and Filter read the pod's volumes, and its claims in
- * its namespace; what they find there is the catalog's, so a pod with
- * volumes is a class of its own (its uid).
- */
-static void
-sign(const PodInfo *pod, PodKey *key)
-{
-	PodKeyAdd(key, POD_FIELD(volumes));
-	if (pod->nvolumes > 0)
-		PodKeyAdd(key, POD_FIELD(uid) | POD_FIELD(namespace));
-}
 
 /*
  * EventsToRegister: kube-scheduler's Node events without a QueueingHint.
@@ -456,7 +444,7 @@ sign(const PodInfo *pod, PodKey *key)
  * not events here yet.
  */
 const Plugin VolumeZonePlugin = {
-	.sign = sign,
+	.sign = VolumesSign,
 	.name = "VolumeZone",
 	.prefilter = prefilter,
 	.filter = filter,
