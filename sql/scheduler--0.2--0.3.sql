@@ -9,12 +9,15 @@ SELECT pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
 -- elements of spec.volumes with a source the plugins read, NULL when none.
 -- The pods already mirrored get theirs from their objects.
 ALTER TABLE scheduler.pods ADD COLUMN volumes jsonb;
+-- (strict: spec.volumes must be an array of objects, as apply() holds it;
+-- only the rows that gain a value are written)
 UPDATE scheduler.pods
-    SET volumes = NULLIF(pg_catalog.jsonb_path_query_array(object,
-        '$.spec.volumes[*] ? (@.persistentVolumeClaim.type() == "object" || @.ephemeral.type() == "object"
-                              || @.gcePersistentDisk.type() == "object" || @.awsElasticBlockStore.type() == "object"
-                              || @.rbd.type() == "object" || @.iscsi.type() == "object")'), '[]'::jsonb)
-    WHERE (object OPERATOR(pg_catalog.->) 'spec') OPERATOR(pg_catalog.?) 'volumes';
+    SET volumes = pg_catalog.jsonb_path_query_array(object, 'strict $.spec.volumes[*] ? (@.persistentVolumeClaim.type() == "object" || @.ephemeral.type() == "object"
+                                     || @.gcePersistentDisk.type() == "object" || @.awsElasticBlockStore.type() == "object"
+                                     || @.rbd.type() == "object" || @.iscsi.type() == "object")'::pg_catalog.jsonpath, '{}', true)
+    WHERE pg_catalog.jsonb_path_exists(object, 'strict $.spec.volumes[*] ? (@.persistentVolumeClaim.type() == "object" || @.ephemeral.type() == "object"
+                                     || @.gcePersistentDisk.type() == "object" || @.awsElasticBlockStore.type() == "object"
+                                     || @.rbd.type() == "object" || @.iscsi.type() == "object")'::pg_catalog.jsonpath, '{}', true);
 
 -- The storage objects the volume plugins read (volumes.c): one table per
 -- kind, keyed by uid, the object as it came and, for queries and joins, the
@@ -129,6 +132,7 @@ INSERT INTO scheduler.profile_plugins (scheduler_name, plugin, position, weight)
     SELECT 'default-scheduler', p.plugin, p.default_position, p.default_weight
     FROM scheduler.plugins() p
     WHERE p.plugin OPERATOR(pg_catalog.=) ANY (ARRAY['VolumeRestrictions', 'NodeVolumeLimits', 'VolumeBinding', 'VolumeZone'])
+      AND EXISTS (SELECT 1 FROM scheduler.profiles WHERE scheduler_name OPERATOR(pg_catalog.=) 'default-scheduler')
     ORDER BY p.default_position
     ON CONFLICT DO NOTHING;
 

@@ -82,6 +82,9 @@ SELECT scheduler.apply('{"kind": "Pod", "metadata": {"name": "p", "namespace": "
   "spec": {"containers": [{"name": "c"}], "volumes": [{"name": "v", "rbd": {"monitors": [], "image": "i"}}]}}');
 SELECT scheduler.apply('{"kind": "Pod", "metadata": {"name": "p", "namespace": "db"},
   "spec": {"containers": [{"name": "c"}], "volumes": [{"name": "v", "iscsi": {"targetPortal": "t", "iqn": "q", "lun": "0"}}]}}');
+SELECT scheduler.apply('{"kind": "Pod", "metadata": {"name": "p", "namespace": "db"},
+  "spec": {"containers": [{"name": "c"}], "volumes": [{"name": "v", "persistentVolumeClaim": {"claimName": "c"},
+                                                      "gcePersistentDisk": {"pdName": "pd"}}]}}');
 SELECT scheduler.apply('{"kind": "PersistentVolumeClaim", "metadata": {"name": "c", "namespace": "db"},
   "spec": {"accessModes": ["ReadWriteAlways"]}}');
 SELECT scheduler.apply('{"kind": "PersistentVolumeClaim", "metadata": {"name": "c", "namespace": "db"},

@@ -495,6 +495,13 @@ QueueDispatch(const MirrorKind *k, const char *olds, const char *news, Datum *ar
 	 */
 	if (creating_extension)
 		return SchedQueueMoveAll("the extension is being updated");
+	/* a kind no plugin registers for: its rows are not read */
+	{
+		ClusterEvent probe = {.resource = k->events,.action = ~0};
+
+		if (!EventOfInterest(&probe))
+			return 0;
+	}
 	events = k->row_events(k, olds, news, args);
 	/* events no plugin registers for move nothing */
 	foreach(lc, events)

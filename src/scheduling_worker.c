@@ -15,6 +15,7 @@
  */
 #include "postgres.h"
 
+#include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "fmgr.h"
 #include "miscadmin.h"
@@ -25,12 +26,40 @@
 #include "utils/memutils.h"
 
 #include "access.h"
+#include "jsonutil.h"
+#include "kinds.h"
 #include "kube_client.h"
 #include "schedule.h"
 #include "scheduling_queue.h"
 #include "worker.h"
 
 PGDLLEXPORT void scheduler_worker_main(Datum arg);
+
+
+/* Has every kind the watch worker watches been listed once? (in SPI) */
+static bool
+mirror_synced(void)
+{
+	List	   *resources = NIL;
+	Datum		arg;
+	Oid			argtype = TEXTARRAYOID;
+	bool		isnull;
+
+	for (int i = 0; i < NumMirrorKinds; i++)
+	{
+		bool		seen = false;
+		ListCell   *lc;
+
+		foreach(lc, resources)
+			seen |= strcmp(lfirst(lc), MirrorKinds[i].resource) == 0;
+		if (!seen)
+			resources = lappend(resources, (char *) MirrorKinds[i].resource);
+	}
+	arg = TextArrayFromList(resources);
+	return SPI_execute_with_args("SELECT count(DISTINCT resource) = cardinality($1) FROM scheduler.watch_state"
+								 " WHERE resource = ANY ($1)", 1, &argtype, &arg, NULL, true, 1) == SPI_OK_SELECT &&
+		DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+}
 
 /*
  * One round: if the extension is installed, schedule what is ready and work
@@ -41,7 +70,6 @@ static int
 run_once(long *timeout)
 {
 	MemoryContext back = CurrentMemoryContext;
-	bool		isnull;
 	int			attempted = 0;
 
 	*timeout = scheduler_worker_interval;
@@ -51,16 +79,13 @@ run_once(long *timeout)
 
 	/*
 	 * If the extension is installed and, with an API server, the mirror has
-	 * synced: both nodes and pods listed once (kube-scheduler waits for its
-	 * informers' caches), lest pods seen before the nodes be found
-	 * unschedulable, and told so.  The watch worker wakes this one when a
-	 * list is applied.
+	 * synced: every kind it watches listed once (kube-scheduler waits for
+	 * its informers' caches), lest pods seen before the nodes, or before
+	 * their claims, be found unschedulable, and told so.  The watch worker
+	 * wakes this one when a list is applied.
 	 */
 	if (OidIsValid(SchedulerExtensionOid(true)) &&
-		(!KubeApiConfigured() ||
-		 (SPI_execute("SELECT count(*) = 2 FROM scheduler.watch_state WHERE resource IN ('nodes', 'pods')",
-					  false, 0) == SPI_OK_SELECT &&
-		  DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull)))))
+		(!KubeApiConfigured() || mirror_synced()))
 	{
 		long		next;
 

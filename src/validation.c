@@ -1667,6 +1667,10 @@ check_volumes(JsonbContainer *spec, const char *what)
 		JsonbContainer *eph = get_object(v, "ephemeral", what, p);
 
 		(void) get_string(v, "name", what, p);
+		/* (of the sources the plugins read; the API server counts them all) */
+		if ((pvc != NULL) + (eph != NULL) + (get(v, "gcePersistentDisk") != NULL) +
+			(get(v, "awsElasticBlockStore") != NULL) + (get(v, "rbd") != NULL) + (get(v, "iscsi") != NULL) > 1)
+			forbidden(what, p, "may not specify more than 1 volume type");
 		if (pvc)
 		{
 			required_string(pvc, "claimName", what, child(p, "persistentVolumeClaim"));

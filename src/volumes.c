@@ -173,9 +173,11 @@ read_pvc(JsonbContainer *obj)
 	JsonbContainer *status = obj_at(obj, "status");
 	Pvc		   *c = palloc0(sizeof(Pvc));
 	char	   *done = annotation(meta, "pv.kubernetes.io/bind-completed");
+	char	   *s;
 
 	c->uid = str_at(meta, "uid");
-	c->namespace = str_at(meta, "namespace");
+	/* apply() keeps an object without one in "default" */
+	c->namespace = (s = str_at(meta, "namespace")) ? s : "default";
 	c->name = str_at(meta, "name");
 	c->storage_class = str_at(spec, "storageClassName");
 	c->beta_class = annotation(meta, "volume.beta.kubernetes.io/storage-class");
@@ -314,7 +316,8 @@ read_capacity(JsonbContainer *obj)
 	CsiCapacity *c = palloc0(sizeof(CsiCapacity));
 	char	   *s;
 
-	c->namespace = str_at(meta, "namespace");
+	/* apply() keeps an object without one in "default" */
+	c->namespace = (s = str_at(meta, "namespace")) ? s : "default";
 	c->name = str_at(meta, "name");
 	c->storage_class = (s = str_at(obj, "storageClassName")) ? s : "";
 	c->node_topology = jsonb_obj_at(obj, "nodeTopology");
