@@ -368,6 +368,23 @@ read_table(const char *table, void *(*read) (JsonbContainer *obj))
 	return out;
 }
 
+/* The objects of l by the name at name_offset in each (those without one left out) */
+static HTAB *
+index_by_name(List *l, size_t name_offset, const char *what, MemoryContext cxt)
+{
+	HTAB	   *h = name_table(psprintf("scheduler volume catalog: %s", what), list_length(l), cxt);
+	ListCell   *lc;
+
+	foreach(lc, l)
+	{
+		char	   *name = *(char **) ((char *) lfirst(lc) + name_offset);
+
+		if (name)
+			name_put(h, name, lfirst(lc));
+	}
+	return h;
+}
+
 static PerCallCache catalog_cache;
 static VolumeCatalog *catalog;
 
@@ -400,25 +417,14 @@ VolumeCatalogGet(ClusterSnapshot *snap)
 			name_put(catalog->pvcs, psprintf("%s/%s", c->namespace, c->name), c);
 	}
 	catalog->pv_list = read_table("scheduler.persistent_volumes", (void *(*) (JsonbContainer *)) read_pv);
-	catalog->pvs = name_table("scheduler volume catalog: volumes", list_length(catalog->pv_list), cxt);
-	foreach(lc, catalog->pv_list)
-		if (((Pv *) lfirst(lc))->name)
-			name_put(catalog->pvs, ((Pv *) lfirst(lc))->name, lfirst(lc));
-	l = read_table("scheduler.storage_classes", (void *(*) (JsonbContainer *)) read_class);
-	catalog->classes = name_table("scheduler volume catalog: classes", list_length(l), cxt);
-	foreach(lc, l)
-		if (((StorageClass *) lfirst(lc))->name)
-			name_put(catalog->classes, ((StorageClass *) lfirst(lc))->name, lfirst(lc));
-	l = read_table("scheduler.csi_nodes", (void *(*) (JsonbContainer *)) read_csinode);
-	catalog->csinodes = name_table("scheduler volume catalog: CSI nodes", list_length(l), cxt);
-	foreach(lc, l)
-		if (((CsiNode *) lfirst(lc))->name)
-			name_put(catalog->csinodes, ((CsiNode *) lfirst(lc))->name, lfirst(lc));
-	l = read_table("scheduler.csi_drivers", (void *(*) (JsonbContainer *)) read_driver);
-	catalog->drivers = name_table("scheduler volume catalog: CSI drivers", list_length(l), cxt);
-	foreach(lc, l)
-		if (((CsiDriver *) lfirst(lc))->name)
-			name_put(catalog->drivers, ((CsiDriver *) lfirst(lc))->name, lfirst(lc));
+	catalog->pvs = index_by_name(catalog->pv_list, offsetof(Pv, name), "volumes", cxt);
+	catalog->classes = index_by_name(read_table("scheduler.storage_classes",
+												(void *(*) (JsonbContainer *)) read_class),
+									 offsetof(StorageClass, name), "classes", cxt);
+	catalog->csinodes = index_by_name(read_table("scheduler.csi_nodes", (void *(*) (JsonbContainer *)) read_csinode),
+									  offsetof(CsiNode, name), "CSI nodes", cxt);
+	catalog->drivers = index_by_name(read_table("scheduler.csi_drivers", (void *(*) (JsonbContainer *)) read_driver),
+									 offsetof(CsiDriver, name), "CSI drivers", cxt);
 	catalog->capacities = read_table("scheduler.csi_storage_capacities",
 									 (void *(*) (JsonbContainer *)) read_capacity);
 	catalog->attachments = read_table("scheduler.volume_attachments",
