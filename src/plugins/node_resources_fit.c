@@ -30,21 +30,15 @@
 
 #include "jsonutil.h"
 #include "plugin.h"
+#include "shape.h"
 
 #define MAX_NODE_SCORE 100
-#define MAX_CUSTOM_PRIORITY_SCORE 10
 #define MAX_UTILIZATION 100
 
 typedef enum
 {
 	LEAST_ALLOCATED, MOST_ALLOCATED, REQUESTED_TO_CAPACITY_RATIO
 } Strategy;
-
-typedef struct ShapePoint
-{
-	int64		utilization;
-	int64		score;			/* already times 10 */
-} ShapePoint;
 
 typedef struct FitArgs
 {
@@ -56,8 +50,7 @@ typedef struct FitArgs
 	int			nresources;
 	char	  **names;
 	int64	   *weights;
-	int			nshape;
-	ShapePoint *shape;
+	Shape		shape;			/* RequestedToCapacityRatio's */
 } FitArgs;
 
 /* ------------------------------------------------------------------------
@@ -115,49 +108,15 @@ static void
 parse_shape(FitArgs *a, JsonbValue *rtcr)
 {
 	static const char *const rtcr_fields[] = {"shape", NULL};
-	static const char *const point_fields[] = {"utilization", "score", NULL};
 	JsonbValue *shape = (rtcr && rtcr->type == jbvBinary) ? JGet(rtcr->val.binary.data, "shape") : NULL;
-	const char *spath = "scoringStrategy.requestedToCapacityRatio.shape";
-	int			n;
 
 	if (rtcr && (rtcr->type != jbvBinary || !JsonContainerIsObject(rtcr->val.binary.data)))
 		field_error("Invalid value", "scoringStrategy.requestedToCapacityRatio", NULL, "must be an object");
 	if (rtcr)
 		JCheckKnownFields(rtcr->val.binary.data, rtcr_fields, "NodeResourcesFit args",
 						  "scoringStrategy.requestedToCapacityRatio");
-	if (shape && (shape->type != jbvBinary || !JsonContainerIsArray(shape->val.binary.data)))
-		field_error("Invalid value", spath, NULL, "must be a list");
-	if (shape == NULL || JsonContainerSize(shape->val.binary.data) == 0)
-		field_error("Required value", spath, NULL, "at least one point must be specified");
-	n = JsonContainerSize(shape->val.binary.data);
-	a->shape = palloc(sizeof(ShapePoint) * n);
-	for (int i = 0; i < n; i++)
-	{
-		JsonbValue *p = getIthJsonbValueFromContainer(shape->val.binary.data, i);
-		char	   *path = psprintf("%s[%d]", spath, i);
-
-		if (p->type != jbvBinary || !JsonContainerIsObject(p->val.binary.data))
-			field_error("Invalid value", path, NULL, "must be an object");
-		JCheckKnownFields(p->val.binary.data, point_fields, "NodeResourcesFit args", path);
-		a->shape[i].utilization = jint(JGet(p->val.binary.data, "utilization"), psprintf("%s.utilization", path));
-		a->shape[i].score = jint(JGet(p->val.binary.data, "score"), psprintf("%s.score", path));
-	}
-	a->nshape = n;
-	for (int i = 1; i < n; i++)
-		if (a->shape[i - 1].utilization >= a->shape[i].utilization)
-			field_error("Invalid value", psprintf("%s[%d].utilization", spath, i),
-						psprintf("%lld", (long long) a->shape[i].utilization),
-						"values must be sorted in increasing order");
-	for (int i = 0; i < n; i++)
-	{
-		if (a->shape[i].utilization < 0 || a->shape[i].utilization > MAX_UTILIZATION)
-			field_error("Invalid value", psprintf("%s[%d].utilization", spath, i),
-						psprintf("%lld", (long long) a->shape[i].utilization), "not in valid range [0, 100]");
-		if (a->shape[i].score < 0 || a->shape[i].score > MAX_CUSTOM_PRIORITY_SCORE)
-			field_error("Invalid value", psprintf("%s[%d].score", spath, i),
-						psprintf("%lld", (long long) a->shape[i].score), "not in valid range [0, 10]");
-		a->shape[i].score *= MAX_NODE_SCORE / MAX_CUSTOM_PRIORITY_SCORE;
-	}
+	ShapeParse(&a->shape, shape, "NodeResourcesFit args", "scoringStrategy.requestedToCapacityRatio.shape",
+			   "values must be sorted in increasing order");
 }
 
 static void *
@@ -362,24 +321,6 @@ ResourceAllocatableRequested(const PodInfo *pod, const NodeInfo *node, const cha
 }
 
 static int64
-shape_score(const FitArgs *a, int64 utilization)
-{
-	for (int k = 0; k < a->nshape; k++)
-	{
-		if (utilization <= a->shape[k].utilization)
-		{
-			if (k == 0)
-				return a->shape[0].score;
-			return a->shape[k - 1].score +
-				(a->shape[k].score - a->shape[k - 1].score) *
-				(utilization - a->shape[k - 1].utilization) /
-				(a->shape[k].utilization - a->shape[k - 1].utilization);
-		}
-	}
-	return a->shape[a->nshape - 1].score;
-}
-
-static int64
 score(PluginCall *call, const PodInfo *pod, const NodeInfo *node, Status *st)
 {
 	const FitArgs *a = call->args;
@@ -408,7 +349,7 @@ score(PluginCall *call, const PodInfo *pod, const NodeInfo *node, Status *st)
 				s = MulDiv(Min(req, alloc), MAX_NODE_SCORE, alloc);
 				break;
 			default:
-				s = shape_score(a, req > alloc ? MAX_UTILIZATION : MulDiv(req, MAX_UTILIZATION, alloc));
+				s = ShapeScore(&a->shape, req > alloc ? MAX_UTILIZATION : MulDiv(req, MAX_UTILIZATION, alloc));
 				if (s <= 0)
 					continue;	/* only resources that score count */
 				break;

@@ -53,6 +53,8 @@
 #include "jsonutil.h"
 #include "labels.h"
 #include "plugin.h"
+#include "resources.h"
+#include "shape.h"
 #include "volumes.h"
 
 /* binder.go's ConflictReasons */
@@ -67,7 +69,6 @@
 #define NOT_SUPPORTED_PROVISIONER "kubernetes.io/no-provisioner"
 
 #define MAX_NODE_SCORE 100
-#define MAX_CUSTOM_PRIORITY_SCORE 10
 #define MAX_UTILIZATION 100
 #define DEFAULT_BIND_TIMEOUT_SECONDS 600
 
@@ -75,18 +76,11 @@
  * Args (VolumeBindingArgs), validated as ValidateVolumeBindingArgsWithOptions
  * ------------------------------------------------------------------------
  */
-typedef struct ShapePoint
-{
-	int64		utilization;
-	int64		score;			/* already times MaxNodeScore / MaxCustomPriorityScore */
-} ShapePoint;
-
 typedef struct BindingArgs
 {
 	int64		bind_timeout_seconds;	/* read for PreBind, which is not here yet */
 	bool		scorer;			/* VolumeCapacityPriority was on: Score runs */
-	int			nshape;
-	ShapePoint *shape;
+	Shape		shape;			/* n == 0 without the scorer */
 } BindingArgs;
 
 static void
@@ -108,50 +102,6 @@ arg_int(JsonbValue *v, const char *path)
 	if (!JValueInt64(v, &x))
 		field_error("Invalid value", path, JShortScalar(v), "must be an integer");
 	return x;
-}
-
-/* shape: validateFunctionShape, then scaled as New does */
-static void
-parse_shape(BindingArgs *a, JsonbValue *shape)
-{
-	static const char *const point_fields[] = {"utilization", "score", NULL};
-	int			n;
-
-	if (shape->type != jbvBinary || !JsonContainerIsArray(shape->val.binary.data))
-		field_error("Invalid value", "shape", NULL, "must be a list");
-	n = JsonContainerSize(shape->val.binary.data);
-	if (n == 0)
-		field_error("Required value", "shape", NULL, "at least one point must be specified");
-	a->shape = palloc(sizeof(ShapePoint) * n);
-	for (int i = 0; i < n; i++)
-	{
-		JsonbValue *p = getIthJsonbValueFromContainer(shape->val.binary.data, i);
-		char	   *path = psprintf("shape[%d]", i);
-
-		if (p->type != jbvBinary || !JsonContainerIsObject(p->val.binary.data))
-			field_error("Invalid value", path, NULL, "must be an object");
-		JCheckKnownFields(p->val.binary.data, point_fields, "VolumeBinding args", path);
-		a->shape[i].utilization = arg_int(JGet(p->val.binary.data, "utilization"), psprintf("%s.utilization", path));
-		a->shape[i].score = arg_int(JGet(p->val.binary.data, "score"), psprintf("%s.score", path));
-	}
-	a->nshape = n;
-	for (int i = 1; i < n; i++)
-		if (a->shape[i - 1].utilization >= a->shape[i].utilization)
-		{
-			field_error("Invalid value", psprintf("shape[%d].utilization", i),
-						psprintf("%lld", (long long) a->shape[i].utilization),
-						"utilization values must be sorted in increasing order");
-		}
-	for (int i = 0; i < n; i++)
-	{
-		if (a->shape[i].utilization < 0 || a->shape[i].utilization > MAX_UTILIZATION)
-			field_error("Invalid value", psprintf("shape[%d].utilization", i),
-						psprintf("%lld", (long long) a->shape[i].utilization), "not in valid range [0, 100]");
-		if (a->shape[i].score < 0 || a->shape[i].score > MAX_CUSTOM_PRIORITY_SCORE)
-			field_error("Invalid value", psprintf("shape[%d].score", i),
-						psprintf("%lld", (long long) a->shape[i].score), "not in valid range [0, 10]");
-		a->shape[i].score *= MAX_NODE_SCORE / MAX_CUSTOM_PRIORITY_SCORE;
-	}
 }
 
 /*
@@ -181,13 +131,14 @@ parse_args(Jsonb *args)
 		return a;
 	}
 	if (shape)
-		parse_shape(a, shape);
+		ShapeParse(&a->shape, shape, "VolumeBinding args", "shape",
+				   "utilization values must be sorted in increasing order");
 	else
 	{
-		a->nshape = 2;
-		a->shape = palloc0(sizeof(ShapePoint) * 2);
-		a->shape[1].utilization = MAX_UTILIZATION;
-		a->shape[1].score = MAX_NODE_SCORE;
+		a->shape.n = 2;
+		a->shape.points = palloc0(sizeof(ShapePoint) * 2);
+		a->shape.points[1].utilization = MAX_UTILIZATION;
+		a->shape.points[1].score = MAX_NODE_SCORE;
 	}
 	return a;
 }
@@ -1106,33 +1057,6 @@ prescore(PluginCall *call, const PodInfo *pod pg_attribute_unused(), NodeInfo **
 		st->code = CODE_SKIP;
 }
 
-/* helper.BuildBrokenLinearFunction over the shape */
-static int64
-shape_score(const BindingArgs *a, int64 utilization)
-{
-	for (int k = 0; k < a->nshape; k++)
-		if (utilization <= a->shape[k].utilization)
-		{
-			if (k == 0)
-				return a->shape[0].score;
-			return a->shape[k - 1].score +
-				(a->shape[k].score - a->shape[k - 1].score) *
-				(utilization - a->shape[k - 1].utilization) /
-				(a->shape[k].utilization - a->shape[k - 1].utilization);
-		}
-	return a->shape[a->nshape - 1].score;
-}
-
-static int64
-add_saturating(int64 x, int64 y)
-{
-	int64		r;
-
-	if (pg_add_s64_overflow(x, y, &r))
-		return y > 0 ? PG_INT64_MAX : PG_INT64_MIN;
-	return r;
-}
-
 /*
  * Score: the node's static bindings by their volumes' class
  * (spec.storageClassName): each class scores the shape at its utilization
@@ -1150,7 +1074,7 @@ score(PluginCall *call, const PodInfo *pod pg_attribute_unused(), const NodeInfo
 	int			nclasses = 0;
 	int64		total = 0;
 
-	if (a == NULL || !a->scorer || a->nshape == 0 || s == NULL)
+	if (a == NULL || !a->scorer || a->shape.n == 0 || s == NULL)
 		return 0;
 	pv = node_volumes(s, node);
 	if (!pv->filtered)
@@ -1174,15 +1098,15 @@ score(PluginCall *call, const PodInfo *pod pg_attribute_unused(), const NodeInfo
 			c++;
 		if (c == nclasses)
 			classes[nclasses++] = cls;
-		requested[c] = add_saturating(requested[c], b->pvc->has_request ? b->pvc->request : 0);
-		capacity[c] = add_saturating(capacity[c], b->pv->has_capacity ? b->pv->capacity : 0);
+		(void) AddSaturating(&requested[c], b->pvc->has_request ? b->pvc->request : 0);
+		(void) AddSaturating(&capacity[c], b->pv->has_capacity ? b->pv->capacity : 0);
 	}
 	for (int c = 0; c < nclasses; c++)
 	{
 		int64		u = (capacity[c] == 0 || requested[c] > capacity[c]) ? MAX_UTILIZATION :
 			MulDiv(requested[c], MAX_UTILIZATION, capacity[c]);
 
-		total += shape_score(a, u);
+		total += ShapeScore(&a->shape, u);
 	}
 	/* math.Round of the mean: half away from zero, the scores are >= 0 */
 	return (2 * total + nclasses) / (2 * nclasses);
