@@ -226,3 +226,51 @@ SELECT scheduler.outbox_result(id, 500, '[1]', NULL) FROM scheduler.outbox WHERE
 SELECT name, state, attempts, last_status, last_error, round(extract(epoch FROM next_attempt_at - now())) AS backoff_s
 FROM scheduler.outbox WHERE name IN ('b2', 'e') ORDER BY name;
 SELECT scheduler.outbox_result(NULL, 200);
+
+------------------------------------------------------------------------------
+-- VolumeBinding's PreBind (BindPodVolumes' bindAPIUpdate): a pod whose
+-- claims are not bound yet gets, before its binding, a merge patch of each
+-- volume it binds statically (spec.claimRef, bound-by-controller, the
+-- volume's resourceVersion a precondition) and of each claim to provision
+-- (the selected-node annotation, the claim's resourceVersion a
+-- precondition); its binding names them (waits_for) and the claims it waits
+-- for, for bindTimeoutSeconds (600 by default).  A pod whose claims are all
+-- bound gets a binding alone (allBound: PreBind is skipped).  A PreBind
+-- patch's 200 is done; its 409 (the object changed since) fails it.
+------------------------------------------------------------------------------
+TRUNCATE scheduler.pods, scheduler.queue, scheduler.outbox, scheduler.persistent_volumes,
+    scheduler.persistent_volume_claims, scheduler.storage_classes;
+SELECT scheduler.apply('{"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {"name": "wait", "uid": "sc-w"},
+    "provisioner": "example.com/p", "volumeBindingMode": "WaitForFirstConsumer"}');
+SELECT scheduler.apply('{"kind": "PersistentVolume", "metadata": {"name": "pv-1", "uid": "u-pv1", "resourceVersion": "41"},
+    "spec": {"storageClassName": "wait", "accessModes": ["ReadWriteOnce"], "capacity": {"storage": "5Gi"},
+             "hostPath": {"path": "/x"}}, "status": {"phase": "Available"}}');
+SELECT scheduler.apply(jsonb_build_object('kind', 'PersistentVolumeClaim',
+    'metadata', jsonb_build_object('name', c, 'namespace', 'default', 'uid', 'u-' || c, 'resourceVersion', '7'),
+    'spec', '{"storageClassName": "wait", "accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "5Gi"}}}'::jsonb))
+FROM unnest(ARRAY['static', 'dynamic']) c;
+SELECT scheduler.apply('{"kind": "PersistentVolumeClaim", "metadata": {"name": "done", "namespace": "default", "uid": "u-done",
+    "annotations": {"pv.kubernetes.io/bind-completed": "yes"}},
+    "spec": {"storageClassName": "wait", "volumeName": "elsewhere"}}');
+SELECT scheduler.apply('{"kind": "PersistentVolume", "metadata": {"name": "elsewhere", "uid": "u-pv2"},
+    "spec": {"storageClassName": "wait", "capacity": {"storage": "5Gi"}, "hostPath": {"path": "/x"},
+             "claimRef": {"namespace": "default", "name": "done", "uid": "u-done"}}, "status": {"phase": "Bound"}}');
+SELECT scheduler.apply('{"kind": "Pod", "metadata": {"name": "stateful", "namespace": "default", "uid": "u-stateful"},
+    "spec": {"containers": [{"name": "c"}], "volumes": [
+        {"name": "a", "persistentVolumeClaim": {"claimName": "static"}},
+        {"name": "b", "persistentVolumeClaim": {"claimName": "dynamic"}}]}}');
+SELECT scheduler.apply('{"kind": "Pod", "metadata": {"name": "settled", "namespace": "default", "uid": "u-settled"},
+    "spec": {"containers": [{"name": "c"}], "volumes": [{"name": "a", "persistentVolumeClaim": {"claimName": "done"}}]}}');
+-- (pv-1 fits one claim; the smaller request sorts first, equal ones keep their order)
+SELECT name, node, result FROM schedule_pending() ORDER BY name;
+SELECT o.kind, o.name, o.object, o.body, o.node,
+       (SELECT array_agg(r.kind || ' ' || r.object ORDER BY r.id) FROM scheduler.outbox r WHERE r.id = ANY (o.waits_for)) AS waits_for,
+       o.claims, extract(epoch FROM o.wait_until - o.created_at) AS wait_s,
+       o.id > ALL (SELECT r.id FROM scheduler.outbox r WHERE r.id = ANY (o.waits_for)) AS after_them
+FROM scheduler.outbox o ORDER BY o.id;
+SELECT object, scheduler.outbox_result(id, 200) FROM scheduler.outbox WHERE kind = 'volume';
+SELECT object, scheduler.outbox_result(id, 409, '{"message": "Operation cannot be fulfilled on persistentvolumeclaims \"dynamic\": the object has been modified; please apply your changes to the latest version and try again"}')
+FROM scheduler.outbox WHERE kind = 'claim';
+SELECT kind, object, state, last_status, last_error FROM scheduler.outbox WHERE kind IN ('volume', 'claim') ORDER BY id;
+TRUNCATE scheduler.pods, scheduler.queue, scheduler.outbox, scheduler.persistent_volumes,
+    scheduler.persistent_volume_claims, scheduler.storage_classes;

@@ -186,3 +186,14 @@ CREATE TRIGGER changed_delete AFTER DELETE ON scheduler.volume_attachments REFER
 ALTER FUNCTION scheduler_internal.objects_changed() SET search_path = pg_catalog, pg_temp;
 REVOKE ALL ON FUNCTION scheduler_internal.objects_changed() FROM PUBLIC;
 COMMENT ON FUNCTION scheduler.kinds() IS 'The Kubernetes kinds the scheduler mirrors and watches: kind, list kind, apiVersion, resource, the collection path and query the watch worker lists and watches, the mirror table, whether namespaced, and the cluster events its changes raise for the QueueingHints (Node, AssignedPod, PersistentVolumeClaim, ...) or NULL';
+
+-- VolumeBinding's PreBind goes through the outbox: PATCHes of volumes and
+-- claims, and bindings that wait for their claims to be bound.
+ALTER TABLE scheduler.outbox DROP CONSTRAINT outbox_kind_check;
+ALTER TABLE scheduler.outbox ADD CONSTRAINT outbox_kind_check
+    CHECK (kind IN ('binding', 'condition', 'event', 'delete', 'volume', 'claim'));
+ALTER TABLE scheduler.outbox ADD COLUMN object text, ADD COLUMN waits_for bigint[], ADD COLUMN claims text[],
+    ADD COLUMN wait_until timestamptz;
+CREATE INDEX outbox_waiting ON scheduler.outbox (id) WHERE state = 'pending' AND claims IS NOT NULL AND attempts = 0;
+CREATE INDEX outbox_prebind ON scheduler.outbox (pod_uid) WHERE kind IN ('volume', 'claim') AND state <> 'failed';
+COMMENT ON COLUMN scheduler.outbox.claims IS 'A binding''s claims: it waits until each is bound (spec.volumeName and pv.kubernetes.io/bind-completed), as VolumeBinding''s PreBind does';

@@ -267,3 +267,35 @@ RESET scheduler.feature_gates;
 ------------------------------------------------------------------------------
 DELETE FROM scheduler.pods WHERE name NOT IN ('local', 'immediate');
 SELECT name, node, result, message FROM schedule_pending() ORDER BY name;
+
+------------------------------------------------------------------------------
+-- Reserve (AssumePodVolumes) and PreBind (BindPodVolumes), without an API
+-- server: the choices are written to the mirror as the API server would
+-- write PreBind's updates.  Two pods whose claims fit one volume: the first
+-- takes it (its claimRef names the claim, annotated
+-- pv.kubernetes.io/bound-by-controller), and the second, in the same call,
+-- finds none left (the assumed volume is taken, as kube-scheduler's assume
+-- cache holds it), nor in the next call.  A claim to provision gets the
+-- node in volume.kubernetes.io/selected-node; a pod sharing it follows it
+-- to that node.
+------------------------------------------------------------------------------
+TRUNCATE scheduler.pods, scheduler.persistent_volume_claims, scheduler.persistent_volumes, scheduler.queue;
+SELECT pg_temp.pv('only', 'wait-sc', '10Gi', 'topology.kubernetes.io/zone', 'b');
+SELECT pg_temp.pvc('first', 'wait-sc'), pg_temp.pvc('second', 'wait-sc');
+SELECT pg_temp.pod('p-first', pg_temp.claims('first')), pg_temp.pod('p-second', pg_temp.claims('second'));
+SELECT name, node, result, message FROM schedule_pending() ORDER BY name;
+SELECT name, object->'spec'->'claimRef' AS claim_ref,
+       object->'metadata'->'annotations' AS annotations
+FROM scheduler.persistent_volumes;
+SELECT * FROM pg_temp.verdicts('p-second');
+
+SELECT pg_temp.sc('prov-sc', 'example.com/provisioner', '{"volumeBindingMode": "WaitForFirstConsumer"}');
+SELECT pg_temp.pvc('shared', 'prov-sc', '{"spec": {"storageClassName": "prov-sc",
+    "accessModes": ["ReadWriteMany"], "resources": {"requests": {"storage": "1Gi"}}}}');
+SELECT pg_temp.pod('s1', pg_temp.claims('shared'));
+SELECT name, node IS NOT NULL AS placed, result FROM schedule_pending() ORDER BY name;
+SELECT c.name, c.selected_node = p.assumed_node AS selected_its_node, c.bound
+FROM scheduler.persistent_volume_claims c, scheduler.pods p WHERE c.name = 'shared' AND p.name = 's1';
+SELECT pg_temp.pod('s2', pg_temp.claims('shared'));
+SELECT p.name, p.node = s.selected_node AS follows_the_claim
+FROM schedule_pending() p, scheduler.persistent_volume_claims s WHERE s.name = 'shared';

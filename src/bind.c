@@ -12,8 +12,14 @@
  *	 event      POST   namespaces/{ns}/events (FailedScheduling)
  *	 delete     DELETE namespaces/{ns}/pods/{name} (a preemption victim; its
  *	                   uid a precondition)
+ *	 volume     PATCH  persistentvolumes/{object} (merge patch: VolumeBinding's
+ *	                   PreBind of a static binding, spec.claimRef)
+ *	 claim      PATCH  namespaces/{ns}/persistentvolumeclaims/{object} (merge
+ *	                   patch: the selected-node annotation of a provisioning)
+ * A binding that waits for its claims is due only once they are bound
+ * (outbox.c).
  *
- * Bindings and deletions go first and are never rate-limited; conditions and events share
+ * Bindings, deletions and PreBind patches go first and are never rate-limited; conditions and events share
  * a token bucket (scheduler.status_qps, burst twice that), so they can never
  * hold bindings or scheduling up.  A condition whose pod has been scheduled
  * since is not sent: it would overwrite PodScheduled=True.
@@ -122,11 +128,25 @@ commit(void)
  * NULL when one of them is no path segment at all.
  */
 static KubeRequest *
-build_request(KubeConfig *cfg, const char *kind, const char *ns, const char *name, const char *body)
+build_request(KubeConfig *cfg, const OutboxRow *row)
 {
-	char	   *ens = KubePathSegment(ns);
-	char	   *ename = KubePathSegment(name);
+	const char *kind = row->kind;
+	const char *body = row->body;
+	char	   *ens = KubePathSegment(row->namespace);
+	char	   *ename = KubePathSegment(row->name);
 
+	if (strcmp(kind, "volume") == 0 || strcmp(kind, "claim") == 0)
+	{
+		char	   *eobj = KubePathSegment(row->object);
+
+		if (eobj == NULL || (ens == NULL && strcmp(kind, "claim") == 0))
+			return NULL;
+		if (strcmp(kind, "volume") == 0)
+			return KubeRequestNew(cfg, "PATCH", psprintf("/api/v1/persistentvolumes/%s", eobj),
+								  "application/merge-patch+json", body, 30000L);
+		return KubeRequestNew(cfg, "PATCH", psprintf("/api/v1/namespaces/%s/persistentvolumeclaims/%s", ens, eobj),
+							  "application/merge-patch+json", body, 30000L);
+	}
 	if (ens == NULL || (ename == NULL && strcmp(kind, "event") != 0))
 		return NULL;
 	if (strcmp(kind, "binding") == 0)
@@ -147,10 +167,11 @@ build_request(KubeConfig *cfg, const char *kind, const char *ns, const char *nam
  * reservation is forgotten, so the pod is back in the queue.
  */
 static void
-fail_unbuildable(int64 id, const char *kind, const char *ns, const char *name)
+fail_unbuildable(int64 id, const char *kind, const char *ns, const char *name, const char *object)
 {
-	char	   *msg = psprintf("no request can be built for %s %s/%s: not a path segment", kind,
-							   ns ? JCut(ns, strlen(ns), 64) : "", name ? JCut(name, strlen(name), 64) : "");
+	char	   *msg = psprintf("no request can be built for %s %s/%s%s%s: not a path segment", kind,
+							   ns ? JCut(ns, strlen(ns), 64) : "", name ? JCut(name, strlen(name), 64) : "",
+							   object ? " " : "", object ? JCut(object, strlen(object), 64) : "");
 	JsonbParseState *st = NULL;
 
 	pushJsonbValue(&st, WJB_BEGIN_OBJECT, NULL);
@@ -186,13 +207,13 @@ claim(KubeConfig *cfg, long *next_ms)
 	{
 		OutboxRow  *row = lfirst(lc);
 		MemoryContext old = MemoryContextSwitchTo(loop_cxt);
-		KubeRequest *req = build_request(cfg, row->kind, row->namespace, row->name, row->body);
+		KubeRequest *req = build_request(cfg, row);
 		OutboxItem *it;
 
 		MemoryContextSwitchTo(old);
 		if (req == NULL)
 		{
-			fail_unbuildable(row->id, row->kind, row->namespace, row->name);
+			fail_unbuildable(row->id, row->kind, row->namespace, row->name, row->object);
 			continue;
 		}
 		if (strcmp(row->kind, "condition") == 0 || strcmp(row->kind, "event") == 0)

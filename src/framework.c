@@ -425,6 +425,38 @@ RunPostFilters(CycleCtx *ctx, const PodInfo *pod, CycleResult *res)
 }
 
 /*
+ * RunReservePlugins (RunReservePluginsReserve), on res->chosen: in order;
+ * the first that fails fails the pod's cycle ("running Reserve plugin"),
+ * and the node is given up.  A plugin's Reserve fails only before it
+ * assumed anything, so there is nothing to unreserve.  False then.
+ */
+bool
+RunReservePlugins(const PodInfo *pod, CycleResult *res)
+{
+	CycleCtx   *ctx = res->ctx;
+	const Profile *prof = ctx->profile;
+
+	for (int i = 0; i < prof->nplugins; i++)
+	{
+		const Plugin *pl = prof->plugins[i].plugin;
+		Status		st = {CODE_SUCCESS, NIL};
+
+		if (pl->reserve == NULL)
+			continue;
+		pl->reserve(&ctx->calls[i], pod, res->chosen, res, &st);
+		if (st.code != CODE_SUCCESS && st.code != CODE_SKIP)
+		{
+			res->error = psprintf("running Reserve plugin \"%s\": %s", pl->name, StatusMessage(&st));
+			res->chosen = NULL;
+			res->prebind = NIL;
+			res->wait_claims = NIL;
+			return false;
+		}
+	}
+	return true;
+}
+
+/*
  * Does a plugin's Filter pass the pod on the node, run on its own with no
  * PreFilter state?  The plugins' QueueingHints ask this of a changed node.
  */

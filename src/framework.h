@@ -23,6 +23,7 @@ extern bool RunScores(CycleCtx *ctx, const PodInfo *pod, NodeInfo **nodes, int n
 extern NodeInfo **CandidateNodes(ClusterSnapshot *snap, List *names, bool restricted, int *n, int *nabsent);
 extern void RunSchedulingCycle(ClusterSnapshot *snap, const Profile *profile, const PodInfo *pod,
 							   int *next_start, CycleResult *res);
+extern bool RunReservePlugins(const PodInfo *pod, CycleResult *res);
 extern int	NumFeasibleNodesToFind(int percentage, int num_all_nodes);
 extern char *AbsentPluginsText(const CycleResult *res);
 

@@ -39,6 +39,7 @@
 #include "jsonutil.h"
 #include "kube_client.h"
 #include "outbox.h"
+#include "plugin.h"
 #include "plans.h"
 #include "worker.h"
 
@@ -295,6 +296,12 @@ typedef struct NewRows
 	const char **name;
 	const char **node;
 	Jsonb	  **body;
+	/* set after rows_add, for PreBind requests and the bindings that wait */
+	int64	   *id;				/* 0: the identity's next */
+	const char **object;
+	Jsonb	  **waits;			/* a jsonb array of ids, or NULL */
+	Jsonb	  **claims;			/* a jsonb array of names, or NULL */
+	int64	   *wait_secs;
 } NewRows;
 
 static void
@@ -311,6 +318,11 @@ rows_add(NewRows *r, const char *kind, const char *uid, const char *ns, const ch
 		GROW(name);
 		GROW(node);
 		GROW(body);
+		GROW(id);
+		GROW(object);
+		GROW(waits);
+		GROW(claims);
+		GROW(wait_secs);
 #undef GROW
 	}
 	r->kind[r->n] = kind;
@@ -319,15 +331,52 @@ rows_add(NewRows *r, const char *kind, const char *uid, const char *ns, const ch
 	r->name[r->n] = name;
 	r->node[r->n] = node;
 	r->body[r->n] = body;
+	r->id[r->n] = 0;
+	r->object[r->n] = NULL;
+	r->waits[r->n] = NULL;
+	r->claims[r->n] = NULL;
+	r->wait_secs[r->n] = 0;
 	r->n++;
 }
 
+/* a jsonb[] of n values, NULL ones as SQL NULL */
+static Datum
+jsonb_array_nulls(Jsonb **vals, int n)
+{
+	Datum	   *d = palloc(sizeof(Datum) * Max(n, 1));
+	bool	   *nulls = palloc(sizeof(bool) * Max(n, 1));
+	int			dims[1] = {n};
+	int			lbs[1] = {1};
+
+	for (int i = 0; i < n; i++)
+	{
+		nulls[i] = (vals[i] == NULL);
+		d[i] = vals[i] ? JsonbPGetDatum(vals[i]) : (Datum) 0;
+	}
+	return PointerGetDatum(construct_md_array(d, nulls, 1, dims, lbs, JSONBOID, -1, false, TYPALIGN_INT));
+}
+
+static Datum
+int8_array(int64 *vals, int n)
+{
+	Datum	   *d = palloc(sizeof(Datum) * Max(n, 1));
+
+	for (int i = 0; i < n; i++)
+		d[i] = Int64GetDatum(vals[i]);
+	return PointerGetDatum(construct_array(d, n, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+}
+
+/*
+ * The rows, in order.  A binding that waits for claims waits at most
+ * wait_secs (capped at ten years: the timestamp stays finite).
+ */
 static void
 rows_insert(NewRows *r)
 {
 	static SPIPlanPtr plan = NULL;
-	Oid			types[6] = {TEXTARRAYOID, TEXTARRAYOID, TEXTARRAYOID, TEXTARRAYOID, TEXTARRAYOID, JSONBARRAYOID};
-	Datum		args[6];
+	Oid			types[11] = {TEXTARRAYOID, TEXTARRAYOID, TEXTARRAYOID, TEXTARRAYOID, TEXTARRAYOID, JSONBARRAYOID,
+	INT8ARRAYOID, TEXTARRAYOID, JSONBARRAYOID, JSONBARRAYOID, INT8ARRAYOID};
+	Datum		args[11];
 
 	if (r->n == 0)
 		return;
@@ -337,13 +386,71 @@ rows_insert(NewRows *r)
 	args[3] = text_array(r->name, r->n);
 	args[4] = text_array(r->node, r->n);
 	args[5] = jsonb_array(r->body, r->n);
+	args[6] = int8_array(r->id, r->n);
+	args[7] = text_array(r->object, r->n);
+	args[8] = jsonb_array_nulls(r->waits, r->n);
+	args[9] = jsonb_array_nulls(r->claims, r->n);
+	args[10] = int8_array(r->wait_secs, r->n);
 	run(PlanKept(&plan,
-				"INSERT INTO scheduler.outbox (kind, pod_uid, namespace, name, node, body)"
-				" SELECT r.kind, r.uid, r.ns, r.name, r.node, r.body"
-				" FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::jsonb[])"
-				"   AS r(kind, uid, ns, name, node, body)",
-				6, types),
+				"INSERT INTO scheduler.outbox (id, kind, pod_uid, namespace, name, node, body,"
+				" object, waits_for, claims, wait_until)"
+				" OVERRIDING SYSTEM VALUE"
+				" SELECT CASE WHEN r.id = 0 THEN nextval('scheduler.outbox_id_seq'::regclass) ELSE r.id END, r.kind, r.uid, r.ns, r.name, r.node, r.body, r.object,"
+				" CASE WHEN r.waits IS NOT NULL THEN ARRAY(SELECT jsonb_array_elements_text(r.waits)::int8) END,"
+				" CASE WHEN r.claims IS NOT NULL THEN ARRAY(SELECT jsonb_array_elements_text(r.claims)) END,"
+				" CASE WHEN r.claims IS NOT NULL"
+				"   THEN now() + least(greatest(r.secs, 0), 315360000) * interval '1 second' END"
+				" FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::jsonb[],"
+				"             $7::int8[], $8::text[], $9::jsonb[], $10::jsonb[], $11::int8[])"
+				"   WITH ORDINALITY AS r(kind, uid, ns, name, node, body, id, object, waits, claims, secs, ord)"
+				" ORDER BY r.ord",
+				11, types),
 		args, NULL, SPI_OK_INSERT);
+}
+
+/* n ids of scheduler.outbox, taken now (for rows that others name) */
+static int64 *
+take_ids(int n)
+{
+	static SPIPlanPtr plan = NULL;
+	Oid			type = INT4OID;
+	Datum		arg = Int32GetDatum(n);
+	int64	   *ids = palloc(sizeof(int64) * Max(n, 1));
+
+	run(PlanKept(&plan,
+				"SELECT nextval('scheduler.outbox_id_seq'::regclass) FROM generate_series(1, $1)",
+				1, &type),
+		&arg, NULL, SPI_OK_SELECT);
+	if (SPI_processed != (uint64) n)
+		elog(ERROR, "outbox: could not take %d ids", n);
+	for (int i = 0; i < n; i++)
+	{
+		bool		isnull;
+
+		ids[i] = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull));
+	}
+	return ids;
+}
+
+/* a jsonb array of strings, or of numbers (ids) */
+static Jsonb *
+array_of(List *strings, const int64 *ids, int nids)
+{
+	JsonbParseState *st = NULL;
+	ListCell   *lc;
+
+	(void) pushJsonbValue(&st, WJB_BEGIN_ARRAY, NULL);
+	foreach(lc, strings)
+		JPushString(&st, WJB_ELEM, lfirst(lc));
+	for (int i = 0; i < nids; i++)
+	{
+		JsonbValue	v;
+
+		v.type = jbvNumeric;
+		v.val.numeric = int64_to_numeric(ids[i]);
+		(void) pushJsonbValue(&st, WJB_ELEM, &v);
+	}
+	return JsonbValueToJsonb(pushJsonbValue(&st, WJB_END_ARRAY, NULL));
 }
 
 /* ------------------------------------------------------------------------
@@ -430,8 +537,30 @@ OutboxWriteDecisions(const OutboxDecision *d, int n, int event_interval_ms)
 	f = read_facts(d, n, event_interval_ms);
 	for (int i = 0; i < n; i++)
 		if (f[i].found && d[i].node)
+		{
+			int			nreq = list_length(d[i].prebind);
+			int64	   *ids = nreq > 0 ? take_ids(nreq) : NULL;
+			int			k = 0;
+			ListCell   *lc;
+
+			/* VolumeBinding's PreBind: its requests first, the binding waits */
+			foreach(lc, d[i].prebind)
+			{
+				PreBindRequest *q = lfirst(lc);
+
+				rows_add(&rows, q->kind, d[i].uid, f[i].ns, f[i].name, NULL, q->patch);
+				rows.id[rows.n - 1] = ids[k++];
+				rows.object[rows.n - 1] = q->object;
+			}
 			rows_add(&rows, "binding", d[i].uid, f[i].ns, f[i].name, d[i].node,
 					 binding_body(f[i].ns, f[i].name, d[i].uid, d[i].node));
+			if (d[i].wait_claims != NIL || nreq > 0)
+			{
+				rows.waits[rows.n - 1] = array_of(NIL, ids, nreq);
+				rows.claims[rows.n - 1] = array_of(d[i].wait_claims, NULL, 0);
+				rows.wait_secs[rows.n - 1] = d[i].wait_seconds;
+			}
+		}
 	for (int i = 0; i < n; i++)
 		if (f[i].found && !d[i].node &&
 			(f[i].posted_message == NULL || strcmp(f[i].posted_message, d[i].message) != 0))
@@ -615,10 +744,120 @@ OutboxNextDue(void)
 }
 
 /*
+ * The bindings that wait for their claims (VolumeBinding's PreBind,
+ * BindPodVolumes: checkBindings every second until bindTimeoutSeconds).
+ * Those that cannot complete fail, as kube-scheduler's PreBind fails: a
+ * PreBind request failed (its API error), a provisioned claim whose
+ * selected-node the provisioner removed or changed ("selectedNode
+ * annotation reset", "provisioning failed"), a volume whose claimRef was
+ * reset, a claim deleted, or the timeout.  An object is judged only once
+ * the mirror holds a version newer than the one the request patched
+ * (CompareResourceVersion, numeric, as kube-scheduler's assume cache
+ * compares).  Their pods are forgotten (pending again, in the queue) and
+ * told why (PodScheduled False, SchedulerError, and a FailedScheduling
+ * event).  The others are due at once when every PreBind request is done
+ * and every claim bound, else looked at again in a second.
+ */
+#define PREBIND_PREFIX "running PreBind plugin \"VolumeBinding\": "
+/* the mirror's version m is newer than the patched one p (unreadable: yes) */
+#define NEWER(m, p) "(CASE WHEN " p " ~ '^[0-9]{1,30}$' AND " m " ~ '^[0-9]{1,30}$'" \
+	" THEN " m "::numeric > " p "::numeric ELSE true END)"
+
+static void
+settle_waiting_bindings(void)
+{
+	static SPIPlanPtr fail = NULL;
+	static SPIPlanPtr forget = NULL;
+	static SPIPlanPtr ready = NULL;
+	OutboxDecision *d;
+	int			n;
+	List	   *uids = NIL;
+	List	   *nodes = NIL;
+	Oid			types[2] = {TEXTARRAYOID, TEXTARRAYOID};
+	Datum		args[2];
+
+	run(PlanKept(&fail,
+				"WITH w AS MATERIALIZED ("
+				" SELECT b.id, coalesce("
+				"  (SELECT '" PREBIND_PREFIX "' || coalesce(r.last_error, 'HTTP ' || r.last_status)"
+				"     FROM scheduler.outbox r WHERE r.id = ANY (b.waits_for) AND r.state = 'failed'"
+				"     ORDER BY r.id LIMIT 1),"
+				"  (SELECT '" PREBIND_PREFIX "binding volumes: ' ||"
+				"     CASE WHEN jsonb_typeof(c.object->'metadata'->'annotations') IS DISTINCT FROM 'object'"
+				"          THEN format('selectedNode annotation reset for PVC %s', to_json(c.name))"
+				"          ELSE format('provisioning failed for PVC %s', to_json(c.name)) END"
+				"     FROM scheduler.outbox r JOIN scheduler.persistent_volume_claims c"
+				"       ON c.namespace = r.namespace AND c.name = r.object"
+				"     WHERE r.id = ANY (b.waits_for) AND r.kind = 'claim' AND r.state = 'done'"
+				"     AND c.selected_node IS DISTINCT FROM b.node"
+				"     AND " NEWER("c.resource_version", "(r.body->'metadata'->>'resourceVersion')")
+				"     ORDER BY r.id LIMIT 1),"
+				"  (SELECT '" PREBIND_PREFIX "binding volumes: ' || format('ClaimRef got reset for pv %s', to_json(v.name))"
+				"     FROM scheduler.outbox r JOIN scheduler.persistent_volumes v ON v.name = r.object"
+				"     WHERE r.id = ANY (b.waits_for) AND r.kind = 'volume' AND r.state = 'done'"
+				"     AND coalesce(v.object->'spec'->'claimRef'->>'uid', '') = ''"
+				"     AND " NEWER("v.resource_version", "(r.body->'metadata'->>'resourceVersion')")
+				"     ORDER BY r.id LIMIT 1),"
+				"  (SELECT '" PREBIND_PREFIX "binding volumes: ' || format('persistentvolumeclaim %s not found', to_json(n.claim))"
+				"     FROM unnest(b.claims) AS n(claim)"
+				"     WHERE NOT EXISTS (SELECT 1 FROM scheduler.persistent_volume_claims c"
+				"                       WHERE c.namespace = b.namespace AND c.name = n.claim) LIMIT 1),"
+				"  CASE WHEN b.wait_until <= now() THEN '" PREBIND_PREFIX "binding volumes: context deadline exceeded' END"
+				" ) AS why"
+				" FROM scheduler.outbox b"
+				" WHERE b.state = 'pending' AND b.claims IS NOT NULL AND b.attempts = 0)"
+				" UPDATE scheduler.outbox o SET state = 'failed', finished_at = now(), last_error = w.why"
+				" FROM w WHERE o.id = w.id AND w.why IS NOT NULL"
+				" RETURNING o.pod_uid, o.node, o.last_error",
+				0, NULL),
+		NULL, NULL, SPI_OK_UPDATE_RETURNING);
+	n = (int) SPI_processed;
+	d = palloc0(sizeof(OutboxDecision) * Max(n, 1));
+	for (int i = 0; i < n; i++)
+	{
+		HeapTuple	t = SPI_tuptable->vals[i];
+		TupleDesc	td = SPI_tuptable->tupdesc;
+
+		d[i].uid = SPI_getvalue(t, td, 1);
+		d[i].message = SPI_getvalue(t, td, 3);
+		d[i].error = true;
+		uids = lappend(uids, (void *) d[i].uid);
+		nodes = lappend(nodes, SPI_getvalue(t, td, 2));
+	}
+	if (n > 0)
+	{
+		/* forgotten (Unreserve, ForgetPod): pending again; its requests left unsent */
+		args[0] = TextArrayFromList(uids);
+		args[1] = TextArrayFromList(nodes);
+		run(PlanKept(&forget,
+					"WITH f AS (UPDATE scheduler.pods p SET assumed_node = NULL"
+					"  FROM unnest($1::text[], $2::text[]) AS d(uid, node)"
+					"  WHERE p.uid = d.uid AND p.assumed_node = d.node AND p.node_name IS NULL RETURNING p.uid)"
+					" UPDATE scheduler.outbox o SET state = 'failed', finished_at = now(),"
+					" last_error = 'not sent: the binding failed'"
+					" WHERE o.state = 'pending' AND o.kind IN ('volume', 'claim') AND o.pod_uid = ANY ($1::text[])",
+					2, types),
+			args, NULL, SPI_OK_UPDATE);
+		OutboxWriteDecisions(d, n, 0);
+	}
+	run(PlanKept(&ready,
+				"UPDATE scheduler.outbox b SET next_attempt_at = CASE WHEN"
+				"  NOT EXISTS (SELECT 1 FROM scheduler.outbox r WHERE r.id = ANY (b.waits_for) AND r.state <> 'done')"
+				"  AND NOT EXISTS (SELECT 1 FROM unnest(b.claims) AS n(claim)"
+				"    WHERE NOT EXISTS (SELECT 1 FROM scheduler.persistent_volume_claims c"
+				"                      WHERE c.namespace = b.namespace AND c.name = n.claim AND c.bound))"
+				"  THEN now() ELSE now() + interval '1 second' END"
+				" WHERE b.state = 'pending' AND b.claims IS NOT NULL AND b.attempts = 0",
+				0, NULL),
+		NULL, NULL, SPI_OK_UPDATE);
+}
+
+/*
  * OutboxClaim
- *		Close conditions made stale by a later placement (they would
- *		overwrite PodScheduled=True), then take what is due: bindings and
- *		deletions first, then conditions and events.
+ *		Settle the bindings that wait for claims, close conditions made
+ *		stale by a later placement (they would overwrite
+ *		PodScheduled=True), then take what is due: bindings, deletions and
+ *		PreBind requests first, then conditions and events.
  */
 List *
 OutboxClaim(int max_bindings, int max_status)
@@ -629,6 +868,7 @@ OutboxClaim(int max_bindings, int max_status)
 	Datum		args[2] = {Int32GetDatum(Max(max_bindings, 0)), Int32GetDatum(Max(max_status, 0))};
 	List	   *rows = NIL;
 
+	settle_waiting_bindings();
 	run(PlanKept(&stale,
 				"UPDATE scheduler.outbox o SET state = 'done', finished_at = now(),"
 				" last_error = 'not sent: the pod was scheduled since'"
@@ -638,11 +878,12 @@ OutboxClaim(int max_bindings, int max_status)
 				0, NULL),
 		NULL, NULL, SPI_OK_UPDATE);
 	run(PlanKept(&due,
-				"(SELECT id, kind, namespace, name, body::text FROM scheduler.outbox"
-				"  WHERE state = 'pending' AND kind IN ('binding', 'delete') AND next_attempt_at <= now()"
+				"(SELECT id, kind, namespace, name, body::text, object FROM scheduler.outbox"
+				"  WHERE state = 'pending' AND kind IN ('binding', 'delete', 'volume', 'claim')"
+				"  AND next_attempt_at <= now()"
 				"  ORDER BY id LIMIT $1)"
 				" UNION ALL"
-				" (SELECT id, kind, namespace, name, body::text FROM scheduler.outbox"
+				" (SELECT id, kind, namespace, name, body::text, object FROM scheduler.outbox"
 				"  WHERE state = 'pending' AND kind IN ('condition', 'event') AND next_attempt_at <= now()"
 				"  ORDER BY id LIMIT $2)",
 				2, types),
@@ -659,9 +900,43 @@ OutboxClaim(int max_bindings, int max_status)
 		r->namespace = SPI_getvalue(t, td, 3);
 		r->name = SPI_getvalue(t, td, 4);
 		r->body = SPI_getvalue(t, td, 5);
+		r->object = SPI_getvalue(t, td, 6);
 		rows = lappend(rows, r);
 	}
 	return rows;
+}
+
+/*
+ * OutboxPreBindAssumed
+ *		The PreBind requests of pods assumed and not bound, not failed.
+ */
+void
+OutboxPreBindAssumed(void (*fn) (void *arg, const char *kind, const char *ns, const char *object, Jsonb *patch),
+					 void *arg)
+{
+	static SPIPlanPtr plan = NULL;
+	SPITupleTable *tt;
+
+	run(PlanKept(&plan,
+				"SELECT r.kind, r.namespace, r.object, r.body FROM scheduler.outbox r"
+				" JOIN scheduler.pods p ON p.uid = r.pod_uid"
+				" WHERE r.kind IN ('volume', 'claim') AND r.state <> 'failed'"
+				" AND p.assumed_node IS NOT NULL AND p.node_name IS NULL"
+				" ORDER BY r.id",
+				0, NULL),
+		NULL, NULL, SPI_OK_SELECT);
+	tt = SPI_tuptable;
+	for (uint64 i = 0; i < SPI_processed; i++)
+	{
+		bool		isnull;
+		Datum		body = SPI_getbinval(tt->vals[i], tt->tupdesc, 4, &isnull);
+		char	   *object = SPI_getvalue(tt->vals[i], tt->tupdesc, 3);
+
+		if (isnull || object == NULL)
+			continue;
+		fn(arg, SPI_getvalue(tt->vals[i], tt->tupdesc, 1), SPI_getvalue(tt->vals[i], tt->tupdesc, 2),
+		   object, DatumGetJsonbP(body));
+	}
 }
 
 /* ------------------------------------------------------------------------
@@ -709,6 +984,7 @@ judge(const char *kind, const char *node, bool has_status, int32 status, const c
 		return V_DONE;
 	if (strcmp(kind, "delete") == 0 && (status == 202 || status == 404))
 		return V_DONE;
+	/* a PreBind patch: any other answer but a retry fails it, and its binding */
 	if (strcmp(kind, "binding") == 0 && status == 409 && node != NULL &&
 		strstr(msg, psprintf("is already assigned to node \"%s\"", node)) != NULL)
 		return V_DONE;

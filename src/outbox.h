@@ -20,15 +20,19 @@ typedef struct OutboxDecision
 	const char *node;			/* the binding's target; NULL: not scheduled */
 	const char *message;		/* the PodScheduled message when not scheduled */
 	bool		error;			/* SchedulerError, not Unschedulable */
+	List	   *prebind;		/* PreBindRequest * (plugin.h), sent before the binding */
+	List	   *wait_claims;	/* char *: the binding waits until these claims are bound */
+	int64		wait_seconds;	/* for at most this long */
 } OutboxDecision;
 
 /* A row claimed for sending */
 typedef struct OutboxRow
 {
 	int64		id;
-	char	   *kind;			/* binding, condition, event, delete */
+	char	   *kind;			/* binding, condition, event, delete, volume, claim */
 	char	   *namespace;
 	char	   *name;
+	char	   *object;			/* volume, claim: the object's name */
 	char	   *body;			/* the request body, JSON text */
 } OutboxRow;
 
@@ -64,6 +68,17 @@ extern void OutboxCloseBindingsToDeleted(bool all);
  */
 extern List *OutboxClaim(int max_bindings, int max_status);
 extern long OutboxNextDue(void);
+
+/*
+ * The PreBind requests of pods assumed and not bound yet, and not failed:
+ * what the volume catalog assumes (volumes.c), as kube-scheduler's assume
+ * caches keep a PV's claimRef and a claim's selected-node until the
+ * informers show them.  fn is called per request: kind ("volume" or
+ * "claim"), namespace (the pod's), object, and the patch.
+ */
+extern void OutboxPreBindAssumed(void (*fn) (void *arg, const char *kind, const char *ns,
+											 const char *object, Jsonb *patch),
+								 void *arg);
 extern const char *OutboxRecord(int64 id, int32 http_status, Jsonb *response, int32 max_attempts);
 
 #endif

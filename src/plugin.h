@@ -53,6 +53,19 @@ extern char *StatusMessage(const Status *st);
  */
 struct CycleResult;				/* below: PostFilter reads it */
 
+/*
+ * What a Reserve leaves for PreBind: the API requests that must be done
+ * before the pod's Binding is sent (the outbox sends them first), and the
+ * claims the Binding waits for, as VolumeBinding's PreBind does.
+ */
+typedef struct PreBindRequest
+{
+	const char *kind;			/* "volume": PATCH a PersistentVolume; "claim": PATCH a
+								 * claim of the pod's namespace */
+	const char *object;			/* its name */
+	Jsonb	   *patch;			/* a JSON merge patch (its resourceVersion a precondition) */
+} PreBindRequest;
+
 typedef struct PluginCall
 {
 	const void *args;
@@ -88,6 +101,16 @@ typedef struct Plugin
 	 * the FitError.
 	 */
 	void		(*postfilter) (PluginCall *call, const PodInfo *pod, struct CycleResult *res, Status *st);
+
+	/*
+	 * Reserve, on the node chosen: assume in this call's view what binding
+	 * there needs (so that the next pods of the call see it taken), and put
+	 * the PreBind requests in res->prebind (res->wait_claims: the claims the
+	 * Binding then waits for, res->wait_seconds: for how long).  Only
+	 * schedule_pending() runs it, after Filter and Score chose the node.
+	 */
+	void		(*reserve) (PluginCall *call, const PodInfo *pod, const NodeInfo *node,
+							struct CycleResult *res, Status *st);
 
 	/*
 	 * SignPod: PodKeyAdd the pod's fields (POD_FIELD) that its PreFilter,
@@ -178,6 +201,10 @@ typedef struct CycleResult
 	const char *absent_status;	/* the reason of the nodes not among the verdicts, when
 								 * not a PreFilterResult's */
 	struct CycleCtx *ctx;		/* the cycle's PreFilter state */
+	/* Reserve's (schedule_pending only) */
+	List	   *prebind;		/* PreBindRequest *, in order */
+	List	   *wait_claims;	/* char *: claims to be bound before the Binding */
+	int64		wait_seconds;	/* and how long the Binding waits for them */
 } CycleResult;
 
 /* Per-pod state of one cycle: each plugin's call data */

@@ -79,6 +79,9 @@ typedef struct Attempt
 	const char *nominated;		/* preemption made room there */
 	bool		clear_nomination;	/* preemption failed: no nominated node */
 	List	   *victims;		/* uids of the pods preemption deletes */
+	List	   *prebind;		/* Reserve's PreBindRequest *, sent before the binding */
+	List	   *wait_claims;	/* char *: the claims the binding waits for */
+	int64		wait_seconds;
 } Attempt;
 
 static void
@@ -191,8 +194,74 @@ write_outbox(Attempt *attempts, int n)
 		d[i].node = attempts[i].node;
 		d[i].message = attempts[i].message;
 		d[i].error = attempts[i].error;
+		d[i].prebind = attempts[i].prebind;
+		d[i].wait_claims = attempts[i].wait_claims;
+		d[i].wait_seconds = attempts[i].wait_seconds;
 	}
 	OutboxWriteDecisions(d, n, scheduler_event_interval);
+}
+
+/*
+ * With no API server, Reserve's PreBind requests are applied here, to the
+ * mirror, as the API server would apply them (as a victim is deleted here):
+ * a volume's claimRef and bound-by-controller annotation, a claim's
+ * selected-node annotation (a merge of the patch's annotations).  Nothing
+ * binds the claims then; the pod is assumed, as every pod is without an API
+ * server.
+ */
+static void
+prebind_here(Attempt *attempts, int n)
+{
+	List	   *kinds = NIL;
+	List	   *nss = NIL;
+	List	   *objects = NIL;
+	List	   *patches = NIL;
+	Datum		args[4];
+	Oid			types[4] = {TEXTARRAYOID, TEXTARRAYOID, TEXTARRAYOID, TEXTARRAYOID};
+
+	for (int i = 0; i < n; i++)
+	{
+		ListCell   *lc;
+
+		if (attempts[i].node == NULL)
+			continue;
+		foreach(lc, attempts[i].prebind)
+		{
+			PreBindRequest *q = lfirst(lc);
+
+			kinds = lappend(kinds, (void *) q->kind);
+			nss = lappend(nss, (void *) attempts[i].pod.namespace);
+			objects = lappend(objects, (void *) q->object);
+			patches = lappend(patches, JsonbToCString(NULL, &q->patch->root, VARSIZE(q->patch)));
+		}
+	}
+	if (kinds == NIL)
+		return;
+	args[0] = TextArrayFromList(kinds);
+	args[1] = TextArrayFromList(nss);
+	args[2] = TextArrayFromList(objects);
+	args[3] = TextArrayFromList(patches);
+#define MERGED_ANNOTATIONS(obj) \
+	"CASE WHEN jsonb_typeof(" obj "->'metadata') = 'object' THEN jsonb_set(" obj ", '{metadata,annotations}'," \
+	" CASE WHEN jsonb_typeof(" obj "->'metadata'->'annotations') = 'object'" \
+	"  THEN " obj "->'metadata'->'annotations' ELSE '{}' END" \
+	" || coalesce(d.patch->'metadata'->'annotations', '{}')) ELSE " obj " END"
+	exec_args("UPDATE scheduler.persistent_volumes v SET object ="
+			  " CASE WHEN jsonb_typeof(v.object->'spec') = 'object'"
+			  " THEN jsonb_set(" MERGED_ANNOTATIONS("v.object") ", '{spec,claimRef}', d.patch->'spec'->'claimRef')"
+			  " ELSE " MERGED_ANNOTATIONS("v.object") " END,"
+			  " updated_at = now()"
+			  " FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS r(kind, ns, object, patch),"
+			  " LATERAL (SELECT r.patch::jsonb AS patch) d"
+			  " WHERE r.kind = 'volume' AND v.name = r.object",
+			  4, types, args, NULL, SPI_OK_UPDATE);
+	exec_args("UPDATE scheduler.persistent_volume_claims c SET object = " MERGED_ANNOTATIONS("c.object") ","
+			  " updated_at = now()"
+			  " FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS r(kind, ns, object, patch),"
+			  " LATERAL (SELECT r.patch::jsonb AS patch) d"
+			  " WHERE r.kind = 'claim' AND c.namespace = r.ns AND c.name = r.object",
+			  4, types, args, NULL, SPI_OK_UPDATE);
+#undef MERGED_ANNOTATIONS
 }
 
 static void
@@ -260,9 +329,11 @@ write_results(Attempt *attempts, int n)
 	/* the failures: back to the queue (backoff or unschedulable) */
 	SchedQueueRequeue(args[0], args[1], args[4], args[5], args[9], args[10]);
 
-	/* the outbox, when an API server is configured */
+	/* the outbox, when an API server is configured; else PreBind is done here */
 	if (outbox)
 		write_outbox(attempts, n);
+	else
+		prebind_here(attempts, n);
 
 	write_preemptions(attempts, n, outbox);
 
@@ -584,11 +655,28 @@ schedule_one(Run *r, int i)
 	MemoryContextReset(r->cycle_cxt);
 	MemoryContextSwitchTo(r->cycle_cxt);
 	RunSchedulingCycle(r->snap, r->profile, &a->pod, &r->next_start, &res);
+	if (res.chosen)
+		(void) RunReservePlugins(&a->pod, &res);
 	diagnosis = res.chosen ? NULL : DiagnosisToJsonb(&res);
 	MemoryContextSwitchTo(r->results_cxt);
 	if (res.chosen)
 	{
+		ListCell   *lc;
+
 		SnapshotAssume(r->snap, &a->pod, res.chosen);
+		foreach(lc, res.prebind)
+		{
+			PreBindRequest *q = lfirst(lc);
+			PreBindRequest *c = palloc(sizeof(PreBindRequest));
+
+			c->kind = pstrdup(q->kind);
+			c->object = pstrdup(q->object);
+			c->patch = DatumGetJsonbPCopy(JsonbPGetDatum(q->patch));
+			a->prebind = lappend(a->prebind, c);
+		}
+		foreach(lc, res.wait_claims)
+			a->wait_claims = lappend(a->wait_claims, pstrdup(lfirst(lc)));
+		a->wait_seconds = res.wait_seconds;
 		a->node = res.chosen->name;
 		a->message = psprintf("Successfully assigned %s/%s to %s",
 							  a->pod.namespace, a->pod.name, a->node);
@@ -653,6 +741,8 @@ record_failure(Attempt *a, const char *why, bool crashed)
 	a->nominated = NULL;
 	a->clear_nomination = false;
 	a->victims = NIL;
+	a->prebind = NIL;
+	a->wait_claims = NIL;
 	a->rejected_by = DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum("[]")));
 	a->message = pstrdup(why);
 	ereport(WARNING,

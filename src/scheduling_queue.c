@@ -53,6 +53,7 @@
 #include "utils/rel.h"
 #include "utils/tuplestore.h"
 
+#include "events.h"
 #include "jsonutil.h"
 #include "plans.h"
 #include "kinds.h"
@@ -582,7 +583,8 @@ PG_FUNCTION_INFO_V1(scheduler_objects_changed);
  * scheduler_internal.objects_changed(): after each INSERT, UPDATE and DELETE
  * statement on a table of a kind kept whole (the storage kinds): the
  * QueueingHints.  The snapshot reads these tables once per refresh: no
- * changelog.
+ * changelog.  A claim or volume changed may complete a binding that waits
+ * for its claims (outbox.c): the bind worker looks at once.
  */
 Datum
 scheduler_objects_changed(PG_FUNCTION_ARGS)
@@ -596,6 +598,8 @@ scheduler_objects_changed(PG_FUNCTION_ARGS)
 	open_spi(td, true);
 	if (any_unschedulable())
 		dispatch(k->kind, td->tg_oldtable != NULL, td->tg_newtable != NULL);
+	if (k->events == RES_PVC || k->events == RES_PV)
+		WorkerWakeAtCommit(WORKER_BIND);
 	SPI_finish();
 	return PointerGetDatum(NULL);
 }

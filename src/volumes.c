@@ -22,6 +22,7 @@
 #include "utils/memutils.h"
 
 #include "jsonutil.h"
+#include "outbox.h"
 #include "quantity.h"
 #include "snapshot.h"
 #include "volumes.h"
@@ -192,6 +193,7 @@ read_pvc(JsonbContainer *obj)
 	c->phase = str_at(status, "phase");
 	c->owner_refs = jsonb_arr_at(meta, "ownerReferences");
 	c->deleting = meta && JGet(meta, "deletionTimestamp") && JGet(meta, "deletionTimestamp")->type == jbvString;
+	c->resource_version = str_at(meta, "resourceVersion");
 	return c;
 }
 
@@ -225,6 +227,7 @@ read_pv(JsonbContainer *obj)
 	v->volume_mode = str_at(spec, "volumeMode");
 	v->phase = str_at(obj_at(obj, "status"), "phase");
 	v->deleting = meta && JGet(meta, "deletionTimestamp") && JGet(meta, "deletionTimestamp")->type == jbvString;
+	v->resource_version = str_at(meta, "resourceVersion");
 	if (csi)
 	{
 		v->csi_driver = (s = str_at(csi, "driver")) ? s : "";
@@ -388,6 +391,86 @@ index_by_name(List *l, size_t name_offset, const char *what, MemoryContext cxt)
 static PerCallCache catalog_cache;
 static VolumeCatalog *catalog;
 
+/* ------------------------------------------------------------------------
+ * Assumptions (VolumeBinding's Reserve)
+ * ------------------------------------------------------------------------
+ */
+
+/* A resourceVersion of digits only, as a number no wider than 30 digits */
+static bool
+version_digits(const char *v)
+{
+	size_t		n = v ? strlen(v) : 0;
+
+	if (n == 0 || n > 30)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (v[i] < '0' || v[i] > '9')
+			return false;
+	return true;
+}
+
+/*
+ * Is the mirror's version newer than the one a PreBind request patched?
+ * Compared as numbers, as kube-scheduler's assume cache compares them; an
+ * unreadable one counts as newer: the mirror is then believed.
+ */
+static bool
+version_newer(const char *mirror, const char *patched)
+{
+	size_t		m,
+				p;
+
+	if (!version_digits(mirror) || !version_digits(patched))
+		return true;
+	while (*mirror == '0' && mirror[1])
+		mirror++;
+	while (*patched == '0' && patched[1])
+		patched++;
+	m = strlen(mirror);
+	p = strlen(patched);
+	return m != p ? m > p : strcmp(mirror, patched) > 0;
+}
+
+void
+VolumeAssumeClaimRef(VolumeCatalog *c, Pv *pv, const char *ns, const char *name)
+{
+	pv->assumed_claim_namespace = MemoryContextStrdup(c->cxt, ns ? ns : "");
+	pv->assumed_claim_name = MemoryContextStrdup(c->cxt, name ? name : "");
+}
+
+void
+VolumeAssumeSelectedNode(VolumeCatalog *c, Pvc *pvc, const char *node)
+{
+	pvc->selected_node = node ? MemoryContextStrdup(c->cxt, node) : NULL;
+}
+
+/* One PreBind request of an earlier call, assumed unless the mirror is newer */
+static void
+assume_prebind(void *arg, const char *kind, const char *ns, const char *object, Jsonb *patch)
+{
+	VolumeCatalog *c = arg;
+	JsonbContainer *meta = obj_at(&patch->root, "metadata");
+	char	   *patched = str_at(meta, "resourceVersion");
+
+	if (strcmp(kind, "volume") == 0)
+	{
+		Pv		   *pv = VolumeFindPv(c, object);
+		JsonbContainer *ref = obj_at(obj_at(&patch->root, "spec"), "claimRef");
+
+		if (pv && ref && !version_newer(pv->resource_version, patched))
+			VolumeAssumeClaimRef(c, pv, str_at(ref, "namespace"), str_at(ref, "name"));
+	}
+	else if (strcmp(kind, "claim") == 0)
+	{
+		Pvc		   *pvc = VolumeFindPvc(c, ns, object);
+		char	   *node = annotation(meta, "volume.kubernetes.io/selected-node");
+
+		if (pvc && node && !version_newer(pvc->resource_version, patched))
+			VolumeAssumeSelectedNode(c, pvc, node);
+	}
+}
+
 /*
  * VolumeCatalogGet
  *		The storage objects as of the snapshot's last refresh, read once per
@@ -429,6 +512,8 @@ VolumeCatalogGet(ClusterSnapshot *snap)
 									 (void *(*) (JsonbContainer *)) read_capacity);
 	catalog->attachments = read_table("scheduler.volume_attachments",
 									  (void *(*) (JsonbContainer *)) read_attachment);
+	/* what earlier calls assumed and the mirror does not show yet */
+	OutboxPreBindAssumed(assume_prebind, catalog);
 
 	MemoryContextSwitchTo(old);
 	SnapshotPerCallFilled(snap, &catalog_cache);

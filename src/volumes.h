@@ -57,8 +57,7 @@ typedef struct Pvc
 	char	   *phase;			/* status.phase, or NULL */
 	Jsonb	   *owner_refs;		/* metadata.ownerReferences, NULL when none */
 	bool		deleting;		/* metadata.deletionTimestamp set */
-	/* an assumption of this call (VolumeBinding's Reserve): bound to this PV */
-	char	   *assumed_pv;
+	char	   *resource_version;	/* metadata.resourceVersion, or NULL */
 } Pvc;
 
 typedef struct Pv
@@ -83,7 +82,8 @@ typedef struct Pv
 	char	   *csi_handle;		/* spec.csi.volumeHandle */
 	PodVolumeKind intree;		/* spec.gcePersistentDisk / awsElasticBlockStore, else 0 */
 	char	   *intree_id;		/* pdName / volumeID */
-	/* an assumption of this call (VolumeBinding's Reserve): claimed by ns/name */
+	char	   *resource_version;	/* metadata.resourceVersion, or NULL */
+	/* assumed (VolumeBinding's Reserve, until the mirror shows it): claimed by ns/name */
 	char	   *assumed_claim_namespace;
 	char	   *assumed_claim_name;
 } Pv;
@@ -172,6 +172,16 @@ extern CsiDriver *VolumeFindDriver(VolumeCatalog *c, const char *name);
  * present (even ""), else spec.storageClassName, else "".  Never NULL.
  */
 extern const char *VolumePvcClass(const Pvc *pvc);
+
+/*
+ * VolumeBinding's Reserve, kube-scheduler's assume caches: the volume
+ * claimed by a claim (the claimRef its PreBind writes), a claim's
+ * selected-node (the annotation its PreBind writes).  The catalog holds them
+ * for the rest of the call, and reads them back from the outbox (or the
+ * tables, without an API server) in the next.
+ */
+extern void VolumeAssumeClaimRef(VolumeCatalog *c, Pv *pv, const char *ns, const char *name);
+extern void VolumeAssumeSelectedNode(VolumeCatalog *c, Pvc *pvc, const char *node);
 
 /* "persistentvolumeclaim \"<name>\" not found", as the API's NotFound error reads */
 extern char *VolumeNotFound(const char *resource, const char *name);

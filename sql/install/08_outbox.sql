@@ -8,10 +8,19 @@
 --   condition  PATCH pods/{name}/status: PodScheduled False, Unschedulable
 --   event      POST events: FailedScheduling (Preempted on a victim)
 --   delete     DELETE pods/{name}: a preemption victim, its uid a precondition
+--   volume     PATCH persistentvolumes/{object}: VolumeBinding's PreBind of a
+--              static binding (spec.claimRef), before the pod's binding
+--   claim      PATCH namespaces/{ns}/persistentvolumeclaims/{object}:
+--              VolumeBinding's PreBind of a provisioning (the
+--              volume.kubernetes.io/selected-node annotation)
+-- A binding with claims waits (kube-scheduler's PreBind, BindPodVolumes):
+-- it is sent once its PreBind requests (waits_for) are done and every claim
+-- is bound; a failed PreBind request, a provisioner that removed
+-- selected-node, or VolumeBinding's bindTimeoutSeconds (wait_until) fail it, and the pod is forgotten.
 ------------------------------------------------------------------------------
 CREATE TABLE scheduler.outbox (
     id              bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-    kind            text NOT NULL CHECK (kind IN ('binding', 'condition', 'event', 'delete')),
+    kind            text NOT NULL CHECK (kind IN ('binding', 'condition', 'event', 'delete', 'volume', 'claim')),
     pod_uid         text NOT NULL,
     namespace       text NOT NULL,
     name            text NOT NULL,
@@ -23,14 +32,22 @@ CREATE TABLE scheduler.outbox (
     created_at      timestamptz NOT NULL DEFAULT now(),
     finished_at     timestamptz,
     last_status     integer,              -- HTTP status of the last response, 0 = no response, -1 = not sent
-    last_error      text
+    last_error      text,
+    object          text,                 -- volume, claim: the PersistentVolume's or claim's name
+    waits_for       bigint[],             -- binding: its PreBind requests (volume, claim rows)
+    claims          text[],               -- binding: the pod's claims, all bound before it is sent
+    wait_until      timestamptz           -- binding with claims: failed when they are not bound by then
 );
 CREATE INDEX outbox_pending ON scheduler.outbox (next_attempt_at) WHERE state = 'pending';
+CREATE INDEX outbox_waiting ON scheduler.outbox (id) WHERE state = 'pending' AND claims IS NOT NULL AND attempts = 0;
+CREATE INDEX outbox_prebind ON scheduler.outbox (pod_uid) WHERE kind IN ('volume', 'claim') AND state <> 'failed';
 COMMENT ON TABLE scheduler.outbox IS 'Bindings, PodScheduled conditions and FailedScheduling events for the API server, sent by the bind worker';
+COMMENT ON COLUMN scheduler.outbox.claims IS 'A binding''s claims: it waits until each is bound (spec.volumeName and pv.kubernetes.io/bind-completed), as VolumeBinding''s PreBind does';
 
 /*
  * A response to an outbox request (the bind worker calls this):
- *   201 (200 for a status patch or event): done.
+ *   201 (200 for a status patch, an event, or a PreBind patch of a volume
+ *     or claim): done.
  *   A victim's delete: 200, 202 or 404 (gone already) is done; a 409 (its
  *     uid precondition: another pod of that name now) failed.
  *   409 to a binding whose pod is already assigned to the same node: done.
@@ -40,6 +57,8 @@ COMMENT ON TABLE scheduler.outbox IS 'Bindings, PodScheduled conditions and Fail
  *     reservation kept (credentials can be fixed; the pod's place holds),
  *     up to max_attempts in all (scheduler.outbox_max_attempts): then
  *     failed, and a binding's reservation forgotten.
+ *   A PreBind patch's 409 (the volume or claim changed since it was read),
+ *     404 or 422: failed, and so is the binding that waits for it.
  *   -1 (the request could not be built: a name no API server accepts in a
  *     path), and anything else: failed (a binding's reservation is
  *     forgotten).

@@ -78,7 +78,7 @@
  */
 typedef struct BindingArgs
 {
-	int64		bind_timeout_seconds;	/* read for PreBind, which is not here yet */
+	int64		bind_timeout_seconds;	/* how long a binding waits for its claims (PreBind) */
 	bool		scorer;			/* VolumeCapacityPriority was on: Score runs */
 	Shape		shape;			/* n == 0 without the scorer */
 } BindingArgs;
@@ -149,8 +149,8 @@ parse_args(Jsonb *args)
  * PreFilter sorts the pod's claims (GetPodVolumeClaims); Filter records per
  * node what it found there, kube-scheduler's PodVolumes: the volume chosen
  * for each unbound claim (StaticBindings) and the claims to provision
- * (DynamicProvisions).  Reserve and PreBind, once the plugin interface has
- * them, assume and bind what the chosen node's PodVolumes hold.
+ * (DynamicProvisions).  Reserve assumes what the chosen node's PodVolumes
+ * hold, and leaves PreBind's requests to the outbox.
  * ------------------------------------------------------------------------
  */
 typedef struct StaticBinding
@@ -1112,6 +1112,155 @@ score(PluginCall *call, const PodInfo *pod pg_attribute_unused(), const NodeInfo
 	return (2 * total + nclasses) / (2 * nclasses);
 }
 
+/* ------------------------------------------------------------------------
+ * Reserve and PreBind
+ * ------------------------------------------------------------------------
+ */
+
+static void
+push_kv(JsonbParseState **st, const char *key, const char *val)
+{
+	JPushString(st, WJB_KEY, key);
+	JPushString(st, WJB_VALUE, val ? val : "");
+}
+
+/*
+ * GetBindVolumeToClaim, as a merge patch of the volume: spec.claimRef the
+ * claim's reference (GetReference: kind, namespace, name, uid, apiVersion,
+ * resourceVersion), annotated pv.kubernetes.io/bound-by-controller "yes"
+ * when the volume was not bound to it yet; the volume's resourceVersion a
+ * precondition, as kube-scheduler's Update is.
+ */
+static Jsonb *
+claim_ref_patch(const Pv *pv, const Pvc *pvc)
+{
+	JsonbParseState *st = NULL;
+
+	(void) pushJsonbValue(&st, WJB_BEGIN_OBJECT, NULL);
+	JPushString(&st, WJB_KEY, "metadata");
+	(void) pushJsonbValue(&st, WJB_BEGIN_OBJECT, NULL);
+	if (pv->resource_version)
+		push_kv(&st, "resourceVersion", pv->resource_version);
+	if (!volume_bound_to_claim(pv, pvc))
+	{
+		JPushString(&st, WJB_KEY, "annotations");
+		(void) pushJsonbValue(&st, WJB_BEGIN_OBJECT, NULL);
+		push_kv(&st, "pv.kubernetes.io/bound-by-controller", "yes");
+		(void) pushJsonbValue(&st, WJB_END_OBJECT, NULL);
+	}
+	(void) pushJsonbValue(&st, WJB_END_OBJECT, NULL);
+	JPushString(&st, WJB_KEY, "spec");
+	(void) pushJsonbValue(&st, WJB_BEGIN_OBJECT, NULL);
+	JPushString(&st, WJB_KEY, "claimRef");
+	(void) pushJsonbValue(&st, WJB_BEGIN_OBJECT, NULL);
+	push_kv(&st, "kind", "PersistentVolumeClaim");
+	push_kv(&st, "namespace", pvc->namespace);
+	push_kv(&st, "name", pvc->name);
+	push_kv(&st, "uid", pvc->uid);
+	push_kv(&st, "apiVersion", "v1");
+	if (pvc->resource_version)
+		push_kv(&st, "resourceVersion", pvc->resource_version);
+	(void) pushJsonbValue(&st, WJB_END_OBJECT, NULL);
+	(void) pushJsonbValue(&st, WJB_END_OBJECT, NULL);
+	return JsonbValueToJsonb(pushJsonbValue(&st, WJB_END_OBJECT, NULL));
+}
+
+/* The claim annotated volume.kubernetes.io/selected-node: a merge patch */
+static Jsonb *
+selected_node_patch(const Pvc *pvc, const char *node)
+{
+	JsonbParseState *st = NULL;
+
+	(void) pushJsonbValue(&st, WJB_BEGIN_OBJECT, NULL);
+	JPushString(&st, WJB_KEY, "metadata");
+	(void) pushJsonbValue(&st, WJB_BEGIN_OBJECT, NULL);
+	if (pvc->resource_version)
+		push_kv(&st, "resourceVersion", pvc->resource_version);
+	JPushString(&st, WJB_KEY, "annotations");
+	(void) pushJsonbValue(&st, WJB_BEGIN_OBJECT, NULL);
+	push_kv(&st, "volume.kubernetes.io/selected-node", node);
+	(void) pushJsonbValue(&st, WJB_END_OBJECT, NULL);
+	(void) pushJsonbValue(&st, WJB_END_OBJECT, NULL);
+	return JsonbValueToJsonb(pushJsonbValue(&st, WJB_END_OBJECT, NULL));
+}
+
+static void
+add_request(CycleResult *res, const char *kind, const char *object, Jsonb *patch)
+{
+	PreBindRequest *q = palloc(sizeof(PreBindRequest));
+
+	q->kind = kind;
+	q->object = object;
+	q->patch = patch;
+	res->prebind = lappend(res->prebind, q);
+}
+
+/*
+ * Reserve (AssumePodVolumes) and PreBind (BindPodVolumes), on the chosen
+ * node.  With every claim bound there is nothing to do (allBound: PreBind
+ * is skipped).  Else each static binding's volume is assumed claimed by its
+ * claim, and each claim to provision assumed annotated with the node, for
+ * the rest of the call (the next pods see them taken); PreBind's requests
+ * (bindAPIUpdate: the volumes' claimRefs, then the claims' selected-node)
+ * go to the outbox, and the pod's binding waits until every claim of the
+ * pod is bound (checkBindings), at most bindTimeoutSeconds.  A request
+ * whose object already holds what it would write (an earlier pod of a
+ * shared claim wrote it) is not sent again: its version would be stale.
+ */
+static void
+reserve(PluginCall *call, const PodInfo *pod, const NodeInfo *node, CycleResult *res, Status *st)
+{
+	const BindingArgs *a = call->args;
+	BindingState *s = call->state;
+	PodVolumes *v;
+
+	if (s == NULL || s->ndelayed == 0)
+		return;
+	v = node_volumes(s, node);
+	if (!v->filtered)
+	{
+		Status		ignored = {CODE_SUCCESS, NIL};
+
+		find_pod_volumes(s, node, v, &ignored);
+	}
+	if (!v->feasible)
+	{
+		StatusSet(st, CODE_ERROR, psprintf("no pod volumes found for node %s", quote(node->name)));
+		return;
+	}
+	for (int i = 0; i < v->nstatic; i++)
+	{
+		Pv		   *pv = v->statics[i].pv;
+		Pvc		   *pvc = v->statics[i].pvc;
+		const char *ns;
+		const char *name;
+		const char *uid;
+
+		if (pv->name == NULL)
+			continue;
+		/* bound to it already, its uid too, or assumed by an earlier pod */
+		if (volume_bound_to_claim(pv, pvc) && volume_claim_ref(pv, &ns, &name, &uid) &&
+			(pv->assumed_claim_name != NULL || uid[0] != '\0'))
+			continue;
+		add_request(res, "volume", pv->name, claim_ref_patch(pv, pvc));
+		VolumeAssumeClaimRef(s->cat, pv, pvc->namespace, pvc->name);
+	}
+	for (int i = 0; i < v->ndynamic; i++)
+	{
+		Pvc		   *pvc = v->dynamics[i];
+
+		if (pvc->name == NULL || (pvc->selected_node && strcmp(pvc->selected_node, node->name) == 0))
+			continue;
+		add_request(res, "claim", pvc->name, selected_node_patch(pvc, node->name));
+		VolumeAssumeSelectedNode(s->cat, pvc, node->name);
+	}
+	for (int i = 0; i < pod->nvolumes; i++)
+		if ((pod->volumes[i].kind == PVOL_PVC || pod->volumes[i].kind == PVOL_EPHEMERAL) &&
+			pod->volumes[i].claim != NULL)
+			res->wait_claims = lappend(res->wait_claims, pod->volumes[i].claim);
+	res->wait_seconds = a ? a->bind_timeout_seconds : DEFAULT_BIND_TIMEOUT_SECONDS;
+}
+
 
 const Plugin VolumeBindingPlugin = {
 	.sign = VolumesSign,
@@ -1121,6 +1270,7 @@ const Plugin VolumeBindingPlugin = {
 	.filter = filter,
 	.prescore = prescore,
 	.score = score,
+	.reserve = reserve,
 	.events = {
 		/*
 		 * Nodes added or relabelled may match a volume's node affinity or a
