@@ -175,11 +175,13 @@ SELECT * FROM pg_temp.q;
 SELECT pg_temp.delete_pod('running');
 SELECT * FROM pg_temp.q;
 SELECT name, node, result FROM schedule_pending();
--- the attachment gone, it fits (a VolumeAttachment deleted moves no pod
--- yet: that event is not registered here)
+-- the attachment gone, it fits; the deletion does not move it
+-- (isSchedulableAfterVolumeAttachmentDeleted queues a pod only for an
+-- attachment of its own claims' PVs or its inline volumes' driver)
 SELECT scheduler.apply('{"type": "DELETED", "object": {"kind": "VolumeAttachment", "apiVersion": "storage.k8s.io/v1",
                          "metadata": {"name": "va-1"}, "spec": {"attacher": "ebs.csi.aws.com", "nodeName": "n1",
                          "source": {"persistentVolumeName": "pv-1"}}}}');
+SELECT * FROM pg_temp.q;
 SELECT * FROM pg_temp.verdicts('second');
 RESET scheduler.scheduler_name;
 

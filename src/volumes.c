@@ -16,6 +16,7 @@
  */
 #include "postgres.h"
 
+#include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "utils/builtins.h"
 #include "common/hashfn.h"
@@ -340,6 +341,7 @@ read_attachment(JsonbContainer *obj)
 	a->attacher = (s = str_at(spec, "attacher")) ? s : "";
 	a->node = (s = str_at(spec, "nodeName")) ? s : "";
 	a->pv_name = str_at(obj_at(spec, "source"), "persistentVolumeName");
+	a->inline_driver = str_at(obj_at(obj_at(obj_at(spec, "source"), "inlineVolumeSpec"), "csi"), "driver");
 	return a;
 }
 
@@ -568,6 +570,113 @@ char *
 VolumeNotFound(const char *resource, const char *name)
 {
 	return psprintf("%s \"%s\" not found", resource, name);
+}
+
+/* ------------------------------------------------------------------------
+ * The objects of cluster events (the QueueingHints)
+ * ------------------------------------------------------------------------
+ */
+#define EVENT_READER(fn, type, read) \
+type * \
+fn(Jsonb *obj) \
+{ \
+	return obj ? read(&obj->root) : NULL; \
+}
+
+EVENT_READER(VolumeEventPvc, Pvc, read_pvc)
+EVENT_READER(VolumeEventPv, Pv, read_pv)
+EVENT_READER(VolumeEventClass, StorageClass, read_class)
+EVENT_READER(VolumeEventCsiNode, CsiNode, read_csinode)
+EVENT_READER(VolumeEventDriver, CsiDriver, read_driver)
+EVENT_READER(VolumeEventCapacity, CsiCapacity, read_capacity)
+EVENT_READER(VolumeEventAttachment, VolAttachment, read_attachment)
+
+/*
+ * VolumePodUsesClaim
+ *		isPVCRequestedFromPod (VolumeZone, VolumeRestrictions) and, with
+ *		ephemeral, the claim names of NodeVolumeLimits' and VolumeBinding's
+ *		hints (ephemeral.VolumeClaimName): is pvc one of the pod's claims?
+ */
+bool
+VolumePodUsesClaim(const PodInfo *pod, const Pvc *pvc, bool ephemeral)
+{
+	if (pvc == NULL || pvc->name == NULL || pod->namespace == NULL ||
+		strcmp(pvc->namespace, pod->namespace) != 0)
+		return false;
+	for (int i = 0; i < pod->nvolumes; i++)
+	{
+		const PodVolume *v = &pod->volumes[i];
+
+		if ((v->kind == PVOL_PVC || (ephemeral && v->kind == PVOL_EPHEMERAL)) &&
+			v->claim != NULL && strcmp(v->claim, pvc->name) == 0)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * VolumeClaimVolumeName
+ *		The spec.volumeName of claim ns/name as the mirror has it now (for a
+ *		hint, which has no catalog), NULL when unbound; *found says whether
+ *		there is such a claim.  Call inside SPI.
+ */
+char *
+VolumeClaimVolumeName(const char *ns, const char *name, bool *found)
+{
+	Oid			types[2] = {TEXTOID, TEXTOID};
+	Datum		args[2] = {CStringGetTextDatum(ns), CStringGetTextDatum(name)};
+	char	   *volume = NULL;
+
+	if (SPI_execute_with_args("SELECT volume_name FROM scheduler.persistent_volume_claims"
+							  " WHERE namespace = $1 AND name = $2",
+							  2, types, args, NULL, true, 1) != SPI_OK_SELECT)
+		elog(ERROR, "could not read the persistent volume claims");
+	*found = SPI_processed > 0;
+	if (*found)
+		volume = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
+	SPI_freetuptable(SPI_tuptable);
+	return volume;
+}
+
+/*
+ * VolumePodHasInlineCsi
+ *		Has the pod an inline CSI volume (spec.volumes[].csi) of driver?  The
+ *		pods table's volumes column keeps no such volume: this reads the
+ *		pod's object.  Call inside SPI.
+ */
+bool
+VolumePodHasInlineCsi(const PodInfo *pod, const char *driver)
+{
+	Oid			types[1] = {TEXTOID};
+	Datum		args[1];
+	bool		found = false;
+
+	if (pod->uid == NULL)
+		return false;
+	args[0] = CStringGetTextDatum(pod->uid);
+	if (SPI_execute_with_args("SELECT object->'spec'->'volumes' FROM scheduler.pods WHERE uid = $1",
+							  1, types, args, NULL, true, 1) != SPI_OK_SELECT)
+		elog(ERROR, "could not read the pod's volumes");
+	if (SPI_processed > 0)
+	{
+		bool		isnull;
+		Datum		d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+		Jsonb	   *vols = isnull ? NULL : DatumGetJsonbP(d);
+		int			n = vols && JB_ROOT_IS_ARRAY(vols) && !JB_ROOT_IS_SCALAR(vols) ? JB_ROOT_COUNT(vols) : 0;
+
+		for (int i = 0; i < n && !found; i++)
+		{
+			JsonbValue *e = getIthJsonbValueFromContainer(&vols->root, i);
+			char	   *name;
+
+			if (e == NULL || e->type != jbvBinary)
+				continue;
+			name = str_at(obj_at(e->val.binary.data, "csi"), "driver");
+			found = name != NULL && strcmp(name, driver) == 0;
+		}
+	}
+	SPI_freetuptable(SPI_tuptable);
+	return found;
 }
 
 /*

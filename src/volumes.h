@@ -140,6 +140,7 @@ typedef struct VolAttachment
 	char	   *attacher;
 	char	   *node;
 	char	   *pv_name;		/* spec.source.persistentVolumeName, or NULL */
+	char	   *inline_driver;	/* spec.source.inlineVolumeSpec.csi.driver, or NULL */
 } VolAttachment;
 
 /*
@@ -185,6 +186,30 @@ extern void VolumeAssumeSelectedNode(VolumeCatalog *c, Pvc *pvc, const char *nod
 
 /* "persistentvolumeclaim \"<name>\" not found", as the API's NotFound error reads */
 extern char *VolumeNotFound(const char *resource, const char *name);
+
+/*
+ * The object of a cluster event of a storage kind (ClusterEvent.old_obj or
+ * new_obj, events.h), read as the catalog reads its table's rows: leniently,
+ * as a planted row may hold anything.  NULL for NULL.
+ */
+extern Pvc *VolumeEventPvc(Jsonb *obj);
+extern Pv  *VolumeEventPv(Jsonb *obj);
+extern StorageClass *VolumeEventClass(Jsonb *obj);
+extern CsiNode *VolumeEventCsiNode(Jsonb *obj);
+extern CsiDriver *VolumeEventDriver(Jsonb *obj);
+extern CsiCapacity *VolumeEventCapacity(Jsonb *obj);
+extern VolAttachment *VolumeEventAttachment(Jsonb *obj);
+
+/*
+ * The QueueingHints' "is this claim the pod's": pvc is in the pod's
+ * namespace and a persistentVolumeClaim volume names it, or, with
+ * ephemeral, a generic ephemeral volume's claim ("<pod>-<volume>") is it.
+ */
+extern bool VolumePodUsesClaim(const PodInfo *pod, const Pvc *pvc, bool ephemeral);
+
+/* for hints, inside SPI: a claim's spec.volumeName now; a pod's inline CSI volume of driver */
+extern char *VolumeClaimVolumeName(const char *ns, const char *name, bool *found);
+extern bool VolumePodHasInlineCsi(const PodInfo *pod, const char *driver);
 
 /* the volume plugins' SignPod */
 extern void VolumesSign(const PodInfo *pod, PodKey *key);

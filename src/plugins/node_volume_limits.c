@@ -740,12 +740,100 @@ hint_pod_deleted(const PodInfo *pod pg_attribute_unused(), const ClusterEvent *e
 }
 
 
+/*
+ * isSchedulableAfterPVCAdded: a claim of the pod (a persistentVolumeClaim
+ * volume's, or a generic ephemeral volume's "<pod>-<volume>", in its
+ * namespace) created.
+ */
+static QueueingHint
+hint_claim_added(const PodInfo *pod, const ClusterEvent *ev)
+{
+	return VolumePodUsesClaim(pod, VolumeEventPvc(ev->new_obj), true) ? HINT_QUEUE : HINT_SKIP;
+}
+
+/*
+ * isSchedulableAfterVolumeAttachmentDeleted: the deleted attachment was of
+ * the PV one of the pod's persistentVolumeClaim volumes is bound to
+ * (spec.source.persistentVolumeName), or of the CSI driver an inline AWS EBS
+ * or GCE PD volume of the pod migrates to (spec.source.inlineVolumeSpec's
+ * csi.driver).  A claim that is not there, or an inline volume that does
+ * not translate, is a lookup that failed: Queue, as kube-scheduler does
+ * when a hint returns an error.
+ */
+static QueueingHint
+hint_attachment_deleted(const PodInfo *pod, const ClusterEvent *ev)
+{
+	VolAttachment *va = VolumeEventAttachment(ev->old_obj);
+
+	if (va == NULL)
+		return HINT_QUEUE;
+	for (int i = 0; i < pod->nvolumes; i++)
+	{
+		const PodVolume *v = &pod->volumes[i];
+		const InTreePlugin *p;
+		char	   *err;
+
+		if (v->kind == PVOL_PVC)
+		{
+			bool		found;
+			char	   *pv;
+
+			if (v->claim == NULL || pod->namespace == NULL)
+				continue;
+			pv = VolumeClaimVolumeName(pod->namespace, v->claim, &found);
+			if (!found || (pv != NULL && va->pv_name != NULL && strcmp(pv, va->pv_name) == 0))
+				return HINT_QUEUE;
+			continue;
+		}
+		if ((p = inline_plugin(v)) == NULL)
+			continue;
+		if (v->kind == PVOL_AWS_EBS && ebs_volume_id(v->disk ? v->disk : "", &err) == NULL)
+			return HINT_QUEUE;
+		if (va->inline_driver != NULL && strcmp(va->inline_driver, p->driver) == 0)
+			return HINT_QUEUE;
+	}
+	return HINT_SKIP;
+}
+
+/*
+ * isSchedulableAfterCSINodeUpdated: a driver's allocatable.count went up (a
+ * count unset, or a driver the CSINode did not list, reading 0).
+ */
+static QueueingHint
+hint_csinode_updated(const PodInfo *pod pg_attribute_unused(), const ClusterEvent *ev)
+{
+	CsiNode    *was = VolumeEventCsiNode(ev->old_obj);
+	CsiNode    *is = VolumeEventCsiNode(ev->new_obj);
+
+	if (was == NULL || is == NULL)
+		return HINT_QUEUE;
+	for (int i = 0; i < is->ndrivers; i++)
+	{
+		const CsiNodeDriver *d = &is->drivers[i];
+		int32		before = 0;
+
+		/* the old limits as a map: a name listed twice keeps its last count */
+		for (int j = 0; j < was->ndrivers; j++)
+			if (strcmp(was->drivers[j].name, d->name) == 0)
+				before = was->drivers[j].has_count ? was->drivers[j].count : 0;
+		if ((d->has_count ? d->count : 0) > before)
+			return HINT_QUEUE;
+	}
+	return HINT_SKIP;
+}
+
+
 const Plugin NodeVolumeLimitsPlugin = {
 	.sign = VolumesSign,
 	.name = "NodeVolumeLimits",
 	.prefilter = prefilter,
 	.filter = filter,
 	.events = {
+		/* any new CSINode may give a limit: no hint */
+		{RES_CSI_NODE, ACT_ADD, NULL},
 		{RES_ASSIGNED_POD, ACT_DELETE, hint_pod_deleted},
+		{RES_PVC, ACT_ADD, hint_claim_added},
+		{RES_VOLUME_ATTACHMENT, ACT_DELETE, hint_attachment_deleted},
+		{RES_CSI_NODE, ACT_UPDATE_OBJECT, hint_csinode_updated},
 	},
 };

@@ -1262,6 +1262,110 @@ reserve(PluginCall *call, const PodInfo *pod, const NodeInfo *node, CycleResult 
 }
 
 
+/* ------------------------------------------------------------------------
+ * QueueingHints
+ * ------------------------------------------------------------------------
+ */
+
+/* apiequality.Semantic.DeepEqual of two allowedTopologies: unset is empty */
+static bool
+same_topologies(Jsonb *a, Jsonb *b)
+{
+	bool		a_empty = a == NULL || JsonContainerSize(&a->root) == 0;
+	bool		b_empty = b == NULL || JsonContainerSize(&b->root) == 0;
+
+	if (a_empty || b_empty)
+		return a_empty && b_empty;
+	return compareJsonbContainers(&a->root, &b->root) == 0;
+}
+
+/*
+ * isSchedulableAfterStorageClassChange: any class created, or one whose
+ * allowedTopologies changed (volumeBindingMode cannot).
+ */
+static QueueingHint
+class_hint(const PodInfo *pod pg_attribute_unused(), const ClusterEvent *ev)
+{
+	StorageClass *was = VolumeEventClass(ev->old_obj);
+	StorageClass *is = VolumeEventClass(ev->new_obj);
+
+	if (was == NULL || is == NULL)
+		return HINT_QUEUE;
+	return same_topologies(was->allowed_topologies, is->allowed_topologies) ? HINT_SKIP : HINT_QUEUE;
+}
+
+/*
+ * isSchedulableAfterPersistentVolumeClaimChange: a claim of the pod (a
+ * persistentVolumeClaim volume's, or a generic ephemeral volume's, in its
+ * namespace) created or updated.
+ */
+static QueueingHint
+claim_hint(const PodInfo *pod, const ClusterEvent *ev)
+{
+	return VolumePodUsesClaim(pod, VolumeEventPvc(ev->new_obj), true) ? HINT_QUEUE : HINT_SKIP;
+}
+
+/*
+ * isSchedulableAfterCSINodeChange: a CSINode created, or its migrated
+ * plugins annotation changed (the in-tree PVs it translates).
+ */
+static QueueingHint
+csinode_hint(const PodInfo *pod pg_attribute_unused(), const ClusterEvent *ev)
+{
+	CsiNode    *was = VolumeEventCsiNode(ev->old_obj);
+	CsiNode    *is = VolumeEventCsiNode(ev->new_obj);
+
+	if (was == NULL || is == NULL)
+		return HINT_QUEUE;
+	return strcmp(was->migrated_plugins ? was->migrated_plugins : "",
+				  is->migrated_plugins ? is->migrated_plugins : "") == 0 ? HINT_SKIP : HINT_QUEUE;
+}
+
+/*
+ * isSchedulableAfterCSIDriverChange: the storageCapacity of the driver of
+ * one of the pod's inline CSI volumes went from true to unset or false.
+ */
+static QueueingHint
+driver_hint(const PodInfo *pod, const ClusterEvent *ev)
+{
+	CsiDriver  *was = VolumeEventDriver(ev->old_obj);
+	CsiDriver  *is = VolumeEventDriver(ev->new_obj);
+
+	if (was == NULL || is == NULL)
+		return HINT_QUEUE;
+	if (!was->storage_capacity || is->storage_capacity || is->name == NULL)
+		return HINT_SKIP;
+	return VolumePodHasInlineCsi(pod, is->name) ? HINT_QUEUE : HINT_SKIP;
+}
+
+/* volumeLimit: maximumVolumeSize when set, else capacity; false when neither */
+static bool
+capacity_limit(const CsiCapacity *c, int64 *limit)
+{
+	*limit = c->has_max_size ? c->max_size : c->capacity;
+	return c->has_max_size || c->has_capacity;
+}
+
+/*
+ * isSchedulableAfterCSIStorageCapacityChange: a capacity created, or one
+ * whose volume limit appeared or grew.
+ */
+static QueueingHint
+capacity_hint(const PodInfo *pod pg_attribute_unused(), const ClusterEvent *ev)
+{
+	CsiCapacity *was = VolumeEventCapacity(ev->old_obj);
+	CsiCapacity *is = VolumeEventCapacity(ev->new_obj);
+	int64		before,
+				after;
+
+	if (was == NULL || is == NULL)
+		return HINT_QUEUE;
+	if (capacity_limit(is, &after) && (!capacity_limit(was, &before) || after > before))
+		return HINT_QUEUE;
+	return HINT_SKIP;
+}
+
+
 const Plugin VolumeBindingPlugin = {
 	.sign = VolumesSign,
 	.name = "VolumeBinding",
@@ -1272,12 +1376,18 @@ const Plugin VolumeBindingPlugin = {
 	.score = score,
 	.reserve = reserve,
 	.events = {
+		{RES_STORAGE_CLASS, ACT_ADD | ACT_UPDATE_OBJECT, class_hint},
+		{RES_PVC, ACT_ADD | ACT_UPDATE_OBJECT, claim_hint},
+		/* claims bind to volumes: any PV created or updated, no hint */
+		{RES_PV, ACT_ADD | ACT_UPDATE_OBJECT, NULL},
 		/*
 		 * Nodes added or relabelled may match a volume's node affinity or a
 		 * class's allowedTopologies (UpdateNodeTaint: kube-scheduler's
-		 * preCheck workaround); no QueueingHint: always Queue.  The events
-		 * of the storage kinds are not raised yet.
+		 * preCheck workaround); no QueueingHint: always Queue.
 		 */
 		{RES_NODE, ACT_ADD | ACT_UPDATE_NODE_LABEL | ACT_UPDATE_NODE_TAINT, NULL},
+		{RES_CSI_NODE, ACT_ADD | ACT_UPDATE_OBJECT, csinode_hint},
+		{RES_CSI_DRIVER, ACT_UPDATE_OBJECT, driver_hint},
+		{RES_CSI_STORAGE_CAPACITY, ACT_ADD | ACT_UPDATE_OBJECT, capacity_hint},
 	},
 };

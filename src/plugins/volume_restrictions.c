@@ -287,6 +287,17 @@ pod_deleted_hint(const PodInfo *pod, const ClusterEvent *ev)
 	return HINT_SKIP;
 }
 
+/*
+ * isSchedulableAfterPersistentVolumeClaimAdded: a claim of the pod (a
+ * persistentVolumeClaim volume, in its namespace) created: PreFilter needs
+ * it to read its access modes.
+ */
+static QueueingHint
+claim_added_hint(const PodInfo *pod, const ClusterEvent *ev)
+{
+	return VolumePodUsesClaim(pod, VolumeEventPvc(ev->new_obj), false) ? HINT_QUEUE : HINT_SKIP;
+}
+
 
 const Plugin VolumeRestrictionsPlugin = {
 	.name = "VolumeRestrictions",
@@ -300,5 +311,7 @@ const Plugin VolumeRestrictionsPlugin = {
 		{RES_NODE, ACT_ADD, NULL},
 		/* kube-scheduler adds this to every plugin that registers Node/Add */
 		{RES_NODE, ACT_UPDATE_NODE_TAINT, NULL},
+		/* a missing claim rejects the pod until it is created */
+		{RES_PVC, ACT_ADD, claim_added_hint},
 	},
 };

@@ -438,10 +438,88 @@ filter(PluginCall *call, const PodInfo *pod, const NodeInfo *node, Status *st)
 }
 
 
+/* ------------------------------------------------------------------------
+ * QueueingHints
+ * ------------------------------------------------------------------------
+ */
+
 /*
- * EventsToRegister: kube-scheduler's Node events without a QueueingHint.
- * Its StorageClass, PersistentVolumeClaim and PersistentVolume events are
- * not events here yet.
+ * isSchedulableAfterStorageClassAdded: only a class that waits for the first
+ * consumer lets an unbound claim of it be skipped (volumeBindingMode cannot
+ * change, so updates are not registered).
+ */
+static QueueingHint
+class_added_hint(const PodInfo *pod pg_attribute_unused(), const ClusterEvent *ev)
+{
+	StorageClass *sc = VolumeEventClass(ev->new_obj);
+
+	return sc != NULL && sc->wait_for_first_consumer ? HINT_QUEUE : HINT_SKIP;
+}
+
+/*
+ * isSchedulableAfterPersistentVolumeClaimChange: a claim of the pod (a
+ * persistentVolumeClaim volume, in its namespace) created, or updated (its
+ * volumeName filled).
+ */
+static QueueingHint
+claim_hint(const PodInfo *pod, const ClusterEvent *ev)
+{
+	return VolumePodUsesClaim(pod, VolumeEventPvc(ev->new_obj), false) ? HINT_QUEUE : HINT_SKIP;
+}
+
+/* reflect.DeepEqual of two getPVTopologies: the same keys in order, the same sets */
+static bool
+same_topologies(List *a, List *b)
+{
+	ListCell   *la,
+			   *lb;
+
+	if (list_length(a) != list_length(b))
+		return false;
+	forboth(la, a, lb, b)
+	{
+		const Topology *x = lfirst(la);
+		const Topology *y = lfirst(lb);
+
+		if (x->key != y->key || x->nvalues != y->nvalues)
+			return false;
+		for (int i = 0; i < x->nvalues; i++)
+		{
+			bool		found = false;
+
+			for (int j = 0; j < y->nvalues && !found; j++)
+				found = x->lens[i] == y->lens[j] && memcmp(x->values[i], y->values[j], x->lens[i]) == 0;
+			if (!found)
+				return false;
+		}
+	}
+	return true;
+}
+
+/*
+ * isSchedulableAfterPersistentVolumeChange: a PV created, or one whose
+ * topology labels (as getPVTopologies reads them) changed.
+ */
+static QueueingHint
+volume_hint(const PodInfo *pod pg_attribute_unused(), const ClusterEvent *ev)
+{
+	Pv		   *before = VolumeEventPv(ev->old_obj);
+	Pv		   *after = VolumeEventPv(ev->new_obj);
+	List	   *was = NIL;
+	List	   *is = NIL;
+
+	if (before == NULL || after == NULL)
+		return HINT_QUEUE;
+	add_pv_topologies(before, &was);
+	add_pv_topologies(after, &is);
+	return same_topologies(was, is) ? HINT_SKIP : HINT_QUEUE;
+}
+
+
+/*
+ * EventsToRegister: StorageClass/Add, PersistentVolumeClaim/Add|Update and
+ * PersistentVolume/Add|Update with their hints, and the Node events without
+ * one.
  */
 const Plugin VolumeZonePlugin = {
 	.sign = VolumesSign,
@@ -449,8 +527,11 @@ const Plugin VolumeZonePlugin = {
 	.prefilter = prefilter,
 	.filter = filter,
 	.events = {
+		{RES_STORAGE_CLASS, ACT_ADD, class_added_hint},
 		{RES_NODE, ACT_ADD | ACT_UPDATE_NODE_LABEL, NULL},
 		/* kube-scheduler adds this to every plugin that registers Node/Add */
 		{RES_NODE, ACT_UPDATE_NODE_TAINT, NULL},
+		{RES_PVC, ACT_ADD | ACT_UPDATE_OBJECT, claim_hint},
+		{RES_PV, ACT_ADD | ACT_UPDATE_OBJECT, volume_hint},
 	},
 };
