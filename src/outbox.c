@@ -368,7 +368,10 @@ int8_array(int64 *vals, int n)
 
 /*
  * The rows, in order.  A binding that waits for claims waits at most
- * wait_secs (capped at ten years: the timestamp stays finite).
+ * wait_secs (capped at ten years: the timestamp stays finite), and is not
+ * due until the bind worker found it ready (settle_waiting_bindings): it
+ * comes in due at infinity, so that no claim of the due rows takes it
+ * before a settle saw it.
  */
 static void
 rows_insert(NewRows *r)
@@ -393,13 +396,14 @@ rows_insert(NewRows *r)
 	args[10] = int8_array(r->wait_secs, r->n);
 	run(PlanKept(&plan,
 				"INSERT INTO scheduler.outbox (id, kind, pod_uid, namespace, name, node, body,"
-				" object, waits_for, claims, wait_until)"
+				" object, waits_for, claims, wait_until, next_attempt_at)"
 				" OVERRIDING SYSTEM VALUE"
 				" SELECT CASE WHEN r.id = 0 THEN nextval('scheduler.outbox_id_seq'::regclass) ELSE r.id END, r.kind, r.uid, r.ns, r.name, r.node, r.body, r.object,"
 				" CASE WHEN r.waits IS NOT NULL THEN ARRAY(SELECT jsonb_array_elements_text(r.waits)::int8) END,"
 				" CASE WHEN r.claims IS NOT NULL THEN ARRAY(SELECT jsonb_array_elements_text(r.claims)) END,"
 				" CASE WHEN r.claims IS NOT NULL"
-				"   THEN now() + least(greatest(r.secs, 0), 315360000) * interval '1 second' END"
+				"   THEN now() + least(greatest(r.secs, 0), 315360000) * interval '1 second' END,"
+				" CASE WHEN r.claims IS NOT NULL THEN 'infinity' ELSE now() END"
 				" FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::jsonb[],"
 				"             $7::int8[], $8::text[], $9::jsonb[], $10::jsonb[], $11::int8[])"
 				"   WITH ORDINALITY AS r(kind, uid, ns, name, node, body, id, object, waits, claims, secs, ord)"
@@ -756,7 +760,8 @@ OutboxNextDue(void)
  * compares).  Their pods are forgotten (pending again, in the queue) and
  * told why (PodScheduled False, SchedulerError, and a FailedScheduling
  * event).  The others are due at once when every PreBind request is done
- * and every claim bound, else looked at again in a second.
+ * and every claim bound, else looked at again in a second (they came in
+ * due at infinity: only this makes them due).
  */
 #define PREBIND_PREFIX "running PreBind plugin \"VolumeBinding\": "
 /* the mirror's version m is newer than the patched one p (unreadable: yes) */

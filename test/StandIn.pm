@@ -131,6 +131,16 @@ sub provision_fail_next
 	return $self->faults({ provision_fail_next => $n, (defined $match ? (match => $match) : ()) });
 }
 
+# provision_hold(ON [, MATCH]): the provisioner has not got to the matching
+# claims yet (ON true): they wait annotated and unbound, until it is turned
+# off and they are provisioned.
+sub provision_hold
+{
+	my ($self, $on, $match) = @_;
+	return $self->faults({ provision_hold => ($on ? JSON::PP::true : JSON::PP::false),
+		(defined $match ? (match => $match) : ()) });
+}
+
 # pvc(NAMESPACE, NAME), pv(NAME), storage_class(NAME): the object now, decoded,
 # or undef when it does not exist (404); dies on other errors.
 sub pvc { $_[0]->_get_or_undef("/api/v1/namespaces/$_[1]/persistentvolumeclaims/$_[2]") }

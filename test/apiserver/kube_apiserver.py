@@ -1843,7 +1843,8 @@ class Faults:
     KEYS = {"clear", "http_500_next", "http_429_next", "match", "method", "drop_watch_after_events",
             "expire_watch_after_events", "malformed_line_next_watch", "stall_watch_seconds", "compact",
             "close_watches", "latency_ms", "bookmark_interval_seconds", "graceful_delete_seconds",
-            "fuzz_watches", "fuzz_lines", "seed", "deep_500_next", "provision_fail", "provision_fail_next"}
+            "fuzz_watches", "fuzz_lines", "seed", "deep_500_next", "provision_fail", "provision_fail_next",
+            "provision_hold"}
 
     def __init__(self, bookmark_interval):
         self.lock = threading.Lock()
@@ -1862,6 +1863,7 @@ class Faults:
         self.graceful_delete_seconds = 0.0
         self.provision_fail = None  # None, or the match string of the provision_fail fault
         self.provision_fail_next = []   # [remaining, match]
+        self.provision_hold = None  # None, or the match string of the provision_hold fault
 
     def apply(self, body, app):
         """Keys (any combination; "match"/"method" narrow this call's http and
@@ -1910,7 +1912,12 @@ class Faults:
                                            volume is made; an Immediate
                                            claim waits.  See App._provision
           provision_fail_next: N           ... the next N selected-node claims
-                                           (matching) only"""
+                                           (matching) only
+          provision_hold: true|false       the external provisioner has not
+                                           got to (or gets to now) the
+                                           claims whose path contains match:
+                                           they wait, annotated and unbound
+                                           (a slow provisioner)"""
         if not isinstance(body, dict):
             raise bad_request("faults: expected a JSON object")
         unknown = set(body) - self.KEYS
@@ -1950,7 +1957,9 @@ class Faults:
                 self.provision_fail = match if body["provision_fail"] else None
             if body.get("provision_fail_next"):
                 self.provision_fail_next.append([int(body["provision_fail_next"]), match])
-        if body.get("clear") or "provision_fail" in body:
+            if "provision_hold" in body:
+                self.provision_hold = match if body["provision_hold"] else None
+        if body.get("clear") or "provision_fail" in body or "provision_hold" in body:
             # the provisioner retries what it left waiting
             with app.store.lock:
                 app._sync_volumes()
@@ -1976,7 +1985,15 @@ class Faults:
                     "graceful_delete_seconds": self.graceful_delete_seconds,
                     "provision_fail": self.provision_fail is not None,
                     "provision_fail_match": self.provision_fail or "",
-                    "provision_fail_next": [{"remaining": n, "match": m} for n, m in self.provision_fail_next]}
+                    "provision_fail_next": [{"remaining": n, "match": m} for n, m in self.provision_fail_next],
+                    "provision_hold": self.provision_hold is not None,
+                    "provision_hold_match": self.provision_hold or ""}
+
+    def provision_held(self, path):
+        """Whether the provision_hold fault keeps the provisioner from the
+        claim at path for now."""
+        with self.lock:
+            return self.provision_hold is not None and self.provision_hold in path
 
     def provision_refused(self, path, consume):
         """Whether the provisioner refuses the claim at path: provision_fail
@@ -2697,6 +2714,8 @@ class App:
             return False        # made already, and not (or no longer) for this claim
         path = "/api/v1/namespaces/%s/persistentvolumeclaims/%s" % (ns, md["name"])
         if node_name is None and self.faults.provision_refused(path, consume=False):
+            return False
+        if self.faults.provision_held(path):
             return False
         ann = md.get("annotations") or {}
         if ann.get(ANN_STORAGE_PROVISIONER) != prov or ann.get(ANN_BETA_STORAGE_PROVISIONER) != prov:
