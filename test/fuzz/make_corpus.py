@@ -43,7 +43,8 @@ def main():
     shutil.rmtree(OUT, ignore_errors=True)
     base = sqlfuzz.build_base()
     pods, nodes = base['Pod'], base['Node']
-    others = base['Namespace'] + base['PodDisruptionBudget'] + base['Workload']
+    stor = base['Storage']
+    others = base['Namespace'] + base['PodDisruptionBudget'] + base['Workload'] + stor
 
     # quantity
     for q in ['0', '1', '100m', '1.5', '1.5Gi', '250Mi', '2k', '1Ki', '5Ei', '8Ei', '7.999Ei', '1E3', '1e3',
@@ -82,6 +83,11 @@ def main():
                         'items': pods[:3]}))
     write('object', js({'kind': 'NodeList', 'apiVersion': 'v1', 'metadata': {'resourceVersion': '7'},
                         'items': nodes[:2]}))
+    for kind in sorted({o['kind'] for o in stor}):
+        write('object', js({'kind': kind + 'List', 'apiVersion': next(o['apiVersion'] for o in stor
+                                                                       if o['kind'] == kind),
+                            'metadata': {'resourceVersion': '8'}, 'items': [o for o in stor if o['kind'] == kind]}))
+    write('object', js({'type': 'DELETED', 'object': stor[-1]}))
 
     # watch: byte 0 picks pods (even) or nodes (odd), byte 1 the chunk size
     def stream(events):
@@ -123,6 +129,14 @@ def main():
                       'counts': True}))
     write('rows', js({'cpu': 9223372036854775807, 'memory': 1}))
     write('rows', js([{'port': 8080}, {'port': 443, 'protocol': 'UDP', 'ip': '10.0.0.1'}]))
+    # the storage objects as the volume catalog reads their rows, and the
+    # pods' volumes column as the cycle decodes it
+    for o in stor:
+        write('rows', js(o))
+    for p in pods:
+        vols = p.get('spec', {}).get('volumes')
+        if vols:
+            write('rows', js(vols))
 
     # cycle: small clusters with a pending pod
     def by_name(objs, *names):
@@ -134,6 +148,23 @@ def main():
     write('cycle', js({'nodes': by_name(nodes, 'gpu-1', 'cordoned-1', 'small-1'),
                        'pods': by_name(pods, 'gpu-job', 'db-0', 'never-preempt')}))
     write('cycle', js({'nodes': nodes[:3], 'pods': pods[:6]}))
+    # with the storage objects first ("objects": the harness takes 32), and
+    # pods with volumes
+    def objects_for(ps):
+        claims = {(p['metadata']['namespace'], v['persistentVolumeClaim']['claimName'] if 'persistentVolumeClaim' in v
+                   else p['metadata']['name'] + '-' + v['name'])
+                  for p in ps for v in p['spec'].get('volumes', [])
+                  if 'persistentVolumeClaim' in v or 'ephemeral' in v}
+        return [o for o in stor if o['kind'] != 'PersistentVolumeClaim' or
+                (o['metadata']['namespace'], o['metadata']['name']) in claims][:32]
+    zoned = by_name(nodes, 'zone-a-1', 'zone-b-1', 'small-1', 'gpu-1')
+    for names in [('local-user', 'dyn-user', 'big-user'), ('fast-user', 'gold-user', 'selected-user', 'half-user'),
+                  ('rwop-holder', 'rwop-wanter', 'missing-user'), ('eph-web', 'eph-stolen', 'eph-missing'),
+                  ('gce-holder', 'gce-wanter', 'rbd-holder', 'rbd-wanter'),
+                  ('iscsi-holder', 'iscsi-wanter', 'inline-csi', 'legacy-user'),
+                  ('db-vol-holder', 'db-vol-0', 'train-user')]:
+        write('cycle', js({'objects': objects_for(by_name(pods, *names)), 'nodes': zoned,
+                           'pods': by_name(pods, *names)}))
     total = sum(len(os.listdir(os.path.join(OUT, t))) for t in os.listdir(OUT))
     print('make_corpus: %d inputs in %s' % (total, OUT))
 

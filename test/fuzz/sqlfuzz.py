@@ -5,7 +5,8 @@ It starts a throwaway PostgreSQL 15 cluster (initdb in a temporary folder,
 unix socket only, shared_preload_libraries = 'scheduler', so the background
 scheduling worker runs too), creates the extension, loads a realistic base
 cluster (nodes, pods, namespaces, PodDisruptionBudgets, Services,
-ReplicationControllers, ReplicaSets, StatefulSets), and then drives mutants
+ReplicationControllers, ReplicaSets, StatefulSets, the storage kinds and pods
+with volumes naming them), and then drives mutants
 through the extension:
 
   * seeds: realistic objects of every kind apply() takes (written below, and
@@ -14,15 +15,17 @@ through the extension:
   * mutations at every JSON path (nested in arrays too): wrong JSON types,
     null, "", huge strings (to ~300 KB), odd strings, extreme numbers,
     odd quantities, deleted keys, unknown keys, an element duplicated up to
-    thousands of times, emptied arrays, deep nesting, and structural pod and
-    node mutations (huge requests and overhead, broken ownerReferences,
-    topology spread constraints, affinity weights, odd tolerations, ...);
+    thousands of times, emptied arrays, deep nesting, and structural pod,
+    node and storage mutations (huge requests and overhead, broken
+    ownerReferences, topology spread constraints, affinity weights, odd
+    tolerations, volumes with two sources or odd claims, odd storage
+    quantities, claimRefs, topologies and CSI limits, ...);
   * some mutants are planted past apply()'s validation, by writing the mirror
     tables (scheduler.pods, nodes, ...) directly, or profile rows past the
     args check;
   * each mutant is applied (apply / a watch event / apply_events / relist),
-    QueueingHints are set off (a node relabelled, tainted, resized, a bound
-    pod deleted, a placement confirmed), then schedule_pending() runs, and
+    QueueingHints are set off (a node relabelled, tainted, resized, a
+    storage object changed, a bound pod deleted, a placement confirmed), then schedule_pending() runs, and
     filter(), score(), score(.., false) and why() explain the mutant's pod;
     about half of the transactions commit, the rest roll back.
 
@@ -304,6 +307,229 @@ def workloads():
     ]
 
 
+ZONE = 'topology.kubernetes.io/zone'
+HOSTNAME = 'kubernetes.io/hostname'
+PD_CSI = 'pd.csi.storage.gke.io'
+EBS_CSI = 'ebs.csi.aws.com'
+
+
+def storage_class(name, provisioner, mode=None, zones=None, **kw):
+    sc = {'apiVersion': 'storage.k8s.io/v1', 'kind': 'StorageClass',
+          'metadata': meta(name, annotations={'storageclass.kubernetes.io/is-default-class': 'false'}),
+          'provisioner': provisioner, 'reclaimPolicy': 'Delete', 'allowVolumeExpansion': True}
+    if mode is not None:
+        sc['volumeBindingMode'] = mode
+    if zones:
+        sc['allowedTopologies'] = [{'matchLabelExpressions': [{'key': ZONE, 'values': zones}]}]
+    sc.update(kw)
+    return sc
+
+
+def pvc(name, ns, cls, size, modes=('ReadWriteOnce',), volume=None, annotations=None, **spec):
+    ann = dict(annotations or {})
+    if volume:
+        ann.setdefault('pv.kubernetes.io/bind-completed', 'yes')
+        ann.setdefault('pv.kubernetes.io/bound-by-controller', 'yes')
+    s = {'accessModes': list(modes), 'resources': {'requests': {'storage': size}}, 'volumeMode': 'Filesystem'}
+    if cls is not None:
+        s['storageClassName'] = cls
+    if volume:
+        s['volumeName'] = volume
+    s.update(spec)
+    o = {'apiVersion': 'v1', 'kind': 'PersistentVolumeClaim',
+         'metadata': meta(name, ns, annotations=ann, finalizers=['kubernetes.io/pvc-protection']),
+         'spec': s, 'status': {'phase': 'Bound' if volume else 'Pending'}}
+    if volume:
+        o['status'].update({'accessModes': list(modes), 'capacity': {'storage': size}})
+    return o
+
+
+def pv(name, cls, size, source, modes=('ReadWriteOnce',), claim=None, zone=None, affinity=None, labels=None,
+       phase=None):
+    lab = dict(labels or {})
+    if zone:
+        lab[ZONE] = zone
+        lab['topology.kubernetes.io/region'] = 'region-1'
+    s = {'capacity': {'storage': size}, 'accessModes': list(modes), 'persistentVolumeReclaimPolicy': 'Delete',
+         'volumeMode': 'Filesystem'}
+    if cls is not None:
+        s['storageClassName'] = cls
+    s.update(source)
+    if claim:
+        ref = {'kind': 'PersistentVolumeClaim', 'apiVersion': 'v1', 'namespace': claim[0], 'name': claim[1]}
+        if len(claim) > 2:
+            ref['uid'] = claim[2]
+            ref['resourceVersion'] = '1000'
+        s['claimRef'] = ref
+    if affinity:
+        s['nodeAffinity'] = {'required': {'nodeSelectorTerms': affinity}}
+    return {'apiVersion': 'v1', 'kind': 'PersistentVolume',
+            'metadata': meta(name, labels=lab, annotations={'pv.kubernetes.io/provisioned-by': 'fuzz'},
+                             finalizers=['kubernetes.io/pv-protection']),
+            'spec': s, 'status': {'phase': phase or ('Bound' if claim and len(claim) > 2 else 'Available')}}
+
+
+def in_expr(key, values, op='In'):
+    return [{'matchExpressions': [{'key': key, 'operator': op, 'values': values}]}]
+
+
+def csi_node(node, drivers, migrated=None):
+    ann = {'storage.alpha.kubernetes.io/migrated-plugins': migrated} if migrated else {}
+    return {'apiVersion': 'storage.k8s.io/v1', 'kind': 'CSINode',
+            'metadata': meta(node, annotations=ann,
+                             ownerReferences=[{'apiVersion': 'v1', 'kind': 'Node', 'name': node,
+                                               'uid': 'uid-' + node}]),
+            'spec': {'drivers': [{'name': d, 'nodeID': node + '-' + d.split('.')[0], 'allocatable': {'count': c},
+                                  'topologyKeys': [ZONE]} if c is not None else
+                                 {'name': d, 'nodeID': node, 'topologyKeys': [ZONE, HOSTNAME]}
+                                 for d, c in drivers]}}
+
+
+def storage():
+    """The storage objects the volume plugins read: classes of both binding
+    modes, bound and unbound claims, local, CSI and in-tree volumes, the CSI
+    nodes' limits, a driver with storage capacity, capacities, attachments."""
+    return [
+        storage_class('standard-wffc', PD_CSI, 'WaitForFirstConsumer', ['zone-a', 'zone-b'],
+                      parameters={'type': 'pd-balanced'}),
+        storage_class('fast-immediate', EBS_CSI, 'Immediate', ['zone-a'], parameters={'type': 'gp3'}),
+        storage_class('local-storage', 'kubernetes.io/no-provisioner', 'WaitForFirstConsumer'),
+        storage_class('legacy-gce', 'kubernetes.io/gce-pd'),
+        {'apiVersion': 'storage.k8s.io/v1', 'kind': 'CSIDriver', 'metadata': meta(PD_CSI),
+         'spec': {'attachRequired': True, 'storageCapacity': True, 'podInfoOnMount': False,
+                  'volumeLifecycleModes': ['Persistent'], 'fsGroupPolicy': 'ReadWriteOnceWithFSType'}},
+        {'apiVersion': 'storage.k8s.io/v1', 'kind': 'CSIDriver', 'metadata': meta(EBS_CSI),
+         'spec': {'attachRequired': True, 'storageCapacity': False, 'volumeLifecycleModes': ['Persistent', 'Ephemeral']}},
+        csi_node('zone-a-1', [(PD_CSI, 16), (EBS_CSI, 25)], 'kubernetes.io/gce-pd,kubernetes.io/aws-ebs'),
+        csi_node('zone-b-1', [(PD_CSI, 16), (EBS_CSI, None)], 'kubernetes.io/gce-pd'),
+        csi_node('small-1', [(PD_CSI, 2)]),
+        csi_node('gpu-1', [(EBS_CSI, 0)], 'kubernetes.io/aws-ebs'),
+        {'apiVersion': 'storage.k8s.io/v1', 'kind': 'CSIStorageCapacity', 'metadata': meta('cap-zone-a', 'kube-system'),
+         'storageClassName': 'standard-wffc', 'capacity': '100Gi', 'maximumVolumeSize': '50Gi',
+         'nodeTopology': {'matchLabels': {ZONE: 'zone-a'}}},
+        {'apiVersion': 'storage.k8s.io/v1', 'kind': 'CSIStorageCapacity', 'metadata': meta('cap-zone-b', 'kube-system'),
+         'storageClassName': 'standard-wffc', 'capacity': '5Gi',
+         'nodeTopology': {'matchExpressions': [{'key': ZONE, 'operator': 'In', 'values': ['zone-b']}]}},
+        {'apiVersion': 'storage.k8s.io/v1', 'kind': 'CSIStorageCapacity', 'metadata': meta('cap-any', 'prod'),
+         'storageClassName': 'standard-wffc', 'maximumVolumeSize': '1Ti', 'nodeTopology': {}},
+        # PersistentVolumes: bound (csi, in-tree), local, pre-bound, unbound with labels
+        pv('pv-db-0', 'standard-wffc', '10Gi', {'csi': {'driver': PD_CSI, 'volumeHandle': 'projects/p/disks/db-0',
+                                                        'fsType': 'ext4'}},
+           claim=('prod', 'data-db-0', 'uid-prod-data-db-0'), zone='zone-b', affinity=in_expr(ZONE, ['zone-b'])),
+        pv('pv-gce', 'legacy-gce', '20Gi', {'gcePersistentDisk': {'pdName': 'disk-1', 'fsType': 'ext4'}},
+           claim=('default', 'legacy-claim', 'uid-default-legacy-claim'), zone='zone-a',
+           labels={'failure-domain.beta.kubernetes.io/zone': 'zone-a'}),
+        pv('pv-aws', '', '50Gi', {'awsElasticBlockStore': {'volumeID': 'vol-0123', 'partition': 1}},
+           claim=('ml', 'train-data', 'uid-ml-train-data'), zone='zone-c',
+           labels={'failure-domain.beta.kubernetes.io/region': 'region-1'}),
+        pv('pv-rwop', 'standard-wffc', '1Gi', {'csi': {'driver': PD_CSI, 'volumeHandle': 'rwop-1'}},
+           modes=('ReadWriteOncePod',), claim=('default', 'single-writer', 'uid-default-single-writer')),
+        pv('pv-local-a', 'local-storage', '20Gi', {'local': {'path': '/mnt/disks/ssd1'}},
+           affinity=in_expr(HOSTNAME, ['zone-a-1'])),
+        pv('pv-local-b', 'local-storage', '5Gi', {'local': {'path': '/mnt/disks/ssd1'}},
+           affinity=in_expr(HOSTNAME, ['small-1'])),
+        pv('pv-gold', '', '2Gi', {'csi': {'driver': EBS_CSI, 'volumeHandle': 'vol-gold'}}, labels={'tier': 'gold'},
+           zone='zone-b', affinity=[{'matchExpressions': [{'key': ZONE, 'operator': 'In', 'values': ['zone-b']},
+                                                           {'key': 'example.com/cores', 'operator': 'Gt',
+                                                            'values': ['2']}]}]),
+        pv('pv-prebound', 'fast-immediate', '8Gi', {'csi': {'driver': EBS_CSI, 'volumeHandle': 'vol-pre'}},
+           claim=('default', 'fast-claim')),
+        pv('pv-other-ns', 'local-storage', '30Gi', {'local': {'path': '/mnt/disks/ssd2'}}, claim=('other', 'x'),
+           affinity=in_expr(HOSTNAME, ['zone-a-1', 'zone-b-1'])),
+        # PersistentVolumeClaims: bound, unbound of each mode, RWOP, ephemeral, deleting
+        pvc('data-db-0', 'prod', 'standard-wffc', '10Gi', volume='pv-db-0'),
+        pvc('legacy-claim', 'default', 'legacy-gce', '20Gi', volume='pv-gce'),
+        pvc('train-data', 'ml', '', '50Gi', modes=('ReadWriteOnce', 'ReadOnlyMany'), volume='pv-aws'),
+        pvc('single-writer', 'default', 'standard-wffc', '1Gi', modes=('ReadWriteOncePod',), volume='pv-rwop'),
+        pvc('local-claim', 'default', 'local-storage', '10Gi'),
+        pvc('dyn-claim', 'default', 'standard-wffc', '20Gi'),
+        pvc('big-claim', 'default', 'standard-wffc', '2Ti'),
+        pvc('fast-claim', 'default', 'fast-immediate', '8Gi'),
+        pvc('selected', 'default', 'standard-wffc', '1Gi',
+            annotations={'volume.kubernetes.io/selected-node': 'zone-a-1',
+                         'volume.kubernetes.io/storage-provisioner': PD_CSI}),
+        pvc('gold-claim', 'default', '', '1Gi', selector={
+            'matchLabels': {'tier': 'gold'},
+            'matchExpressions': [{'key': ZONE, 'operator': 'NotIn', 'values': ['zone-c']}]}),
+        pvc('beta-claim', 'default', None, '1Gi',
+            annotations={'volume.beta.kubernetes.io/storage-class': 'local-storage'}),
+        pvc('half-bound', 'default', 'standard-wffc', '1Gi', volumeName='pv-local-a'),
+        pvc('deleting-claim', 'default', 'standard-wffc', '1Gi'),
+        dict(pvc('eph-web-scratch', 'default', 'standard-wffc', '1Gi'),
+             metadata=meta('eph-web-scratch', 'default', ownerReferences=[
+                 {'apiVersion': 'v1', 'kind': 'Pod', 'name': 'eph-web', 'uid': 'uid-default-eph-web',
+                  'controller': True, 'blockOwnerDeletion': True}])),
+        dict(pvc('eph-stolen-scratch', 'default', 'standard-wffc', '1Gi'),
+             metadata=meta('eph-stolen-scratch', 'default', ownerReferences=[
+                 {'apiVersion': 'v1', 'kind': 'Pod', 'name': 'someone-else', 'uid': 'uid-other', 'controller': True}])),
+        {'apiVersion': 'storage.k8s.io/v1', 'kind': 'VolumeAttachment', 'metadata': meta('csi-va-db-0'),
+         'spec': {'attacher': PD_CSI, 'nodeName': 'small-1', 'source': {'persistentVolumeName': 'pv-db-0'}},
+         'status': {'attached': True}},
+        {'apiVersion': 'storage.k8s.io/v1', 'kind': 'VolumeAttachment', 'metadata': meta('csi-va-other'),
+         'spec': {'attacher': PD_CSI, 'nodeName': 'small-1', 'source': {'persistentVolumeName': 'pv-unknown'}},
+         'status': {'attached': True}},
+        {'apiVersion': 'storage.k8s.io/v1', 'kind': 'VolumeAttachment', 'metadata': meta('csi-va-inline'),
+         'spec': {'attacher': EBS_CSI, 'nodeName': 'zone-a-1', 'source': {'inlineVolumeSpec': {
+             'csi': {'driver': EBS_CSI, 'volumeHandle': 'vol-inline'}, 'accessModes': ['ReadWriteOnce']}}}},
+    ]
+
+
+def claim_vol(name, claim, read_only=False):
+    v = {'name': name, 'persistentVolumeClaim': {'claimName': claim}}
+    if read_only:
+        v['persistentVolumeClaim']['readOnly'] = True
+    return v
+
+
+def volume_pods():
+    """Pods with each volume source the plugins read, naming the storage above:
+    pending ones for VolumeBinding, VolumeZone, VolumeRestrictions and
+    NodeVolumeLimits, and bound ones they conflict with or count."""
+    cfg = {'name': 'config', 'configMap': {'name': 'app-config'}}
+    small = [container('main', 'docker.io/library/busybox:1.36', {'cpu': '50m', 'memory': '32Mi'})]
+    eph = {'name': 'scratch', 'ephemeral': {'volumeClaimTemplate': {
+        'metadata': {'labels': {'type': 'scratch'}},
+        'spec': {'accessModes': ['ReadWriteOnce'], 'storageClassName': 'standard-wffc',
+                 'resources': {'requests': {'storage': '1Gi'}}}}}}
+    gce = {'name': 'disk', 'gcePersistentDisk': {'pdName': 'disk-1', 'fsType': 'ext4'}}
+    aws = {'name': 'ebs', 'awsElasticBlockStore': {'volumeID': 'vol-0456', 'fsType': 'ext4', 'partition': 0}}
+    rbd = {'name': 'ceph', 'rbd': {'monitors': ['10.0.0.1:6789', '10.0.0.2:6789'], 'image': 'img-1',
+                                   'pool': 'kube', 'user': 'admin', 'fsType': 'ext4'}}
+    iscsi = {'name': 'lun', 'iscsi': {'targetPortal': '10.0.0.9:3260', 'iqn': 'iqn.2024-06.com.example:t1',
+                                      'lun': 0, 'fsType': 'ext4'}}
+    inline = {'name': 'inline', 'csi': {'driver': EBS_CSI, 'volumeAttributes': {'size': '1Gi'}}}
+
+    def vp(name, vols, ns='default', node=None, **kw):
+        return mk_pod(name, ns, labels={'app': 'storage', 'storage': name}, node=node, containers=small,
+                      volumes=vols + [cfg], **kw)
+    return [
+        vp('db-vol-0', [claim_vol('data', 'data-db-0')], ns='prod'),
+        vp('local-user', [claim_vol('data', 'local-claim')]),
+        vp('dyn-user', [claim_vol('data', 'dyn-claim')]),
+        vp('gold-user', [claim_vol('data', 'gold-claim')]),
+        vp('big-user', [claim_vol('data', 'big-claim')]),
+        vp('fast-user', [claim_vol('data', 'fast-claim')]),
+        vp('selected-user', [claim_vol('data', 'selected'), claim_vol('beta', 'beta-claim')]),
+        vp('half-user', [claim_vol('data', 'half-bound'), claim_vol('gone', 'deleting-claim')]),
+        vp('missing-user', [claim_vol('data', 'no-such-claim')]),
+        vp('eph-web', [eph]),
+        vp('eph-stolen', [eph]),
+        vp('eph-missing', [dict(eph, name='other')]),
+        vp('rwop-holder', [claim_vol('data', 'single-writer')], node='zone-a-1', priority=-100),
+        vp('rwop-wanter', [claim_vol('data', 'single-writer')], priority=1000),
+        vp('legacy-user', [claim_vol('data', 'legacy-claim', read_only=True)]),
+        vp('train-user', [claim_vol('data', 'train-data')], ns='ml'),
+        vp('gce-holder', [gce], node='zone-a-1'),
+        vp('gce-wanter', [gce, aws]),
+        vp('rbd-holder', [rbd], node='zone-b-1'),
+        vp('rbd-wanter', [dict(rbd, rbd=dict(rbd['rbd'], monitors=['10.0.0.2:6789']))]),
+        vp('iscsi-holder', [iscsi], node='small-1'),
+        vp('iscsi-wanter', [dict(iscsi, iscsi=dict(iscsi['iscsi'], readOnly=True))]),
+        vp('inline-csi', [inline, claim_vol('data', 'dyn-claim')]),
+        vp('db-vol-holder', [claim_vol('data', 'data-db-0')], ns='prod', node='small-1'),
+    ]
+
+
 def load_fixture(name):
     try:
         with open(os.path.join(FIXTURES, name)) as f:
@@ -360,14 +586,14 @@ def build_base():
         mk_pod('legacy-x', 'default', labels={'app': 'legacy'},
                owner={'apiVersion': 'v1', 'kind': 'ReplicationController', 'name': 'legacy',
                       'uid': 'uid-default-legacy', 'controller': True}),
-    ] + [mk_pod('small-%d' % i, 'default', labels={'app': 'web-small'}) for i in range(4)]
+    ] + [mk_pod('small-%d' % i, 'default', labels={'app': 'web-small'}) for i in range(4)] + volume_pods()
     nss = [namespace('default', {}), namespace('kube-system', {}), namespace('prod', {'env': 'prod', 'team': 'a'}),
            namespace('ml', {'env': 'ml', 'team': 'ds'})]
     pdbs = [pdb('web-pdb', 'prod', {'matchLabels': {'app': 'web'}}, 1, minAvailable=2),
             pdb('batch-pdb', 'default', {'matchExpressions': [{'key': 'app', 'operator': 'In', 'values': ['batch']}]},
                 0, maxUnavailable=1)]
     return {'Node': nodes, 'Pod': pods, 'Namespace': nss, 'PodDisruptionBudget': pdbs,
-            'Workload': workloads()}
+            'Workload': workloads(), 'Storage': storage()}
 
 
 PROFILE_ARGS = {
@@ -492,6 +718,7 @@ UNKNOWN_KEYS = ['x-unknown', 'fuzz', '', ' ', 'spec', 'kind', 'metadata', 'a' * 
                 '__proto__', 'nodeName', 'uid', 'requests', 'limits', 'items', 'type', 'object', 'x' * 70000]
 
 QTY_PARENTS = {'requests', 'limits', 'allocatable', 'capacity', 'overhead'}
+QTY_KEYS = {'capacity', 'maximumVolumeSize', 'storage', 'count'}
 
 
 def deep_raw(rng):
@@ -644,7 +871,7 @@ class Mutator:
                 return obj
             c, k = resolve(obj, p)
             parent_key = p[-2] if len(p) >= 2 else None
-            v = gen_value(rng, quantity=parent_key in QTY_PARENTS)
+            v = gen_value(rng, quantity=parent_key in QTY_PARENTS or p[-1] in QTY_KEYS)
             c[k] = v
             self.desc.append('%s = %s' % (path_str(p), short(v)))
         elif r < 0.72:
@@ -710,7 +937,9 @@ def _spec(obj):
 def pod_structural(m, pod):
     rng = m.rng
     spec = _spec(pod)
-    op = rng.randrange(16)
+    op = rng.randrange(18)
+    if op >= 16:
+        return volume_structural(m, pod, spec)
     if op == 0:
         n = rng.choice([3, 3, 10, 200])
         q = rng.choice(['5Ei', '8Ei', '4Ei', '9223372036854775807', '3e18'])
@@ -928,9 +1157,268 @@ def selector_structural(m, obj):
     return obj
 
 
+CLAIMS = ['data-db-0', 'legacy-claim', 'single-writer', 'local-claim', 'dyn-claim', 'big-claim', 'fast-claim',
+          'selected', 'gold-claim', 'beta-claim', 'half-bound', 'deleting-claim', 'train-data', 'no-such-claim']
+ODD_QUANTITIES = ['-1Gi', '-1', '0', '9Ei', '8Ei', '9223372036854775807', '9223372036854775808', '1e400', '1e-30',
+                  '1.5.5Gi', '', 'Gi', 5, -5, 1e19, None, '100m', '1n', '999999999999999999999Ki', '0.000001Ki']
+
+
+def volume_structural(m, pod, spec):
+    """A pod's spec.volumes changed: two sources, no claimName, odd disks,
+    another namespace's claim, thousands of volumes."""
+    rng = m.rng
+    op = rng.randrange(10)
+    claim = rng.choice(CLAIMS)
+    if op == 0:
+        srcs = rng.sample(['persistentVolumeClaim', 'ephemeral', 'gcePersistentDisk', 'awsElasticBlockStore',
+                           'rbd', 'iscsi', 'csi', 'configMap'], 2)
+        full = {'persistentVolumeClaim': {'claimName': claim}, 'ephemeral': {'volumeClaimTemplate': {'spec': {}}},
+                'gcePersistentDisk': {'pdName': 'disk-1'}, 'awsElasticBlockStore': {'volumeID': 'vol-0123'},
+                'rbd': {'monitors': ['m'], 'image': 'img-1'}, 'iscsi': {'targetPortal': 't', 'iqn': 'q', 'lun': 0},
+                'csi': {'driver': EBS_CSI}, 'configMap': {'name': 'c'}}
+        vol = {'name': 'two'}
+        for k in srcs:
+            vol[k] = full[k]
+        m.desc.append('spec.volumes += volume with %s and %s' % tuple(srcs))
+    elif op == 1:
+        pvc_src = rng.choice([{}, {'claimName': ''}, {'claimName': None}, {'claimName': 5},
+                              {'claimName': 'a' * 300}, {'claimName': claim, 'readOnly': 'yes'},
+                              {'claimName': '../' + claim}, {'claimName': claim.upper()}])
+        vol = {'name': rng.choice(['data', '', None, 'x' * 300]), 'persistentVolumeClaim': pvc_src}
+        m.desc.append('spec.volumes += persistentVolumeClaim %s' % short(vol, 120))
+    elif op == 2:
+        # a claim of another namespace (claims resolve in the pod's own)
+        vol = claim_vol('data', rng.choice(['data-db-0', 'train-data', 'single-writer', 'eph-web-scratch']))
+        md = pod.get('metadata')
+        if isinstance(md, dict):
+            md['namespace'] = rng.choice(['default', 'prod', 'ml', 'kube-system', 'other'])
+        m.desc.append('spec.volumes += claim %s, namespace %s'
+                      % (vol['persistentVolumeClaim']['claimName'], short(md.get('namespace') if isinstance(md, dict) else None)))
+    elif op == 3:
+        vol = {'name': rng.choice(['scratch', 'data', '', 'x' * 200]),
+               'ephemeral': rng.choice([{}, {'volumeClaimTemplate': None}, {'volumeClaimTemplate': 'x'},
+                                        {'volumeClaimTemplate': {'spec': {'storageClassName': 'nope',
+                                                                          'accessModes': ['ReadWriteOncePod']}}},
+                                        {'volumeClaimTemplate': {'spec': {'resources': {'requests': {
+                                            'storage': rng.choice(ODD_QUANTITIES)}}}}}])}
+        m.desc.append('spec.volumes += ephemeral %s' % short(vol, 120))
+    elif op == 4:
+        which = rng.choice(['gcePersistentDisk', 'awsElasticBlockStore'])
+        key = 'pdName' if which == 'gcePersistentDisk' else 'volumeID'
+        src = {key: rng.choice(['disk-1', 'vol-0123', '', None, 5, 'a' * 1000]),
+               'partition': rng.choice([0, 1, -1, 2147483648, '1', None, 1e19]),
+               'readOnly': rng.choice([True, False, 'no', None])}
+        vol = {'name': 'disk', which: {k: v for k, v in src.items() if v is not None or rng.random() < 0.3}}
+        m.desc.append('spec.volumes += %s %s' % (which, short(src, 120)))
+    elif op == 5:
+        src = {'monitors': rng.choice([['10.0.0.1:6789'], [], None, [5], ['m'] * 500, 'm', [None]]),
+               'image': rng.choice(['img-1', '', None, 7]), 'pool': rng.choice(['kube', '', None, 3, 'rbd'])}
+        vol = {'name': 'ceph', 'rbd': src}
+        m.desc.append('spec.volumes += rbd %s' % short(src, 120))
+    elif op == 6:
+        src = {'targetPortal': rng.choice(['10.0.0.9:3260', '', None]),
+               'iqn': rng.choice(['iqn.2024-06.com.example:t1', '', None, 5]),
+               'lun': rng.choice([0, -1, 2147483648, '0', None, 255, 1.5]),
+               'readOnly': rng.choice([True, False, None, 'true'])}
+        vol = {'name': 'lun', 'iscsi': src}
+        m.desc.append('spec.volumes += iscsi %s' % short(src, 120))
+    elif op == 7:
+        vol = {'name': 'inline', 'csi': rng.choice([{'driver': EBS_CSI}, {'driver': ''}, {}, {'driver': 5},
+                                                    {'driver': PD_CSI, 'volumeHandle': 7}])}
+        m.desc.append('spec.volumes += csi %s' % short(vol['csi']))
+    elif op == 8:
+        spec['volumes'] = rng.choice([None, 'volumes', {}, [None], [5], [[]], [{}], [{'name': 'x'}]])
+        m.desc.append('spec.volumes = %s' % short(spec['volumes']))
+        return pod
+    else:
+        n = rng.choice([2, 50, 300, 2000])
+        vols = [claim_vol('v%d' % i, rng.choice(CLAIMS)) if rng.random() < 0.7 else
+                {'name': 'd%d' % i, 'gcePersistentDisk': {'pdName': 'disk-%d' % (i % 5)}} for i in range(n)]
+        spec['volumes'] = vols
+        m.desc.append('spec.volumes = %d claims and disks' % n)
+        return pod
+    if not isinstance(spec.get('volumes'), list):
+        spec['volumes'] = []
+    spec['volumes'].append(vol)
+    if rng.random() < 0.3:
+        spec['volumes'] = copies(vol, rng.choice([2, 100]))
+        m.desc.append('  x%d' % len(spec['volumes']))
+    return pod
+
+
+def odd_selector(rng):
+    return rng.choice([
+        {'matchLabels': {'tier': rng.choice(ODD_STRINGS)}},
+        {'matchExpressions': [{'key': rng.choice([ZONE, '', None, 'a' * 300]),
+                               'operator': rng.choice(['In', 'NotIn', 'Exists', 'DoesNotExist', 'Gt', 'Bogus', '',
+                                                       None, 5]),
+                               'values': rng.choice([['zone-a'], [], None, 'zone-a', [5], [None]])}]},
+        {'matchExpressions': copies({'key': ZONE, 'operator': 'In', 'values': ['zone-a']}, 500)},
+        {}, None, 'tier=gold', [], {'matchLabels': None}, {'matchLabels': {'k%d' % i: 'v' for i in range(2000)}},
+    ])
+
+
+def odd_node_terms(rng):
+    expr = {'key': rng.choice([ZONE, HOSTNAME, '', None, 'metadata.name', 'example.com/cores']),
+            'operator': rng.choice(['In', 'NotIn', 'Exists', 'DoesNotExist', 'Gt', 'Lt', 'Bogus', '', None]),
+            'values': rng.choice([['zone-a'], [], None, ['1', '2'], ['x'], ['99999999999999999999'], 'v'])}
+    fld = rng.choice(['matchExpressions', 'matchFields'])
+    return rng.choice([[{fld: [expr]}], [], [{}], None, 'terms', [{fld: copies(expr, 300)}],
+                       copies({fld: [expr]}, 200)])
+
+
+def _annotations(md):
+    if not isinstance(md.get('annotations'), dict):
+        md['annotations'] = {}
+    return md['annotations']
+
+
+def storage_structural(m, obj):
+    """The storage kinds' own shapes changed: huge or negative quantities,
+    claimRefs to other namespaces, bad selectors and topologies, odd limits."""
+    rng = m.rng
+    kind = obj.get('kind')
+    spec = obj.get('spec') if isinstance(obj.get('spec'), dict) else None
+    md = obj.get('metadata') if isinstance(obj.get('metadata'), dict) else {}
+    if kind == 'PersistentVolumeClaim':
+        spec = _spec(obj)
+        op = rng.randrange(7)
+        if op == 0:
+            spec['resources'] = {'requests': {'storage': rng.choice(ODD_QUANTITIES)}}
+            m.desc.append('spec.resources.requests.storage = %s' % short(spec['resources']['requests']['storage']))
+        elif op == 1:
+            spec['accessModes'] = rng.choice([['ReadWriteOncePod'], ['ReadWriteOncePod', 'ReadWriteMany'], [],
+                                              None, ['ReadWriteAlways'], [5], 'ReadWriteOnce',
+                                              ['ReadOnlyMany'] * 1000])
+            m.desc.append('spec.accessModes = %s' % short(spec['accessModes']))
+        elif op == 2:
+            spec['volumeName'] = rng.choice(['pv-db-0', 'pv-local-a', 'pv-other-ns', 'no-such-pv', '', None,
+                                             'a' * 300])
+            if rng.random() < 0.5:
+                _annotations(md)['pv.kubernetes.io/bind-completed'] = rng.choice(['yes', '', None])
+            m.desc.append('spec.volumeName = %s' % short(spec['volumeName']))
+        elif op == 3:
+            spec['selector'] = odd_selector(rng)
+            m.desc.append('spec.selector = %s' % short(spec['selector'], 150))
+        elif op == 4:
+            spec['storageClassName'] = rng.choice(['standard-wffc', 'fast-immediate', 'local-storage', '', None,
+                                                   'no-such-class', 'a' * 300, 5])
+            if rng.random() < 0.4:
+                _annotations(md)['volume.beta.kubernetes.io/storage-class'] = rng.choice(
+                    ['', 'local-storage', 'no-such-class'])
+            m.desc.append('spec.storageClassName = %s' % short(spec['storageClassName']))
+        elif op == 5:
+            _annotations(md)['volume.kubernetes.io/selected-node'] = rng.choice(
+                ['zone-a-1', 'no-such-node', '', 'a' * 300, 'small-1'])
+            m.desc.append('selected-node = %s' % short(_annotations(md)['volume.kubernetes.io/selected-node']))
+        else:
+            md['deletionTimestamp'] = rng.choice([T0, '', 'now', None, 5])
+            md['ownerReferences'] = rng.choice([None, [], [{'kind': 'Pod', 'name': 'eph-web', 'uid': 'x',
+                                                            'controller': True}], [None], 'x'])
+            m.desc.append('metadata.deletionTimestamp/ownerReferences changed')
+    elif kind == 'PersistentVolume':
+        spec = _spec(obj)
+        op = rng.randrange(7)
+        if op == 0:
+            spec['capacity'] = {'storage': rng.choice(ODD_QUANTITIES)}
+            m.desc.append('spec.capacity.storage = %s' % short(spec['capacity']['storage']))
+        elif op == 1:
+            spec['claimRef'] = rng.choice([
+                {'namespace': rng.choice(['other', 'prod', 'ml', '', None]), 'name': rng.choice(CLAIMS),
+                 'uid': rng.choice(['uid-x', '', None])},
+                {'name': 'dyn-claim'}, {'namespace': 'default'}, {}, None, 'claim', [],
+                {'namespace': 'default', 'name': 'local-claim', 'uid': 'uid-default-local-claim'}])
+            m.desc.append('spec.claimRef = %s' % short(spec['claimRef'], 120))
+        elif op == 2:
+            spec['nodeAffinity'] = rng.choice([{'required': {'nodeSelectorTerms': odd_node_terms(rng)}},
+                                               {'required': None}, {}, None, 'x', {'required': {}}])
+            m.desc.append('spec.nodeAffinity = %s' % short(spec['nodeAffinity'], 150))
+        elif op == 3:
+            labs = md.get('labels') if isinstance(md.get('labels'), dict) else {}
+            k = rng.choice([ZONE, 'topology.kubernetes.io/region', 'failure-domain.beta.kubernetes.io/zone',
+                            'failure-domain.beta.kubernetes.io/region', 'topology.k8s.io/zone'])
+            labs[k] = rng.choice(['zone-a__zone-b', 'zone-a', '', '__', 'zone-z', 'a' * 63, 'zone-a__' * 50])
+            md['labels'] = labs
+            m.desc.append('metadata.labels[%s] = %s' % (k, short(labs[k])))
+        elif op == 4:
+            for k in ('csi', 'gcePersistentDisk', 'awsElasticBlockStore', 'local'):
+                spec.pop(k, None)
+            src = rng.choice([{'csi': {'driver': rng.choice([PD_CSI, EBS_CSI, '', 'x' * 300]),
+                                       'volumeHandle': rng.choice(['h', '', None])}},
+                              {'gcePersistentDisk': {'pdName': rng.choice(['disk-1', '', None])}},
+                              {'awsElasticBlockStore': {'volumeID': 'vol-0123'}, 'csi': {'driver': EBS_CSI}},
+                              {'rbd': {'monitors': ['m'], 'image': 'i'}}, {'hostPath': {'path': '/'}}])
+            spec.update(src)
+            m.desc.append('spec source = %s' % short(src, 120))
+        elif op == 5:
+            spec['volumeMode'] = rng.choice(['Block', 'Filesystem', 'Bogus', '', None])
+            spec['accessModes'] = rng.choice([['ReadWriteOncePod'], ['ReadWriteMany', 'ReadOnlyMany'], [], None])
+            m.desc.append('spec.volumeMode/accessModes = %s/%s' % (short(spec['volumeMode']),
+                                                                 short(spec['accessModes'])))
+        else:
+            st = obj.get('status') if isinstance(obj.get('status'), dict) else {}
+            obj['status'] = st
+            st['phase'] = rng.choice(['Available', 'Bound', 'Released', 'Failed', 'Pending', '', None, 5])
+            md['deletionTimestamp'] = rng.choice([T0, None])
+            m.desc.append('status.phase = %s' % short(st['phase']))
+    elif kind == 'StorageClass':
+        op = rng.randrange(3)
+        if op == 0:
+            obj['volumeBindingMode'] = rng.choice(['WaitForFirstConsumer', 'Immediate', '', 'Later', None, 5])
+            m.desc.append('volumeBindingMode = %s' % short(obj['volumeBindingMode']))
+        elif op == 1:
+            t = {'matchLabelExpressions': [{'key': rng.choice([ZONE, HOSTNAME, '', None, 'a' * 300]),
+                                            'values': rng.choice([['zone-a'], [], None, [5], ['zone-a'] * 1000])}]}
+            obj['allowedTopologies'] = rng.choice([[t], copies(t, 300), [], None, 'x', [{}], [None]])
+            m.desc.append('allowedTopologies = %s' % short(obj['allowedTopologies'], 150))
+        else:
+            obj['provisioner'] = rng.choice([PD_CSI, EBS_CSI, 'kubernetes.io/no-provisioner', '', None,
+                                             'kubernetes.io/gce-pd', 'a' * 300])
+            m.desc.append('provisioner = %s' % short(obj['provisioner']))
+    elif kind == 'CSINode':
+        spec = _spec(obj)
+        d = {'name': rng.choice([PD_CSI, EBS_CSI, '', None, 'x' * 300]),
+             'nodeID': rng.choice(['n', '', None]),
+             'allocatable': rng.choice([{'count': rng.choice([0, 1, -1, 2147483647, 2147483648, 1e19, '2', None,
+                                                              1.5])}, {}, None, 'x']),
+             'topologyKeys': rng.choice([[ZONE], [], None, [5], [''], [HOSTNAME] * 100])}
+        spec['drivers'] = rng.choice([[d], copies(d, rng.choice([2, 500])), [d, d], None, [], 'x'])
+        if rng.random() < 0.3:
+            md['name'] = rng.choice(['no-such-node', 'zone-b-1', 'gpu-1', 'cordoned-1'])
+        m.desc.append('spec.drivers = %s' % short(spec['drivers'], 150))
+    elif kind == 'CSIDriver':
+        spec = _spec(obj)
+        k = rng.choice(['storageCapacity', 'attachRequired'])
+        spec[k] = rng.choice([True, False, None, 'yes', 1])
+        m.desc.append('spec.%s = %s' % (k, short(spec[k])))
+    elif kind == 'CSIStorageCapacity':
+        op = rng.randrange(3)
+        if op == 0:
+            k = rng.choice(['capacity', 'maximumVolumeSize'])
+            obj[k] = rng.choice(ODD_QUANTITIES)
+            m.desc.append('%s = %s' % (k, short(obj[k])))
+        elif op == 1:
+            obj['nodeTopology'] = odd_selector(rng)
+            m.desc.append('nodeTopology = %s' % short(obj['nodeTopology'], 150))
+        else:
+            obj['storageClassName'] = rng.choice(['standard-wffc', 'fast-immediate', '', None, 'no-such-class'])
+            m.desc.append('storageClassName = %s' % short(obj['storageClassName']))
+    elif kind == 'VolumeAttachment':
+        spec = _spec(obj)
+        spec['nodeName'] = rng.choice(['small-1', 'zone-a-1', 'no-such-node', '', None, 'a' * 300])
+        spec['attacher'] = rng.choice([PD_CSI, EBS_CSI, '', None, 5])
+        spec['source'] = rng.choice([{'persistentVolumeName': rng.choice(['pv-db-0', 'pv-gce', '', None])}, {},
+                                     None, 'x'])
+        m.desc.append('spec = %s' % short(spec, 150))
+    return obj
+
+
 STRUCTURAL = {'Pod': pod_structural, 'Node': node_structural, 'PodDisruptionBudget': selector_structural,
               'Service': selector_structural, 'ReplicationController': selector_structural,
-              'ReplicaSet': selector_structural, 'StatefulSet': selector_structural}
+              'ReplicaSet': selector_structural, 'StatefulSet': selector_structural,
+              'PersistentVolumeClaim': storage_structural, 'PersistentVolume': storage_structural,
+              'StorageClass': storage_structural, 'CSINode': storage_structural, 'CSIDriver': storage_structural,
+              'CSIStorageCapacity': storage_structural, 'VolumeAttachment': storage_structural}
 
 ###############################################################################
 # Mutants
@@ -965,11 +1453,23 @@ class Seeds:
 
 
 KIND_WEIGHTS = [('Pod', 46), ('Node', 20), ('Namespace', 5), ('PodDisruptionBudget', 8), ('Service', 5),
-                ('ReplicationController', 4), ('ReplicaSet', 6), ('StatefulSet', 6)]
+                ('ReplicationController', 4), ('ReplicaSet', 6), ('StatefulSet', 6),
+                ('PersistentVolumeClaim', 7), ('PersistentVolume', 7), ('StorageClass', 3), ('CSINode', 3),
+                ('CSIDriver', 2), ('CSIStorageCapacity', 3), ('VolumeAttachment', 2)]
 LIST_OF = {'Pod': 'PodList', 'Node': 'NodeList', 'Namespace': 'NamespaceList',
            'PodDisruptionBudget': 'PodDisruptionBudgetList', 'Service': 'ServiceList',
            'ReplicationController': 'ReplicationControllerList', 'ReplicaSet': 'ReplicaSetList',
-           'StatefulSet': 'StatefulSetList'}
+           'StatefulSet': 'StatefulSetList', 'PersistentVolumeClaim': 'PersistentVolumeClaimList',
+           'PersistentVolume': 'PersistentVolumeList', 'StorageClass': 'StorageClassList', 'CSINode': 'CSINodeList',
+           'CSIDriver': 'CSIDriverList', 'CSIStorageCapacity': 'CSIStorageCapacityList',
+           'VolumeAttachment': 'VolumeAttachmentList'}
+# the mirror table of each kind
+TABLE_OF = {'Pod': 'pods', 'Node': 'nodes', 'Namespace': 'namespaces', 'PodDisruptionBudget': 'pdbs',
+            'PersistentVolumeClaim': 'persistent_volume_claims', 'PersistentVolume': 'persistent_volumes',
+            'StorageClass': 'storage_classes', 'CSINode': 'csi_nodes', 'CSIDriver': 'csi_drivers',
+            'CSIStorageCapacity': 'csi_storage_capacities', 'VolumeAttachment': 'volume_attachments'}
+STORAGE_TABLES = ['persistent_volume_claims', 'persistent_volumes', 'storage_classes', 'csi_nodes', 'csi_drivers',
+                  'csi_storage_capacities', 'volume_attachments']
 PLANT_COLUMNS = {
     'pods': ['object', 'affinity', 'tolerations', 'requests', 'labels', 'node_selector', 'host_ports', 'images',
              'nonzero_cpu', 'nonzero_memory', 'priority', 'scheduling_gates', 'node_name', 'assumed_node', 'phase',
@@ -979,6 +1479,11 @@ PLANT_COLUMNS = {
     'pdbs': ['selector', 'disruptions_allowed', 'disrupted_pods', 'object'],
     'workloads': ['selector', 'object'],
 }
+# the storage tables: the object as the volume catalog reads it (volumes.c),
+# and the pods' volumes column as the cycle decodes it
+PLANT_COLUMNS['pods'].append('volumes')
+for _t in STORAGE_TABLES:
+    PLANT_COLUMNS[_t] = ['object']
 
 
 def weighted(rng, pairs):
@@ -1026,6 +1531,8 @@ def plant_value(rng, desc, table, col, seed_obj):
         'taints': [{'key': 'dedicated', 'value': 'web', 'effect': 'NoSchedule'}],
         'selector': {'matchLabels': {'app': 'web'}},
         'disrupted_pods': {'web-a': T0},
+        'volumes': (spec.get('volumes') if isinstance(spec.get('volumes'), list) and spec.get('volumes') else
+                    [claim_vol('data', 'dyn-claim'), {'name': 'disk', 'gcePersistentDisk': {'pdName': 'disk-1'}}]),
     }
     scalars = {
         'nonzero_cpu': [9223372036854775807, -9223372036854775808, -5, 0, 1],
@@ -1067,10 +1574,46 @@ def plant_value(rng, desc, table, col, seed_obj):
         mm = Mutator(rng, sub)
         paths = all_paths(v)
         for _ in range(rng.randint(1, 3)):
-            v = mm.mutate(v, paths, 'Pod' if col == 'object' and table == 'pods' else
-                          'Node' if col == 'object' and table == 'nodes' else None)
+            v = mm.mutate(v, paths, seed_obj.get('kind') if col == 'object' else None)
         desc.append('plant %s.%s: %s' % (table, col, '; '.join(sub)))
     return v
+
+
+def storage_hint(rng, seeds):
+    """A valid change of a storage object, as the API server would send it."""
+    def seed(kind, name):
+        for t in seeds.by_kind[kind]:
+            o = json.loads(t)
+            if o['metadata']['name'] == name:
+                return o
+        raise KeyError(name)
+    op = rng.randrange(7)
+    if op == 0:   # a claim bound by the PV controller
+        c = seed('PersistentVolumeClaim', rng.choice(['dyn-claim', 'local-claim', 'selected', 'gold-claim']))
+        c['spec']['volumeName'] = rng.choice(['pv-local-a', 'pv-gold', 'pv-new'])
+        c['metadata']['annotations']['pv.kubernetes.io/bind-completed'] = 'yes'
+        c['status']['phase'] = 'Bound'
+        return c
+    if op == 1:   # a new volume some claim fits
+        return pv('pv-new', rng.choice(['local-storage', 'standard-wffc', '']), rng.choice(['1Gi', '10Gi', '1Ti']),
+                  {'local': {'path': '/mnt/new'}}, affinity=in_expr(HOSTNAME, [rng.choice(['zone-b-1', 'small-1',
+                                                                                           'zone-a-1'])]),
+                  labels={'tier': 'gold'})
+    if op == 2:   # a CSI node's limit changed
+        return csi_node(rng.choice(['small-1', 'zone-a-1', 'gpu-1', 'cordoned-1']),
+                        [(PD_CSI, rng.choice([0, 1, 2, 64])), (EBS_CSI, rng.choice([None, 3]))])
+    if op == 3:   # capacity reported
+        c = seed('CSIStorageCapacity', rng.choice(['cap-zone-a', 'cap-zone-b']))
+        c['capacity'] = rng.choice(['0', '1Gi', '3Ti'])
+        return c
+    if op == 4:   # a class changes its mode
+        c = seed('StorageClass', rng.choice(['standard-wffc', 'fast-immediate']))
+        c['volumeBindingMode'] = rng.choice(['Immediate', 'WaitForFirstConsumer'])
+        return c
+    if op == 5:   # an attachment goes
+        return {'type': 'DELETED', 'object': seed('VolumeAttachment', 'csi-va-db-0')}
+    kind = rng.choice(['PersistentVolumeClaim', 'PersistentVolume', 'CSINode', 'CSIDriver', 'StorageClass'])
+    return {'type': 'DELETED', 'object': json.loads(rng.choice(seeds.by_kind[kind]))}
 
 
 class Mutant:
@@ -1158,8 +1701,7 @@ def make_mutant(seeds, S, k):
         mt.desc.insert(0, 'relist %s of %d' % (lst.get('kind') if isinstance(lst, dict) else '?', len(items)))
         mt.doc = dump(lst)
     elif mode == 'plant':
-        table = {'Pod': 'pods', 'Node': 'nodes', 'Namespace': 'namespaces',
-                 'PodDisruptionBudget': 'pdbs'}.get(kind, 'workloads')
+        table = TABLE_OF.get(kind, 'workloads')
         cols = rng.sample(PLANT_COLUMNS[table], rng.randint(1, min(3, len(PLANT_COLUMNS[table]))))
         if table == 'pods' and rng.random() < 0.3 and 'node_name' not in cols:
             cols.append('node_name')
@@ -1239,6 +1781,10 @@ def make_mutant(seeds, S, k):
                 labels.pop('kubernetes.io/hostname', None)
             hints.append(node)
         mt.desc.append('hints: %d node change(s)' % len(hints))
+    # ... and a storage object added, changed or deleted (the volume plugins' events)
+    if mode == 'hints' or rng.random() < 0.15:
+        hints.append(storage_hint(rng, seeds))
+        mt.desc.append('hints: storage %s' % short(hints[-1].get('kind') or hints[-1].get('type')))
     if hints:
         ctl['hints'] = hints
     if mode == 'hints' or rng.random() < 0.2:
@@ -1447,6 +1993,9 @@ BEGIN
     -- schedule_pending() of the background worker
     LOCK TABLE scheduler.cycle_lock IN SHARE MODE;
     TRUNCATE scheduler.pods, scheduler.nodes, scheduler.namespaces, scheduler.pdbs, scheduler.workloads,
+             scheduler.persistent_volume_claims, scheduler.persistent_volumes, scheduler.storage_classes,
+             scheduler.csi_nodes, scheduler.csi_drivers, scheduler.csi_storage_capacities,
+             scheduler.volume_attachments,
              scheduler.pod_attempts, scheduler.attempt_history, scheduler.outbox, scheduler.watch_state;
     DELETE FROM scheduler.profiles WHERE scheduler_name <> 'default-scheduler';
     PERFORM scheduler.apply(base::jsonb);
@@ -1639,7 +2188,8 @@ def lit(s):
 
 
 OBJ_PREFIX = re.compile(r'^(pod|node|namespace|poddisruptionbudget|service|replicationcontroller|replicaset|'
-                        r'statefulset) [^:]*: ')
+                        r'statefulset|persistentvolumeclaim|persistentvolume|storageclass|csinode|csidriver|'
+                        r'csistoragecapacity|volumeattachment) [^:]*: ')
 
 
 REASONS = re.compile(r'^(a NULL printed|message of \d+ characters|raw control character|names no object): ')
@@ -1679,7 +2229,8 @@ EXPECTED = {
 # What an apply() error begins with: the object (kind namespace/name), the
 # list or the event it came in, so that it names the object and the field
 APPLY_PREFIX = re.compile(r'(pod|node|namespace|poddisruptionbudget|service|replicationcontroller|replicaset|'
-                          r'statefulset|list|[A-Za-z]*List|watch event|watch ERROR event|document)\b|'
+                          r'statefulset|persistentvolumeclaim|persistentvolume|storageclass|csinode|csidriver|'
+                          r'csistoragecapacity|volumeattachment|list|[A-Za-z]*List|watch event|watch ERROR event|document)\b|'
                           r'unsupported kind|scheduler\.relist ')
 CONTROL = re.compile(r'[\x00-\x08\x0b-\x1f\x7f]')
 
