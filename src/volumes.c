@@ -392,6 +392,7 @@ index_by_name(List *l, size_t name_offset, const char *what, MemoryContext cxt)
 
 static PerCallCache catalog_cache;
 static VolumeCatalog *catalog;
+static uint64 catalog_serials = 0;
 
 /* ------------------------------------------------------------------------
  * Assumptions (VolumeBinding's Reserve)
@@ -491,6 +492,7 @@ VolumeCatalogGet(ClusterSnapshot *snap)
 	old = MemoryContextSwitchTo(cxt);
 	catalog = palloc0(sizeof(VolumeCatalog));
 	catalog->cxt = cxt;
+	catalog->serial = ++catalog_serials;
 
 	l = read_table("scheduler.persistent_volume_claims", (void *(*) (JsonbContainer *)) read_pvc);
 	catalog->pvcs = name_table("scheduler volume catalog: claims", list_length(l), cxt);

@@ -158,6 +158,8 @@ typedef struct VolumeCatalog
 	List	   *pv_list;		/* Pv *, by name */
 	List	   *capacities;		/* CsiCapacity * */
 	List	   *attachments;	/* VolAttachment * */
+	uint64		serial;			/* numbers each reading, for what a plugin keeps
+								 * beside it (in cxt) */
 	MemoryContext cxt;
 } VolumeCatalog;
 

@@ -23,6 +23,11 @@
  * limit.  A node without a CSINode, or whose drivers give no limit, takes
  * any number.
  *
+ * The pod's volumes are read once per cycle (twice at most: on nodes with
+ * and without a CSINode), and a node's, with the least room its limits
+ * leave, once per change of the node (its generation), beside the catalog:
+ * a node with room for all the pod's volumes passes at once.
+ *
  * IDENTIFICATION
  *	  src/plugins/node_volume_limits.c
  */
@@ -312,13 +317,69 @@ add_volume(HTAB *result, const char *driver, const char *handle)
  * ------------------------------------------------------------------------
  */
 
+/*
+ * Volumes as "<driver>/<handle>" keys, sorted, each with its driver: the
+ * pod's new volumes, or those its node's pods hold.
+ */
+typedef struct VolumeKey
+{
+	char	   *key;
+	const char *driver;
+} VolumeKey;
+
+typedef struct VolumeSet
+{
+	int			n;
+	VolumeKey  *keys;
+} VolumeSet;
+
+/*
+ * The pod to schedule's volumes (filterAttachableVolumes of the new pod):
+ * they depend on the node only through whether it has a CSINode (an in-tree
+ * volume counts only where its plugin is migrated, isCSIMigrationOn), so
+ * they are read at most twice per cycle, not once per node.  code and
+ * reason: the Status that reading gave, when it failed.
+ */
+typedef struct NewVolumes
+{
+	bool		done;
+	StatusCode	code;
+	char	   *reason;
+	VolumeSet	set;
+} NewVolumes;
+
 /* PreFilter's state: the catalog and the VolumeAttachments by node */
 typedef struct LimitsState
 {
 	VolumeCatalog *catalog;
 	HTAB	   *attachments;	/* node name -> List of VolAttachment * */
 	char	   *unbound_prefix; /* randomVolumeIDPrefix */
+	MemoryContext cxt;			/* the cycle's, where mine is kept */
+	NewVolumes	mine[2];		/* on a node without (0) or with (1) a CSINode */
 } LimitsState;
+
+/*
+ * What a node holds, as Filter counts it for any pod: its CSINode, and the
+ * volumes of its pods and of the VolumeAttachments to it.  Kept beside the
+ * catalog (in its memory, for as long as it is read), by node ordinal,
+ * while the node's generation is unchanged: the snapshot gives the node a
+ * new one whenever its pods change.
+ */
+typedef struct NodeVolumes
+{
+	const char *name;			/* the node's name (pointer) the CSINode is for */
+	const CsiNode *cn;
+	bool		limited;		/* has_limits(cn) */
+	uint64		generation;		/* of what follows; 0: not read */
+	int64		headroom;		/* the least room a driver's limit leaves */
+	char	   *error;			/* a pod's volumes could not be read: Error */
+	VolumeSet	attached;		/* its pods' volumes */
+	int64	   *counts;			/* per cn driver: its pods' and attachments' volumes */
+} NodeVolumes;
+
+static uint64 nodes_serial = 0; /* the catalog reading node_cache was made for */
+static NodeVolumes *node_cache;
+static int	node_cache_size;
 
 /* The pod whose volumes are read: the one to schedule, or one on the node */
 typedef struct VolumeOwner
@@ -548,6 +609,7 @@ prefilter(PluginCall *call, const PodInfo *pod, Status *st, List **node_names pg
 		prefix[32] = '\0';
 	}
 	s = palloc0(sizeof(LimitsState));
+	s->cxt = CurrentMemoryContext;
 	s->catalog = VolumeCatalogGet(call->snap);
 	s->unbound_prefix = prefix;
 	/* the VolumeAttachments by spec.nodeName, as the plugin's indexer */
@@ -581,97 +643,253 @@ has_limits(const CsiNode *cn)
 	return false;
 }
 
-/*
- * The node's volumes: those of its pods (which the pod's new volumes are
- * not: a volume already there takes no more room), then those the
- * VolumeAttachments to it hold that no pod does (getNodeVolumeAttachmentInfo:
- * a VolumeAttachment with an attacher and a CSI PV counts as
- * "<attacher>/<the PV's handle>").  Counts per driver into counts (an
- * int64 per CSINode driver).  false with *st set when a pod's volumes
- * cannot be read.
- */
-static bool
-node_volumes(LimitsState *s, const CsiNode *cn, const NodeInfo *node, HTAB *new_volumes,
-			 int64 *counts, Status *st, MemoryContext outer)
+static int
+cmp_volume_key(const void *a, const void *b)
 {
+	return strcmp(((const VolumeKey *) a)->key, ((const VolumeKey *) b)->key);
+}
+
+/* The volumes of h as a sorted VolumeSet, its keys copied into cxt */
+static void
+volume_set(HTAB *h, VolumeSet *out, MemoryContext cxt)
+{
+	HASH_SEQ_STATUS seq;
+	StrEntry   *e;
+	long		n = hash_get_num_entries(h);
+
+	out->n = 0;
+	out->keys = MemoryContextAlloc(cxt, sizeof(VolumeKey) * Max(n, 1));
+	hash_seq_init(&seq, h);
+	while ((e = hash_seq_search(&seq)) != NULL)
+	{
+		out->keys[out->n].key = MemoryContextStrdup(cxt, e->key);
+		out->keys[out->n++].driver = e->value;
+	}
+	qsort(out->keys, out->n, sizeof(VolumeKey), cmp_volume_key);
+}
+
+static bool
+volume_set_has(const VolumeSet *set, const char *key)
+{
+	VolumeKey	k = {(char *) key, NULL};
+
+	return set->n > 0 && bsearch(&k, set->keys, set->n, sizeof(VolumeKey), cmp_volume_key) != NULL;
+}
+
+/* The pod's new volumes on a node with or without a CSINode, read once per cycle */
+static const NewVolumes *
+new_volumes(LimitsState *s, const PodInfo *pod, const CsiNode *cn)
+{
+	NewVolumes *nv = &s->mine[cn != NULL];
+	VolumeOwner o = {pod->namespace ? pod->namespace : "", pod->name ? pod->name : "", pod->uid,
+	pod->nvolumes, pod->volumes};
+	MemoryContext scratch;
+	MemoryContext old;
+	Status		st = {CODE_SUCCESS, NIL};
+	HTAB	   *h;
+
+	if (nv->done)
+		return nv;
+	scratch = AllocSetContextCreate(s->cxt, "NodeVolumeLimits new volumes", ALLOCSET_SMALL_SIZES);
+	old = MemoryContextSwitchTo(scratch);
+	h = str_table("NodeVolumeLimits new volumes");
+	if (attachable_volumes(s, cn, &o, true, h, &st, s->cxt))
+		volume_set(h, &nv->set, s->cxt);
+	else
+	{
+		nv->code = st.code;
+		nv->reason = st.reasons ? linitial(st.reasons) : NULL;
+	}
+	MemoryContextSwitchTo(old);
+	MemoryContextDelete(scratch);
+	nv->done = true;
+	return nv;
+}
+
+/* Free what nv holds (a node's entry is read again each time the node changes) */
+static void
+forget_node_volumes(NodeVolumes *nv)
+{
+	for (int i = 0; i < nv->attached.n; i++)
+		pfree(nv->attached.keys[i].key);
+	if (nv->attached.keys)
+		pfree(nv->attached.keys);
+	if (nv->counts)
+		pfree(nv->counts);
+	if (nv->error)
+		pfree(nv->error);
+	nv->attached.n = 0;
+	nv->attached.keys = NULL;
+	nv->counts = NULL;
+	nv->error = NULL;
+}
+
+/*
+ * The node's volumes into nv (cn and name already set): those of its pods,
+ * then those the VolumeAttachments to it hold that no pod does
+ * (getNodeVolumeAttachmentInfo: a VolumeAttachment with an attacher and a
+ * CSI PV counts as "<attacher>/<the PV's handle>"), counted per CSINode
+ * driver.  A pod's volumes that cannot be read make nv->error.  Kept in
+ * cxt; the work is done in a context of its own.
+ */
+static void
+read_node_volumes(LimitsState *s, const NodeInfo *node, NodeVolumes *nv, MemoryContext cxt)
+{
+	const CsiNode *cn = nv->cn;
+	MemoryContext scratch = AllocSetContextCreate(cxt, "NodeVolumeLimits node", ALLOCSET_SMALL_SIZES);
+	MemoryContext old = MemoryContextSwitchTo(scratch);
 	HTAB	   *attached = str_table("NodeVolumeLimits attached");
 	HTAB	   *by_attachment = str_table("NodeVolumeLimits attachments of the node");
+	Status		st = {CODE_SUCCESS, NIL};
 	StrEntry   *e;
 	HASH_SEQ_STATUS seq;
 	ListCell   *lc;
 
+	forget_node_volumes(nv);
+	nv->counts = MemoryContextAllocZero(cxt, sizeof(int64) * Max(cn->ndrivers, 1));
 	foreach(lc, node->pods)
 	{
 		const PodRef *p = lfirst(lc);
 		VolumeOwner o = {p->namespace ? p->namespace : "", p->name ? p->name : "", p->uid,
 		p->nvolumes, p->volumes};
 
-		if (!attachable_volumes(s, cn, &o, false, attached, st, outer))
+		if (!attachable_volumes(s, cn, &o, false, attached, &st, scratch))
 		{
 			/* framework.AsStatus(err): an Error, whatever the cause */
-			st->code = CODE_ERROR;
-			return false;
+			nv->error = MemoryContextStrdup(cxt, st.reasons ? (char *) linitial(st.reasons) : "");
+			break;
 		}
 	}
-	e = node->name ? str_find(s->attachments, node->name, false) : NULL;
-	foreach(lc, e ? (List *) e->value : NIL)
+	if (nv->error == NULL)
 	{
-		VolAttachment *a = lfirst(lc);
-		Pv		   *pv;
+		e = node->name ? str_find(s->attachments, node->name, false) : NULL;
+		foreach(lc, e ? (List *) e->value : NIL)
+		{
+			VolAttachment *a = lfirst(lc);
+			Pv		   *pv;
 
-		if (a->attacher == NULL || a->attacher[0] == '\0' || a->pv_name == NULL ||
-			(pv = VolumeFindPv(s->catalog, a->pv_name)) == NULL || pv->csi_driver == NULL)
-			continue;
-		add_volume(by_attachment, a->attacher, pv->csi_handle ? pv->csi_handle : "");
+			if (a->attacher == NULL || a->attacher[0] == '\0' || a->pv_name == NULL ||
+				(pv = VolumeFindPv(s->catalog, a->pv_name)) == NULL || pv->csi_driver == NULL)
+				continue;
+			add_volume(by_attachment, a->attacher, pv->csi_handle ? pv->csi_handle : "");
+		}
+		hash_seq_init(&seq, attached);
+		while ((e = hash_seq_search(&seq)) != NULL)
+			for (int i = 0; i < cn->ndrivers; i++)
+				if (cn->drivers[i].name && strcmp(cn->drivers[i].name, e->value) == 0)
+					nv->counts[i]++;
+		hash_seq_init(&seq, by_attachment);
+		while ((e = hash_seq_search(&seq)) != NULL)
+		{
+			if (str_find(attached, e->key, false) != NULL)
+				continue;
+			for (int i = 0; i < cn->ndrivers; i++)
+				if (cn->drivers[i].name && strcmp(cn->drivers[i].name, e->value) == 0)
+					nv->counts[i]++;
+		}
+		volume_set(attached, &nv->attached, cxt);
 	}
+	/* the least room left under a driver's limit (its entry, the last of that name) */
+	nv->headroom = PG_INT64_MAX;
+	for (int i = 0; i < cn->ndrivers; i++)
+	{
+		const CsiNodeDriver *d = cn->drivers[i].name ? driver_limit(cn, cn->drivers[i].name) : NULL;
 
-	hash_seq_init(&seq, attached);
-	while ((e = hash_seq_search(&seq)) != NULL)
-	{
-		/* Don't count single volume used in multiple pods more than once */
-		hash_search(new_volumes, &e->key, HASH_REMOVE, NULL);
-		for (int i = 0; i < cn->ndrivers; i++)
-			if (cn->drivers[i].name && strcmp(cn->drivers[i].name, e->value) == 0)
-				counts[i]++;
+		if (d == &cn->drivers[i])
+			nv->headroom = Min(nv->headroom, (int64) d->count - nv->counts[i]);
 	}
-	hash_seq_init(&seq, by_attachment);
-	while ((e = hash_seq_search(&seq)) != NULL)
-	{
-		if (str_find(attached, e->key, false) != NULL)
-			continue;
-		for (int i = 0; i < cn->ndrivers; i++)
-			if (cn->drivers[i].name && strcmp(cn->drivers[i].name, e->value) == 0)
-				counts[i]++;
-	}
-	return true;
+	MemoryContextSwitchTo(old);
+	MemoryContextDelete(scratch);
 }
 
-static void
-filter_in(LimitsState *s, const PodInfo *pod, const NodeInfo *node, Status *st, MemoryContext outer)
+/*
+ * The node's entry in the cache beside the catalog, its CSINode looked up;
+ * NULL for a node the snapshot did not number (no snapshot, no generation).
+ */
+static NodeVolumes *
+cached_node(PluginCall *call, LimitsState *s, const NodeInfo *node)
 {
-	const CsiNode *cn = node->name ? VolumeFindCsiNode(s->catalog, node->name) : NULL;
-	VolumeOwner o = {pod->namespace ? pod->namespace : "", pod->name ? pod->name : "", pod->uid,
-	pod->nvolumes, pod->volumes};
-	HTAB	   *new_volumes = str_table("NodeVolumeLimits new volumes");
-	int64	   *counts;
-	int64	   *wanted;
-	HASH_SEQ_STATUS seq;
-	StrEntry   *e;
+	VolumeCatalog *cat = s->catalog;
+	NodeVolumes *nv;
 
-	if (!attachable_volumes(s, cn, &o, true, new_volumes, st, outer))
+	if (call->snap == NULL || node->generation == 0 || node->ordinal < 0)
+		return NULL;
+	if (nodes_serial != cat->serial)
+	{
+		node_cache_size = Max(call->snap->nordinals, 1);
+		node_cache = MemoryContextAllocZero(cat->cxt, sizeof(NodeVolumes) * node_cache_size);
+		nodes_serial = cat->serial;
+	}
+	if (node->ordinal >= node_cache_size)
+		return NULL;
+	nv = &node_cache[node->ordinal];
+	if (nv->name != node->name)
+	{
+		nv->name = node->name;
+		nv->cn = node->name ? VolumeFindCsiNode(cat, node->name) : NULL;
+		nv->limited = has_limits(nv->cn);
+		nv->generation = 0;
+	}
+	return nv;
+}
+
+/*
+ * Filter (CSILimits.Filter): the pod's new volumes, those the node's pods
+ * do not hold already, counted per driver on top of the node's, within
+ * each driver's limit.
+ */
+static void
+filter_in(PluginCall *call, LimitsState *s, const PodInfo *pod, const NodeInfo *node, Status *st)
+{
+	NodeVolumes *nv = cached_node(call, s, node);
+	NodeVolumes scratch;
+	const NewVolumes *mine;
+	const CsiNode *cn;
+	int64	   *wanted;
+
+	if (nv == NULL)
+	{
+		memset(&scratch, 0, sizeof(scratch));
+		scratch.name = node->name;
+		scratch.cn = node->name ? VolumeFindCsiNode(s->catalog, node->name) : NULL;
+		scratch.limited = has_limits(scratch.cn);
+		nv = &scratch;
+	}
+	cn = nv->cn;
+	mine = new_volumes(s, pod, cn);
+	if (mine->code != CODE_SUCCESS)
+	{
+		StatusSet(st, mine->code, mine->reason);
 		return;
+	}
 	/* no new volume, or no limit: it fits */
-	if (hash_get_num_entries(new_volumes) == 0 || !has_limits(cn))
+	if (mine->set.n == 0 || !nv->limited)
 		return;
-	counts = palloc0(sizeof(int64) * cn->ndrivers);
+	if (nv == &scratch)
+		read_node_volumes(s, node, nv, CurrentMemoryContext);
+	else if (nv->generation != node->generation)
+	{
+		read_node_volumes(s, node, nv, s->catalog->cxt);
+		nv->generation = node->generation;
+	}
+	if (nv->error)
+	{
+		StatusSet(st, CODE_ERROR, nv->error);
+		return;
+	}
+	/* room for every new volume under every limit: it fits, whichever they are */
+	if (mine->set.n <= nv->headroom)
+		return;
+	/* Don't count single volume used in multiple pods more than once */
 	wanted = palloc0(sizeof(int64) * cn->ndrivers);
-	if (!node_volumes(s, cn, node, new_volumes, counts, st, outer))
-		return;
-	hash_seq_init(&seq, new_volumes);
-	while ((e = hash_seq_search(&seq)) != NULL)
+	for (int k = 0; k < mine->set.n; k++)
+	{
+		if (volume_set_has(&nv->attached, mine->set.keys[k].key))
+			continue;
 		for (int i = 0; i < cn->ndrivers; i++)
-			if (cn->drivers[i].name && strcmp(cn->drivers[i].name, e->value) == 0)
+			if (cn->drivers[i].name && strcmp(cn->drivers[i].name, mine->set.keys[k].driver) == 0)
 				wanted[i]++;
+	}
 	/* each driver's limit: its entry's count, the last of that name */
 	for (int i = 0; i < cn->ndrivers; i++)
 	{
@@ -679,21 +897,18 @@ filter_in(LimitsState *s, const PodInfo *pod, const NodeInfo *node, Status *st, 
 
 		if (d != &cn->drivers[i] || wanted[i] == 0)
 			continue;
-		if (counts[i] + wanted[i] > (int64) d->count)
+		if (nv->counts[i] + wanted[i] > (int64) d->count)
 		{
 			StatusSet(st, CODE_UNSCHEDULABLE, ErrReasonMaxVolumeCountExceeded);
-			return;
+			break;
 		}
 	}
+	pfree(wanted);
 }
 
-/* Filter: the work in a context of its own, gone when the verdict is made */
 static void
 filter(PluginCall *call, const PodInfo *pod, const NodeInfo *node, Status *st)
 {
-	MemoryContext outer = CurrentMemoryContext;
-	MemoryContext cxt;
-
 	if (pod->nvolumes == 0)
 		return;
 	if (call->state == NULL)
@@ -707,13 +922,7 @@ filter(PluginCall *call, const PodInfo *pod, const NodeInfo *node, Status *st)
 			return;
 		}
 	}
-	cxt = AllocSetContextCreate(outer, "NodeVolumeLimits filter", ALLOCSET_SMALL_SIZES);
-	MemoryContextSwitchTo(cxt);
-	filter_in(call->state, pod, node, st, outer);
-	MemoryContextSwitchTo(outer);
-	/* the reasons are in outer; the list cells are not */
-	st->reasons = list_copy(st->reasons);
-	MemoryContextDelete(cxt);
+	filter_in(call, call->state, pod, node, st);
 }
 
 /* ------------------------------------------------------------------------

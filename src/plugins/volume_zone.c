@@ -29,6 +29,8 @@
  * node, or, for a beta key, the GA key it became, with a value in its set;
  * else "node(s) had no available volume zone", UnschedulableAndUnresolvable.
  * A GA key on the PV is not looked up under its beta name on the node.
+ * A node's four labels are looked up once per reading of the catalog (one
+ * schedule_pending() call), not once per pod.
  */
 #include "postgres.h"
 
@@ -81,9 +83,27 @@ typedef struct Topology
 /* PreFilter's state: every topology of the pod's bound PVs */
 typedef struct State
 {
+	VolumeCatalog *catalog;
 	int			ntopologies;
 	Topology   *topologies;
 } State;
+
+/*
+ * A node's four topology labels, looked up once per node and catalog
+ * reading (a node's labels change only between refreshes), by node
+ * ordinal, instead of once per pod; the values point into the labels.
+ */
+typedef struct NodeZone
+{
+	const Jsonb *labels;		/* the labels they were read from; NULL: none yet */
+	bool		constrained;	/* any of them */
+	const char *values[NTOPOLOGY_KEYS];
+	int			lens[NTOPOLOGY_KEYS];
+} NodeZone;
+
+static uint64 zones_serial = 0; /* the catalog reading zones was made for */
+static NodeZone *zones;
+static int	nzones;
 
 /*
  * Go's unicode.IsSpace at s (UTF-8): the length of the space character
@@ -349,6 +369,7 @@ pod_topologies(PluginCall *call, const PodInfo *pod, Status *st)
 	}
 
 	s = palloc0(sizeof(State));
+	s->catalog = c;
 	s->ntopologies = list_length(found);
 	s->topologies = palloc(sizeof(Topology) * Max(s->ntopologies, 1));
 	foreach(lc, found)
@@ -383,18 +404,42 @@ prefilter(PluginCall *call, const PodInfo *pod, Status *st, List **node_names pg
 	call->state = s;
 }
 
-/* the node's value of topology key k, or NULL */
-static const char *
-node_label(const NodeInfo *node, int k, int *len)
+/* The node's topology labels, from the cache when the snapshot numbered it */
+static const NodeZone *
+node_zone(PluginCall *call, const State *s, const NodeInfo *node, NodeZone *scratch)
 {
-	return LabelGet(node->labels, topology_keys[k], strlen(topology_keys[k]), len);
+	NodeZone   *z = scratch;
+
+	if (call->snap != NULL && node->ordinal >= 0)
+	{
+		if (zones_serial != s->catalog->serial)
+		{
+			nzones = Max(call->snap->nordinals, 1);
+			zones = MemoryContextAllocZero(s->catalog->cxt, sizeof(NodeZone) * nzones);
+			zones_serial = s->catalog->serial;
+		}
+		if (node->ordinal < nzones)
+			z = &zones[node->ordinal];
+	}
+	if (z != scratch && z->labels == node->labels && z->labels != NULL)
+		return z;
+	z->labels = node->labels;
+	z->constrained = false;
+	for (int k = 0; k < NTOPOLOGY_KEYS; k++)
+	{
+		z->lens[k] = 0;
+		z->values[k] = LabelGet(node->labels, topology_keys[k], strlen(topology_keys[k]), &z->lens[k]);
+		z->constrained |= z->values[k] != NULL;
+	}
+	return z;
 }
 
 static void
 filter(PluginCall *call, const PodInfo *pod, const NodeInfo *node, Status *st)
 {
 	const State *s = call->state;
-	bool		constrained = false;
+	NodeZone	scratch;
+	const NodeZone *z;
 
 	if (pod->nvolumes == 0)
 		return;
@@ -409,24 +454,18 @@ filter(PluginCall *call, const PodInfo *pod, const NodeInfo *node, Status *st)
 	}
 
 	/* a node with no zone or region label fits any volume */
-	for (int k = 0; k < NTOPOLOGY_KEYS && !constrained; k++)
-	{
-		int			len;
-
-		constrained = node_label(node, k, &len) != NULL;
-	}
-	if (!constrained)
+	z = node_zone(call, s, node, &scratch);
+	if (!z->constrained)
 		return;
 
 	for (int i = 0; i < s->ntopologies; i++)
 	{
 		const Topology *t = &s->topologies[i];
-		int			len;
-		const char *v = node_label(node, t->key, &len);
+		int			key = z->values[t->key] ? t->key : ga_key[t->key];
+		int			len = z->lens[key];
+		const char *v = z->values[key];
 		bool		in = false;
 
-		if (v == NULL)
-			v = node_label(node, ga_key[t->key], &len);
 		for (int j = 0; v != NULL && j < t->nvalues && !in; j++)
 			in = t->lens[j] == len && memcmp(t->values[j], v, len) == 0;
 		if (!in)
