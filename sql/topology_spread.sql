@@ -166,3 +166,28 @@ SELECT scheduler.apply('{"kind": "Service", "metadata": {"name": "bad", "namespa
 SELECT scheduler.relist('{"kind": "ServiceList", "metadata": {"resourceVersion": "3"}, "items": []}');
 SELECT kind, name FROM scheduler.workloads ORDER BY 1, 2;
 DELETE FROM scheduler.watch_state WHERE resource = 'services';
+
+------------------------------------------------------------------------------
+-- A node that comes after the pods bound to it.  late-1 is bound to k2
+-- before k2 exists: it counts in no domain (kube-scheduler's cache keeps a
+-- pod whose node it has not seen, and the snapshot lists only nodes that
+-- exist), then k2 arrives and its pods join their domains (node_load).  The
+-- per-node counts of the probe's constraint set must outlive the call that
+-- grew them there: they were once allocated in that call's memory, and read
+-- back as garbage by the next calls (an invalid score, or a crash once
+-- written to).  ScheduleAnyway over hostname: raw = pods * ln(2 nodes + 2),
+-- rounded.
+------------------------------------------------------------------------------
+TRUNCATE scheduler.nodes, scheduler.pods, scheduler.pod_attempts, scheduler.attempt_history, scheduler.workloads;
+SELECT pg_temp.node('k1', 'a');
+SELECT pg_temp.pod('late-probe', '{"app": "late"}', pg_temp.spread('late', 'kubernetes.io/hostname', 'ScheduleAnyway'));
+-- the constraint set is made while no pod matches it
+SELECT node, raw FROM scheduler.score('default', 'late-probe') WHERE plugin = 'PodTopologySpread' ORDER BY node;
+SELECT pg_temp.pod('late-1', '{"app": "late"}', '{"nodeName": "k2"}');
+SELECT node, raw FROM scheduler.score('default', 'late-probe') WHERE plugin = 'PodTopologySpread' ORDER BY node;
+SELECT pg_temp.node('k2', 'a');
+SELECT node, raw FROM scheduler.score('default', 'late-probe') WHERE plugin = 'PodTopologySpread' ORDER BY node;
+SELECT node, raw FROM scheduler.score('default', 'late-probe') WHERE plugin = 'PodTopologySpread' ORDER BY node;
+SELECT pg_temp.pod('late-2', '{"app": "late"}', '{"nodeName": "k1"}'), pg_temp.pod('late-3', '{"app": "late"}', '{"nodeName": "k1"}');
+SELECT node, raw FROM scheduler.score('default', 'late-probe') WHERE plugin = 'PodTopologySpread' ORDER BY node;
+SELECT node, raw FROM scheduler.score('default', 'late-probe') WHERE plugin = 'PodTopologySpread' ORDER BY node;

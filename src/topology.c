@@ -228,6 +228,13 @@ counts_match(const TopologyCounts *tc, const PodRef *p)
 	return true;
 }
 
+/*
+ * A pod counted in (sign 1) or out (-1).  The per-node array is made in the
+ * set's own context (repalloc keeps it there), whatever context the caller
+ * is in: node_load and node_clear (snapshot.c) call this in their caller's
+ * SPI context, which ends with the call, while the set lives as long as the
+ * snapshot.
+ */
 static void
 counts_add(TopologyCounts *tc, const PodRef *p, const NodeInfo *n, int sign)
 {
@@ -238,7 +245,8 @@ counts_add(TopologyCounts *tc, const PodRef *p, const NodeInfo *n, int sign)
 		int			size = Max(n->ordinal + 1, tc->nnode_counts * 2);
 
 		tc->node_counts = tc->node_counts ?
-			repalloc(tc->node_counts, sizeof(int32) * size) : palloc(sizeof(int32) * size);
+			repalloc(tc->node_counts, sizeof(int32) * size) :
+			MemoryContextAlloc(tc->cxt, sizeof(int32) * size);
 		memset(tc->node_counts + tc->nnode_counts, 0, sizeof(int32) * (size - tc->nnode_counts));
 		tc->nnode_counts = size;
 	}
@@ -494,7 +502,10 @@ TopologyDomainsFor(ClusterSnapshot *snap, const char *key)
  * ------------------------------------------------------------------------
  */
 
-/* A pod joins (sign 1) or leaves (-1) node n.  In the snapshot's context. */
+/*
+ * A pod joins (sign 1) or leaves (-1) node n.  In any context: what is kept
+ * goes to the counts' own contexts.
+ */
 void
 TopologyAccountPod(ClusterSnapshot *snap, const PodRef *p, const NodeInfo *n, int sign)
 {

@@ -52,12 +52,18 @@ background worker.
 
 Usage:
   test/fuzz/sqlfuzz.py [--mutants N] [--seed S] [--workdir DIR] [--keep]
-                       [--workers W] [--only K]
+                       [--workers W] [--only K[,K...]]
 
 The seed is printed at the start; mutant k is generated from (seed, k)
 alone, so `--seed S` replays a run (with the same --mutants and --workers,
 the same mutants go through the same connections in the same order) and
 `--seed S --only K` runs mutant K alone on a fresh base cluster and prints it.
+`--only` also takes a list (K, A-B, A-B/STEP, comma-separated), run in that
+order through one connection, as one worker of a full run would: a finding
+that needs earlier mutants' state replays with the mutants since that
+worker's last reload (with 2 workers, worker w runs k = w, w+2, ..., and
+reloads the base cluster every 100 of its mutants), and a bisection of that
+list finds which of them it needs.
 The last line is "sqlfuzz: N mutants, M findings" (M distinct findings);
 the exit status is non-zero when M > 0.  The cluster is stopped and its
 folder removed unless --keep (with findings, the crash files and the
@@ -2475,7 +2481,8 @@ class Fuzz:
         a = self.args
         self.cluster = Cluster(a.workdir, a.keep, a.lib)
         if a.only is not None:
-            print('sqlfuzz: seed %s, mutant %d alone, work dir %s' % (a.seed, a.only, self.cluster.dir), flush=True)
+            print('sqlfuzz: seed %s, mutant(s) %s alone, work dir %s' % (a.seed, a.only_text, self.cluster.dir),
+                  flush=True)
         else:
             print('sqlfuzz: seed %s, %d mutants, %d workers, work dir %s' % (a.seed, a.mutants, a.workers,
                                                                             self.cluster.dir), flush=True)
@@ -2491,7 +2498,7 @@ class Fuzz:
             for db in dbs:
                 self.cluster.psql(db, 'CREATE EXTENSION scheduler;\n' + DRIVE_SQL)
             if a.only is not None:
-                ks = [[a.only]]
+                ks = [a.only]
                 dbs = dbs[:1]
             else:
                 ks = [list(range(w, a.mutants, a.workers)) for w in range(a.workers)]
@@ -2555,6 +2562,19 @@ class Fuzz:
         print('sqlfuzz: %d mutants, %d findings' % (self.done, len(self.findings)), flush=True)
 
 
+def parse_only(ap, text):
+    """--only's list: K, A-B (every mutant from A to B) or A-B/STEP, comma-separated"""
+    ks = []
+    for item in text.split(','):
+        m = re.fullmatch(r'\s*(\d+)(?:-(\d+)(?:/(\d+))?)?\s*', item)
+        if m is None or (m.group(3) is not None and int(m.group(3)) == 0):
+            ap.error('--only: %r is not K, A-B or A-B/STEP' % item)
+        a = int(m.group(1))
+        b = int(m.group(2)) if m.group(2) is not None else a
+        ks.extend(range(a, b + 1, int(m.group(3) or 1)))
+    return ks
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('--mutants', type=int, default=2000)
@@ -2562,13 +2582,19 @@ def main():
     ap.add_argument('--workdir', default=None)
     ap.add_argument('--keep', action='store_true', help='leave the cluster folder (server stopped)')
     ap.add_argument('--workers', type=int, default=2, help='connections, each in its own database')
-    ap.add_argument('--only', type=int, default=None, help='run mutant K alone and print it')
+    ap.add_argument('--only', default=None, metavar='K[,K...]',
+                    help='run mutant K alone and print it; several (K, A-B, A-B/STEP), in that order, '
+                    'run in one connection, as a worker of the full run would (to find which earlier mutants '
+                    'a finding needs)')
     ap.add_argument('--lib', default=None,
                     help='a folder with a scheduler.so to load instead of the installed one (the sanitized build)')
     args = ap.parse_args()
     if args.seed is None:
         args.seed = int.from_bytes(os.urandom(4), 'big')
     args.workers = max(1, args.workers)
+    args.only_text = args.only
+    if args.only is not None:
+        args.only = parse_only(ap, args.only)
     signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
     sys.exit(Fuzz(args).run())
 
