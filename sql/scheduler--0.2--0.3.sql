@@ -194,6 +194,6 @@ ALTER TABLE scheduler.outbox ADD CONSTRAINT outbox_kind_check
     CHECK (kind IN ('binding', 'condition', 'event', 'delete', 'volume', 'claim'));
 ALTER TABLE scheduler.outbox ADD COLUMN object text, ADD COLUMN waits_for bigint[], ADD COLUMN claims text[],
     ADD COLUMN wait_until timestamptz;
-CREATE INDEX outbox_waiting ON scheduler.outbox (id) WHERE state = 'pending' AND claims IS NOT NULL AND attempts = 0;
+CREATE INDEX outbox_waiting ON scheduler.outbox (id) WHERE state = 'pending' AND wait_until IS NOT NULL;
 CREATE INDEX outbox_prebind ON scheduler.outbox (pod_uid) WHERE kind IN ('volume', 'claim') AND state <> 'failed';
 COMMENT ON COLUMN scheduler.outbox.claims IS 'A binding''s claims: it waits until each is bound (spec.volumeName and pv.kubernetes.io/bind-completed), as VolumeBinding''s PreBind does';

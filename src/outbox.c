@@ -727,7 +727,7 @@ OutboxPrune(int retention_s)
  * ------------------------------------------------------------------------
  */
 
-/* When the next pending row falls due, in ms from now; -1: none */
+/* When the next pending row falls due, in ms from now (at most a second while a binding waits for claims); -1: none */
 long
 OutboxNextDue(void)
 {
@@ -737,7 +737,9 @@ OutboxNextDue(void)
 
 	/* NULL when nothing is pending (not greatest(0, ...): that makes it 0) */
 	run(PlanKept(&plan,
-				"SELECT ceil(1000 * extract(epoch FROM min(next_attempt_at) - clock_timestamp()))::int8"
+				"SELECT least(ceil(1000 * extract(epoch FROM min(next_attempt_at) - clock_timestamp()))::int8,"
+				"  CASE WHEN EXISTS (SELECT 1 FROM scheduler.outbox WHERE state = 'pending'"
+				"    AND wait_until IS NOT NULL) THEN 1000 END)"
 				" FROM scheduler.outbox WHERE state = 'pending' AND isfinite(next_attempt_at)",
 				0, NULL),
 		NULL, NULL, SPI_OK_SELECT);
@@ -759,9 +761,13 @@ OutboxNextDue(void)
  * (CompareResourceVersion, numeric, as kube-scheduler's assume cache
  * compares).  Their pods are forgotten (pending again, in the queue) and
  * told why (PodScheduled False, SchedulerError, and a FailedScheduling
- * event).  The others are due at once when every PreBind request is done
- * and every claim bound, else looked at again in a second (they came in
- * due at infinity: only this makes them due).
+ * event).  A claim the pod shares, annotated for another node since, fails
+ * it too (checkBindings: "provisioning failed").  The others are due at
+ * once when every PreBind request is done and every claim bound: they came
+ * in due at infinity, waiting (wait_until set), and only this makes them
+ * due, and no longer waiting (wait_until NULL: never failed after).  The
+ * bind worker looks again each second while any waits (OutboxNextDue), and
+ * when a claim or volume changes.
  */
 #define PREBIND_PREFIX "running PreBind plugin \"VolumeBinding\": "
 /* the mirror's version m is newer than the patched one p (unreadable: yes) */
@@ -784,7 +790,7 @@ settle_waiting_bindings(void)
 	run(PlanKept(&fail,
 				"WITH w AS MATERIALIZED ("
 				" SELECT b.id, coalesce("
-				"  (SELECT '" PREBIND_PREFIX "' || coalesce(r.last_error, 'HTTP ' || r.last_status)"
+				"  (SELECT '" PREBIND_PREFIX "' || coalesce(r.last_error, 'HTTP ' || r.last_status, 'request failed')"
 				"     FROM scheduler.outbox r WHERE r.id = ANY (b.waits_for) AND r.state = 'failed'"
 				"     ORDER BY r.id LIMIT 1),"
 				"  (SELECT '" PREBIND_PREFIX "binding volumes: ' ||"
@@ -797,6 +803,15 @@ settle_waiting_bindings(void)
 				"     AND c.selected_node IS DISTINCT FROM b.node"
 				"     AND " NEWER("c.resource_version", "(r.body->'metadata'->>'resourceVersion')")
 				"     ORDER BY r.id LIMIT 1),"
+				/* a claim another pod (or attempt) annotated: for another node now */
+				"  (SELECT '" PREBIND_PREFIX "binding volumes: ' || format('provisioning failed for PVC %s', to_json(c.name))"
+				"     FROM unnest(b.claims) AS n(claim) JOIN scheduler.persistent_volume_claims c"
+				"       ON c.namespace = b.namespace AND c.name = n.claim"
+				"     WHERE c.selected_node IS NOT NULL AND c.selected_node <> b.node"
+				"     AND NOT EXISTS (SELECT 1 FROM scheduler.outbox r WHERE r.id = ANY (b.waits_for)"
+				"       AND r.kind = 'claim' AND r.object = c.name"
+				"       AND NOT " NEWER("c.resource_version", "(r.body->'metadata'->>'resourceVersion')") ")"
+				"     LIMIT 1),"
 				"  (SELECT '" PREBIND_PREFIX "binding volumes: ' || format('ClaimRef got reset for pv %s', to_json(v.name))"
 				"     FROM scheduler.outbox r JOIN scheduler.persistent_volumes v ON v.name = r.object"
 				"     WHERE r.id = ANY (b.waits_for) AND r.kind = 'volume' AND r.state = 'done'"
@@ -810,9 +825,9 @@ settle_waiting_bindings(void)
 				"  CASE WHEN b.wait_until <= now() THEN '" PREBIND_PREFIX "binding volumes: context deadline exceeded' END"
 				" ) AS why"
 				" FROM scheduler.outbox b"
-				" WHERE b.state = 'pending' AND b.claims IS NOT NULL AND b.attempts = 0)"
+				" WHERE b.state = 'pending' AND b.wait_until IS NOT NULL AND b.kind = 'binding' AND b.node IS NOT NULL)"
 				" UPDATE scheduler.outbox o SET state = 'failed', finished_at = now(), last_error = w.why"
-				" FROM w WHERE o.id = w.id AND w.why IS NOT NULL"
+				" FROM w WHERE o.id = w.id AND w.why IS NOT NULL AND o.state = 'pending' AND o.wait_until IS NOT NULL"
 				" RETURNING o.pod_uid, o.node, o.last_error",
 				0, NULL),
 		NULL, NULL, SPI_OK_UPDATE_RETURNING);
@@ -846,13 +861,12 @@ settle_waiting_bindings(void)
 		OutboxWriteDecisions(d, n, 0);
 	}
 	run(PlanKept(&ready,
-				"UPDATE scheduler.outbox b SET next_attempt_at = CASE WHEN"
-				"  NOT EXISTS (SELECT 1 FROM scheduler.outbox r WHERE r.id = ANY (b.waits_for) AND r.state <> 'done')"
+				"UPDATE scheduler.outbox b SET next_attempt_at = now(), wait_until = NULL"
+				" WHERE b.state = 'pending' AND b.wait_until IS NOT NULL AND b.kind = 'binding'"
+				"  AND NOT EXISTS (SELECT 1 FROM scheduler.outbox r WHERE r.id = ANY (b.waits_for) AND r.state <> 'done')"
 				"  AND NOT EXISTS (SELECT 1 FROM unnest(b.claims) AS n(claim)"
 				"    WHERE NOT EXISTS (SELECT 1 FROM scheduler.persistent_volume_claims c"
-				"                      WHERE c.namespace = b.namespace AND c.name = n.claim AND c.bound))"
-				"  THEN now() ELSE now() + interval '1 second' END"
-				" WHERE b.state = 'pending' AND b.claims IS NOT NULL AND b.attempts = 0",
+				"                      WHERE c.namespace = b.namespace AND c.name = n.claim AND c.bound))",
 				0, NULL),
 		NULL, NULL, SPI_OK_UPDATE);
 }
@@ -1097,6 +1111,34 @@ write_verdict(int64 id, const Request *r, Verdict v, int32 tries, bool has_statu
 }
 
 /*
+ * A PreBind patch answered 409 whose change the mirror already shows (the
+ * volume claimed by the claim it names, the claim annotated with its node):
+ * sent before, by a bind worker killed before it recorded the answer, as a
+ * binding sent twice is answered "already assigned".  Done, then.
+ */
+static bool
+prebind_applied(int64 id)
+{
+	static SPIPlanPtr plan = NULL;
+	Oid			type = INT8OID;
+	Datum		arg = Int64GetDatum(id);
+
+	run(PlanKept(&plan,
+				"SELECT 1 FROM scheduler.outbox r"
+				" WHERE r.id = $1 AND ("
+				"  (r.kind = 'claim' AND EXISTS (SELECT 1 FROM scheduler.persistent_volume_claims c"
+				"    WHERE c.namespace = r.namespace AND c.name = r.object"
+				"    AND c.selected_node = r.body->'metadata'->'annotations'->>'volume.kubernetes.io/selected-node'))"
+				"  OR (r.kind = 'volume' AND EXISTS (SELECT 1 FROM scheduler.persistent_volumes v"
+				"    WHERE v.name = r.object"
+				"    AND v.claim_namespace = r.body->'spec'->'claimRef'->>'namespace'"
+				"    AND v.claim_name = r.body->'spec'->'claimRef'->>'name')))",
+				1, &type),
+		&arg, NULL, SPI_OK_SELECT);
+	return SPI_processed > 0;
+}
+
+/*
  * Apply a response; the row's new state.  A late duplicate report changes
  * nothing.  A retry that would be attempt max_attempts (has_cap) fails
  * instead: "gave up after N attempts".  Attempts stop at the int4 maximum.
@@ -1117,6 +1159,8 @@ record(int64 id, bool has_status, int32 status, Jsonb *response, bool has_cap, i
 		return strcmp(r.state, "done") == 0 ? "done" : strcmp(r.state, "failed") == 0 ? "failed" : r.state;
 	tries = Min(r.attempts, PG_INT32_MAX - 1) + 1;
 	v = judge(r.kind, r.node, has_status, status, msg);
+	if (v == V_FAILED && has_status && status == 409 && prebind_applied(id))
+		v = V_DONE;
 	if (v == V_RETRY && has_cap && tries >= max_attempts)
 	{
 		v = V_FAILED;
@@ -1171,21 +1215,26 @@ scheduler_outbox_result(PG_FUNCTION_ARGS)
  * OutboxCloseBindingsToDeleted
  *		Close unsent the bindings still waiting for nodes just deleted: those
  *		in the trigger's transition table old_rows (registered on the
- *		caller's SPI connection), or every node's after a TRUNCATE.  A pod
- *		placed anew is never bound to a vanished node first.
+ *		caller's SPI connection), or every node's after a TRUNCATE, and
+ *		their pods' PreBind requests not sent yet.  A pod placed anew is
+ *		never bound to a vanished node first, nor its claim annotated so.
  */
 void
 OutboxCloseBindingsToDeleted(bool all)
 {
 	static const char *const close_deleted =
-	"UPDATE scheduler.outbox o SET state = 'failed', finished_at = now(),"
+	"WITH c AS (UPDATE scheduler.outbox o SET state = 'failed', finished_at = now(),"
 	" last_error = 'not sent: node \"' || g.name || '\" was deleted'"
 	" FROM (SELECT name FROM old_rows OFFSET 0) g"
-	" WHERE o.state = 'pending' AND o.kind = 'binding' AND o.node = g.name";
+	" WHERE o.state = 'pending' AND o.kind = 'binding' AND o.node = g.name RETURNING o.pod_uid, o.last_error)"
+	" UPDATE scheduler.outbox o SET state = 'failed', finished_at = now(), last_error = c.last_error"
+	" FROM c WHERE o.state = 'pending' AND o.kind IN ('volume', 'claim') AND o.pod_uid = c.pod_uid";
 	static const char *const close_all =
-	"UPDATE scheduler.outbox o SET state = 'failed', finished_at = now(),"
+	"WITH c AS (UPDATE scheduler.outbox o SET state = 'failed', finished_at = now(),"
 	" last_error = 'not sent: node \"' || o.node || '\" was deleted'"
-	" WHERE o.state = 'pending' AND o.kind = 'binding'";
+	" WHERE o.state = 'pending' AND o.kind = 'binding' RETURNING o.pod_uid, o.last_error)"
+	" UPDATE scheduler.outbox o SET state = 'failed', finished_at = now(), last_error = c.last_error"
+	" FROM c WHERE o.state = 'pending' AND o.kind IN ('volume', 'claim') AND o.pod_uid = c.pod_uid";
 
 	if (SPI_execute(all ? close_all : close_deleted, false, 0) != SPI_OK_UPDATE)
 		elog(ERROR, "could not close the bindings to deleted nodes");

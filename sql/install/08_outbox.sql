@@ -36,10 +36,10 @@ CREATE TABLE scheduler.outbox (
     object          text,                 -- volume, claim: the PersistentVolume's or claim's name
     waits_for       bigint[],             -- binding: its PreBind requests (volume, claim rows)
     claims          text[],               -- binding: the pod's claims, all bound before it is sent
-    wait_until      timestamptz           -- binding with claims: failed when they are not bound by then
+    wait_until      timestamptz           -- binding waiting for claims: failed when they are not bound by then (NULL once due)
 );
 CREATE INDEX outbox_pending ON scheduler.outbox (next_attempt_at) WHERE state = 'pending';
-CREATE INDEX outbox_waiting ON scheduler.outbox (id) WHERE state = 'pending' AND claims IS NOT NULL AND attempts = 0;
+CREATE INDEX outbox_waiting ON scheduler.outbox (id) WHERE state = 'pending' AND wait_until IS NOT NULL;
 CREATE INDEX outbox_prebind ON scheduler.outbox (pod_uid) WHERE kind IN ('volume', 'claim') AND state <> 'failed';
 COMMENT ON TABLE scheduler.outbox IS 'Bindings, PodScheduled conditions and FailedScheduling events for the API server, sent by the bind worker';
 COMMENT ON COLUMN scheduler.outbox.claims IS 'A binding''s claims: it waits until each is bound (spec.volumeName and pv.kubernetes.io/bind-completed), as VolumeBinding''s PreBind does';
@@ -58,7 +58,8 @@ COMMENT ON COLUMN scheduler.outbox.claims IS 'A binding''s claims: it waits unti
  *     up to max_attempts in all (scheduler.outbox_max_attempts): then
  *     failed, and a binding's reservation forgotten.
  *   A PreBind patch's 409 (the volume or claim changed since it was read),
- *     404 or 422: failed, and so is the binding that waits for it.
+ *     404 or 422: failed, and so is the binding that waits for it; but a
+ *     409 whose change the mirror already shows (sent before) is done.
  *   -1 (the request could not be built: a name no API server accepts in a
  *     path), and anything else: failed (a binding's reservation is
  *     forgotten).

@@ -1156,7 +1156,8 @@ claim_ref_patch(const Pv *pv, const Pvc *pvc)
 	push_kv(&st, "kind", "PersistentVolumeClaim");
 	push_kv(&st, "namespace", pvc->namespace);
 	push_kv(&st, "name", pvc->name);
-	push_kv(&st, "uid", pvc->uid);
+	if (pvc->uid)
+		push_kv(&st, "uid", pvc->uid);
 	push_kv(&st, "apiVersion", "v1");
 	if (pvc->resource_version)
 		push_kv(&st, "resourceVersion", pvc->resource_version);
@@ -1202,13 +1203,13 @@ add_request(CycleResult *res, const char *kind, const char *object, Jsonb *patch
  * claim, and each claim to provision assumed annotated with the node, for
  * the rest of the call (the next pods see them taken); PreBind's requests
  * (bindAPIUpdate: the volumes' claimRefs, then the claims' selected-node)
- * go to the outbox, and the pod's binding waits until every claim of the
- * pod is bound (checkBindings), at most bindTimeoutSeconds.  A request
+ * go to the outbox, and the pod's binding waits until each of those claims
+ * is bound (checkBindings), at most bindTimeoutSeconds.  A request
  * whose object already holds what it would write (an earlier pod of a
  * shared claim wrote it) is not sent again: its version would be stale.
  */
 static void
-reserve(PluginCall *call, const PodInfo *pod, const NodeInfo *node, CycleResult *res, Status *st)
+reserve(PluginCall *call, const PodInfo *pod pg_attribute_unused(), const NodeInfo *node, CycleResult *res, Status *st)
 {
 	const BindingArgs *a = call->args;
 	BindingState *s = call->state;
@@ -1254,10 +1255,10 @@ reserve(PluginCall *call, const PodInfo *pod, const NodeInfo *node, CycleResult 
 		add_request(res, "claim", pvc->name, selected_node_patch(pvc, node->name));
 		VolumeAssumeSelectedNode(s->cat, pvc, node->name);
 	}
-	for (int i = 0; i < pod->nvolumes; i++)
-		if ((pod->volumes[i].kind == PVOL_PVC || pod->volumes[i].kind == PVOL_EPHEMERAL) &&
-			pod->volumes[i].claim != NULL)
-			res->wait_claims = lappend(res->wait_claims, pod->volumes[i].claim);
+	/* checkBindings looks at the claims bound or provisioned here */
+	for (int i = 0; i < s->ndelayed; i++)
+		if (s->delayed[i].pvc->name != NULL)
+			res->wait_claims = lappend(res->wait_claims, s->delayed[i].pvc->name);
 	res->wait_seconds = a ? a->bind_timeout_seconds : DEFAULT_BIND_TIMEOUT_SECONDS;
 }
 
