@@ -196,6 +196,7 @@ typedef struct BindingState
 	int			nnodes;
 	PodVolumes *by_node;		/* podVolumesByNode, by node ordinal */
 	bool		has_static;		/* hasStaticBindings */
+	NodeInfo   *labels_only;	/* the node volume.CheckNodeAffinity sees */
 } BindingState;
 
 /* ------------------------------------------------------------------------
@@ -718,6 +719,9 @@ prefilter(PluginCall *call, const PodInfo *pod, Status *st, List **node_names)
 	}
 	s->nnodes = Max(call->snap->nordinals, 0);
 	s->by_node = palloc0(sizeof(PodVolumes) * Max(s->nnodes, 1));
+	/* volume.CheckNodeAffinity sees a node with the labels and no name */
+	s->labels_only = palloc0(sizeof(NodeInfo));
+	s->labels_only->name = "";
 	call->state = s;
 }
 
@@ -967,7 +971,7 @@ static void
 find_pod_volumes(BindingState *s, const NodeInfo *node, PodVolumes *out, Status *st)
 {
 	MemoryContext old = MemoryContextSwitchTo(s->cxt);
-	NodeInfo	labels_only;
+	NodeInfo   *labels_only = s->labels_only;
 	bool		bound_ok = true;
 	bool		pvs_found = true;
 	bool		unbound_ok = true;
@@ -975,15 +979,12 @@ find_pod_volumes(BindingState *s, const NodeInfo *node, PodVolumes *out, Status 
 	char	   *err = NULL;
 
 	memset(out, 0, sizeof(PodVolumes));
-	/* volume.CheckNodeAffinity sees a node with the labels and no name */
-	memset(&labels_only, 0, sizeof(labels_only));
-	labels_only.name = "";
-	labels_only.labels = node->labels;
+	labels_only->labels = node->labels;
 
 	if (s->nbound > 0)
-		bound_ok = check_bound_claims(s, &labels_only, &pvs_found);
+		bound_ok = check_bound_claims(s, labels_only, &pvs_found);
 	if (s->ndelayed > 0)
-		unbound_ok = check_unbound_claims(s, node, &labels_only, out, &sufficient, &err);
+		unbound_ok = check_unbound_claims(s, node, labels_only, out, &sufficient, &err);
 	if (err)
 		StatusSet(st, CODE_ERROR, err);
 	else
