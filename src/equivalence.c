@@ -75,7 +75,11 @@ forget_if_refreshed(const ClusterSnapshot *snap)
  * those of the same or higher priority).  NULL when a plugin that filters
  * cannot sign (it may read anything), or when the pod is nominated
  * somewhere (its own nomination is left out of its node's count, which
- * makes it unlike others).
+ * makes it unlike others), or when a plugin signs the pod's uid (a pod with
+ * volumes, VolumesSign): no other pod can share such a class, and the pod
+ * itself is tried once per call, each of which refreshes the snapshot and
+ * so forgets every class; its verdicts would never be read again, and
+ * keeping them would cost a table over every node per pod.
  */
 static char *
 class_key(const Profile *prof, const PodInfo *pod)
@@ -95,6 +99,8 @@ class_key(const Profile *prof, const PodInfo *pod)
 		else if (pl->prefilter || pl->filter || pl->postfilter)
 			return NULL;
 	}
+	if (key.fields & POD_FIELD(uid))
+		return NULL;
 	return PodKeyText(&key, pod);
 }
 

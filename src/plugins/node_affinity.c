@@ -39,9 +39,11 @@ typedef enum
 typedef struct Requirement
 {
 	char	   *key;
+	int			keylen;
 	Op			op;
 	int			nvalues;
 	char	  **values;
+	int		   *lens;			/* the values' lengths */
 	int64		number;			/* Gt, Lt */
 } Requirement;
 
@@ -102,6 +104,7 @@ parse_requirement(JsonbContainer *c, bool field, Requirement *r, char **why)
 		return false;
 	}
 	r->key = pnstrdup(key->val.string.val, key->val.string.len);
+	r->keylen = key->val.string.len;
 	ops = pnstrdup(op->val.string.val, op->val.string.len);
 	if (vals && vals->type == jbvBinary && JsonContainerIsArray(vals->val.binary.data))
 		n = JsonContainerSize(vals->val.binary.data);
@@ -112,6 +115,7 @@ parse_requirement(JsonbContainer *c, bool field, Requirement *r, char **why)
 	}
 	r->nvalues = n;
 	r->values = palloc(sizeof(char *) * Max(n, 1));
+	r->lens = palloc(sizeof(int) * Max(n, 1));
 	for (int i = 0; i < n; i++)
 	{
 		JsonbValue *v = getIthJsonbValueFromContainer(vals->val.binary.data, i);
@@ -122,6 +126,7 @@ parse_requirement(JsonbContainer *c, bool field, Requirement *r, char **why)
 			return false;
 		}
 		r->values[i] = pnstrdup(v->val.string.val, v->val.string.len);
+		r->lens[i] = v->val.string.len;
 	}
 
 	if (field)
@@ -332,23 +337,16 @@ parse_preferred(JsonbValue *v, bool *error, const char *path)
  * Matching
  * ------------------------------------------------------------------------
  */
-static char *
-label(const NodeInfo *node, const char *key)
-{
-	JsonbValue *v;
-
-	if (node->labels == NULL)
-		return NULL;
-	v = getKeyJsonValueFromContainer(&node->labels->root, key, strlen(key), NULL);
-	if (v == NULL || v->type != jbvString)
-		return NULL;
-	return pnstrdup(v->val.string.val, v->val.string.len);
-}
-
+/*
+ * A requirement against the node's labels, read in place (LabelGet): a
+ * value is compared by length and bytes (jsonb strings hold no NUL, so
+ * this is labels.Requirement.Matches' string equality).
+ */
 static bool
 requirement_matches(const Requirement *r, const NodeInfo *node)
 {
-	char	   *v = label(node, r->key);
+	int			len = 0;
+	const char *v = LabelGet(node->labels, r->key, r->keylen, &len);
 	int64		num;
 
 	switch (r->op)
@@ -359,7 +357,7 @@ requirement_matches(const Requirement *r, const NodeInfo *node)
 				bool		in = false;
 
 				for (int i = 0; v && i < r->nvalues && !in; i++)
-					in = (strcmp(v, r->values[i]) == 0);
+					in = r->lens[i] == len && memcmp(v, r->values[i], len) == 0;
 				return r->op == OP_IN ? in : !in;
 			}
 		case OP_EXISTS:
@@ -368,7 +366,7 @@ requirement_matches(const Requirement *r, const NodeInfo *node)
 			return v == NULL;
 		case OP_GT:
 		case OP_LT:
-			if (v == NULL || !parse_int(v, &num))
+			if (v == NULL || !parse_int(pnstrdup(v, len), &num))
 				return false;
 			return r->op == OP_GT ? num > r->number : num < r->number;
 	}

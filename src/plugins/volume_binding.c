@@ -194,8 +194,10 @@ typedef struct BindingState
 	int			ndelayed;
 	DelayedClaim *delayed;		/* unboundClaimsDelayBinding */
 	int			nnodes;
-	PodVolumes *by_node;		/* podVolumesByNode, by node ordinal */
+	PodVolumes *by_node;		/* podVolumesByNode, by node ordinal; NULL
+								 * with every claim bound (nothing to read) */
 	bool		has_static;		/* hasStaticBindings */
+	NodeInfo   *labels_only;	/* the node volume.CheckNodeAffinity sees */
 } BindingState;
 
 /* ------------------------------------------------------------------------
@@ -716,8 +718,19 @@ prefilter(PluginCall *call, const PodInfo *pod, Status *st, List **node_names)
 		call->restricts_nodes = true;
 		*node_names = names;
 	}
-	s->nnodes = Max(call->snap->nordinals, 0);
-	s->by_node = palloc0(sizeof(PodVolumes) * Max(s->nnodes, 1));
+	/*
+	 * podVolumesByNode: with every claim bound, a node's PodVolumes is
+	 * empty (no static bindings, no provisioning) and nothing reads it:
+	 * PreScore and Score skip, Reserve has nothing to assume.
+	 */
+	if (s->ndelayed > 0)
+	{
+		s->nnodes = Max(call->snap->nordinals, 0);
+		s->by_node = palloc0(sizeof(PodVolumes) * Max(s->nnodes, 1));
+	}
+	/* volume.CheckNodeAffinity sees a node with the labels and no name */
+	s->labels_only = palloc0(sizeof(NodeInfo));
+	s->labels_only->name = "";
 	call->state = s;
 }
 
@@ -967,7 +980,7 @@ static void
 find_pod_volumes(BindingState *s, const NodeInfo *node, PodVolumes *out, Status *st)
 {
 	MemoryContext old = MemoryContextSwitchTo(s->cxt);
-	NodeInfo	labels_only;
+	NodeInfo   *labels_only = s->labels_only;
 	bool		bound_ok = true;
 	bool		pvs_found = true;
 	bool		unbound_ok = true;
@@ -975,15 +988,12 @@ find_pod_volumes(BindingState *s, const NodeInfo *node, PodVolumes *out, Status 
 	char	   *err = NULL;
 
 	memset(out, 0, sizeof(PodVolumes));
-	/* volume.CheckNodeAffinity sees a node with the labels and no name */
-	memset(&labels_only, 0, sizeof(labels_only));
-	labels_only.name = "";
-	labels_only.labels = node->labels;
+	labels_only->labels = node->labels;
 
 	if (s->nbound > 0)
-		bound_ok = check_bound_claims(s, &labels_only, &pvs_found);
+		bound_ok = check_bound_claims(s, labels_only, &pvs_found);
 	if (s->ndelayed > 0)
-		unbound_ok = check_unbound_claims(s, node, &labels_only, out, &sufficient, &err);
+		unbound_ok = check_unbound_claims(s, node, labels_only, out, &sufficient, &err);
 	if (err)
 		StatusSet(st, CODE_ERROR, err);
 	else
@@ -1017,11 +1027,13 @@ static void
 filter(PluginCall *call, const PodInfo *pod pg_attribute_unused(), const NodeInfo *node, Status *st)
 {
 	BindingState *s = call->state;
+	PodVolumes	unread;
 
 	/* no state: PreFilter skipped or rejected the pod, nothing to check */
 	if (s == NULL)
 		return;
-	find_pod_volumes(s, node, node_volumes(s, node), st);
+	/* with every claim bound, only the verdict counts (by_node is NULL) */
+	find_pod_volumes(s, node, s->by_node ? node_volumes(s, node) : &unread, st);
 }
 
 /* ------------------------------------------------------------------------
@@ -1040,7 +1052,8 @@ prescore(PluginCall *call, const PodInfo *pod pg_attribute_unused(), NodeInfo **
 	const BindingArgs *a = call->args;
 	BindingState *s = call->state;
 
-	if (a == NULL || !a->scorer || s == NULL)
+	/* every claim bound: no static bindings anywhere (hasStaticBindings) */
+	if (a == NULL || !a->scorer || s == NULL || s->ndelayed == 0)
 	{
 		st->code = CODE_SKIP;
 		return;
@@ -1074,7 +1087,7 @@ score(PluginCall *call, const PodInfo *pod pg_attribute_unused(), const NodeInfo
 	int			nclasses = 0;
 	int64		total = 0;
 
-	if (a == NULL || !a->scorer || a->shape.n == 0 || s == NULL)
+	if (a == NULL || !a->scorer || a->shape.n == 0 || s == NULL || s->ndelayed == 0)
 		return 0;
 	pv = node_volumes(s, node);
 	if (!pv->filtered)

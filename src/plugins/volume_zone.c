@@ -34,6 +34,7 @@
  */
 #include "postgres.h"
 
+#include "common/hashfn.h"
 #include "mb/pg_wchar.h"
 
 #include "labels.h"
@@ -78,6 +79,7 @@ typedef struct Topology
 	int			nvalues;
 	char	  **values;
 	int		   *lens;
+	int		   *ids;			/* zone_value_id of each value (PreFilter's) */
 } Topology;
 
 /* PreFilter's state: every topology of the pod's bound PVs */
@@ -91,19 +93,36 @@ typedef struct State
 /*
  * A node's four topology labels, looked up once per node and catalog
  * reading (a node's labels change only between refreshes), by node
- * ordinal, instead of once per pod; the values point into the labels.
+ * ordinal, instead of once per pod; each value kept as its number among
+ * the distinct values met (zone_value_id), so that Filter compares numbers
+ * and does not go back to the node's labels for every pod.
  */
 typedef struct NodeZone
 {
 	const Jsonb *labels;		/* the labels they were read from; NULL: none yet */
 	bool		constrained;	/* any of them */
-	const char *values[NTOPOLOGY_KEYS];
-	int			lens[NTOPOLOGY_KEYS];
+	int			ids[NTOPOLOGY_KEYS];	/* -1: no such label */
 } NodeZone;
 
-static uint64 zones_serial = 0; /* the catalog reading zones was made for */
+/*
+ * The distinct label values met, the nodes' and the PVs', numbered from 0
+ * in the order met: equal bytes, equal number.  An open-addressing table
+ * (nslots a power of two, at most half full; value NULL: a free slot).
+ */
+typedef struct ZoneValue
+{
+	char	   *value;			/* a copy, in the catalog's memory */
+	int			len;
+	uint32		hash;
+	int			id;
+} ZoneValue;
+
+static uint64 zones_serial = 0; /* the catalog reading all below was made for */
 static NodeZone *zones;
 static int	nzones;
+static ZoneValue *zone_values;
+static int	nslots;
+static int	nzone_values;
 
 /*
  * Go's unicode.IsSpace at s (UTF-8): the length of the space character
@@ -286,6 +305,64 @@ append_go_quoted(StringInfo buf, const char *s)
 	appendStringInfoChar(buf, '"');
 }
 
+/* Forget the nodes' zones and the values when the catalog was read anew */
+static void
+zones_fresh(const VolumeCatalog *c)
+{
+	if (zones_serial == c->serial && zone_values != NULL)
+		return;
+	zones = NULL;
+	nzones = 0;
+	nslots = 64;
+	nzone_values = 0;
+	zone_values = MemoryContextAllocZero(c->cxt, sizeof(ZoneValue) * nslots);
+	zones_serial = c->serial;
+}
+
+static ZoneValue *
+zone_value_slot(uint32 hash, const char *value, int len)
+{
+	int			i = hash & (nslots - 1);
+
+	while (zone_values[i].value != NULL &&
+		   (zone_values[i].hash != hash || zone_values[i].len != len ||
+			memcmp(zone_values[i].value, value, len) != 0))
+		i = (i + 1) & (nslots - 1);
+	return &zone_values[i];
+}
+
+/* The number of a value (of len bytes) among those met for catalog c */
+static int
+zone_value_id(const VolumeCatalog *c, const char *value, int len)
+{
+	uint32		hash = hash_bytes((const unsigned char *) value, len);
+	ZoneValue  *slot = zone_value_slot(hash, value, len);
+
+	if (slot->value != NULL)
+		return slot->id;
+	if (2 * (nzone_values + 1) > nslots)
+	{
+		ZoneValue  *old = zone_values;
+		int			nold = nslots;
+
+		if (nslots > PG_INT32_MAX / 4)
+			elog(ERROR, "too many distinct zone and region values");
+		nslots *= 2;
+		zone_values = MemoryContextAllocZero(c->cxt, sizeof(ZoneValue) * nslots);
+		for (int i = 0; i < nold; i++)
+			if (old[i].value != NULL)
+				*zone_value_slot(old[i].hash, old[i].value, old[i].len) = old[i];
+		pfree(old);
+		slot = zone_value_slot(hash, value, len);
+	}
+	slot->value = MemoryContextAlloc(c->cxt, Max(len, 1));
+	memcpy(slot->value, value, len);
+	slot->len = len;
+	slot->hash = hash;
+	slot->id = nzone_values++;
+	return slot->id;
+}
+
 static bool
 has_claims(const PodInfo *pod)
 {
@@ -375,6 +452,15 @@ pod_topologies(PluginCall *call, const PodInfo *pod, Status *st)
 	foreach(lc, found)
 		s->topologies[i++] = *(Topology *) lfirst(lc);
 	list_free_deep(found);
+	zones_fresh(c);
+	for (int k = 0; k < s->ntopologies; k++)
+	{
+		Topology   *t = &s->topologies[k];
+
+		t->ids = palloc(sizeof(int) * Max(t->nvalues, 1));
+		for (int j = 0; j < t->nvalues; j++)
+			t->ids[j] = zone_value_id(c, t->values[j], t->lens[j]);
+	}
 	return s;
 }
 
@@ -410,13 +496,13 @@ node_zone(PluginCall *call, const State *s, const NodeInfo *node, NodeZone *scra
 {
 	NodeZone   *z = scratch;
 
+	zones_fresh(s->catalog);	/* PreFilter's numbers are for this reading */
 	if (call->snap != NULL && node->ordinal >= 0)
 	{
-		if (zones_serial != s->catalog->serial)
+		if (zones == NULL)
 		{
 			nzones = Max(call->snap->nordinals, 1);
 			zones = MemoryContextAllocZero(s->catalog->cxt, sizeof(NodeZone) * nzones);
-			zones_serial = s->catalog->serial;
 		}
 		if (node->ordinal < nzones)
 			z = &zones[node->ordinal];
@@ -427,9 +513,11 @@ node_zone(PluginCall *call, const State *s, const NodeInfo *node, NodeZone *scra
 	z->constrained = false;
 	for (int k = 0; k < NTOPOLOGY_KEYS; k++)
 	{
-		z->lens[k] = 0;
-		z->values[k] = LabelGet(node->labels, topology_keys[k], strlen(topology_keys[k]), &z->lens[k]);
-		z->constrained |= z->values[k] != NULL;
+		int			len = 0;
+		const char *v = LabelGet(node->labels, topology_keys[k], strlen(topology_keys[k]), &len);
+
+		z->ids[k] = v ? zone_value_id(s->catalog, v, len) : -1;
+		z->constrained |= v != NULL;
 	}
 	return z;
 }
@@ -461,13 +549,13 @@ filter(PluginCall *call, const PodInfo *pod, const NodeInfo *node, Status *st)
 	for (int i = 0; i < s->ntopologies; i++)
 	{
 		const Topology *t = &s->topologies[i];
-		int			key = z->values[t->key] ? t->key : ga_key[t->key];
-		int			len = z->lens[key];
-		const char *v = z->values[key];
+		int			key = z->ids[t->key] >= 0 ? t->key : ga_key[t->key];
+		int			id = z->ids[key];
 		bool		in = false;
 
-		for (int j = 0; v != NULL && j < t->nvalues && !in; j++)
-			in = t->lens[j] == len && memcmp(t->values[j], v, len) == 0;
+		/* equal numbers, equal values (zone_value_id) */
+		for (int j = 0; id >= 0 && j < t->nvalues && !in; j++)
+			in = t->ids[j] == id;
 		if (!in)
 		{
 			StatusSet(st, CODE_UNSCHEDULABLE_AND_UNRESOLVABLE, ErrReasonConflict);
