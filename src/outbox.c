@@ -73,15 +73,6 @@ text_array(const char **vals, int n)
 	return PointerGetDatum(construct_md_array(d, nulls, 1, dims, lbs, TEXTOID, -1, false, TYPALIGN_INT));
 }
 
-static Datum
-jsonb_array(Jsonb **vals, int n)
-{
-	Datum	   *d = palloc(sizeof(Datum) * Max(n, 1));
-
-	for (int i = 0; i < n; i++)
-		d[i] = JsonbPGetDatum(vals[i]);
-	return PointerGetDatum(construct_array(d, n, JSONBOID, -1, false, TYPALIGN_INT));
-}
 
 static const char **
 list_strings(List *l)
@@ -341,7 +332,7 @@ rows_add(NewRows *r, const char *kind, const char *uid, const char *ns, const ch
 
 /* a jsonb[] of n values, NULL ones as SQL NULL */
 static Datum
-jsonb_array_nulls(Jsonb **vals, int n)
+jsonb_array(Jsonb **vals, int n)
 {
 	Datum	   *d = palloc(sizeof(Datum) * Max(n, 1));
 	bool	   *nulls = palloc(sizeof(bool) * Max(n, 1));
@@ -391,8 +382,8 @@ rows_insert(NewRows *r)
 	args[5] = jsonb_array(r->body, r->n);
 	args[6] = int8_array(r->id, r->n);
 	args[7] = text_array(r->object, r->n);
-	args[8] = jsonb_array_nulls(r->waits, r->n);
-	args[9] = jsonb_array_nulls(r->claims, r->n);
+	args[8] = jsonb_array(r->waits, r->n);
+	args[9] = jsonb_array(r->claims, r->n);
 	args[10] = int8_array(r->wait_secs, r->n);
 	run(PlanKept(&plan,
 				"INSERT INTO scheduler.outbox (id, kind, pod_uid, namespace, name, node, body,"
