@@ -111,6 +111,8 @@ typedef struct NodeInfo
 	bool		exists;			/* false: only pods name it so far */
 	bool		unschedulable;
 	Jsonb	   *labels;
+	uint64		labels_version; /* the snapshot's: a new one when its labels change;
+								 * 0 in any other NodeInfo (node_labels.c) */
 	int			ntaints;
 	Taint	   *taints;
 	int			nimages;

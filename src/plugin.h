@@ -138,10 +138,15 @@ extern bool ResourceAllocatableRequested(const PodInfo *pod, const NodeInfo *nod
 
 /* node_affinity.c: nodeaffinity.GetRequiredNodeAffinity(pod).Match(node), for other plugins */
 extern const void *RequiredNodeAffinity(const PodInfo *pod);
-extern bool RequiredNodeAffinityMatches(const void *req, const PodInfo *pod, const NodeInfo *node);
-/* node_affinity.c: a NodeSelector jsonb (a PV's node affinity) parsed, and matched against a node */
+extern bool RequiredNodeAffinityMatches(const void *req, ClusterSnapshot *snap, const PodInfo *pod,
+										const NodeInfo *node);
+/*
+ * node_affinity.c: a NodeSelector jsonb (a PV's node affinity) parsed, and
+ * matched against a node (snap: the snapshot whose label columns number
+ * it, or NULL)
+ */
 extern const void *NodeSelectorParse(Jsonb *required);
-extern bool NodeSelectorMatches(const void *sel, const NodeInfo *node);
+extern bool NodeSelectorMatches(const void *sel, ClusterSnapshot *snap, const NodeInfo *node);
 
 
 extern void DefaultNormalizeScore(int64 max_priority, bool reverse, int64 *scores, int n);

@@ -264,7 +264,11 @@ node_load(HeapTuple tup, TupleDesc desc)
 		listener->account_node(cache, n, 1);
 	touch(n);
 	if (relabelled)
+	{
 		cache->nodes_version++;
+		/* what node_labels.c's columns read of its labels is stale */
+		n->labels_version = ++cache->generations;
+	}
 	order_dirty = true;			/* labels may have moved it to another zone */
 }
 
@@ -281,6 +285,7 @@ node_remove(const char *name, const char *uid)
 	if (e->uid && strcmp(e->uid, uid) != 0)
 		return;					/* a newer node of that name replaced it */
 	node_clear(e->node);
+	e->node->labels_version = 0;	/* no labels: nothing of them to trust */
 	cache->nodes_version++;		/* its domains are gone */
 	e->uid = NULL;
 	order_dirty = true;

@@ -17,6 +17,7 @@
 #include "codec.h"
 
 typedef struct TopologyState TopologyState;
+typedef struct NodeLabelIndex NodeLabelIndex;
 
 typedef struct ClusterSnapshot
 {
@@ -31,6 +32,7 @@ typedef struct ClusterSnapshot
 	uint64		refreshes;		/* SnapshotGet calls: what was read once per call is stale after */
 	MemoryContext cxt;			/* where it lives */
 	struct TopologyState *topology; /* per-domain counts (topology.c) */
+	struct NodeLabelIndex *node_labels; /* label columns (node_labels.c) */
 } ClusterSnapshot;
 
 /* snapshot.c */

@@ -51,7 +51,6 @@ typedef struct OwnedBucket
 struct TopologyState
 {
 	MemoryContext cxt;
-	List	   *domains;		/* TopologyDomains * */
 	List	   *counts;			/* TopologyCounts *, most recently used first */
 	HTAB	   *owned;			/* hash of key -> OwnedBucket */
 	List	   *owned_list;		/* every OwnedTerm */
@@ -416,85 +415,6 @@ List *
 TopologyOwnedTerms(ClusterSnapshot *snap)
 {
 	return state_of(snap)->owned_list;
-}
-
-/* ------------------------------------------------------------------------
- * The domains of a topology key
- * ------------------------------------------------------------------------
- */
-
-/*
- * TopologyDomainsFor
- *		The values of key among the existing nodes, numbered, and each node's
- *		(by ordinal; -1 when it lacks the key).  Remade when the nodes or
- *		their labels have changed since (snap->nodes_version).
- */
-TopologyDomains *
-TopologyDomainsFor(ClusterSnapshot *snap, const char *key)
-{
-	TopologyState *ts = state_of(snap);
-	TopologyDomains *d = NULL;
-	ListCell   *lc;
-	MemoryContext old;
-	HTAB	   *seen;
-	int			keylen = strlen(key);
-
-	foreach(lc, ts->domains)
-	{
-		TopologyDomains *x = lfirst(lc);
-
-		if (strcmp(x->key, key) == 0)
-		{
-			if (x->version == snap->nodes_version)
-				return x;
-			d = x;
-			break;
-		}
-	}
-	old = MemoryContextSwitchTo(ts->cxt);
-	if (d == NULL)
-	{
-		d = palloc0(sizeof(TopologyDomains));
-		d->key = pstrdup(key);
-		ts->domains = lappend(ts->domains, d);
-	}
-	else
-	{
-		pfree(d->node_domain);
-		for (int i = 0; i < d->ndomains; i++)
-			pfree(d->values[i]);
-		pfree(d->values);
-	}
-	d->version = snap->nodes_version;
-	d->nnode_domain = snap->nordinals;
-	d->node_domain = palloc(sizeof(int32) * Max(snap->nordinals, 1));
-	for (int i = 0; i < snap->nordinals; i++)
-		d->node_domain[i] = -1;
-	d->ndomains = 0;
-	d->values = palloc(sizeof(char *) * Max(snap->nnodes, 1));
-	seen = pair_table(CurrentMemoryContext);
-	for (int i = 0; i < snap->nnodes; i++)
-	{
-		const NodeInfo *n = snap->nodes[i];
-		int			vlen;
-		const char *v = LabelGet(n->labels, key, keylen, &vlen);
-		char		buf[PAIR_KEYSIZE];
-		PairEntry  *e;
-		bool		found;
-
-		if (v == NULL || !pair_key(buf, "", 0, v, vlen))
-			continue;
-		e = hash_search(seen, buf, HASH_ENTER, &found);
-		if (!found)
-		{
-			e->count = d->ndomains;
-			d->values[d->ndomains++] = pnstrdup(v, vlen);
-		}
-		d->node_domain[n->ordinal] = (int32) e->count;
-	}
-	hash_destroy(seen);
-	MemoryContextSwitchTo(old);
-	return d;
 }
 
 /* ------------------------------------------------------------------------

@@ -38,25 +38,6 @@ typedef struct OwnedTerm
 	HTAB	   *pairs;			/* (topology key, value of its node) -> owners */
 } OwnedTerm;
 
-/* The values a topology key takes on the nodes */
-typedef struct TopologyDomains
-{
-	char	   *key;
-	uint64		version;		/* snap->nodes_version it was made at */
-	int			ndomains;
-	char	  **values;			/* by domain number */
-	int32	   *node_domain;	/* by NodeInfo ordinal: domain number, -1 none */
-	int			nnode_domain;
-} TopologyDomains;
-
-/* A node's domain number for d, -1 when it lacks the key */
-static inline int32
-TopologyNodeDomain(const TopologyDomains *d, const NodeInfo *n)
-{
-	return n->ordinal < d->nnode_domain ? d->node_domain[n->ordinal] : -1;
-}
-
-extern TopologyDomains *TopologyDomainsFor(ClusterSnapshot *snap, const char *key);
 extern TopologyCounts *TopologyCountsFor(ClusterSnapshot *snap, const AffinityTerm *terms, int nterms,
 										 bool skip_terminating);
 extern int32 TopologyNodeCount(const TopologyCounts *tc, const NodeInfo *node);

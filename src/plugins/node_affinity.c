@@ -16,6 +16,11 @@
  * PreFilter restricts the nodes to the names every term's matchFields
  * metadata.name In requirements allow (union over terms, intersection within
  * one), when every term has one; "pod affinity terms conflict" when none can.
+ *
+ * In, NotIn, Exists and DoesNotExist compare numbers: a requirement's values
+ * are looked up once per refresh of the snapshot in the label column of its
+ * key (node_labels.c), and each node's value is its number there, so that a
+ * node's labels are read only when the column did not number it.
  */
 #include "postgres.h"
 
@@ -25,6 +30,7 @@
 
 #include "jsonutil.h"
 #include "labels.h"
+#include "node_labels.h"
 #include "plugin.h"
 
 #define ErrReasonPod "node(s) didn't match Pod's node affinity/selector"
@@ -36,6 +42,20 @@ typedef enum
 	OP_IN, OP_NOT_IN, OP_EXISTS, OP_DOES_NOT_EXIST, OP_GT, OP_LT
 } Op;
 
+/*
+ * A requirement's values as numbers in its key's label column, for one
+ * refresh of one snapshot (values no node has are left out: no numbered
+ * node can match them).
+ */
+typedef struct Resolved
+{
+	const ClusterSnapshot *snap;	/* NULL: not resolved yet */
+	uint64		refresh;		/* snap->refreshes it was resolved at */
+	const NodeLabelColumn *column;
+	int			nids;
+	int32	   *ids;
+} Resolved;
+
 typedef struct Requirement
 {
 	char	   *key;
@@ -45,6 +65,7 @@ typedef struct Requirement
 	char	  **values;
 	int		   *lens;			/* the values' lengths */
 	int64		number;			/* Gt, Lt */
+	Resolved   *resolved;		/* In, NotIn, Exists, DoesNotExist; made at parse time */
 } Requirement;
 
 typedef struct Term
@@ -116,6 +137,8 @@ parse_requirement(JsonbContainer *c, bool field, Requirement *r, char **why)
 	r->nvalues = n;
 	r->values = palloc(sizeof(char *) * Max(n, 1));
 	r->lens = palloc(sizeof(int) * Max(n, 1));
+	r->resolved = palloc0(sizeof(Resolved));
+	r->resolved->ids = palloc(sizeof(int32) * Max(n, 1));
 	for (int i = 0; i < n; i++)
 	{
 		JsonbValue *v = getIthJsonbValueFromContainer(vals->val.binary.data, i);
@@ -337,17 +360,65 @@ parse_preferred(JsonbValue *v, bool *error, const char *path)
  * Matching
  * ------------------------------------------------------------------------
  */
+/* The requirement's values looked up in the snapshot's column of its key */
+static const Resolved *
+resolve(const Requirement *r, ClusterSnapshot *snap)
+{
+	Resolved   *x = r->resolved;
+
+	if (x->snap == snap && x->refresh == snap->refreshes)
+		return x;
+	x->column = NodeLabelColumnFor(snap, r->key, r->keylen);
+	x->nids = 0;
+	for (int i = 0; i < r->nvalues; i++)
+	{
+		int32		id = NodeLabelValueNumber(x->column, r->values[i], r->lens[i]);
+
+		if (id >= 0)
+			x->ids[x->nids++] = id;
+	}
+	x->snap = snap;
+	x->refresh = snap->refreshes;
+	return x;
+}
+
 /*
- * A requirement against the node's labels, read in place (LabelGet): a
- * value is compared by length and bytes (jsonb strings hold no NUL, so
- * this is labels.Requirement.Matches' string equality).
+ * A requirement against the node's labels: by numbers when the snapshot's
+ * column numbered the node, else read in place (LabelGet), a value
+ * compared by length and bytes (jsonb strings hold no NUL, so this is
+ * labels.Requirement.Matches' string equality).
  */
 static bool
-requirement_matches(const Requirement *r, const NodeInfo *node)
+requirement_matches(const Requirement *r, ClusterSnapshot *snap, const NodeInfo *node)
 {
 	int			len = 0;
-	const char *v = LabelGet(node->labels, r->key, r->keylen, &len);
+	const char *v;
 	int64		num;
+
+	if (snap != NULL && r->op != OP_GT && r->op != OP_LT)
+	{
+		const Resolved *x = resolve(r, snap);
+		int32		id = NodeLabelOf(x->column, node);
+
+		if (id != NODE_LABEL_UNKNOWN)
+		{
+			bool		in = false;
+
+			switch (r->op)
+			{
+				case OP_IN:
+				case OP_NOT_IN:
+					for (int i = 0; id >= 0 && i < x->nids && !in; i++)
+						in = x->ids[i] == id;
+					return r->op == OP_IN ? in : !in;
+				case OP_EXISTS:
+					return id >= 0;
+				default:
+					return id < 0;
+			}
+		}
+	}
+	v = LabelGet(node->labels, r->key, r->keylen, &len);
 
 	switch (r->op)
 	{
@@ -374,12 +445,12 @@ requirement_matches(const Requirement *r, const NodeInfo *node)
 }
 
 static bool
-term_matches(const Term *t, const NodeInfo *node)
+term_matches(const Term *t, ClusterSnapshot *snap, const NodeInfo *node)
 {
 	if (!t->valid)
 		return false;
 	for (int i = 0; i < t->nexprs; i++)
-		if (!requirement_matches(&t->exprs[i], node))
+		if (!requirement_matches(&t->exprs[i], snap, node))
 			return false;
 	/* fields: metadata.name only; a node without a name skips them */
 	if (node->name[0] != '\0')
@@ -396,10 +467,10 @@ term_matches(const Term *t, const NodeInfo *node)
 }
 
 static bool
-selector_matches(const Selector *s, const NodeInfo *node)
+selector_matches(const Selector *s, ClusterSnapshot *snap, const NodeInfo *node)
 {
 	for (int i = 0; i < s->nterms; i++)
-		if (term_matches(&s->terms[i], node))
+		if (term_matches(&s->terms[i], snap, node))
 			return true;
 	return false;
 }
@@ -573,13 +644,13 @@ filter(PluginCall *call, const PodInfo *pod, const NodeInfo *node, Status *st)
 	const Args *a = call->args;
 	State	   *s = pod_state(call, pod);
 
-	if (a && a->added_required && !selector_matches(a->added_required, node))
+	if (a && a->added_required && !selector_matches(a->added_required, call->snap, node))
 	{
 		StatusSet(st, CODE_UNSCHEDULABLE_AND_UNRESOLVABLE, ErrReasonEnforced);
 		return;
 	}
 	if (!node_selector_matches(pod->node_selector, node) ||
-		(s->required && !selector_matches(s->required, node)))
+		(s->required && !selector_matches(s->required, call->snap, node)))
 		StatusSet(st, CODE_UNSCHEDULABLE_AND_UNRESOLVABLE, ErrReasonPod);
 }
 
@@ -607,11 +678,11 @@ score(PluginCall *call, const PodInfo *pod, const NodeInfo *node, Status *st pg_
 
 	if (a && a->added_preferred)
 		for (int i = 0; i < a->added_preferred->nterms; i++)
-			if (term_matches(&a->added_preferred->terms[i], node))
+			if (term_matches(&a->added_preferred->terms[i], call->snap, node))
 				total += a->added_preferred->terms[i].weight;
 	if (s->preferred)
 		for (int i = 0; i < s->preferred->nterms; i++)
-			if (term_matches(&s->preferred->terms[i], node))
+			if (term_matches(&s->preferred->terms[i], call->snap, node))
 				total += s->preferred->terms[i].weight;
 	return total;
 }
@@ -636,10 +707,10 @@ RequiredNodeAffinity(const PodInfo *pod)
 }
 
 bool
-RequiredNodeAffinityMatches(const void *req, const PodInfo *pod, const NodeInfo *node)
+RequiredNodeAffinityMatches(const void *req, ClusterSnapshot *snap, const PodInfo *pod, const NodeInfo *node)
 {
 	return node_selector_matches(pod->node_selector, node) &&
-		(req == NULL || selector_matches(req, node));
+		(req == NULL || selector_matches(req, snap, node));
 }
 
 /*
@@ -668,9 +739,9 @@ NodeSelectorParse(Jsonb *required)
  * labels, as volume.CheckNodeAffinity builds).  A NULL selector matches.
  */
 bool
-NodeSelectorMatches(const void *sel, const NodeInfo *node)
+NodeSelectorMatches(const void *sel, ClusterSnapshot *snap, const NodeInfo *node)
 {
-	return sel == NULL || selector_matches(sel, node);
+	return sel == NULL || selector_matches(sel, snap, node);
 }
 
 /* Hint: a node added or relabelled that matches now, and did not before. */

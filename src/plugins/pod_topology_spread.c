@@ -41,6 +41,7 @@
 #include "utils/memutils.h"
 
 #include "jsonutil.h"
+#include "node_labels.h"
 #include "plugin.h"
 #include "tolerations.h"
 #include "topology.h"
@@ -58,7 +59,7 @@ typedef struct SpreadConstraint
 	bool		honor_affinity;
 	bool		honor_taints;
 	TopologyCounts *counts;		/* matching pods, per node */
-	TopologyDomains *domains;
+	NodeLabelColumn *domains;	/* the topology key's values on the nodes */
 	/* PreFilter: matching pods per domain number; -1 = not an eligible domain */
 	int64	   *domain_count;
 	int			ndomains_eligible;
@@ -313,7 +314,7 @@ parse_constraints(ClusterSnapshot *snap, const PodInfo *pod, Jsonb *list, const 
 		term.ns_selector = palloc0(sizeof(LabelSelector));
 		term.ns_selector->nothing = true;
 		k->counts = TopologyCountsFor(snap, &term, 1, true);
-		k->domains = TopologyDomainsFor(snap, k->topology_key);
+		k->domains = NodeLabelColumnFor(snap, k->topology_key, strlen(k->topology_key));
 	}
 	return cs;
 }
@@ -562,9 +563,10 @@ constraints_for(ClusterSnapshot *snap, const Args *args, const PodInfo *pod, con
 
 /* Does the node count for constraint c (matchNodeInclusionPolicies)? */
 static bool
-node_included(const SpreadConstraint *c, const PodInfo *pod, const void *req, const NodeInfo *node)
+node_included(const SpreadConstraint *c, ClusterSnapshot *snap, const PodInfo *pod, const void *req,
+			  const NodeInfo *node)
 {
-	if (c->honor_affinity && !RequiredNodeAffinityMatches(req, pod, node))
+	if (c->honor_affinity && !RequiredNodeAffinityMatches(req, snap, pod, node))
 		return false;
 	if (c->honor_taints)
 		for (int i = 0; i < node->ntaints; i++)
@@ -585,7 +587,7 @@ static bool
 has_all_keys(const SpreadConstraint *cs, int n, const NodeInfo *node)
 {
 	for (int i = 0; i < n; i++)
-		if (TopologyNodeDomain(cs[i].domains, node) < 0)
+		if (NodeLabelNumber(cs[i].domains, node) < 0)
 			return false;
 	return true;
 }
@@ -604,9 +606,9 @@ needs_node_check(const SpreadConstraint *c, const void *req, const PodInfo *pod)
 static int32
 domain_of(const SpreadConstraint *c, const NodeInfo *node, bool require_all)
 {
-	int32		d = TopologyNodeDomain(c->domains, node);
+	int32		d = NodeLabelNumber(c->domains, node);
 
-	return (d < 0 && !require_all) ? c->domains->ndomains : d;
+	return (d < 0 && !require_all) ? c->domains->nvalues : d;
 }
 
 /*
@@ -626,7 +628,7 @@ count_domains(SpreadConstraint *cs, int n, ClusterSnapshot *snap, const PodInfo 
 
 	for (int k = 0; k < n; k++)
 	{
-		int			slots = cs[k].domains->ndomains + 1;
+		int			slots = cs[k].domains->nvalues + 1;
 
 		cs[k].domain_count = palloc(sizeof(int64) * slots);
 		for (int d = 0; d < slots; d++)
@@ -651,7 +653,7 @@ count_domains(SpreadConstraint *cs, int n, ClusterSnapshot *snap, const PodInfo 
 	{
 		const NodeInfo *node = snap->nodes[i];
 
-		if (!gate && (req != NULL || pod->node_selector != NULL) && !RequiredNodeAffinityMatches(req, pod, node))
+		if (!gate && (req != NULL || pod->node_selector != NULL) && !RequiredNodeAffinityMatches(req, snap, pod, node))
 			continue;
 		if (require_all && !has_all_keys(cs, n, node))
 			continue;
@@ -662,7 +664,7 @@ count_domains(SpreadConstraint *cs, int n, ClusterSnapshot *snap, const PodInfo 
 
 			if (d < 0 || c->domain_count[d] == -2)
 				continue;
-			if (gate && needs_node_check(c, req, pod) && !node_included(c, pod, req, node))
+			if (gate && needs_node_check(c, req, pod) && !node_included(c, snap, pod, req, node))
 				continue;
 			if (c->domain_count[d] < 0)
 				c->domain_count[d] = 0;
@@ -675,7 +677,7 @@ count_domains(SpreadConstraint *cs, int n, ClusterSnapshot *snap, const PodInfo 
 
 		c->ndomains_eligible = 0;
 		c->min_count = PG_INT32_MAX;
-		for (int d = 0; d <= c->domains->ndomains; d++)
+		for (int d = 0; d <= c->domains->nvalues; d++)
 			if (c->domain_count[d] >= 0)
 			{
 				c->ndomains_eligible++;
@@ -728,7 +730,7 @@ filter(PluginCall *call, const PodInfo *pod, const NodeInfo *node, Status *st)
 	for (int k = 0; k < s->nconstraints; k++)
 	{
 		SpreadConstraint *c = &s->constraints[k];
-		int32		d = TopologyNodeDomain(c->domains, node);
+		int32		d = NodeLabelNumber(c->domains, node);
 		int64		min;
 		int64		match;
 
@@ -813,7 +815,7 @@ prescore(PluginCall *call, const PodInfo *pod, NodeInfo **nodes, int n, Status *
 		if (strcmp(cs[k].topology_key, LabelHostname) == 0)
 			size = n - s->nignored;
 		else
-			for (int d = 0; d <= cs[k].domains->ndomains; d++)
+			for (int d = 0; d <= cs[k].domains->nvalues; d++)
 				size += (cs[k].domain_count[d] != -2);
 		s->weight[k] = log((double) size + 2);
 	}
@@ -830,7 +832,7 @@ score(PluginCall *call, const PodInfo *pod pg_attribute_unused(), const NodeInfo
 	for (int k = 0; k < s->nconstraints; k++)
 	{
 		SpreadConstraint *c = &s->constraints[k];
-		int32		d = TopologyNodeDomain(c->domains, node);
+		int32		d = NodeLabelNumber(c->domains, node);
 		int64		count;
 
 		if (d < 0)

@@ -198,6 +198,7 @@ typedef struct BindingState
 								 * with every claim bound (nothing to read) */
 	bool		has_static;		/* hasStaticBindings */
 	NodeInfo   *labels_only;	/* the node volume.CheckNodeAffinity sees */
+	ClusterSnapshot *snap;		/* whose label columns number the nodes */
 } BindingState;
 
 /* ------------------------------------------------------------------------
@@ -299,9 +300,9 @@ volume_bound_to_claim(const Pv *pv, const Pvc *pvc)
  * with labels only: matchFields are not read).
  */
 static bool
-volume_node_affinity_matches(const VolumeRef *v, const NodeInfo *labels_only)
+volume_node_affinity_matches(const VolumeRef *v, ClusterSnapshot *snap, const NodeInfo *labels_only)
 {
-	return NodeSelectorMatches(v->affinity, labels_only);
+	return NodeSelectorMatches(v->affinity, snap, labels_only);
 }
 
 static VolumeRef *
@@ -331,7 +332,8 @@ volume_mode_matches(const Pvc *pvc, const Pv *pv)
  * already chosen, are passed over.  *err on a selector that does not parse.
  */
 static Pv *
-find_matching_volume(const DelayedClaim *dc, const NodeInfo *labels_only, List *chosen, char **err)
+find_matching_volume(const DelayedClaim *dc, ClusterSnapshot *snap, const NodeInfo *labels_only,
+					 List *chosen, char **err)
 {
 	const Pvc  *pvc = dc->pvc;
 	int64		requested = pvc->has_request ? pvc->request : 0;
@@ -368,7 +370,7 @@ find_matching_volume(const DelayedClaim *dc, const NodeInfo *labels_only, List *
 			continue;
 		if (capacity < requested || !volume_mode_matches(pvc, pv) || pv->deleting)
 			continue;
-		affinity_ok = volume_node_affinity_matches(ref, labels_only);
+		affinity_ok = volume_node_affinity_matches(ref, snap, labels_only);
 		if (volume_bound_to_claim(pv, pvc))
 			return affinity_ok ? pv : NULL;
 		if (pv->phase == NULL || strcmp(pv->phase, "Available") != 0)
@@ -731,6 +733,7 @@ prefilter(PluginCall *call, const PodInfo *pod, Status *st, List **node_names)
 	/* volume.CheckNodeAffinity sees a node with the labels and no name */
 	s->labels_only = palloc0(sizeof(NodeInfo));
 	s->labels_only->name = "";
+	s->snap = call->snap;
 	call->state = s;
 }
 
@@ -754,7 +757,7 @@ check_bound_claims(BindingState *s, const NodeInfo *labels_only, bool *pvs_found
 			*pvs_found = false;
 			return true;
 		}
-		if (!volume_node_affinity_matches(&s->bound_pvs[i], labels_only))
+		if (!volume_node_affinity_matches(&s->bound_pvs[i], s->snap, labels_only))
 			return false;
 	}
 	return true;
@@ -766,7 +769,7 @@ check_bound_claims(BindingState *s, const NodeInfo *labels_only, bool *pvs_found
  * best volume not chosen yet; the claims left without one join *prov.
  */
 static bool
-find_matching_volumes(DelayedClaim **match, int nmatch, const NodeInfo *labels_only,
+find_matching_volumes(DelayedClaim **match, int nmatch, ClusterSnapshot *snap, const NodeInfo *labels_only,
 					  PodVolumes *out, DelayedClaim **prov, int *nprov, char **err)
 {
 	List	   *chosen = NIL;
@@ -788,7 +791,7 @@ find_matching_volumes(DelayedClaim **match, int nmatch, const NodeInfo *labels_o
 	out->statics = palloc(sizeof(StaticBinding) * Max(nmatch, 1));
 	for (int i = 0; i < nmatch; i++)
 	{
-		Pv		   *pv = find_matching_volume(match[i], labels_only, chosen, err);
+		Pv		   *pv = find_matching_volume(match[i], snap, labels_only, chosen, err);
 
 		if (*err)
 			return false;
@@ -966,7 +969,7 @@ check_unbound_claims(BindingState *s, const NodeInfo *node, const NodeInfo *labe
 			prov[nprov++] = &s->delayed[i];
 	}
 	if (nmatch > 0)
-		satisfied = find_matching_volumes(match, nmatch, labels_only, out, prov, &nprov, err);
+		satisfied = find_matching_volumes(match, nmatch, s->snap, labels_only, out, prov, &nprov, err);
 	if (*err == NULL && nprov > 0)
 		satisfied = check_volume_provisions(s, node, prov, nprov, out, sufficient, err);
 	return satisfied;
@@ -988,7 +991,10 @@ find_pod_volumes(BindingState *s, const NodeInfo *node, PodVolumes *out, Status 
 	char	   *err = NULL;
 
 	memset(out, 0, sizeof(PodVolumes));
+	/* the node's labels, and its place: the label columns number it so */
 	labels_only->labels = node->labels;
+	labels_only->labels_version = node->labels_version;
+	labels_only->position = node->position;
 
 	if (s->nbound > 0)
 		bound_ok = check_bound_claims(s, labels_only, &pvs_found);

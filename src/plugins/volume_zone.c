@@ -29,8 +29,10 @@
  * node, or, for a beta key, the GA key it became, with a value in its set;
  * else "node(s) had no available volume zone", UnschedulableAndUnresolvable.
  * A GA key on the PV is not looked up under its beta name on the node.
- * A node's four labels are looked up once per reading of the catalog (one
- * schedule_pending() call), not once per pod.
+ * The node's four labels are read as numbers in the snapshot's label
+ * columns (node_labels.c), the PVs' values looked up there once per cycle,
+ * so that Filter compares numbers; a node the columns did not number is
+ * read from its labels.
  */
 #include "postgres.h"
 
@@ -38,6 +40,7 @@
 #include "mb/pg_wchar.h"
 
 #include "labels.h"
+#include "node_labels.h"
 #include "plugin.h"
 #include "volumes.h"
 
@@ -79,50 +82,18 @@ typedef struct Topology
 	int			nvalues;
 	char	  **values;
 	int		   *lens;
-	int		   *ids;			/* zone_value_id of each value (PreFilter's) */
+	/* PreFilter's: the values' numbers in the columns of key and of its GA key */
+	int32	   *ids;
+	int32	   *ga_ids;
 } Topology;
 
 /* PreFilter's state: every topology of the pod's bound PVs */
 typedef struct State
 {
-	VolumeCatalog *catalog;
 	int			ntopologies;
 	Topology   *topologies;
+	NodeLabelColumn *columns[NTOPOLOGY_KEYS];	/* the four keys on the nodes */
 } State;
-
-/*
- * A node's four topology labels, looked up once per node and catalog
- * reading (a node's labels change only between refreshes), by node
- * ordinal, instead of once per pod; each value kept as its number among
- * the distinct values met (zone_value_id), so that Filter compares numbers
- * and does not go back to the node's labels for every pod.
- */
-typedef struct NodeZone
-{
-	const Jsonb *labels;		/* the labels they were read from; NULL: none yet */
-	bool		constrained;	/* any of them */
-	int			ids[NTOPOLOGY_KEYS];	/* -1: no such label */
-} NodeZone;
-
-/*
- * The distinct label values met, the nodes' and the PVs', numbered from 0
- * in the order met: equal bytes, equal number.  An open-addressing table
- * (nslots a power of two, at most half full; value NULL: a free slot).
- */
-typedef struct ZoneValue
-{
-	char	   *value;			/* a copy, in the catalog's memory */
-	int			len;
-	uint32		hash;
-	int			id;
-} ZoneValue;
-
-static uint64 zones_serial = 0; /* the catalog reading all below was made for */
-static NodeZone *zones;
-static int	nzones;
-static ZoneValue *zone_values;
-static int	nslots;
-static int	nzone_values;
 
 /*
  * Go's unicode.IsSpace at s (UTF-8): the length of the space character
@@ -305,64 +276,6 @@ append_go_quoted(StringInfo buf, const char *s)
 	appendStringInfoChar(buf, '"');
 }
 
-/* Forget the nodes' zones and the values when the catalog was read anew */
-static void
-zones_fresh(const VolumeCatalog *c)
-{
-	if (zones_serial == c->serial && zone_values != NULL)
-		return;
-	zones = NULL;
-	nzones = 0;
-	nslots = 64;
-	nzone_values = 0;
-	zone_values = MemoryContextAllocZero(c->cxt, sizeof(ZoneValue) * nslots);
-	zones_serial = c->serial;
-}
-
-static ZoneValue *
-zone_value_slot(uint32 hash, const char *value, int len)
-{
-	int			i = hash & (nslots - 1);
-
-	while (zone_values[i].value != NULL &&
-		   (zone_values[i].hash != hash || zone_values[i].len != len ||
-			memcmp(zone_values[i].value, value, len) != 0))
-		i = (i + 1) & (nslots - 1);
-	return &zone_values[i];
-}
-
-/* The number of a value (of len bytes) among those met for catalog c */
-static int
-zone_value_id(const VolumeCatalog *c, const char *value, int len)
-{
-	uint32		hash = hash_bytes((const unsigned char *) value, len);
-	ZoneValue  *slot = zone_value_slot(hash, value, len);
-
-	if (slot->value != NULL)
-		return slot->id;
-	if (2 * (nzone_values + 1) > nslots)
-	{
-		ZoneValue  *old = zone_values;
-		int			nold = nslots;
-
-		if (nslots > PG_INT32_MAX / 4)
-			elog(ERROR, "too many distinct zone and region values");
-		nslots *= 2;
-		zone_values = MemoryContextAllocZero(c->cxt, sizeof(ZoneValue) * nslots);
-		for (int i = 0; i < nold; i++)
-			if (old[i].value != NULL)
-				*zone_value_slot(old[i].hash, old[i].value, old[i].len) = old[i];
-		pfree(old);
-		slot = zone_value_slot(hash, value, len);
-	}
-	slot->value = MemoryContextAlloc(c->cxt, Max(len, 1));
-	memcpy(slot->value, value, len);
-	slot->len = len;
-	slot->hash = hash;
-	slot->id = nzone_values++;
-	return slot->id;
-}
-
 static bool
 has_claims(const PodInfo *pod)
 {
@@ -446,20 +359,24 @@ pod_topologies(PluginCall *call, const PodInfo *pod, Status *st)
 	}
 
 	s = palloc0(sizeof(State));
-	s->catalog = c;
 	s->ntopologies = list_length(found);
 	s->topologies = palloc(sizeof(Topology) * Max(s->ntopologies, 1));
 	foreach(lc, found)
 		s->topologies[i++] = *(Topology *) lfirst(lc);
 	list_free_deep(found);
-	zones_fresh(c);
+	for (int k = 0; k < NTOPOLOGY_KEYS && s->ntopologies > 0; k++)
+		s->columns[k] = NodeLabelColumnFor(call->snap, topology_keys[k], strlen(topology_keys[k]));
 	for (int k = 0; k < s->ntopologies; k++)
 	{
 		Topology   *t = &s->topologies[k];
 
-		t->ids = palloc(sizeof(int) * Max(t->nvalues, 1));
+		t->ids = palloc(sizeof(int32) * Max(t->nvalues, 1));
+		t->ga_ids = palloc(sizeof(int32) * Max(t->nvalues, 1));
 		for (int j = 0; j < t->nvalues; j++)
-			t->ids[j] = zone_value_id(c, t->values[j], t->lens[j]);
+		{
+			t->ids[j] = NodeLabelValueNumber(s->columns[t->key], t->values[j], t->lens[j]);
+			t->ga_ids[j] = NodeLabelValueNumber(s->columns[ga_key[t->key]], t->values[j], t->lens[j]);
+		}
 	}
 	return s;
 }
@@ -490,44 +407,66 @@ prefilter(PluginCall *call, const PodInfo *pod, Status *st, List **node_names pg
 	call->state = s;
 }
 
-/* The node's topology labels, from the cache when the snapshot numbered it */
-static const NodeZone *
-node_zone(PluginCall *call, const State *s, const NodeInfo *node, NodeZone *scratch)
-{
-	NodeZone   *z = scratch;
+/*
+ * The node's number for topology key k, read from its column once per
+ * Filter (ids[k] NOT_READ until then): NODE_LABEL_NONE when it has no such
+ * label, NODE_LABEL_UNKNOWN when it has one the column did not number.
+ */
+#define NOT_READ PG_INT32_MIN
 
-	zones_fresh(s->catalog);	/* PreFilter's numbers are for this reading */
-	if (call->snap != NULL && node->ordinal >= 0)
+static inline int32
+node_zone(const State *s, const NodeInfo *node, int32 *ids, int k)
+{
+	int			len;
+
+	if (ids[k] == NOT_READ)
 	{
-		if (zones == NULL)
-		{
-			nzones = Max(call->snap->nordinals, 1);
-			zones = MemoryContextAllocZero(s->catalog->cxt, sizeof(NodeZone) * nzones);
-		}
-		if (node->ordinal < nzones)
-			z = &zones[node->ordinal];
+		ids[k] = NodeLabelOf(s->columns[k], node);
+		if (ids[k] == NODE_LABEL_UNKNOWN &&
+			LabelGet(node->labels, topology_keys[k], strlen(topology_keys[k]), &len) == NULL)
+			ids[k] = NODE_LABEL_NONE;
 	}
-	if (z != scratch && z->labels == node->labels && z->labels != NULL)
-		return z;
-	z->labels = node->labels;
-	z->constrained = false;
-	for (int k = 0; k < NTOPOLOGY_KEYS; k++)
+	return ids[k];
+}
+
+/*
+ * Does the topology's key on the node (else its GA key) hold one of its
+ * values?  Equal numbers in a column, equal values; a node the column did
+ * not number is read from its labels.
+ */
+static bool
+topology_fits(const State *s, const Topology *t, const NodeInfo *node, int32 *ids)
+{
+	int			key = t->key;
+	int32		id = node_zone(s, node, ids, key);
+	const int32 *want = t->ids;
+	bool		in = false;
+
+	if (id == NODE_LABEL_NONE)
+	{
+		key = ga_key[key];
+		id = node_zone(s, node, ids, key);
+		want = t->ga_ids;
+	}
+	if (id == NODE_LABEL_UNKNOWN)
 	{
 		int			len = 0;
-		const char *v = LabelGet(node->labels, topology_keys[k], strlen(topology_keys[k]), &len);
+		const char *v = LabelGet(node->labels, topology_keys[key], strlen(topology_keys[key]), &len);
 
-		z->ids[k] = v ? zone_value_id(s->catalog, v, len) : -1;
-		z->constrained |= v != NULL;
+		for (int j = 0; v && j < t->nvalues && !in; j++)
+			in = t->lens[j] == len && memcmp(t->values[j], v, len) == 0;
+		return in;
 	}
-	return z;
+	for (int j = 0; id >= 0 && j < t->nvalues && !in; j++)
+		in = want[j] == id;
+	return in;
 }
 
 static void
 filter(PluginCall *call, const PodInfo *pod, const NodeInfo *node, Status *st)
 {
 	const State *s = call->state;
-	NodeZone	scratch;
-	const NodeZone *z;
+	int32		ids[NTOPOLOGY_KEYS] = {NOT_READ, NOT_READ, NOT_READ, NOT_READ};
 
 	if (pod->nvolumes == 0)
 		return;
@@ -541,26 +480,19 @@ filter(PluginCall *call, const PodInfo *pod, const NodeInfo *node, Status *st)
 			return;
 	}
 
-	/* a node with no zone or region label fits any volume */
-	z = node_zone(call, s, node, &scratch);
-	if (!z->constrained)
-		return;
-
 	for (int i = 0; i < s->ntopologies; i++)
 	{
-		const Topology *t = &s->topologies[i];
-		int			key = z->ids[t->key] >= 0 ? t->key : ga_key[t->key];
-		int			id = z->ids[key];
-		bool		in = false;
-
-		/* equal numbers, equal values (zone_value_id) */
-		for (int j = 0; id >= 0 && j < t->nvalues && !in; j++)
-			in = t->ids[j] == id;
-		if (!in)
-		{
-			StatusSet(st, CODE_UNSCHEDULABLE_AND_UNRESOLVABLE, ErrReasonConflict);
-			return;
-		}
+		if (topology_fits(s, &s->topologies[i], node, ids))
+			continue;
+		/* a node with no zone or region label fits any volume (the labels read first) */
+		for (int pass = 0; pass < 2; pass++)
+			for (int k = 0; k < NTOPOLOGY_KEYS; k++)
+				if ((pass == 1 || ids[k] != NOT_READ) && node_zone(s, node, ids, k) != NODE_LABEL_NONE)
+				{
+					StatusSet(st, CODE_UNSCHEDULABLE_AND_UNRESOLVABLE, ErrReasonConflict);
+					return;
+				}
+		return;
 	}
 }
 
