@@ -469,6 +469,7 @@ prefilter_rest(Explained *e)
 		if (st.code == CODE_SKIP || st.code == CODE_ERROR)
 			e->ctx->skip_filter[i] = true;
 	}
+	e->ctx->nfilters = -1;		/* skip_filter changed */
 }
 
 static char *

@@ -218,7 +218,9 @@ typedef struct CycleCtx
 	ClusterSnapshot *snap;
 	const Profile *profile;
 	PluginCall *calls;			/* per profile plugin */
-	bool	   *skip_filter;	/* per profile plugin */
+	bool	   *skip_filter;	/* per profile plugin; after a change, nfilters = -1 */
+	int			nfilters;		/* the plugins whose Filter runs, from skip_filter; -1: not known */
+	int		   *filters;		/* their indexes, in profile order */
 	struct EquivClass *equiv;	/* the pod's equivalence class, or NULL */
 } CycleCtx;
 
