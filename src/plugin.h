@@ -134,7 +134,8 @@ typedef struct Plugin
 
 /* node_resources_fit.c: resource_allocation.go, shared with BalancedAllocation */
 extern bool ResourceAllocatableRequested(const PodInfo *pod, const NodeInfo *node, const char *name,
-										 bool nonzero, int64 *alloc, int64 *requested);
+										 int fixed, bool nonzero, int64 *alloc, int64 *requested);
+extern int *ResourceFixedIndexes(char **names, int n);
 
 /* node_affinity.c: nodeaffinity.GetRequiredNodeAffinity(pod).Match(node), for other plugins */
 extern const void *RequiredNodeAffinity(const PodInfo *pod);

@@ -45,9 +45,9 @@ static const struct
 	{"pods", offsetof(ResourceVec, pods), 0x08},
 };
 
-/* Index into fixed_resources, or -1 for any other resource */
-static int
-fixed_index(const char *name)
+/* Index into fixed_resources (RESOURCE_CPU, ...), or -1 for any other resource */
+int
+ResourceFixedIndex(const char *name)
 {
 	for (int i = 0; i < (int) lengthof(fixed_resources); i++)
 		if (strcmp(fixed_resources[i].name, name) == 0)
@@ -86,7 +86,7 @@ ResourceIsScalar(const char *name)
 int64 *
 ResourceSlot(ResourceVec *v, const char *name, bool create)
 {
-	int			f = fixed_index(name);
+	int			f = ResourceFixedIndex(name);
 
 	if (f >= 0)
 	{
@@ -142,23 +142,30 @@ AddSaturating(int64 *x, int64 y)
 int64
 MulDiv(int64 a, int64 b, int64 c)
 {
+	int64		ab;
+
+	/* the usual case: a * b fits, and so does the quotient */
+	if (!pg_mul_s64_overflow(a, b, &ab) && !(ab == PG_INT64_MIN && c == -1))
+		return ab / c;
+	{
 #ifdef HAVE_INT128
-	int128		r = (int128) a * (int128) b / (int128) c;
+		int128		r = (int128) a * (int128) b / (int128) c;
 
-	if (r > PG_INT64_MAX)
-		return PG_INT64_MAX;
-	if (r < PG_INT64_MIN)
-		return PG_INT64_MIN;
-	return (int64) r;
+		if (r > PG_INT64_MAX)
+			return PG_INT64_MAX;
+		if (r < PG_INT64_MIN)
+			return PG_INT64_MIN;
+		return (int64) r;
 #else
-	long double r = (long double) a * (long double) b / (long double) c;
+		long double r = (long double) a * (long double) b / (long double) c;
 
-	if (r >= (long double) PG_INT64_MAX)
-		return PG_INT64_MAX;
-	if (r <= (long double) PG_INT64_MIN)
-		return PG_INT64_MIN;
-	return (int64) r;
+		if (r >= (long double) PG_INT64_MAX)
+			return PG_INT64_MAX;
+		if (r <= (long double) PG_INT64_MIN)
+			return PG_INT64_MIN;
+		return (int64) r;
 #endif
+	}
 }
 
 /*
@@ -365,7 +372,7 @@ ParseResourceList(JsonbContainer *rl, ResourceVec *v, const ResourceVec *skip,
 bool
 ResourceHas(const ResourceVec *v, const char *name)
 {
-	int			f = fixed_index(name);
+	int			f = ResourceFixedIndex(name);
 
 	if (f >= 0)
 		return (v->present & fixed_resources[f].present) != 0;

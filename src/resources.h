@@ -34,6 +34,12 @@ typedef struct ResourceVec
 
 extern bool ResourceIsScalar(const char *name);
 extern bool ResourceIsExtended(const char *name);
+/* A resource with a field of its own (ResourceFixedIndex), -1 for any other */
+#define RESOURCE_CPU		0
+#define RESOURCE_MEMORY		1
+#define RESOURCE_EPHEMERAL	2
+#define RESOURCE_PODS		3
+extern int	ResourceFixedIndex(const char *name);
 extern int64 *ResourceSlot(ResourceVec *v, const char *name, bool create);
 extern bool ResourceHas(const ResourceVec *v, const char *name);
 extern int64 ResourceGet(const ResourceVec *v, const char *name);

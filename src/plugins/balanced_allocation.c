@@ -26,6 +26,7 @@ typedef struct BalancedArgs
 {
 	int			nresources;
 	char	  **names;
+	int		   *fixed;			/* ResourceFixedIndex of each name */
 } BalancedArgs;
 
 static void *
@@ -44,6 +45,7 @@ parse_args(Jsonb *args)
 		a->names = palloc(sizeof(char *) * 2);
 		a->names[0] = "cpu";
 		a->names[1] = "memory";
+		a->fixed = ResourceFixedIndexes(a->names, a->nresources);
 		return a;
 	}
 	if (res->type != jbvBinary || !JsonContainerIsArray(res->val.binary.data))
@@ -79,6 +81,7 @@ parse_args(Jsonb *args)
 						 errmsg("NodeResourcesBalancedAllocation args: %s.name: Duplicate value: \"%s\"", path, JShort(name))));
 		a->names[a->nresources++] = name;
 	}
+	a->fixed = ResourceFixedIndexes(a->names, a->nresources);
 	return a;
 }
 
@@ -97,7 +100,8 @@ static int64
 score(PluginCall *call, const PodInfo *pod, const NodeInfo *node, Status *st pg_attribute_unused())
 {
 	const BalancedArgs *a = call->args;
-	double	   *f = palloc(sizeof(double) * Max(a->nresources, 1));
+	double		few[8];
+	double	   *f = a->nresources <= (int) lengthof(few) ? few : palloc(sizeof(double) * a->nresources);
 	int			n = 0;
 	double		std = 0;
 
@@ -106,7 +110,7 @@ score(PluginCall *call, const PodInfo *pod, const NodeInfo *node, Status *st pg_
 		int64		alloc,
 					req;
 
-		if (!ResourceAllocatableRequested(pod, node, a->names[i], false, &alloc, &req))
+		if (!ResourceAllocatableRequested(pod, node, a->names[i], a->fixed[i], false, &alloc, &req))
 			continue;
 		f[n++] = Min((double) req / (double) alloc, 1.0);
 	}

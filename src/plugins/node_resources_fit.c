@@ -49,6 +49,7 @@ typedef struct FitArgs
 	Strategy	strategy;
 	int			nresources;
 	char	  **names;
+	int		   *fixed;			/* ResourceFixedIndex of each name */
 	int64	   *weights;
 	Shape		shape;			/* RequestedToCapacityRatio's */
 } FitArgs;
@@ -148,6 +149,7 @@ parse_args(Jsonb *args)
 		a->names[0] = "cpu";
 		a->names[1] = "memory";
 		a->weights[0] = a->weights[1] = 1;
+		a->fixed = ResourceFixedIndexes(a->names, a->nresources);
 		return a;
 	}
 	if (ss->type != jbvBinary || !JsonContainerIsObject(ss->val.binary.data))
@@ -199,6 +201,7 @@ parse_args(Jsonb *args)
 		if (a->strategy == REQUESTED_TO_CAPACITY_RATIO)
 			parse_shape(a, JGet(c, "requestedToCapacityRatio"));
 	}
+	a->fixed = ResourceFixedIndexes(a->names, a->nresources);
 	return a;
 }
 
@@ -277,32 +280,43 @@ filter(PluginCall *call, const PodInfo *pod, const NodeInfo *node, Status *st)
  * ------------------------------------------------------------------------
  */
 
+/* The ResourceFixedIndex of each of a scorer's resources, read once with its args */
+int *
+ResourceFixedIndexes(char **names, int n)
+{
+	int		   *fixed = palloc(sizeof(int) * Max(n, 1));
+
+	for (int i = 0; i < n; i++)
+		fixed[i] = ResourceFixedIndex(names[i]);
+	return fixed;
+}
+
 /*
- * resource_allocation.go's allocatable and requested for one resource;
- * false when the resource is left out of the score.  nonzero: cpu and
- * memory with the non-zero defaults (NodeResourcesFit), else as requested
- * (BalancedAllocation).
+ * resource_allocation.go's allocatable and requested for one resource (its
+ * ResourceFixedIndex in fixed); false when the resource is left out of the
+ * score.  nonzero: cpu and memory with the non-zero defaults
+ * (NodeResourcesFit), else as requested (BalancedAllocation).
  */
 bool
-ResourceAllocatableRequested(const PodInfo *pod, const NodeInfo *node, const char *name, bool nonzero,
-							 int64 *alloc, int64 *requested)
+ResourceAllocatableRequested(const PodInfo *pod, const NodeInfo *node, const char *name, int fixed,
+							 bool nonzero, int64 *alloc, int64 *requested)
 {
 	int64		pod_req;
 
 	/* the sums saturate at the int64 limit: a node that full scores as full */
-	if (strcmp(name, "cpu") == 0)
+	if (fixed == RESOURCE_CPU)
 	{
 		pod_req = nonzero ? pod->nonzero_cpu : pod->requests.cpu;
 		*alloc = node->allocatable.cpu;
 		*requested = nonzero ? node->nonzero_cpu : node->requested.cpu;
 	}
-	else if (strcmp(name, "memory") == 0)
+	else if (fixed == RESOURCE_MEMORY)
 	{
 		pod_req = nonzero ? pod->nonzero_memory : pod->requests.memory;
 		*alloc = node->allocatable.memory;
 		*requested = nonzero ? node->nonzero_memory : node->requested.memory;
 	}
-	else if (strcmp(name, "ephemeral-storage") == 0)
+	else if (fixed == RESOURCE_EPHEMERAL)
 	{
 		pod_req = pod->requests.ephemeral;
 		*alloc = node->allocatable.ephemeral;
@@ -338,7 +352,7 @@ score(PluginCall *call, const PodInfo *pod, const NodeInfo *node, Status *st)
 					req,
 					s;
 
-		if (!ResourceAllocatableRequested(pod, node, a->names[i], true, &alloc, &req))
+		if (!ResourceAllocatableRequested(pod, node, a->names[i], a->fixed[i], true, &alloc, &req))
 			continue;
 		switch (a->strategy)
 		{
