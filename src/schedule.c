@@ -116,8 +116,10 @@ write_history(Attempt *attempts, int n, Datum *args)
 	Oid			t = INT4OID;
 	Datum		v = Int32GetDatum(n);
 
-	exec_args("SELECT nextval(pg_get_serial_sequence('scheduler.attempt_history', 'id'))"
-			  " FROM generate_series(1, $1)", 1, &t, &v, NULL, SPI_OK_SELECT);
+	/* the sequence looked up once, not once per id */
+	exec_args("SELECT nextval(s.seq) FROM"
+			  " (SELECT pg_get_serial_sequence('scheduler.attempt_history', 'id')::regclass AS seq OFFSET 0) s,"
+			  " generate_series(1, $1)", 1, &t, &v, NULL, SPI_OK_SELECT);
 	for (int i = 0; i < n; i++)
 	{
 		bool		isnull;

@@ -198,6 +198,24 @@ read_pvc(JsonbContainer *obj)
 	return c;
 }
 
+/* {}, the labels of every PV without any: one, in static memory (never freed) */
+static Jsonb *
+no_labels(void)
+{
+	static union
+	{
+		Jsonb		jb;
+		int64		align;
+	}			empty;
+
+	if (VARSIZE(&empty.jb) == 0)
+	{
+		SET_VARSIZE(&empty.jb, sizeof(Jsonb));
+		empty.jb.root.header = JB_FOBJECT;
+	}
+	return &empty.jb;
+}
+
 static Pv *
 read_pv(JsonbContainer *obj)
 {
@@ -224,7 +242,7 @@ read_pv(JsonbContainer *obj)
 	v->node_affinity = jsonb_obj_at(obj_at(spec, "nodeAffinity"), "required");
 	v->labels = jsonb_obj_at(meta, "labels");
 	if (v->labels == NULL)
-		v->labels = DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum("{}")));
+		v->labels = no_labels();
 	v->volume_mode = str_at(spec, "volumeMode");
 	v->phase = str_at(obj_at(obj, "status"), "phase");
 	v->deleting = meta && JGet(meta, "deletionTimestamp") && JGet(meta, "deletionTimestamp")->type == jbvString;
