@@ -56,6 +56,16 @@ run(SPIPlanPtr plan, Datum *values, const char *nulls, int expect)
 		elog(ERROR, "outbox: statement failed: %s", SPI_result_code_string(rc));
 }
 
+/* A statement without parameters, planned for the tables as they are now */
+static void
+run_now(const char *sql, int expect)
+{
+	int			rc = SPI_execute(sql, false, 0);
+
+	if (rc != expect)
+		elog(ERROR, "outbox: statement failed: %s", SPI_result_code_string(rc));
+}
+
 /* a text[] of n strings, NULL ones as SQL NULL */
 static Datum
 text_array(const char **vals, int n)
@@ -768,9 +778,7 @@ OutboxNextDue(void)
 static void
 settle_waiting_bindings(void)
 {
-	static SPIPlanPtr fail = NULL;
 	static SPIPlanPtr forget = NULL;
-	static SPIPlanPtr ready = NULL;
 	OutboxDecision *d;
 	int			n;
 	List	   *uids = NIL;
@@ -778,8 +786,14 @@ settle_waiting_bindings(void)
 	Oid			types[2] = {TEXTARRAYOID, TEXTARRAYOID};
 	Datum		args[2];
 
-	run(PlanKept(&fail,
-				"WITH w AS MATERIALIZED ("
+	/*
+	 * Planned at each round, not kept: a plan made while the outbox and the
+	 * claims were small (the first waiting binding) scans them whole for
+	 * each waiting binding once they are large; planned now, the lookups of
+	 * a binding's requests (by id) and claims (by namespace and name) use
+	 * their indexes.
+	 */
+	run_now("WITH w AS MATERIALIZED ("
 				" SELECT b.id, coalesce("
 				"  (SELECT '" PREBIND_PREFIX "' || coalesce(r.last_error, 'HTTP ' || r.last_status, 'request failed')"
 				"     FROM scheduler.outbox r WHERE r.id = ANY (b.waits_for) AND r.state = 'failed'"
@@ -820,8 +834,7 @@ settle_waiting_bindings(void)
 				" UPDATE scheduler.outbox o SET state = 'failed', finished_at = now(), last_error = w.why"
 				" FROM w WHERE o.id = w.id AND w.why IS NOT NULL AND o.state = 'pending' AND o.wait_until IS NOT NULL"
 				" RETURNING o.pod_uid, o.node, o.last_error",
-				0, NULL),
-		NULL, NULL, SPI_OK_UPDATE_RETURNING);
+			SPI_OK_UPDATE_RETURNING);
 	n = (int) SPI_processed;
 	d = palloc0(sizeof(OutboxDecision) * Max(n, 1));
 	for (int i = 0; i < n; i++)
@@ -840,7 +853,7 @@ settle_waiting_bindings(void)
 		/* forgotten (Unreserve, ForgetPod): pending again; its requests left unsent */
 		args[0] = TextArrayFromList(uids);
 		args[1] = TextArrayFromList(nodes);
-		run(PlanKept(&forget,
+		run(PlanKeptBatch(&forget,
 					"WITH f AS (UPDATE scheduler.pods p SET assumed_node = NULL"
 					"  FROM unnest($1::text[], $2::text[]) AS d(uid, node)"
 					"  WHERE p.uid = d.uid AND p.assumed_node = d.node AND p.node_name IS NULL RETURNING p.uid)"
@@ -851,15 +864,13 @@ settle_waiting_bindings(void)
 			args, NULL, SPI_OK_UPDATE);
 		OutboxWriteDecisions(d, n, 0);
 	}
-	run(PlanKept(&ready,
-				"UPDATE scheduler.outbox b SET next_attempt_at = now(), wait_until = NULL"
+	run_now("UPDATE scheduler.outbox b SET next_attempt_at = now(), wait_until = NULL"
 				" WHERE b.state = 'pending' AND b.wait_until IS NOT NULL AND b.kind = 'binding'"
 				"  AND NOT EXISTS (SELECT 1 FROM scheduler.outbox r WHERE r.id = ANY (b.waits_for) AND r.state <> 'done')"
 				"  AND NOT EXISTS (SELECT 1 FROM unnest(b.claims) AS n(claim)"
 				"    WHERE NOT EXISTS (SELECT 1 FROM scheduler.persistent_volume_claims c"
 				"                      WHERE c.namespace = b.namespace AND c.name = n.claim AND c.bound))",
-				0, NULL),
-		NULL, NULL, SPI_OK_UPDATE);
+			SPI_OK_UPDATE);
 }
 
 /*
