@@ -350,21 +350,25 @@ run_filters(CycleCtx *ctx, const PodInfo *pod, const NodeInfo *node, Status *st)
 		ctx->nfilters = 0;
 		for (int i = 0; i < prof->nplugins; i++)
 			if (!ctx->skip_filter[i])
-				ctx->filters[ctx->nfilters++] = i;
-	}
-	for (int f = 0; f < ctx->nfilters; f++)
-	{
-		int			i = ctx->filters[f];
+			{
+				FilterStep *f = &ctx->filters[ctx->nfilters++];
 
+				f->filter = prof->plugins[i].plugin->filter;
+				f->call = &ctx->calls[i];
+				f->plugin = i;
+			}
+	}
+	for (const FilterStep *f = ctx->filters, *end = f + ctx->nfilters; f < end; f++)
+	{
 		st->code = CODE_SUCCESS;
 		st->reasons = NIL;
-		prof->plugins[i].plugin->filter(&ctx->calls[i], pod, node, st);
+		f->filter(f->call, pod, node, st);
 		if (st->code != CODE_SUCCESS)
 		{
 			if (st->code == CODE_ERROR)
 				st->reasons = list_make1(psprintf("running \"%s\" filter plugin: %s",
-												  prof->plugins[i].plugin->name, StatusMessage(st)));
-			return i;
+												  prof->plugins[f->plugin].plugin->name, StatusMessage(st)));
+			return f->plugin;
 		}
 	}
 	return -1;
@@ -580,7 +584,7 @@ NewCycleCtx(ClusterSnapshot *snap, const Profile *profile)
 	ctx->profile = profile;
 	ctx->calls = palloc0(sizeof(PluginCall) * Max(profile->nplugins, 1));
 	ctx->skip_filter = palloc0(sizeof(bool) * Max(profile->nplugins, 1));
-	ctx->filters = palloc(sizeof(int) * Max(profile->nplugins, 1));
+	ctx->filters = palloc(sizeof(FilterStep) * Max(profile->nplugins, 1));
 	ctx->nfilters = -1;
 	/*
 	 * Every plugin has its args and the snapshot from the start: a stage may

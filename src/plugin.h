@@ -221,9 +221,17 @@ typedef struct CycleCtx
 	PluginCall *calls;			/* per profile plugin */
 	bool	   *skip_filter;	/* per profile plugin; after a change, nfilters = -1 */
 	int			nfilters;		/* the plugins whose Filter runs, from skip_filter; -1: not known */
-	int		   *filters;		/* their indexes, in profile order */
+	struct FilterStep *filters; /* them, in profile order */
 	struct EquivClass *equiv;	/* the pod's equivalence class, or NULL */
 } CycleCtx;
+
+/* A Filter a cycle runs: the plugin's function, its call, its profile index */
+typedef struct FilterStep
+{
+	void		(*filter) (PluginCall *call, const PodInfo *pod, const NodeInfo *node, Status *st);
+	PluginCall *call;
+	int			plugin;
+} FilterStep;
 
 /* for QueueingHints: whether a Filter passes a pod on a node (framework.c) */
 extern bool FilterPasses(void (*filter) (PluginCall *, const PodInfo *, const NodeInfo *, Status *),
