@@ -1,9 +1,11 @@
 -- A node deleted under a pod assumed on it (kube-scheduler's assume cache):
 -- a binding to a node that is gone cannot complete, and kube-scheduler
 -- forgets an assumed pod whose binding cannot complete (Cache.ForgetPod)
--- and hands it back to the scheduling queue.  So the pod is pending again:
--- active in the queue, in pending_pods, and scheduled anew on the next
--- cycle; its binding still in the outbox is closed unsent.  A pod bound
+-- and hands it back to the scheduling queue, in backoff as a pod whose
+-- binding cycle failed (handleBindingCycleError; its attempts so far kept).
+-- So the pod is pending again: in backoff in the queue (no backoff here),
+-- in pending_pods, and scheduled anew on the next cycle; its binding still
+-- in the outbox is closed unsent.  A pod bound
 -- (spec.nodeName) to the deleted node is the API server's, and stays.
 \set SHOW_CONTEXT never
 TRUNCATE scheduler.nodes, scheduler.pods, scheduler.pod_attempts, scheduler.outbox;
@@ -26,7 +28,7 @@ CREATE VIEW pg_temp.state AS
 
 ------------------------------------------------------------------------------
 -- Without an API server: the choice is only assumed.  The node goes (a
--- watch DELETED event); the pod is active again and placed elsewhere.
+-- watch DELETED event); the pod is pending again and placed elsewhere.
 ------------------------------------------------------------------------------
 SELECT pg_temp.node('n1');
 SELECT pg_temp.pod('web');
@@ -80,3 +82,31 @@ SELECT kind, name, node, state FROM scheduler.outbox WHERE kind = 'binding' ORDE
 SELECT pg_temp.pod('web', 'n5');
 SELECT * FROM pg_temp.state;
 RESET scheduler.kube_api_url;
+
+------------------------------------------------------------------------------
+-- The backoff a forgotten pod comes back with: kube-scheduler's, by the
+-- attempts it has made so far (calculateBackoffDuration: initial, doubled
+-- for each attempt after the first, at most the maximum), from now, and
+-- enqueued now (QueueSort puts it behind the pods already waiting).  Its
+-- attempts count on: a second failure doubles the wait.
+------------------------------------------------------------------------------
+TRUNCATE scheduler.nodes, scheduler.pods, scheduler.pod_attempts, scheduler.outbox;
+SET scheduler.pod_initial_backoff = 1000;
+SET scheduler.pod_max_backoff = 10000;
+SELECT pg_temp.node('b1');
+SELECT pg_temp.pod('backs');
+SELECT name, node, result FROM schedule_pending();
+SELECT scheduler.apply('{"type": "DELETED", "object": {"kind": "Node", "metadata": {"name": "b1"}}}');
+SELECT q.state, q.attempts, ceil(extract(epoch FROM q.backoff_until - now())) AS backoff_s,
+       q.enqueued_at > p.created_at AS enqueued_again
+FROM scheduler.queue q JOIN scheduler.pods p ON p.uid = q.pod_uid WHERE p.name = 'backs';
+-- not tried while it backs off; then placed, and forgotten again
+SELECT pg_temp.node('b2');
+SELECT count(*) AS tried FROM schedule_pending();
+UPDATE scheduler.queue SET backoff_until = now() WHERE state = 'backoff';
+SELECT name, node, result FROM schedule_pending();
+TRUNCATE scheduler.nodes;
+SELECT q.state, q.attempts, ceil(extract(epoch FROM q.backoff_until - now())) AS backoff_s
+FROM scheduler.queue q JOIN scheduler.pods p ON p.uid = q.pod_uid WHERE p.name = 'backs';
+RESET scheduler.pod_initial_backoff;
+RESET scheduler.pod_max_backoff;

@@ -103,7 +103,8 @@ SELECT name, assumed_node FROM scheduler.pods WHERE name = 'denied';
 SELECT scheduler.outbox_result(pg_temp.binding('denied'), 201);
 
 -- 409 assigned elsewhere: failed, the reservation forgotten, the pod back
--- in the queue (active, to be tried again)
+-- in the queue (in backoff, as kube-scheduler's failed binding cycle leaves
+-- it, its attempt counted)
 SELECT pg_temp.pod('raced', '100m');
 SELECT name, node FROM schedule_pending();
 SELECT scheduler.outbox_result(pg_temp.binding('raced'), 409,

@@ -109,6 +109,7 @@ typedef struct Rows
 	bool	   *assigned;		/* pods only: on a node, bound or assumed */
 	Datum	   *gated;			/* bool */
 	Datum	   *created;		/* timestamptz */
+	Datum	   *forgotten;		/* bool: pending again, its assumption forgotten (UPDATE's new rows) */
 } Rows;
 
 static int
@@ -210,6 +211,7 @@ read_rows(Rows *r, Tuplestorestate *ts, Relation rel, bool pods)
 	r->assigned = palloc(sizeof(bool) * cap);
 	r->gated = palloc(sizeof(Datum) * cap);
 	r->created = palloc(sizeof(Datum) * cap);
+	r->forgotten = palloc(sizeof(Datum) * cap);
 	slot = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
 	/* a read pointer of our own, rewound (the transition table allows it) */
 	tuplestore_select_read_pointer(ts, tuplestore_alloc_read_pointer(ts, EXEC_FLAG_REWIND));
@@ -225,7 +227,9 @@ read_rows(Rows *r, Tuplestorestate *ts, Relation rel, bool pods)
 			r->assigned = repalloc(r->assigned, sizeof(bool) * cap);
 			r->gated = repalloc(r->gated, sizeof(Datum) * cap);
 			r->created = repalloc(r->created, sizeof(Datum) * cap);
+			r->forgotten = repalloc(r->forgotten, sizeof(Datum) * cap);
 		}
+		r->forgotten[r->n] = BoolGetDatum(false);
 		if (pods)
 			read_pod(r, slot, &a);
 		else
@@ -277,9 +281,10 @@ logged_rows(const Rows *r, Datum *uids, Datum *names)
 
 /*
  * An UPDATE: a pod that was on a node and is on none now (an assumption
- * forgotten) is logged by its new row.  An old row on a node whose uid no
- * new row has (a uid rewritten by hand) stays marked, to be logged by
- * itself; the others are unmarked, logged by their new rows.
+ * forgotten) is logged by its new row, and marked forgotten when it is
+ * pending.  An old row on a node whose uid no new row has (a uid rewritten
+ * by hand) stays marked, to be logged by itself; the others are unmarked,
+ * logged by their new rows.
  */
 static void
 mark_left_nodes(Rows *news, Rows *olds)
@@ -313,6 +318,7 @@ mark_left_nodes(Rows *news, Rows *olds)
 		if (e == NULL || strcmp(TextDatumGetCString(news->uids[e->i]), TextDatumGetCString(olds->uids[i])) != 0)
 			continue;			/* its uid went: logged by itself */
 		news->assigned[e->i] = true;
+		news->forgotten[e->i] = BoolGetDatum(news->pending[e->i]);
 		olds->assigned[i] = false;
 	}
 	hash_destroy(by_uid);
@@ -341,18 +347,24 @@ log_changes(char kind, const Rows *r)
 /*
  * Log the rows (as log_changes) and admit the pending pods (gated while
  * they have scheduling gates); a gate cleared makes a pod active again,
- * enqueued now.  One statement: a relist writes pods one by one.  Returns
- * how many became active.
+ * enqueued now.  A pod whose assumption was forgotten (its binding failed,
+ * or its node went first) comes back in backoff, its attempts kept, as
+ * kube-scheduler's binding cycle hands a failed pod back to the queue
+ * (handleBindingCycleError: backoff by its attempts so far, enqueued now).
+ * One statement: a relist writes pods one by one.  Returns how many became
+ * active or backoff.
  */
 static uint64
 log_and_admit(const Rows *r)
 {
 	static SPIPlanPtr plan = NULL;
-	Oid			types[5] = {TEXTARRAYOID, TEXTARRAYOID, TEXTARRAYOID, BOOLARRAYOID, TIMESTAMPTZARRAYOID};
-	Datum		args[5];
+	Oid			types[8] = {TEXTARRAYOID, TEXTARRAYOID, TEXTARRAYOID, BOOLARRAYOID, TIMESTAMPTZARRAYOID,
+	BOOLARRAYOID, INT4OID, INT4OID};
+	Datum		args[8];
 	Datum	   *u = palloc(sizeof(Datum) * r->npending);
 	Datum	   *g = palloc(sizeof(Datum) * r->npending);
 	Datum	   *c = palloc(sizeof(Datum) * r->npending);
+	Datum	   *f = palloc(sizeof(Datum) * r->npending);
 	int			n = 0;
 	bool		isnull;
 
@@ -361,20 +373,29 @@ log_and_admit(const Rows *r)
 		{
 			u[n] = r->uids[i];
 			g[n] = r->gated[i];
+			f[n] = r->forgotten[i];
 			c[n++] = r->created[i];
 		}
 	(void) logged_rows(r, &args[0], &args[1]);
 	args[2] = text_array(u, n);
 	args[3] = PointerGetDatum(construct_array(g, n, BOOLOID, 1, true, TYPALIGN_CHAR));
 	args[4] = PointerGetDatum(construct_array(c, n, TIMESTAMPTZOID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+	args[5] = PointerGetDatum(construct_array(f, n, BOOLOID, 1, true, TYPALIGN_CHAR));
+	args[6] = Int32GetDatum(scheduler_pod_initial_backoff);
+	args[7] = Int32GetDatum(scheduler_pod_max_backoff);
 	run(PlanKeptBatch(&plan,
 				 "WITH logged AS ("
 				 " INSERT INTO scheduler.changes (kind, uid, name)"
 				 " SELECT 'p', d.uid, d.name FROM unnest($1, $2) AS d(uid, name)),"
 				 " entered AS ("
-				 " INSERT INTO scheduler.queue AS q (pod_uid, state, enqueued_at)"
-				 " SELECT d.uid, CASE WHEN d.gated THEN 'gated' ELSE 'active' END, d.created"
-				 " FROM unnest($3, $4, $5) AS d(uid, gated, created)"
+				 " INSERT INTO scheduler.queue AS q (pod_uid, state, enqueued_at, attempts, backoff_until)"
+				 " SELECT d.uid, CASE WHEN d.gated THEN 'gated' WHEN d.forgotten THEN 'backoff' ELSE 'active' END,"
+				 "  CASE WHEN d.forgotten THEN clock_timestamp() ELSE d.created END,"
+				 "  coalesce(a.attempts, 0),"
+				 "  CASE WHEN d.forgotten THEN now() + least($7::float8 * power(2::float8,"
+				 "    least(greatest(coalesce(a.attempts, 1), 1) - 1, 40)::float8), $8::float8) * interval '1 millisecond' END"
+				 " FROM unnest($3, $4, $5, $6) AS d(uid, gated, created, forgotten)"
+				 " LEFT JOIN scheduler.pod_attempts a ON d.forgotten AND a.pod_uid = d.uid"
 				 " ON CONFLICT (pod_uid) DO UPDATE SET"
 				 "  state = CASE WHEN EXCLUDED.state = 'gated' THEN 'gated'"
 				 "               WHEN q.state = 'gated' THEN 'active'"
@@ -383,7 +404,7 @@ log_and_admit(const Rows *r)
 				 "                     THEN clock_timestamp() ELSE q.enqueued_at END"
 				 " WHERE (EXCLUDED.state = 'gated') <> (q.state = 'gated')"
 				 " RETURNING q.state)"
-				 " SELECT count(*) FROM entered WHERE state = 'active'", 5, types),
+				 " SELECT count(*) FROM entered WHERE state IN ('active', 'backoff')", 8, types),
 		args, SPI_OK_SELECT);
 	return (uint64) DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
 }

@@ -203,6 +203,10 @@ ok(scalar(grep { $_->{reason} eq 'FailedScheduling' && $_->{involvedObject}{name
 	&& $_->{message} =~ /provisioning failed for PVC "refused"/ } @{ k('GET', '/api/v1/namespaces/default/events')->{items} }),
 	'a FailedScheduling event says so');
 # (each failed binding forgot the pod: it was tried again, and failed again)
+ok($node->poll_query_until('postgres',
+	q{SELECT q.state = 'backoff' AND q.attempts >= 2 FROM scheduler.queue q
+	  JOIN scheduler.pods p ON p.uid = q.pod_uid WHERE p.name = 'p-refused'}),
+	'each failure hands it back in backoff, its attempts counted (kube-scheduler\'s failed binding cycle)');
 is(q1(q{SELECT node_name IS NULL FROM scheduler.pods WHERE name = 'p-refused'}), 't', 'the pod is pending');
 is(node_of('p-refused'), '', 'and never bound');
 
