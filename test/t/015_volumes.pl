@@ -16,8 +16,9 @@
 #     unschedulable (VolumeRestrictions);
 #   - a CSI driver's allocatable.count reached on every node: the pod is
 #     unschedulable (NodeVolumeLimits);
-# and the bind worker killed between a PreBind write and the Binding loses
-# nothing: the pod is bound once, after its claim.
+# the bind worker killed between a PreBind write and the Binding loses
+# nothing: the pod is bound once, after its claim; and a waiting binding
+# whose pod or claim is deleted fails at once, with checkBindings' words.
 use strict;
 use warnings;
 use JSON::PP;
@@ -268,6 +269,35 @@ is(q1(q{SELECT string_agg(kind || ' ' || state, ', ' ORDER BY id) FROM scheduler
 	'claim done, binding done', 'outbox: the claim, then the binding, each once');
 my $held = $api->pvc('default', 'held');
 is($held->{spec}{volumeName} ? 'bound' : 'unbound', 'bound', 'the claim is bound');
+
+# 8. what checkBindings finds gone while the binding waits, with its words:
+# the pod deleted, then a claim to provision deleted
+$api->provision_hold(1, '/persistentvolumeclaims/gone-');
+claim('gone-1', class => 'fast');
+pod('p-gone', 'gone-1');
+claim('gone-2', class => 'fast');
+pod('p-claim-gone', 'gone-2');
+ok($node->poll_query_until('postgres',
+	q{SELECT count(*) = 2 FROM scheduler.outbox r JOIN scheduler.outbox b ON b.pod_uid = r.pod_uid
+	  WHERE r.name IN ('p-gone', 'p-claim-gone') AND r.kind = 'claim' AND r.state = 'done'
+	  AND b.kind = 'binding' AND b.state = 'pending'}),
+	'both claims annotated, both bindings waiting');
+k('DELETE', '/api/v1/namespaces/default/pods/p-gone');
+k('DELETE', '/api/v1/namespaces/default/persistentvolumeclaims/gone-2');
+ok($node->poll_query_until('postgres',
+	q{SELECT count(*) = 2 FROM scheduler.outbox WHERE name IN ('p-gone', 'p-claim-gone')
+	  AND kind = 'binding' AND state = 'failed'}),
+	'both bindings fail before their deadline');
+is(q1(q{SELECT last_error FROM scheduler.outbox WHERE name = 'p-gone' AND kind = 'binding'}),
+	'running PreBind plugin "VolumeBinding": binding volumes: pod does not exist any more: pod "p-gone" not found',
+	'the pod deleted: kube-scheduler\'s "pod does not exist any more"');
+is(q1(q{SELECT last_error FROM scheduler.outbox WHERE name = 'p-claim-gone' AND kind = 'binding' ORDER BY id LIMIT 1}),
+	'running PreBind plugin "VolumeBinding": binding volumes: failed to check provisioning pvc: '
+	  . 'could not find v1.PersistentVolumeClaim "default/gone-2"',
+	'the claim deleted: the assume cache\'s "could not find"');
+is(join(',', map { $_->{path} } requests_for('/pods/p-gone/binding', '/pods/p-claim-gone/binding')), '',
+	'neither binding was sent');
+$api->provision_hold(0);
 
 # every pod bound at most once; the server log has no crash
 my %bindings;
