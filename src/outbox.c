@@ -779,6 +779,7 @@ static void
 settle_waiting_bindings(void)
 {
 	static SPIPlanPtr forget = NULL;
+	static SPIPlanPtr latest = NULL;
 	OutboxDecision *d;
 	int			n;
 	List	   *uids = NIL;
@@ -878,6 +879,24 @@ settle_waiting_bindings(void)
 					2, types),
 			args, NULL, SPI_OK_UPDATE);
 		OutboxWriteDecisions(d, n, 0);
+		/*
+		 * the pod's latest attempt is this failure (pending_pods shows its
+		 * message), and its condition and event now say so in the API
+		 */
+		{
+			List	   *messages = NIL;
+
+			for (int i = 0; i < n; i++)
+				messages = lappend(messages, (void *) d[i].message);
+			args[1] = TextArrayFromList(messages);
+			run(PlanKeptBatch(&latest,
+						"UPDATE scheduler.pod_attempts a SET result = 'unschedulable', node = NULL,"
+						" message = d.message, rejected_by = '{}', posted_message = d.message,"
+						" event_posted_at = now(), last_attempt_at = now()"
+						" FROM unnest($1::text[], $2::text[]) AS d(uid, message) WHERE a.pod_uid = d.uid",
+						2, types),
+				args, NULL, SPI_OK_UPDATE);
+		}
 	}
 	run_now("UPDATE scheduler.outbox b SET next_attempt_at = now(), wait_until = NULL"
 				" WHERE b.state = 'pending' AND b.wait_until IS NOT NULL AND b.kind = 'binding'"

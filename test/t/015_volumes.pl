@@ -209,6 +209,10 @@ ok($node->poll_query_until('postgres',
 	  JOIN scheduler.pods p ON p.uid = q.pod_uid WHERE p.name = 'p-refused'}),
 	'each failure hands it back in backoff, its attempts counted (kube-scheduler\'s failed binding cycle)');
 is(q1(q{SELECT node_name IS NULL FROM scheduler.pods WHERE name = 'p-refused'}), 't', 'the pod is pending');
+ok($node->poll_query_until('postgres',
+	q{SELECT queue = 'backoff' AND message = 'running PreBind plugin "VolumeBinding": binding volumes: provisioning failed for PVC "refused"'
+	  FROM scheduler.pending_pods WHERE name = 'p-refused'}),
+	'pending_pods shows its latest attempt: the failure, while it backs off');
 is(node_of('p-refused'), '', 'and never bound');
 
 # 5. ReadWriteOncePod: the second user of the claim is unschedulable
