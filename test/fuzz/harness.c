@@ -281,7 +281,7 @@ target_selector(const uint8_t *data, size_t size)
 			node.name = "n";
 			node.exists = true;
 			node.labels = label_sets[i];
-			(void) RequiredNodeAffinityMatches(req, &pod, &node);
+			(void) RequiredNodeAffinityMatches(req, NULL, &pod, &node);
 		}
 	}
 }
