@@ -155,6 +155,7 @@ WorkerRecover(MemoryContext back)
 	FlushErrorState();
 	AbortOutOfAnyTransaction();
 	pgstat_report_activity(STATE_IDLE, NULL);
+	pgstat_report_stat(false);
 }
 
 static void
@@ -210,13 +211,23 @@ WorkerBegin(const char *activity)
 	pgstat_report_activity(STATE_RUNNING, activity);
 }
 
-/* Commit, and go back to the worker's own memory context */
+/*
+ * Commit, and go back to the worker's own memory context.  The
+ * transaction's table counts go to the cumulative statistics, as a
+ * session's do when it goes idle (PostgresMain): a background worker must
+ * report them itself, or they stay in the process until it exits, and
+ * autovacuum never sees the tables only the workers write change (the
+ * mirror's, the queue, the outbox): it never analyzes nor vacuums them.
+ * At most once a second (pgstat_report_stat(false)); what a commit within
+ * that second leaves goes with the worker's next commit after it.
+ */
 void
 WorkerCommit(MemoryContext back)
 {
 	PopActiveSnapshot();
 	CommitTransactionCommand();
 	pgstat_report_activity(STATE_IDLE, NULL);
+	pgstat_report_stat(false);
 	MemoryContextSwitchTo(back);
 }
 

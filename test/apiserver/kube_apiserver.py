@@ -123,7 +123,8 @@ each write of a claim, volume or class (and after /debug/bulk), the PV
 controller and an external CSI provisioner do what they would do next, each
 step an ordinary write (a new resourceVersion, MODIFIED or ADDED events, after
 the request's own; see App._sync_volumes_once, App._bind_volume,
-App._provision):
+App._provision).  They look only at the claims and volumes a write can affect
+(VolumeIndex), with the writes a walk over all of them would make:
   * a new volume bound to no claim becomes Available;
   * an unbound claim is bound to a volume whose spec.claimRef names it
     (namespace/name, and uid if set: the scheduler's static binding), else --
@@ -171,6 +172,7 @@ import collections
 import copy
 import datetime
 import decimal
+import heapq
 import http.server
 import itertools
 import json
@@ -1488,6 +1490,195 @@ def provisioned_volume(pvc, sc, node, handle):
     return pv
 
 
+def claim_ref_key(pv):
+    """The key (namespace, name) of the claim volume pv's spec.claimRef
+    names, or None (no claimRef object, or a name no claim can have)."""
+    ref = _get(pv, "spec", "claimRef")
+    if not isinstance(ref, dict):
+        return None
+    ns, name = ref.get("namespace") or "", ref.get("name") or ""
+    if not isinstance(ns, str) or not isinstance(name, str):
+        return None
+    return ns, name
+
+
+def _index_edit(index, k, v, add):
+    """Add v to (or remove it from) the set index[k]; no empty sets kept."""
+    if add:
+        index.setdefault(k, set()).add(v)
+        return
+    s = index.get(k)
+    if s is not None:
+        s.discard(v)
+        if not s:
+            del index[k]
+
+
+class VolumeIndex:
+    """What the PV controller (App._sync_volumes) must look at again, and the
+    indexes that find it, kept by every write of a claim, volume or class
+    (note, from Store.on_commit).  A pass takes, in the same order as a walk
+    over every volume then every claim, only those marked: each unmarked
+    one's turn would write nothing, so the passes write what full walks would
+    -- in the same order, from the same state -- at the cost of what the
+    writes can affect instead of every claim times every volume per write.
+    A write marks what reads the object written (App._sync_volume,
+    App._sync_claim):
+      * a volume: itself; the claims its claimRef names, before and after
+        (their pre-bound volume); the claims whose spec.volumeName names it;
+        the claim whose uid its name pvc-<uid> carries (_provision's "made
+        already"); and, when it has no claimRef, the unbound claims of its
+        class when that class binds at once or is "" (the smallest
+        Available volume);
+      * a claim: itself, and the volumes whose claimRef names it (Released
+        when it goes);
+      * a class: the unbound claims of that class.
+    What the provisioner's faults decide marks everything (mark_all).  A
+    turn takes its object off before it runs, so that the turn's own writes
+    mark it for the next pass, as a full walk would look at it again there;
+    what a pass marks after its cursor it takes in this pass.  Marks left
+    when the passes stop (App._sync_volumes runs at most 4) stay for the
+    next write."""
+
+    def __init__(self):
+        self.dirty = {"persistentvolumes": set(), "persistentvolumeclaims": set()}
+        self.pvs_by_ref = {}        # claim key -> keys of the volumes whose claimRef names it
+        self.free_by_class = {}     # class -> keys of the volumes without a claimRef
+        self.pv_seq = {}            # volume key -> its rank in the store's dict (insertion order)
+        self.pv_seq_next = 0
+        self.claims_by_volume = {}  # spec.volumeName -> keys of the claims naming it
+        self.unbound_by_class = {}  # class -> keys of the claims without spec.volumeName
+        self.claim_by_uid = {}
+        self.phase = None           # [resource, heap of marked keys, cursor] while a pass runs
+
+    def mark(self, res, key):
+        d = self.dirty[res]
+        if key in d:
+            return
+        d.add(key)
+        if self.phase is not None and self.phase[0] == res and key > self.phase[2]:
+            heapq.heappush(self.phase[1], key)
+
+    def mark_all(self, store):
+        for res, d in self.dirty.items():
+            d.update(store.objs[res])
+
+    def _claim_index(self, key, obj, add):
+        if obj is None:
+            return
+        uid = obj["metadata"].get("uid")
+        if add:
+            self.claim_by_uid[uid] = key
+        elif self.claim_by_uid.get(uid) == key:
+            del self.claim_by_uid[uid]
+        vname = _get(obj, "spec", "volumeName")
+        if vname:
+            if isinstance(vname, str):
+                _index_edit(self.claims_by_volume, vname, key, add)
+            return
+        cls = claim_class(obj)
+        if isinstance(cls, str):
+            _index_edit(self.unbound_by_class, cls, key, add)
+
+    def _volume_index(self, key, obj, add):
+        if obj is None:
+            return
+        rk = claim_ref_key(obj)
+        if rk is not None:
+            _index_edit(self.pvs_by_ref, rk, key, add)
+        elif _get(obj, "spec", "claimRef") is None:
+            cls = volume_class(obj)
+            if isinstance(cls, str):
+                _index_edit(self.free_by_class, cls, key, add)
+
+    @staticmethod
+    def _binds_at_once(store, cls):
+        """Whether claims of class cls look for an Available volume (their
+        class is "", or exists and is not WaitForFirstConsumer)."""
+        if cls == "":
+            return True
+        sc = store.get("storageclasses", ("", cls))
+        return sc is not None and sc.obj.get("volumeBindingMode") != "WaitForFirstConsumer"
+
+    def note(self, store, res, etype, rec, prev):
+        """Store.on_commit for claims, volumes and classes: the indexes
+        updated, and what the write can change marked."""
+        old = prev.obj if prev is not None else None
+        new = rec.obj if etype != "DELETED" else None
+        claims = "persistentvolumeclaims"
+        if res == "storageclasses":
+            for k in self.unbound_by_class.get(rec.name, ()):
+                self.mark(claims, k)
+            return
+        key = (rec.namespace, rec.name)
+        if res == claims:
+            self._claim_index(key, old, False)
+            self._claim_index(key, new, True)
+            self.mark(claims, key)
+            for k in self.pvs_by_ref.get(key, ()):
+                self.mark("persistentvolumes", k)
+            return
+        self._volume_index(key, old, False)
+        self._volume_index(key, new, True)
+        if old is None:
+            self.pv_seq[key] = self.pv_seq_next
+            self.pv_seq_next += 1
+        elif new is None:
+            self.pv_seq.pop(key, None)
+        self.mark("persistentvolumes", key)
+        for o in (old, new):
+            if o is None:
+                continue
+            rk = claim_ref_key(o)
+            if rk is not None:
+                self.mark(claims, rk)
+            if _get(o, "spec", "claimRef") is None:
+                cls = volume_class(o)
+                if isinstance(cls, str) and self._binds_at_once(store, cls):
+                    for k in self.unbound_by_class.get(cls, ()):
+                        self.mark(claims, k)
+        for k in self.claims_by_volume.get(key[1], ()):
+            self.mark(claims, k)
+        if key[1].startswith("pvc-") and key[1][4:] in self.claim_by_uid:
+            self.mark(claims, self.claim_by_uid[key[1][4:]])
+
+    def candidates(self, store, pvc, delay):
+        """The volumes find_volume_for_claim can pick for claim pvc, in the
+        store's order: those whose claimRef names it and, unless binding
+        waits for the first consumer, those of its class without a
+        claimRef; every other volume it skips."""
+        md = pvc["metadata"]
+        keys = set(self.pvs_by_ref.get((md.get("namespace", ""), md["name"]), ()))
+        if not delay:
+            keys |= self.free_by_class.get(claim_class(pvc), set())
+        pvs = store.objs["persistentvolumes"]
+        return [pvs[k].obj for k in sorted(keys, key=self.pv_seq.__getitem__)]
+
+    def run(self, res, sync_one):
+        """One pass over the marked objects of res, in key order (those
+        marked past the cursor meanwhile included); True when one wrote."""
+        d = self.dirty[res]
+        heap = sorted(d)
+        self.phase = [res, heap, ()]
+        changed = False
+        try:
+            while heap:
+                key = heapq.heappop(heap)
+                if key not in d:
+                    continue
+                d.discard(key)
+                self.phase[2] = key
+                try:
+                    if sync_one(key):
+                        changed = True
+                except Exception:
+                    d.add(key)      # as a full walk would, it fails again next time
+                    raise
+        finally:
+            self.phase = None
+        return changed
+
+
 # ---------------------------------------------------------------- tables
 
 def _col(name, typ="string", desc="", priority=0, fmt=""):
@@ -1962,6 +2153,7 @@ class Faults:
         if body.get("clear") or "provision_fail" in body or "provision_hold" in body:
             # the provisioner retries what it left waiting
             with app.store.lock:
+                app.volumes.mark_all(app.store)
                 app._sync_volumes()
         if body.get("compact") or body.get("close_watches"):
             with app.store.lock:
@@ -2091,6 +2283,7 @@ class App:
         self._pdb_syncing = False
         self._vol_syncing = False   # the PV controller is writing (its commits do not run it again)
         self._vol_deferred = False  # a bulk load or reset: it runs once at the end (or not at all)
+        self.volumes = VolumeIndex()  # what it must look at again (every write of its kinds noted)
         self._svc_ips = set()      # the Services' spec.clusterIP in use
         self._svc_ip_next = 1      # where the next allocation looks first (an offset in SERVICE_CIDR)
         self.store.on_commit = self._after_commit
@@ -2464,6 +2657,7 @@ class App:
         disruptedPods.  A Service changed: its clusterIP is taken, or free.
         A claim, volume or class changed: _sync_volumes."""
         if res in VOLUME_RESOURCES:
+            self.volumes.note(self.store, res, etype, rec, prev)
             if not self._vol_deferred:
                 self._sync_volumes()
             return
@@ -2561,92 +2755,100 @@ class App:
             self.store.cond.notify_all()
 
     def _sync_volumes_once(self):
-        """One pass over the volumes, then the claims (sorted); True when it
-        wrote something.
-          * a volume in phase Pending (as created) that is bound to no claim
-            (no claimRef, or one without a uid) becomes Available;
-          * a Bound volume whose claim is gone (or has another uid) becomes
-            Released -- or is deleted, when it was provisioned
+        """One pass over the volumes, then the claims (sorted), each taking
+        only those marked (VolumeIndex: the others' turns would write
+        nothing); True when it wrote something.  See _sync_volume and
+        _sync_claim."""
+        changed = self.volumes.run("persistentvolumes", self._sync_volume)
+        if self.volumes.run("persistentvolumeclaims", self._sync_claim):
+            changed = True
+        return changed
+
+    def _sync_volume(self, key):
+        """The volume at key, if it is not being deleted; True when it wrote:
+          * in phase Pending (as created) and bound to no claim (no
+            claimRef, or one without a uid): it becomes Available;
+          * Bound, its claim gone (or of another uid): it becomes Released
+            -- or is deleted, when it was provisioned
             (pv.kubernetes.io/provisioned-by) and its reclaim policy is
-            Delete.  Released volumes stay so (no recycler);
-          * a claim with spec.volumeName and pv.kubernetes.io/bind-completed
-            is bound: left alone (its volume gone: no Lost phase);
-          * a claim with spec.volumeName but not bind-completed (pre-bound by
-            its author) is bound to that volume when the volume exists, is
+            Delete.  Released volumes stay so (no recycler)."""
+        st = self.store
+        cur = st.get("persistentvolumes", key)
+        o = cur.obj if cur is not None else None
+        if o is None or o["metadata"].get("deletionTimestamp"):
+            return False
+        ref = _get(o, "spec", "claimRef")
+        phase = (o.get("status") or {}).get("phase")
+        if phase == "Bound" and isinstance(ref, dict) and ref.get("uid"):
+            claim = st.get("persistentvolumeclaims", (ref.get("namespace") or "", ref.get("name") or ""))
+            if claim is None or claim.obj["metadata"]["uid"] != ref["uid"]:
+                # its claim is gone: Released; a provisioned volume whose
+                # policy is Delete is deleted (by its provisioner)
+                if o["spec"].get("persistentVolumeReclaimPolicy") == "Delete" and \
+                        ANN_PROVISIONED_BY in (o["metadata"].get("annotations") or {}):
+                    st.commit("persistentvolumes", "DELETED", None, cur)
+                else:
+                    new = cur.clone()
+                    new["status"]["phase"] = "Released"
+                    st.commit("persistentvolumes", "MODIFIED", new, cur)
+                return True
+            return False
+        if phase not in (None, "", "Pending"):
+            return False
+        if not isinstance(ref, dict) or not ref.get("uid"):
+            new = cur.clone()
+            new.setdefault("status", {})["phase"] = "Available"
+            st.commit("persistentvolumes", "MODIFIED", new, cur)
+            return True
+        return False
+
+    def _sync_claim(self, key):
+        """The claim at key, if it is not being deleted; True when it wrote:
+          * with spec.volumeName and pv.kubernetes.io/bind-completed it is
+            bound: left alone (its volume gone: no Lost phase);
+          * with spec.volumeName but not bind-completed (pre-bound by its
+            author) it is bound to that volume when the volume exists, is
             bound to no other claim and satisfies it;
-          * an unbound claim is bound to the volume find_volume_for_claim
-            picks: one whose claimRef names it (as the scheduler's static
-            binding writes), else -- unless its class binds
-            WaitForFirstConsumer -- the smallest fitting Available one.  A
-            claim naming a class that does not exist waits;
+          * unbound, it is bound to the volume find_volume_for_claim picks:
+            one whose claimRef names it (as the scheduler's static binding
+            writes), else -- unless its class binds WaitForFirstConsumer --
+            the smallest fitting Available one.  A claim naming a class that
+            does not exist waits;
           * else, when its class has a provisioner other than
             kubernetes.io/no-provisioner and binding is Immediate or the
             claim has volume.kubernetes.io/selected-node, _provision."""
         st = self.store
-        changed = False
-        for key in list(st.sorted_keys("persistentvolumes")):
-            cur = st.get("persistentvolumes", key)
-            o = cur.obj if cur is not None else None
-            if o is None or o["metadata"].get("deletionTimestamp"):
-                continue
-            ref = _get(o, "spec", "claimRef")
-            phase = (o.get("status") or {}).get("phase")
-            if phase == "Bound" and isinstance(ref, dict) and ref.get("uid"):
-                claim = st.get("persistentvolumeclaims", (ref.get("namespace") or "", ref.get("name") or ""))
-                if claim is None or claim.obj["metadata"]["uid"] != ref["uid"]:
-                    # its claim is gone: Released; a provisioned volume whose
-                    # policy is Delete is deleted (by its provisioner)
-                    if o["spec"].get("persistentVolumeReclaimPolicy") == "Delete" and \
-                            ANN_PROVISIONED_BY in (o["metadata"].get("annotations") or {}):
-                        st.commit("persistentvolumes", "DELETED", None, cur)
-                    else:
-                        new = cur.clone()
-                        new["status"]["phase"] = "Released"
-                        st.commit("persistentvolumes", "MODIFIED", new, cur)
-                    changed = True
-                continue
-            if phase not in (None, "", "Pending"):
-                continue
-            if not isinstance(ref, dict) or not ref.get("uid"):
-                new = cur.clone()
-                new.setdefault("status", {})["phase"] = "Available"
-                st.commit("persistentvolumes", "MODIFIED", new, cur)
-                changed = True
-        for key in list(st.sorted_keys("persistentvolumeclaims")):
-            cur = st.get("persistentvolumeclaims", key)
-            if cur is None or cur.obj["metadata"].get("deletionTimestamp"):
-                continue
-            pvc = cur.obj
-            ann = pvc["metadata"].get("annotations") or {}
-            vname = _get(pvc, "spec", "volumeName")
-            if vname:
-                if ANN_BIND_COMPLETED in ann:
-                    continue
-                pv = st.get("persistentvolumes", ("", vname))
-                if pv is not None and not pv.obj["metadata"].get("deletionTimestamp") and \
-                        (_get(pv.obj, "spec", "claimRef") is None or volume_bound_to_claim(pv.obj, pvc)) and \
-                        volume_satisfies_claim(pv.obj, pvc):
-                    self._bind_volume(pv, cur)
-                    changed = True
-                continue
-            cls = claim_class(pvc)
-            sc = st.get("storageclasses", ("", cls)) if cls else None
-            if cls and sc is None:
-                continue
-            sc = sc.obj if sc is not None else None
-            delay = sc is not None and sc.get("volumeBindingMode") == "WaitForFirstConsumer"
-            pv = find_volume_for_claim([r.obj for r in st.objs["persistentvolumes"].values()], pvc, delay)
-            if pv is not None:
-                self._bind_volume(st.get("persistentvolumes", ("", pv["metadata"]["name"])), cur)
-                changed = True
-                continue
-            if sc is None or not sc.get("provisioner") or sc["provisioner"] == NO_PROVISIONER:
-                continue
-            if delay and not ann.get(ANN_SELECTED_NODE):
-                continue
-            if self._provision(cur, sc):
-                changed = True
-        return changed
+        cur = st.get("persistentvolumeclaims", key)
+        if cur is None or cur.obj["metadata"].get("deletionTimestamp"):
+            return False
+        pvc = cur.obj
+        ann = pvc["metadata"].get("annotations") or {}
+        vname = _get(pvc, "spec", "volumeName")
+        if vname:
+            if ANN_BIND_COMPLETED in ann:
+                return False
+            pv = st.get("persistentvolumes", ("", vname))
+            if pv is not None and not pv.obj["metadata"].get("deletionTimestamp") and \
+                    (_get(pv.obj, "spec", "claimRef") is None or volume_bound_to_claim(pv.obj, pvc)) and \
+                    volume_satisfies_claim(pv.obj, pvc):
+                self._bind_volume(pv, cur)
+                return True
+            return False
+        cls = claim_class(pvc)
+        sc = st.get("storageclasses", ("", cls)) if cls else None
+        if cls and sc is None:
+            return False
+        sc = sc.obj if sc is not None else None
+        delay = sc is not None and sc.get("volumeBindingMode") == "WaitForFirstConsumer"
+        pv = find_volume_for_claim(self.volumes.candidates(st, pvc, delay), pvc, delay)
+        if pv is not None:
+            self._bind_volume(st.get("persistentvolumes", ("", pv["metadata"]["name"])), cur)
+            return True
+        if sc is None or not sc.get("provisioner") or sc["provisioner"] == NO_PROVISIONER:
+            return False
+        if delay and not ann.get(ANN_SELECTED_NODE):
+            return False
+        return self._provision(cur, sc)
 
     def _bind_volume(self, pv, pvc):
         """The PV controller's bind(): the volume's claimRef (the claim's

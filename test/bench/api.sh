@@ -16,10 +16,22 @@
 #   bind_ref      the stand-in's own capacity, same run: a plain client
 #                 (bind_ref.py, 16 connections) binding 10000 pods and nothing
 #                 else; the bind figure is quoted as a share of it
+#   wffc_provisioned_pvs
+#                 the stand-in emptied, then 5000 nodes in three zones, a
+#                 WaitForFirstConsumer StorageClass with a CSI provisioner and
+#                 1000 unbound claims of it; 1000 pods created at once, each
+#                 with its own claim: pods/s from their creation to the API
+#                 server's record showing every one bound (the scheduler's
+#                 PreBind sets the claim's selected-node through the outbox,
+#                 the stand-in provisions a volume in that node's zone and
+#                 binds the claim, then the bind worker sends the Binding);
+#                 the outcome checked, a wrong one fails the bench (wffc.py)
 # The pods of the ingest phases name another scheduler, so only the mirror
 # works on them.  The stand-in is single-process Python, which bounds the
 # bind figure; it is also quoted beside kube-scheduler's default API client
 # rate (kubeAPIQPS 50, burst 100), which its bindings go through.
+# With only=ingest (run --only ingest) just the ingest figures are measured;
+# with only=wffc just wffc_provisioned_pvs.
 set -euo pipefail
 
 api_dir="$dir/api"
@@ -50,6 +62,11 @@ watch_for() {
 		END LOOP; END \$\$" >/dev/null
 }
 pod_there() { echo "EXISTS (SELECT 1 FROM scheduler.pods WHERE namespace = 'default' AND name = '$1')"; }
+api_connect() {
+	as_pg psql -X -h "$dir" -d postgres -Atq -c "ALTER SYSTEM SET scheduler.kube_api_url = '$url'" \
+		-c "ALTER SYSTEM SET scheduler.kube_token_file = '$api_dir/token'" \
+		-c "ALTER SYSTEM SET scheduler.kube_ca_file = '$api_dir/ca.crt'" -c "SELECT pg_reload_conf()" >/dev/null
+}
 api_disconnect() {
 	q "ALTER SYSTEM RESET scheduler.kube_api_url" >/dev/null
 	q "ALTER SYSTEM RESET scheduler.kube_token_file" >/dev/null
@@ -58,13 +75,12 @@ api_disconnect() {
 	sleep 1
 }
 
+if [ "${only:-}" != wffc ]; then
 kreq POST /debug/bulk '{"generate": {"nodes": {"count": 5000}, "pods": {"count": 20000, "prefix": "other-", "schedulerName": "other-scheduler"}}}' >/dev/null
 
 # --- ingest by LIST
 t0=$(now)
-as_pg psql -X -h "$dir" -d postgres -Atq -c "ALTER SYSTEM SET scheduler.kube_api_url = '$url'" \
-	-c "ALTER SYSTEM SET scheduler.kube_token_file = '$api_dir/token'" \
-	-c "ALTER SYSTEM SET scheduler.kube_ca_file = '$api_dir/ca.crt'" -c "SELECT pg_reload_conf()" >/dev/null
+api_connect
 # a list is applied in one transaction: its last item there, all are
 watch_for "$(pod_there other-19999) AND EXISTS (SELECT 1 FROM scheduler.nodes WHERE name = 'node-4999')"
 t1=$(now)
@@ -107,4 +123,20 @@ echo "bind: $b pods/s bound through the API ($(python3 -c "print(round($t1 - $t0
 api_disconnect
 ref=$(as_pg python3 "$dir/bind_ref.py" "$api_dir/server.json" 10000)
 echo "bind_ref: the stand-in takes $ref binds/s from a plain client (16 connections, nothing else to do): the scheduler's end-to-end rate is $(python3 -c "print(round(100 * $b / $ref))")% of it"
+# the next workload on an empty stand-in (its record of bindings too); the
+# mirror empties when the workers, pointed at it again, catch up with it
+# (the reset's DELETED events, or a relist)
+kreq POST /debug/reset >/dev/null
+fi
+
+# --- wffc_provisioned_pvs: WaitForFirstConsumer claims provisioned during the run
+api_connect
+wait_for "SELECT NOT EXISTS (SELECT 1 FROM scheduler.pods) AND NOT EXISTS (SELECT 1 FROM scheduler.nodes)"
+as_pg python3 "$dir/wffc.py" "$api_dir/server.json" objects 1000 5000
+# the claims, nodes and class mirrored before the pods come (each kind's
+# list or events in order: its last object there, all are)
+watch_for "EXISTS (SELECT 1 FROM scheduler.persistent_volume_claims WHERE namespace = 'wffc' AND name = 'claim-999')
+	AND EXISTS (SELECT 1 FROM scheduler.nodes WHERE name = 'wffc-node-4999')
+	AND EXISTS (SELECT 1 FROM scheduler.storage_classes WHERE name = 'wffc')"
+as_pg python3 "$dir/wffc.py" "$api_dir/server.json" run 1000
 kill "$api_pid" 2>/dev/null || true

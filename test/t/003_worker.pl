@@ -151,5 +151,13 @@ usleep(1_000_000);
 is(q1(q{SELECT state_change FROM pg_stat_activity WHERE backend_type = 'scheduler worker'}), $before,
 	'with nothing waiting the worker does not run for a second');
 
+# --- The worker's writes reach the cumulative statistics, as a session's do
+# when it goes idle: attempt_history is written by the worker alone here, and
+# unless the worker reports its counts, autovacuum never sees the table
+# change (never analyzes it, never vacuums it), however long it runs.
+ok($node->poll_query_until('postgres',
+		q{SELECT n_tup_ins > 0 FROM pg_stat_user_tables WHERE relid = 'scheduler.attempt_history'::regclass}),
+	"the worker's inserts are counted in pg_stat_user_tables, where autovacuum reads them");
+
 $node->stop;
 done_testing();
