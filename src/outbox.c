@@ -788,37 +788,58 @@ settle_waiting_bindings(void)
 	Datum		args[2];
 
 	/*
-	 * Planned at each round, not kept: a plan made while the outbox and the
-	 * claims were small (the first waiting binding) scans them whole for
-	 * each waiting binding once they are large; planned now, the lookups of
-	 * a binding's requests (by id) and claims (by namespace and name) use
-	 * their indexes.
+	 * Planned at each round, not kept (a plan made on the first, small
+	 * tables stays bad once they are large), and written so that no
+	 * estimate can make it scan a table per waiting binding: each binding's
+	 * requests are looked up by id and its claims and volumes by their
+	 * unique keys, one at a time (LATERAL ... LIMIT 1: nothing else for the
+	 * planner to combine), and the rest joins what was looked up.
 	 */
-	run_now("WITH w AS MATERIALIZED ("
-				" SELECT b.id, coalesce("
+	run_now("WITH b AS MATERIALIZED ("
+				" SELECT id, pod_uid, namespace, name, node, waits_for, claims, wait_until FROM scheduler.outbox"
+				" WHERE state = 'pending' AND wait_until IS NOT NULL AND kind = 'binding' AND node IS NOT NULL),"
+				/* each one's PreBind requests, by id */
+				" req AS MATERIALIZED ("
+				" SELECT b.id AS bid, r.id, r.kind, r.state, r.object, r.last_error, r.last_status,"
+				"  r.body->'metadata'->>'resourceVersion' AS patched, r.body->'spec'->'claimRef'->>'name' AS claim"
+				" FROM b CROSS JOIN LATERAL unnest(b.waits_for) AS w(id)"
+				" CROSS JOIN LATERAL (SELECT * FROM scheduler.outbox r WHERE r.id = w.id LIMIT 1) r),"
+				/* each one's claims, by namespace and name */
+				" cl AS MATERIALIZED ("
+				" SELECT b.id AS bid, n.claim, n.ord, c.uid, c.selected_node, c.resource_version, c.annotated"
+				" FROM b CROSS JOIN LATERAL unnest(b.claims) WITH ORDINALITY AS n(claim, ord)"
+				" LEFT JOIN LATERAL (SELECT c.uid, c.selected_node, c.resource_version,"
+				"   jsonb_typeof(c.object->'metadata'->'annotations') = 'object' AS annotated"
+				"   FROM scheduler.persistent_volume_claims c WHERE c.namespace = b.namespace AND c.name = n.claim"
+				"   LIMIT 1) c ON true),"
+				" reasons AS ("
 				/* bindAPIUpdate: a PreBind patch the API server refused */
-				"  (SELECT '" PREBIND_PREFIX "' || coalesce(r.last_error, 'HTTP ' || r.last_status, 'request failed')"
-				"     FROM scheduler.outbox r WHERE r.id = ANY (b.waits_for) AND r.state = 'failed'"
-				"     ORDER BY r.id LIMIT 1),"
+				" SELECT bid, 1 AS step, id AS ord,"
+				"  '" PREBIND_PREFIX "' || coalesce(last_error, 'HTTP ' || last_status, 'request failed') AS why"
+				" FROM req WHERE state = 'failed'"
 				/* then checkBindings, in its order: the pod deleted */
-				"  (SELECT '" PREBIND_PREFIX "binding volumes: pod does not exist any more: '"
-				"     || format('pod %s not found', to_json(b.name))"
-				"     WHERE NOT EXISTS (SELECT 1 FROM scheduler.pods p WHERE p.uid = b.pod_uid)),"
+				" UNION ALL"
+				" SELECT b.id, 2, 0, '" PREBIND_PREFIX "binding volumes: pod does not exist any more: '"
+				"  || format('pod %s not found', to_json(b.name))"
+				" FROM b LEFT JOIN LATERAL (SELECT true AS there FROM scheduler.pods p WHERE p.uid = b.pod_uid LIMIT 1) p"
+				"  ON true WHERE p.there IS NULL"
 				/* each static binding: its volume, its claim, the volume's claimRef */
-				"  (SELECT '" PREBIND_PREFIX "binding volumes: ' || CASE"
-				"     WHEN v.uid IS NULL THEN format('failed to check binding: could not find v1.PersistentVolume %s',"
-				"       to_json(r.object))"
-				"     WHEN c.uid IS NULL THEN format('failed to check binding: could not find v1.PersistentVolumeClaim %s',"
-				"       to_json(b.namespace || '/' || coalesce(r.body->'spec'->'claimRef'->>'name', '')))"
-				"     ELSE format('ClaimRef got reset for pv %s', to_json(v.name)) END"
-				"     FROM scheduler.outbox r"
-				"     LEFT JOIN scheduler.persistent_volumes v ON v.name = r.object"
-				"     LEFT JOIN scheduler.persistent_volume_claims c"
-				"       ON c.namespace = b.namespace AND c.name = r.body->'spec'->'claimRef'->>'name'"
-				"     WHERE r.id = ANY (b.waits_for) AND r.kind = 'volume' AND r.state = 'done'"
-				"     AND (v.uid IS NULL OR c.uid IS NULL OR (coalesce(v.object->'spec'->'claimRef'->>'uid', '') = ''"
-				"       AND " NEWER("v.resource_version", "(r.body->'metadata'->>'resourceVersion')") "))"
-				"     ORDER BY r.id LIMIT 1),"
+				" UNION ALL"
+				" SELECT r.bid, 3, r.id, '" PREBIND_PREFIX "binding volumes: ' || CASE"
+				"  WHEN v.uid IS NULL THEN format('failed to check binding: could not find v1.PersistentVolume %s',"
+				"    to_json(r.object))"
+				"  WHEN c.uid IS NULL THEN format('failed to check binding: could not find v1.PersistentVolumeClaim %s',"
+				"    to_json(b.namespace || '/' || coalesce(r.claim, '')))"
+				"  ELSE format('ClaimRef got reset for pv %s', to_json(v.name)) END"
+				" FROM req r JOIN b ON b.id = r.bid"
+				" LEFT JOIN LATERAL (SELECT v.uid, v.name, v.resource_version,"
+				"   v.object->'spec'->'claimRef'->>'uid' AS claim_uid"
+				"   FROM scheduler.persistent_volumes v WHERE v.name = r.object LIMIT 1) v ON true"
+				" LEFT JOIN LATERAL (SELECT c.uid FROM scheduler.persistent_volume_claims c"
+				"   WHERE c.namespace = b.namespace AND c.name = r.claim LIMIT 1) c ON true"
+				" WHERE r.kind = 'volume' AND r.state = 'done'"
+				" AND (v.uid IS NULL OR c.uid IS NULL"
+				"  OR (coalesce(v.claim_uid, '') = '' AND " NEWER("v.resource_version", "r.patched") "))"
 				/*
 				 * each claim to provision (the pod's claims no static binding
 				 * names): gone; or its selected-node is not the pod's node any
@@ -826,27 +847,23 @@ settle_waiting_bindings(void)
 				 * a claim another pod's request annotated), no annotations at
 				 * all is "reset", else "provisioning failed"
 				 */
-				"  (SELECT '" PREBIND_PREFIX "binding volumes: ' || CASE"
-				"     WHEN c.uid IS NULL THEN format('failed to check provisioning pvc: could not find v1.PersistentVolumeClaim %s',"
-				"       to_json(b.namespace || '/' || n.claim))"
-				"     WHEN jsonb_typeof(c.object->'metadata'->'annotations') IS DISTINCT FROM 'object'"
-				"       THEN format('selectedNode annotation reset for PVC %s', to_json(c.name))"
-				"     ELSE format('provisioning failed for PVC %s', to_json(c.name)) END"
-				"     FROM unnest(b.claims) WITH ORDINALITY AS n(claim, ord)"
-				"     LEFT JOIN scheduler.persistent_volume_claims c ON c.namespace = b.namespace AND c.name = n.claim"
-				"     LEFT JOIN LATERAL (SELECT r.state, r.body FROM scheduler.outbox r WHERE r.id = ANY (b.waits_for)"
-				"       AND r.kind = 'claim' AND r.object = n.claim ORDER BY r.id DESC LIMIT 1) mine ON true"
-				"     WHERE NOT EXISTS (SELECT 1 FROM scheduler.outbox r WHERE r.id = ANY (b.waits_for)"
-				"       AND r.kind = 'volume' AND r.body->'spec'->'claimRef'->>'name' = n.claim)"
-				"     AND (c.uid IS NULL OR (c.selected_node IS DISTINCT FROM b.node"
-				"       AND (mine.state IS NULL OR (mine.state = 'done'"
-				"         AND " NEWER("c.resource_version", "(mine.body->'metadata'->>'resourceVersion')") "))))"
-				"     ORDER BY n.ord LIMIT 1),"
+				" UNION ALL"
+				" SELECT cl.bid, 4, cl.ord, '" PREBIND_PREFIX "binding volumes: ' || CASE"
+				"  WHEN cl.uid IS NULL THEN format('failed to check provisioning pvc: could not find v1.PersistentVolumeClaim %s',"
+				"    to_json(b.namespace || '/' || cl.claim))"
+				"  WHEN cl.annotated IS NOT TRUE THEN format('selectedNode annotation reset for PVC %s', to_json(cl.claim))"
+				"  ELSE format('provisioning failed for PVC %s', to_json(cl.claim)) END"
+				" FROM cl JOIN b ON b.id = cl.bid"
+				" LEFT JOIN (SELECT DISTINCT ON (bid, object) bid, object, state, patched FROM req"
+				"   WHERE kind = 'claim' ORDER BY bid, object, id DESC) mine ON mine.bid = cl.bid AND mine.object = cl.claim"
+				" WHERE NOT EXISTS (SELECT 1 FROM req s WHERE s.bid = cl.bid AND s.kind = 'volume' AND s.claim = cl.claim)"
+				" AND (cl.uid IS NULL OR (cl.selected_node IS DISTINCT FROM b.node"
+				"  AND (mine.state IS NULL OR (mine.state = 'done' AND " NEWER("cl.resource_version", "mine.patched") "))))),"
+				" first AS (SELECT DISTINCT ON (bid) bid, why FROM reasons ORDER BY bid, step, ord),"
 				/* the poll's timeout */
-				"  CASE WHEN b.wait_until <= now() THEN '" PREBIND_PREFIX "binding volumes: context deadline exceeded' END"
-				" ) AS why"
-				" FROM scheduler.outbox b"
-				" WHERE b.state = 'pending' AND b.wait_until IS NOT NULL AND b.kind = 'binding' AND b.node IS NOT NULL)"
+				" w AS (SELECT b.id, coalesce(f.why, CASE WHEN b.wait_until <= now()"
+				"   THEN '" PREBIND_PREFIX "binding volumes: context deadline exceeded' END) AS why"
+				"  FROM b LEFT JOIN first f ON f.bid = b.id)"
 				" UPDATE scheduler.outbox o SET state = 'failed', finished_at = now(), last_error = w.why"
 				" FROM w WHERE o.id = w.id AND w.why IS NOT NULL AND o.state = 'pending' AND o.wait_until IS NOT NULL"
 				" RETURNING o.pod_uid, o.node, o.last_error",
@@ -898,12 +915,16 @@ settle_waiting_bindings(void)
 				args, NULL, SPI_OK_UPDATE);
 		}
 	}
+	/* ready: every request done, every claim bound (each looked up by its key) */
 	run_now("UPDATE scheduler.outbox b SET next_attempt_at = now(), wait_until = NULL"
 				" WHERE b.state = 'pending' AND b.wait_until IS NOT NULL AND b.kind = 'binding'"
-				"  AND NOT EXISTS (SELECT 1 FROM scheduler.outbox r WHERE r.id = ANY (b.waits_for) AND r.state <> 'done')"
+				"  AND NOT EXISTS (SELECT 1 FROM unnest(b.waits_for) AS w(id)"
+				"    CROSS JOIN LATERAL (SELECT r.state FROM scheduler.outbox r WHERE r.id = w.id LIMIT 1) r"
+				"    WHERE r.state <> 'done')"
 				"  AND NOT EXISTS (SELECT 1 FROM unnest(b.claims) AS n(claim)"
-				"    WHERE NOT EXISTS (SELECT 1 FROM scheduler.persistent_volume_claims c"
-				"                      WHERE c.namespace = b.namespace AND c.name = n.claim AND c.bound))",
+				"    LEFT JOIN LATERAL (SELECT c.bound FROM scheduler.persistent_volume_claims c"
+				"      WHERE c.namespace = b.namespace AND c.name = n.claim LIMIT 1) c ON true"
+				"    WHERE c.bound IS NOT TRUE)",
 			SPI_OK_UPDATE);
 }
 
