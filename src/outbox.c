@@ -945,12 +945,13 @@ OutboxClaim(int max_bindings, int max_status)
 	List	   *rows = NIL;
 
 	settle_waiting_bindings();
+	/* (the pod looked up by uid for each pending condition, whatever the estimates) */
 	run(PlanKept(&stale,
 				"UPDATE scheduler.outbox o SET state = 'done', finished_at = now(),"
 				" last_error = 'not sent: the pod was scheduled since'"
-				" FROM scheduler.pods p"
-				" WHERE o.state = 'pending' AND o.kind = 'condition' AND p.uid = o.pod_uid"
-				" AND (p.assumed_node IS NOT NULL OR p.node_name IS NOT NULL)",
+				" WHERE o.state = 'pending' AND o.kind = 'condition'"
+				" AND (SELECT p.assumed_node IS NOT NULL OR p.node_name IS NOT NULL"
+				"      FROM scheduler.pods p WHERE p.uid = o.pod_uid LIMIT 1)",
 				0, NULL),
 		NULL, NULL, SPI_OK_UPDATE);
 	run(PlanKept(&due,
@@ -995,9 +996,9 @@ OutboxPreBindAssumed(void (*fn) (void *arg, const char *kind, const char *ns, co
 
 	run(PlanKept(&plan,
 				"SELECT r.kind, r.namespace, r.object, r.body FROM scheduler.outbox r"
-				" JOIN scheduler.pods p ON p.uid = r.pod_uid"
+				" CROSS JOIN LATERAL (SELECT 1 FROM scheduler.pods p WHERE p.uid = r.pod_uid"
+				"   AND p.assumed_node IS NOT NULL AND p.node_name IS NULL LIMIT 1) p"
 				" WHERE r.kind IN ('volume', 'claim') AND r.state <> 'failed'"
-				" AND p.assumed_node IS NOT NULL AND p.node_name IS NULL"
 				" ORDER BY r.id",
 				0, NULL),
 		NULL, NULL, SPI_OK_SELECT);
