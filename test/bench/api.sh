@@ -139,4 +139,6 @@ watch_for "EXISTS (SELECT 1 FROM scheduler.persistent_volume_claims WHERE namesp
 	AND EXISTS (SELECT 1 FROM scheduler.nodes WHERE name = 'wffc-node-4999')
 	AND EXISTS (SELECT 1 FROM scheduler.storage_classes WHERE name = 'wffc')"
 as_pg python3 "$dir/wffc.py" "$api_dir/server.json" run 1000
+# the workloads after this one run with no API server (test/bench/run checks)
+api_disconnect
 kill "$api_pid" 2>/dev/null || true
