@@ -81,6 +81,9 @@ static int64 churn = 0;
 /* SnapshotGet calls, across rebuilds too */
 static uint64 refresh_count = 0;
 
+/* apply_changes: the names of the nodes node_load read (NULL: not asked) */
+static HTAB *nodes_loaded = NULL;
+
 /* ------------------------------------------------------------------------
  * Parsing rows
  * ------------------------------------------------------------------------
@@ -256,6 +259,8 @@ node_load(HeapTuple tup, TupleDesc desc)
 
 	NodeInfoFromTuple(n, tup, desc, n->cxt, &problems);
 	e->uid = n->uid;
+	if (nodes_loaded)
+		(void) hash_search(nodes_loaded, name, HASH_ENTER, NULL);	/* (shorter than a key: node_slot) */
 	foreach(lc, problems)
 		row_warning("node", name, lfirst(lc));
 	for (int i = 0; i < n->nimages; i++)
@@ -606,6 +611,7 @@ rebuild(void)
 	MemoryContext old;
 	SPITupleTable *tt;
 
+	nodes_loaded = NULL;		/* (one an error left is gone with its context) */
 	if (cache_cxt)
 		MemoryContextDelete(cache_cxt);
 	nominated_cxt = NULL;		/* it lived in cache_cxt */
@@ -741,12 +747,32 @@ apply_changes(void)
 
 	if (node_uids != NIL)
 	{
+		HASHCTL		hctl;
 		ListCell   *lc;
 
-		/* drop every changed node, then load those that still exist */
-		for (lc = list_head(node_gone); lc != NULL; lc = lnext(node_gone, lnext(node_gone, lc)))
-			node_remove(lfirst(lc), lfirst(lnext(node_gone, lc)));
+		/*
+		 * Load the changed nodes that exist (a status update keeps what
+		 * its labels made: node_load), then drop those no row holds any
+		 * more under that name.
+		 */
+		memset(&hctl, 0, sizeof(hctl));
+		hctl.keysize = NODE_NAME_KEYSIZE;
+		hctl.entrysize = NODE_NAME_KEYSIZE;
+		hctl.hcxt = CurrentMemoryContext;
+		/* (set again by each apply_changes and rebuild: an error leaves none behind) */
+		nodes_loaded = hash_create("scheduler nodes reloaded", 64, &hctl, HASH_ELEM | HASH_STRINGS | HASH_CONTEXT);
 		reload(psprintf("SELECT %s FROM scheduler.nodes WHERE uid = ANY($1)", NodeColumns), node_uids, node_load);
+		for (lc = list_head(node_gone); lc != NULL; lc = lnext(node_gone, lnext(node_gone, lc)))
+		{
+			const char *name = lfirst(lc);
+
+			if (name != NULL && strlen(name) < NODE_NAME_KEYSIZE &&
+				hash_search(nodes_loaded, name, HASH_FIND, NULL) != NULL)
+				continue;		/* read again just now */
+			node_remove(lfirst(lc), lfirst(lnext(node_gone, lc)));
+		}
+		hash_destroy(nodes_loaded);
+		nodes_loaded = NULL;
 	}
 	if (pod_uids != NIL)
 	{
