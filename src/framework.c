@@ -218,6 +218,7 @@ RunPreFilters(CycleCtx *ctx, const PodInfo *pod, CycleResult *res, List **names,
 		ctx->calls[i].snap = ctx->snap;
 		ctx->calls[i].restricts_nodes = false;
 		ctx->calls[i].node_names = NIL;
+		ctx->calls[i].passes_every_node = false;
 		ctx->skip_filter[i] = (pl->filter == NULL);
 		if (pl->prefilter == NULL)
 			continue;
@@ -344,12 +345,15 @@ run_filters(CycleCtx *ctx, const PodInfo *pod, const NodeInfo *node, Status *st)
 {
 	const Profile *prof = ctx->profile;
 
-	/* the plugins to run, listed once per pod (skip_filter is PreFilter's) */
+	/*
+	 * the plugins to run, listed once per pod (skip_filter is PreFilter's);
+	 * one whose PreFilter found that it passes every node is left out
+	 */
 	if (ctx->nfilters < 0)
 	{
 		ctx->nfilters = 0;
 		for (int i = 0; i < prof->nplugins; i++)
-			if (!ctx->skip_filter[i])
+			if (!ctx->skip_filter[i] && !ctx->calls[i].passes_every_node)
 			{
 				FilterStep *f = &ctx->filters[ctx->nfilters++];
 

@@ -73,6 +73,9 @@ typedef struct PluginCall
 	ClusterSnapshot *snap;
 	bool		restricts_nodes;	/* PreFilter: *node_names is the set, even if empty */
 	List	   *node_names;		/* PreFilter's node names, when it restricts */
+	bool		passes_every_node;	/* PreFilter: its Filter would pass every node for
+									 * this pod, so the cycle does not run it
+									 * (scheduler.filter() still does) */
 } PluginCall;
 
 typedef struct Plugin

@@ -735,6 +735,10 @@ prefilter(PluginCall *call, const PodInfo *pod, Status *st, List **node_names)
 	s->labels_only->name = "";
 	s->snap = call->snap;
 	call->state = s;
+	/* every claim bound, to a volume that reaches every node: Filter passes them all */
+	call->passes_every_node = (s->ndelayed == 0);
+	for (int i = 0; i < s->nbound && call->passes_every_node; i++)
+		call->passes_every_node = s->bound_pvs[i].pv != NULL && s->bound_pvs[i].affinity == NULL;
 }
 
 /* ------------------------------------------------------------------------
