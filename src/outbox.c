@@ -788,6 +788,15 @@ settle_waiting_bindings(void)
 	Datum		args[2];
 
 	/*
+	 * kube-scheduler's BindPodVolumes: bindAPIUpdate sends the requests in
+	 * order and stops at the first that fails; then checkBindings, each
+	 * second, goes through the pod, the static bindings and the claims to
+	 * provision in order, and stops at the first that fails (the binding
+	 * fails with its words) or is not there yet (it waits: nothing after
+	 * it is judged this round).  Here each binding's items become rows
+	 * (why NULL: wait), the first decides; and a request not done yet is a
+	 * wait, bindAPIUpdate not being over.
+	 *
 	 * Planned at each round, not kept (a plan made on the first, small
 	 * tables stays bad once they are large), and written so that no
 	 * estimate can make it scan a table per waiting binding: each binding's
@@ -806,60 +815,80 @@ settle_waiting_bindings(void)
 				" CROSS JOIN LATERAL (SELECT * FROM scheduler.outbox r WHERE r.id = w.id LIMIT 1) r),"
 				/* each one's claims, by namespace and name */
 				" cl AS MATERIALIZED ("
-				" SELECT b.id AS bid, n.claim, n.ord, c.uid, c.selected_node, c.resource_version, c.annotated"
+				" SELECT b.id AS bid, n.claim, n.ord, c.uid, c.selected_node, c.resource_version, c.annotated, c.bound"
 				" FROM b CROSS JOIN LATERAL unnest(b.claims) WITH ORDINALITY AS n(claim, ord)"
-				" LEFT JOIN LATERAL (SELECT c.uid, c.selected_node, c.resource_version,"
+				" LEFT JOIN LATERAL (SELECT c.uid, c.selected_node, c.resource_version, c.bound,"
 				"   jsonb_typeof(c.object->'metadata'->'annotations') = 'object' AS annotated"
 				"   FROM scheduler.persistent_volume_claims c WHERE c.namespace = b.namespace AND c.name = n.claim"
 				"   LIMIT 1) c ON true),"
-				" reasons AS ("
-				/* bindAPIUpdate: a PreBind patch the API server refused */
-				" SELECT bid, 1 AS step, id AS ord,"
-				"  '" PREBIND_PREFIX "' || coalesce(last_error, 'HTTP ' || last_status, 'request failed') AS why"
-				" FROM req WHERE state = 'failed'"
-				/* then checkBindings, in its order: the pod deleted */
+				/* each one's claims that a static binding names (one row per binding) */
+				" statics AS (SELECT bid, array_agg(claim) AS claims FROM req WHERE kind = 'volume' GROUP BY bid),"
+				" items AS ("
+				/* bindAPIUpdate: a request refused ends it; one not done yet is a wait */
+				" SELECT bid, 1 AS step, id AS ord, CASE WHEN state = 'failed' THEN"
+				"  '" PREBIND_PREFIX "' || coalesce(last_error, 'HTTP ' || last_status, 'request failed') END AS why"
+				" FROM req WHERE state <> 'done'"
+				/* checkBindings: the pod deleted */
 				" UNION ALL"
 				" SELECT b.id, 2, 0, '" PREBIND_PREFIX "binding volumes: pod does not exist any more: '"
 				"  || format('pod %s not found', to_json(b.name))"
 				" FROM b LEFT JOIN LATERAL (SELECT true AS there FROM scheduler.pods p WHERE p.uid = b.pod_uid LIMIT 1) p"
 				"  ON true WHERE p.there IS NULL"
-				/* each static binding: its volume, its claim, the volume's claimRef */
+				/*
+				 * each static binding: its volume and claim gone, the mirror
+				 * not showing our patch yet (wait), the claimRef reset, the
+				 * claim not bound yet (wait)
+				 */
 				" UNION ALL"
-				" SELECT r.bid, 3, r.id, '" PREBIND_PREFIX "binding volumes: ' || CASE"
-				"  WHEN v.uid IS NULL THEN format('failed to check binding: could not find v1.PersistentVolume %s',"
-				"    to_json(r.object))"
-				"  WHEN c.uid IS NULL THEN format('failed to check binding: could not find v1.PersistentVolumeClaim %s',"
-				"    to_json(b.namespace || '/' || coalesce(r.claim, '')))"
-				"  ELSE format('ClaimRef got reset for pv %s', to_json(v.name)) END"
+				" SELECT r.bid, 3, r.id, CASE"
+				"  WHEN v.uid IS NULL THEN '" PREBIND_PREFIX "binding volumes: '"
+				"    || format('failed to check binding: could not find v1.PersistentVolume %s', to_json(r.object))"
+				"  WHEN c.uid IS NULL THEN '" PREBIND_PREFIX "binding volumes: '"
+				"    || format('failed to check binding: could not find v1.PersistentVolumeClaim %s',"
+				"       to_json(b.namespace || '/' || coalesce(r.claim, '')))"
+				"  WHEN NOT " NEWER("v.resource_version", "r.patched") " THEN NULL"
+				"  WHEN coalesce(v.claim_uid, '') = '' THEN '" PREBIND_PREFIX "binding volumes: '"
+				"    || format('ClaimRef got reset for pv %s', to_json(v.name))"
+				"  END"
 				" FROM req r JOIN b ON b.id = r.bid"
 				" LEFT JOIN LATERAL (SELECT v.uid, v.name, v.resource_version,"
 				"   v.object->'spec'->'claimRef'->>'uid' AS claim_uid"
 				"   FROM scheduler.persistent_volumes v WHERE v.name = r.object LIMIT 1) v ON true"
-				" LEFT JOIN LATERAL (SELECT c.uid FROM scheduler.persistent_volume_claims c"
+				" LEFT JOIN LATERAL (SELECT c.uid, c.bound FROM scheduler.persistent_volume_claims c"
 				"   WHERE c.namespace = b.namespace AND c.name = r.claim LIMIT 1) c ON true"
 				" WHERE r.kind = 'volume' AND r.state = 'done'"
-				" AND (v.uid IS NULL OR c.uid IS NULL"
-				"  OR (coalesce(v.claim_uid, '') = '' AND " NEWER("v.resource_version", "r.patched") "))"
+				" AND (v.uid IS NULL OR c.uid IS NULL OR NOT " NEWER("v.resource_version", "r.patched")
+				"  OR coalesce(v.claim_uid, '') = '' OR NOT c.bound)"
 				/*
-				 * each claim to provision (the pod's claims no static binding
-				 * names): gone; or its selected-node is not the pod's node any
-				 * more: once the mirror shows our patch of it (or at once, for
-				 * a claim another pod's request annotated), no annotations at
-				 * all is "reset", else "provisioning failed"
+				 * each claim to provision: those annotated before (by an
+				 * earlier attempt or another pod's request: no request of
+				 * ours) first, then ours.  Gone; the mirror not showing our
+				 * patch yet (wait); no annotations at all ("reset"); another
+				 * node's ("provisioning failed"); not bound yet (wait).  One
+				 * annotated before that has none now (another pod's request
+				 * not sent yet, or a static binding done before) is waited for.
 				 */
 				" UNION ALL"
-				" SELECT cl.bid, 4, cl.ord, '" PREBIND_PREFIX "binding volumes: ' || CASE"
-				"  WHEN cl.uid IS NULL THEN format('failed to check provisioning pvc: could not find v1.PersistentVolumeClaim %s',"
-				"    to_json(b.namespace || '/' || cl.claim))"
-				"  WHEN cl.annotated IS NOT TRUE THEN format('selectedNode annotation reset for PVC %s', to_json(cl.claim))"
-				"  ELSE format('provisioning failed for PVC %s', to_json(cl.claim)) END"
+				" SELECT cl.bid, 4, CASE WHEN mine.id IS NULL THEN cl.ord ELSE 1000000000 + mine.id END, CASE"
+				"  WHEN cl.uid IS NULL THEN '" PREBIND_PREFIX "binding volumes: '"
+				"    || format('failed to check provisioning pvc: could not find v1.PersistentVolumeClaim %s',"
+				"       to_json(b.namespace || '/' || cl.claim))"
+				"  WHEN mine.id IS NOT NULL AND NOT " NEWER("cl.resource_version", "mine.patched") " THEN NULL"
+				"  WHEN mine.id IS NOT NULL AND cl.annotated IS NOT TRUE THEN '" PREBIND_PREFIX "binding volumes: '"
+				"    || format('selectedNode annotation reset for PVC %s', to_json(cl.claim))"
+				"  WHEN cl.selected_node IS DISTINCT FROM b.node AND (mine.id IS NOT NULL OR cl.selected_node IS NOT NULL)"
+				"    THEN '" PREBIND_PREFIX "binding volumes: ' || format('provisioning failed for PVC %s', to_json(cl.claim))"
+				"  END"
 				" FROM cl JOIN b ON b.id = cl.bid"
-				" LEFT JOIN (SELECT DISTINCT ON (bid, object) bid, object, state, patched FROM req"
-				"   WHERE kind = 'claim' ORDER BY bid, object, id DESC) mine ON mine.bid = cl.bid AND mine.object = cl.claim"
-				" WHERE NOT EXISTS (SELECT 1 FROM req s WHERE s.bid = cl.bid AND s.kind = 'volume' AND s.claim = cl.claim)"
-				" AND (cl.uid IS NULL OR (cl.selected_node IS DISTINCT FROM b.node"
-				"  AND (mine.state IS NULL OR (mine.state = 'done' AND " NEWER("cl.resource_version", "mine.patched") "))))),"
-				" first AS (SELECT DISTINCT ON (bid) bid, why FROM reasons ORDER BY bid, step, ord),"
+				" LEFT JOIN statics ON statics.bid = cl.bid"
+				" LEFT JOIN (SELECT DISTINCT ON (bid, object) bid, object, id, patched FROM req"
+				"   WHERE kind = 'claim' AND state = 'done' ORDER BY bid, object, id DESC) mine"
+				"  ON mine.bid = cl.bid AND mine.object = cl.claim"
+				" WHERE NOT coalesce(cl.claim = ANY (statics.claims), false)"
+				" AND (cl.uid IS NULL OR cl.bound IS NOT TRUE"
+				"  OR (mine.id IS NOT NULL AND NOT " NEWER("cl.resource_version", "mine.patched") ")"
+				"  OR cl.selected_node IS DISTINCT FROM b.node)),"
+				" first AS (SELECT DISTINCT ON (bid) bid, why FROM items ORDER BY bid, step, ord),"
 				/* the poll's timeout */
 				" w AS (SELECT b.id, coalesce(f.why, CASE WHEN b.wait_until <= now()"
 				"   THEN '" PREBIND_PREFIX "binding volumes: context deadline exceeded' END) AS why"

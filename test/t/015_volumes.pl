@@ -303,6 +303,32 @@ is(join(',', map { $_->{path} } requests_for('/pods/p-gone/binding', '/pods/p-cl
 	'neither binding was sent');
 $api->provision_hold(0);
 
+# 9. two pods of one WaitForFirstConsumer claim, placed in one call: the
+# first one's PreBind annotates the claim, the second follows it to that
+# node (no request of its own) and waits for the claim as the first does;
+# neither fails while the provisioner has not got to the claim
+$api->provision_hold(1, '/persistentvolumeclaims/shared');
+claim('shared', class => 'fast', mode => 'ReadWriteMany');
+ok($node->poll_query_until('postgres',
+	q{SELECT count(*) = 1 FROM scheduler.persistent_volume_claims WHERE name = 'shared'}), 'the shared claim is mirrored');
+# created together (the stand-in publishes a bulk create at once): mirrored
+# in one batch, and placed in one call
+k('POST', '/debug/bulk', { pods => [ map { { kind => 'Pod', apiVersion => 'v1',
+	metadata => { name => $_, namespace => 'default' },
+	spec => { containers => [ { name => 'c', image => 'pause' } ],
+		volumes => [ { name => 'v0', persistentVolumeClaim => { claimName => 'shared' } } ] } } } ('share-1', 'share-2') ] });
+ok($node->poll_query_until('postgres',
+	q{SELECT count(*) = 2 FROM scheduler.outbox WHERE name IN ('share-1', 'share-2') AND kind = 'binding'}),
+	'both pods placed, their bindings written');
+sleep 3;
+is(q1(q{SELECT count(*) FROM scheduler.outbox WHERE name IN ('share-1', 'share-2') AND kind = 'binding' AND state = 'failed'}),
+	0, 'neither binding fails while the claim waits for its volume');
+$api->provision_hold(0);
+my @share = (wait_bound('share-1'), wait_bound('share-2'));
+ok($share[0] ne '' && $share[0] eq $share[1], 'both bound, on the node the claim was provisioned for');
+is($api->pvc('default', 'shared')->{metadata}{annotations}{'volume.kubernetes.io/selected-node'}, $share[0],
+	'the claim\'s selected-node is that node');
+
 # every pod bound at most once; the server log has no crash
 my %bindings;
 $bindings{$1}++ for map { $_->{path} =~ m{/pods/([^/]+)/binding$} ? $1 : () }
