@@ -109,3 +109,21 @@ SELECT pg_temp.node('n3', '{"failure-domain.beta.kubernetes.io/zone": "east"}');
 SELECT pg_temp.node('n1', '{"failure-domain.beta.kubernetes.io/zone": "east"}');
 SELECT * FROM pg_temp.verdicts('VolumeZone');
 SELECT * FROM pg_temp.verdicts('VolumeBinding');
+
+-- Columns are kept for at most 32 keys: past that, a new key's column takes
+-- the place of those not asked for in this refresh.  40 pods, each with a
+-- key of its own, filtered one call each (a refresh each) and then all in
+-- one scheduling call (one refresh): every verdict stays the labels'.
+TRUNCATE scheduler.nodes, scheduler.pods, scheduler.pod_attempts, scheduler.attempt_history,
+    scheduler.persistent_volume_claims, scheduler.persistent_volumes;
+SELECT pg_temp.node('n1', (SELECT jsonb_object_agg('k' || i, 'v') FROM generate_series(1, 40, 2) i));
+SELECT pg_temp.node('n2', (SELECT jsonb_object_agg('k' || i, 'v') FROM generate_series(2, 40, 2) i));
+SELECT sum(pg_temp.pod('key-' || i, jsonb_build_array(jsonb_build_object('key', 'k' || i, 'operator', 'Exists'))))
+FROM generate_series(1, 40) i;
+SELECT count(*) FILTER (WHERE f.code = 'Success' AND f.node = CASE WHEN split_part(p.name, '-', 2)::int % 2 = 1 THEN 'n1' ELSE 'n2' END) AS right,
+       count(*) FILTER (WHERE f.code = 'Success') AS passed, count(*) AS verdicts
+FROM scheduler.pods p, scheduler.filter(p.namespace, p.name) f
+WHERE f.plugin = 'NodeAffinity' AND f.node IS NOT NULL;
+SELECT count(*) FILTER (WHERE node = CASE WHEN split_part(name, '-', 2)::int % 2 = 1 THEN 'n1' ELSE 'n2' END) AS placed_right,
+       count(*) AS scheduled
+FROM schedule_pending();

@@ -21,7 +21,11 @@
  * is not the snapshot's or a copy of one has none, so it is read from its
  * labels.  Columns are made the first time a key is asked for and remade
  * when the nodes or their labels have changed since (snap->nodes_version);
- * they live in the snapshot's memory and go with it on a rebuild.
+ * they live in the snapshot's memory and go with it on a rebuild.  The
+ * keys come from pods' specs: past MAX_COLUMNS, a new key's column takes
+ * the place of those not asked for since the last refresh (what a cycle
+ * resolved against a column is only trusted for the refresh it was made
+ * in).
  */
 #include "postgres.h"
 
@@ -30,6 +34,8 @@
 
 #include "labels.h"
 #include "node_labels.h"
+
+#define MAX_COLUMNS 32
 
 struct NodeLabelValue
 {
@@ -155,6 +161,7 @@ NodeLabelColumnFor(ClusterSnapshot *snap, const char *key, int keylen)
 
 		if (x->keylen == keylen && memcmp(x->key, key, keylen) == 0)
 		{
+			x->used_at = snap->refreshes;
 			if (x->version == snap->nodes_version)
 				return x;
 			c = x;
@@ -162,11 +169,26 @@ NodeLabelColumnFor(ClusterSnapshot *snap, const char *key, int keylen)
 		}
 	}
 	old = MemoryContextSwitchTo(ix->cxt);
+	if (c == NULL && list_length(ix->columns) >= MAX_COLUMNS)
+	{
+		foreach(lc, ix->columns)
+		{
+			NodeLabelColumn *x = lfirst(lc);
+
+			if (x->used_at == snap->refreshes)
+				continue;
+			forget(x);
+			pfree(x->key);
+			pfree(x);
+			ix->columns = foreach_delete_current(ix->columns, lc);
+		}
+	}
 	if (c == NULL)
 	{
 		c = palloc0(sizeof(NodeLabelColumn));
 		c->key = pnstrdup(key, keylen);
 		c->keylen = keylen;
+		c->used_at = snap->refreshes;
 		ix->columns = lappend(ix->columns, c);
 	}
 	else
