@@ -9,8 +9,9 @@
  * complete (Cache.ForgetPod) and hands it back to the scheduling queue.
  * A binding to a node that no longer exists cannot complete, so when nodes
  * are deleted (or truncated), the pods assumed on them and not bound are
- * forgotten: the pods' triggers then admit them to the queue as any newly
- * pending pod, active, and wake the scheduler.  The bindings to those nodes
+ * forgotten: the pods' triggers then admit them to the queue in backoff,
+ * as a pod whose binding failed (scheduling_queue.c), and wake the
+ * scheduler to time it.  The bindings to those nodes
  * still waiting in the outbox are closed unsent (failed), so that a pod
  * placed anew is never bound to the vanished node first.  A pod the API
  * server has bound stays: bound in the mirror (spec.nodeName), or its

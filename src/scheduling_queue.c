@@ -350,9 +350,10 @@ log_changes(char kind, const Rows *r)
  * enqueued now.  A pod whose assumption was forgotten (its binding failed,
  * or its node went first) comes back in backoff, its attempts kept, as
  * kube-scheduler's binding cycle hands a failed pod back to the queue
- * (handleBindingCycleError: backoff by its attempts so far, enqueued now).
- * One statement: a relist writes pods one by one.  Returns how many became
- * active or backoff.
+ * (handleBindingCycleError: backoff by its attempts so far, enqueued now;
+ * with no attempt recorded, none: active).  One statement: a relist
+ * writes pods one by one.  Returns how many became active or backoff (the
+ * worker, woken, times its next run by a backoff's end).
  */
 static uint64
 log_and_admit(const Rows *r)
@@ -389,11 +390,12 @@ log_and_admit(const Rows *r)
 				 " SELECT 'p', d.uid, d.name FROM unnest($1, $2) AS d(uid, name)),"
 				 " entered AS ("
 				 " INSERT INTO scheduler.queue AS q (pod_uid, state, enqueued_at, attempts, backoff_until)"
-				 " SELECT d.uid, CASE WHEN d.gated THEN 'gated' WHEN d.forgotten THEN 'backoff' ELSE 'active' END,"
+				 " SELECT d.uid, CASE WHEN d.gated THEN 'gated' WHEN d.forgotten AND a.attempts > 0 THEN 'backoff'"
+				 "  ELSE 'active' END,"
 				 "  CASE WHEN d.forgotten THEN clock_timestamp() ELSE d.created END,"
 				 "  coalesce(a.attempts, 0),"
-				 "  CASE WHEN d.forgotten THEN now() + least($7::float8 * power(2::float8,"
-				 "    least(greatest(coalesce(a.attempts, 1), 1) - 1, 40)::float8), $8::float8) * interval '1 millisecond' END"
+				 "  CASE WHEN d.forgotten AND a.attempts > 0 THEN now() + least($7::float8 * power(2::float8,"
+				 "    least(a.attempts - 1, 40)::float8), $8::float8) * interval '1 millisecond' END"
 				 " FROM unnest($3, $4, $5, $6) AS d(uid, gated, created, forgotten)"
 				 " LEFT JOIN scheduler.pod_attempts a ON d.forgotten AND a.pod_uid = d.uid"
 				 " ON CONFLICT (pod_uid) DO UPDATE SET"
