@@ -43,7 +43,10 @@ WHERE scheduler_name = 'default-scheduler' ORDER BY position;
 --   NodeResourcesFit (LeastAllocated, non-zero defaults): x 64, y 67
 --   BalancedAllocation (requests as they are): x cpu 0.1, mem 0.0098 ->
 --     int((1 - 0.0451) * 100) = 95; y cpu 0.55, mem 0.1098 -> 77
---   TaintToleration: no taints, 100 each, weight 3; NodeAffinity: 0, weight 2;
+--   TaintToleration: no taints, 100 each, weight 3; NodeAffinity: no
+--   preferred terms, its PreScore skips (a row of NULLs; an empty list of
+--   terms is still scored, 0 on each node: nodeaffinity's PreScore skips
+--   only when the field is nil);
 --   ImageLocality: the pod names no image, 0.
 -- Totals x 459, y 444: x.
 ------------------------------------------------------------------------------
@@ -54,6 +57,11 @@ SELECT pg_temp.pod('one-cpu', '1', '1Gi', 6, '{"nodeName": "y"}');
 SELECT pg_temp.pod('small', '100m', '100Mi', 7);
 SELECT node, plugin, raw, normalized, weighted FROM scheduler.score('default', 'small') ORDER BY 1, 2;
 SELECT node, sum(weighted) AS total FROM scheduler.score('default', 'small') GROUP BY 1 ORDER BY 1;
+SELECT pg_temp.pod('small-empty-pref', '100m', '100Mi', 8,
+    '{"affinity": {"nodeAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": []}}}');
+SELECT node, plugin, raw, normalized, weighted FROM scheduler.score('default', 'small-empty-pref')
+WHERE plugin = 'NodeAffinity' ORDER BY 1;
+DELETE FROM scheduler.pods WHERE name = 'small-empty-pref';
 -- A profile change takes effect on the next cycle: weight BalancedAllocation 1
 -- -> NodeResourcesFit 10 makes y win (10*67 + 77 + 300 = 1047 > 10*64 + 95 + 300 = 1035).
 UPDATE scheduler.profile_plugins SET weight = 10

@@ -490,6 +490,8 @@ typedef struct Args
 {
 	Selector   *added_required; /* NULL when none */
 	Selector   *added_preferred;
+	bool		scores_added;	/* addedAffinity's preferred terms are a list of at least one
+								 * (addedPrefSchedTerms is not nil: PreScore does not skip) */
 } Args;
 
 typedef struct State
@@ -522,8 +524,13 @@ parse_args(Jsonb *args)
 		if (req)
 			a->added_required = parse_selector(req, true, "addedAffinity.requiredDuringSchedulingIgnoredDuringExecution");
 	}
-	a->added_preferred = parse_preferred(JGet(added->val.binary.data, "preferredDuringSchedulingIgnoredDuringExecution"),
-										 &err, "addedAffinity.preferredDuringSchedulingIgnoredDuringExecution");
+	{
+		JsonbValue *pref = JGet(added->val.binary.data, "preferredDuringSchedulingIgnoredDuringExecution");
+
+		a->added_preferred = parse_preferred(pref, &err, "addedAffinity.preferredDuringSchedulingIgnoredDuringExecution");
+		a->scores_added = pref != NULL && pref->type == jbvBinary && JsonContainerIsArray(pref->val.binary.data) &&
+			JsonContainerSize(pref->val.binary.data) > 0;
+	}
 	return a;
 }
 
@@ -657,11 +664,21 @@ filter(PluginCall *call, const PodInfo *pod, const NodeInfo *node, Status *st)
 static void
 prescore(PluginCall *call, const PodInfo *pod, NodeInfo **nodes pg_attribute_unused(), int n pg_attribute_unused(), Status *st)
 {
+	const Args *a = call->args;
 	State	   *s = pod_state(call, pod);
+	JsonbValue *pref = node_affinity_part(pod, "preferredDuringSchedulingIgnoredDuringExecution");
 	bool		err;
 
-	s->preferred = parse_preferred(node_affinity_part(pod, "preferredDuringSchedulingIgnoredDuringExecution"),
-								   &err, NULL);
+	/*
+	 * no preferred terms, the pod's (the field absent or null) or the
+	 * args' (none listed): Score has nothing to do, PreScore skips
+	 */
+	if ((pref == NULL || pref->type == jbvNull) && (a == NULL || !a->scores_added))
+	{
+		st->code = CODE_SKIP;
+		return;
+	}
+	s->preferred = parse_preferred(pref, &err, NULL);
 	if (err)
 	{
 		s->preferred = NULL;
