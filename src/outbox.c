@@ -775,6 +775,117 @@ OutboxNextDue(void)
 #define NEWER(m, p) "(CASE WHEN " p " ~ '^[0-9]{1,30}$' AND " m " ~ '^[0-9]{1,30}$'" \
 	" THEN " m "::numeric > " p "::numeric ELSE true END)"
 
+/*
+ * kube-scheduler's BindPodVolumes: bindAPIUpdate sends the requests in
+ * order and stops at the first that fails; then checkBindings, each
+ * second, goes through the pod, the static bindings and the claims to
+ * provision in order, and stops at the first that fails (the binding
+ * fails with its words) or is not there yet (it waits: nothing after
+ * it is judged this round).  Here each binding's items become rows
+ * (why NULL: wait), the first decides; and a request not done yet is a
+ * wait, bindAPIUpdate not being over.
+ *
+ * Planned at each round, not kept (a plan made on the first, small
+ * tables stays bad once they are large), and written so that no
+ * estimate can make it scan a table per waiting binding: each binding's
+ * requests are looked up by id and its claims and volumes by their
+ * unique keys, one at a time (LATERAL ... LIMIT 1: nothing else for the
+ * planner to combine), and the rest joins what was looked up.
+ */
+static const char settle_failures[] =
+	"WITH b AS MATERIALIZED ("
+	" SELECT id, pod_uid, namespace, name, node, waits_for, claims, wait_until FROM scheduler.outbox"
+	" WHERE state = 'pending' AND wait_until IS NOT NULL AND kind = 'binding' AND node IS NOT NULL),"
+	/* each one's PreBind requests, by id */
+	" req AS MATERIALIZED ("
+	" SELECT b.id AS bid, r.id, r.kind, r.state, r.object, r.last_error, r.last_status,"
+	"  r.body->'metadata'->>'resourceVersion' AS patched, r.body->'spec'->'claimRef'->>'name' AS claim"
+	" FROM b CROSS JOIN LATERAL unnest(b.waits_for) AS w(id)"
+	" CROSS JOIN LATERAL (SELECT * FROM scheduler.outbox r WHERE r.id = w.id LIMIT 1) r),"
+	/* each one's claims, by namespace and name */
+	" cl AS MATERIALIZED ("
+	" SELECT b.id AS bid, n.claim, n.ord, c.uid, c.selected_node, c.resource_version, c.annotated, c.bound"
+	" FROM b CROSS JOIN LATERAL unnest(b.claims) WITH ORDINALITY AS n(claim, ord)"
+	" LEFT JOIN LATERAL (SELECT c.uid, c.selected_node, c.resource_version, c.bound,"
+	"   jsonb_typeof(c.object->'metadata'->'annotations') = 'object' AS annotated"
+	"   FROM scheduler.persistent_volume_claims c WHERE c.namespace = b.namespace AND c.name = n.claim"
+	"   LIMIT 1) c ON true),"
+	/* each one's claims that a static binding names (one row per binding) */
+	" statics AS (SELECT bid, array_agg(claim) AS claims FROM req WHERE kind = 'volume' GROUP BY bid),"
+	" items AS ("
+	/* bindAPIUpdate: a request refused ends it; one not done yet is a wait */
+	" SELECT bid, 1 AS step, id AS ord, CASE WHEN state = 'failed' THEN"
+	"  '" PREBIND_PREFIX "' || coalesce(last_error, 'HTTP ' || last_status, 'request failed') END AS why"
+	" FROM req WHERE state <> 'done'"
+	/* checkBindings: the pod deleted */
+	" UNION ALL"
+	" SELECT b.id, 2, 0, '" PREBIND_PREFIX "binding volumes: pod does not exist any more: '"
+	"  || format('pod %s not found', to_json(b.name))"
+	" FROM b LEFT JOIN LATERAL (SELECT true AS there FROM scheduler.pods p WHERE p.uid = b.pod_uid LIMIT 1) p"
+	"  ON true WHERE p.there IS NULL"
+	/*
+	 * each static binding: its volume and claim gone, the mirror
+	 * not showing our patch yet (wait), the claimRef reset, the
+	 * claim not bound yet (wait)
+	 */
+	" UNION ALL"
+	" SELECT r.bid, 3, r.id, CASE"
+	"  WHEN v.uid IS NULL THEN '" PREBIND_PREFIX "binding volumes: '"
+	"    || format('failed to check binding: could not find v1.PersistentVolume %s', to_json(r.object))"
+	"  WHEN c.uid IS NULL THEN '" PREBIND_PREFIX "binding volumes: '"
+	"    || format('failed to check binding: could not find v1.PersistentVolumeClaim %s',"
+	"       to_json(b.namespace || '/' || coalesce(r.claim, '')))"
+	"  WHEN NOT " NEWER("v.resource_version", "r.patched") " THEN NULL"
+	"  WHEN coalesce(v.claim_uid, '') = '' THEN '" PREBIND_PREFIX "binding volumes: '"
+	"    || format('ClaimRef got reset for pv %s', to_json(v.name))"
+	"  END"
+	" FROM req r JOIN b ON b.id = r.bid"
+	" LEFT JOIN LATERAL (SELECT v.uid, v.name, v.resource_version,"
+	"   v.object->'spec'->'claimRef'->>'uid' AS claim_uid"
+	"   FROM scheduler.persistent_volumes v WHERE v.name = r.object LIMIT 1) v ON true"
+	" LEFT JOIN LATERAL (SELECT c.uid, c.bound FROM scheduler.persistent_volume_claims c"
+	"   WHERE c.namespace = b.namespace AND c.name = r.claim LIMIT 1) c ON true"
+	" WHERE r.kind = 'volume' AND r.state = 'done'"
+	" AND (v.uid IS NULL OR c.uid IS NULL OR NOT " NEWER("v.resource_version", "r.patched")
+	"  OR coalesce(v.claim_uid, '') = '' OR NOT c.bound)"
+	/*
+	 * each claim to provision: those annotated before (by an
+	 * earlier attempt or another pod's request: no request of
+	 * ours) first, then ours.  Gone; the mirror not showing our
+	 * patch yet (wait); no annotations at all ("reset"); another
+	 * node's ("provisioning failed"); not bound yet (wait).  One
+	 * annotated before that has none now (another pod's request
+	 * not sent yet, or a static binding done before) is waited for.
+	 */
+	" UNION ALL"
+	" SELECT cl.bid, 4, CASE WHEN mine.id IS NULL THEN cl.ord ELSE 1000000000 + mine.id END, CASE"
+	"  WHEN cl.uid IS NULL THEN '" PREBIND_PREFIX "binding volumes: '"
+	"    || format('failed to check provisioning pvc: could not find v1.PersistentVolumeClaim %s',"
+	"       to_json(b.namespace || '/' || cl.claim))"
+	"  WHEN mine.id IS NOT NULL AND NOT " NEWER("cl.resource_version", "mine.patched") " THEN NULL"
+	"  WHEN mine.id IS NOT NULL AND cl.annotated IS NOT TRUE THEN '" PREBIND_PREFIX "binding volumes: '"
+	"    || format('selectedNode annotation reset for PVC %s', to_json(cl.claim))"
+	"  WHEN cl.selected_node IS DISTINCT FROM b.node AND (mine.id IS NOT NULL OR cl.selected_node IS NOT NULL)"
+	"    THEN '" PREBIND_PREFIX "binding volumes: ' || format('provisioning failed for PVC %s', to_json(cl.claim))"
+	"  END"
+	" FROM cl JOIN b ON b.id = cl.bid"
+	" LEFT JOIN statics ON statics.bid = cl.bid"
+	" LEFT JOIN (SELECT DISTINCT ON (bid, object) bid, object, id, patched FROM req"
+	"   WHERE kind = 'claim' AND state = 'done' ORDER BY bid, object, id DESC) mine"
+	"  ON mine.bid = cl.bid AND mine.object = cl.claim"
+	" WHERE NOT coalesce(cl.claim = ANY (statics.claims), false)"
+	" AND (cl.uid IS NULL OR cl.bound IS NOT TRUE"
+	"  OR (mine.id IS NOT NULL AND NOT " NEWER("cl.resource_version", "mine.patched") ")"
+	"  OR cl.selected_node IS DISTINCT FROM b.node)),"
+	" first AS (SELECT DISTINCT ON (bid) bid, why FROM items ORDER BY bid, step, ord),"
+	/* the poll's timeout */
+	" w AS (SELECT b.id, coalesce(f.why, CASE WHEN b.wait_until <= now()"
+	"   THEN '" PREBIND_PREFIX "binding volumes: context deadline exceeded' END) AS why"
+	"  FROM b LEFT JOIN first f ON f.bid = b.id)"
+	" UPDATE scheduler.outbox o SET state = 'failed', finished_at = now(), last_error = w.why"
+	" FROM w WHERE o.id = w.id AND w.why IS NOT NULL AND o.state = 'pending' AND o.wait_until IS NOT NULL"
+	" RETURNING o.pod_uid, o.node, o.last_error";
+
 static void
 settle_waiting_bindings(void)
 {
@@ -787,116 +898,7 @@ settle_waiting_bindings(void)
 	Oid			types[2] = {TEXTARRAYOID, TEXTARRAYOID};
 	Datum		args[2];
 
-	/*
-	 * kube-scheduler's BindPodVolumes: bindAPIUpdate sends the requests in
-	 * order and stops at the first that fails; then checkBindings, each
-	 * second, goes through the pod, the static bindings and the claims to
-	 * provision in order, and stops at the first that fails (the binding
-	 * fails with its words) or is not there yet (it waits: nothing after
-	 * it is judged this round).  Here each binding's items become rows
-	 * (why NULL: wait), the first decides; and a request not done yet is a
-	 * wait, bindAPIUpdate not being over.
-	 *
-	 * Planned at each round, not kept (a plan made on the first, small
-	 * tables stays bad once they are large), and written so that no
-	 * estimate can make it scan a table per waiting binding: each binding's
-	 * requests are looked up by id and its claims and volumes by their
-	 * unique keys, one at a time (LATERAL ... LIMIT 1: nothing else for the
-	 * planner to combine), and the rest joins what was looked up.
-	 */
-	run_now("WITH b AS MATERIALIZED ("
-				" SELECT id, pod_uid, namespace, name, node, waits_for, claims, wait_until FROM scheduler.outbox"
-				" WHERE state = 'pending' AND wait_until IS NOT NULL AND kind = 'binding' AND node IS NOT NULL),"
-				/* each one's PreBind requests, by id */
-				" req AS MATERIALIZED ("
-				" SELECT b.id AS bid, r.id, r.kind, r.state, r.object, r.last_error, r.last_status,"
-				"  r.body->'metadata'->>'resourceVersion' AS patched, r.body->'spec'->'claimRef'->>'name' AS claim"
-				" FROM b CROSS JOIN LATERAL unnest(b.waits_for) AS w(id)"
-				" CROSS JOIN LATERAL (SELECT * FROM scheduler.outbox r WHERE r.id = w.id LIMIT 1) r),"
-				/* each one's claims, by namespace and name */
-				" cl AS MATERIALIZED ("
-				" SELECT b.id AS bid, n.claim, n.ord, c.uid, c.selected_node, c.resource_version, c.annotated, c.bound"
-				" FROM b CROSS JOIN LATERAL unnest(b.claims) WITH ORDINALITY AS n(claim, ord)"
-				" LEFT JOIN LATERAL (SELECT c.uid, c.selected_node, c.resource_version, c.bound,"
-				"   jsonb_typeof(c.object->'metadata'->'annotations') = 'object' AS annotated"
-				"   FROM scheduler.persistent_volume_claims c WHERE c.namespace = b.namespace AND c.name = n.claim"
-				"   LIMIT 1) c ON true),"
-				/* each one's claims that a static binding names (one row per binding) */
-				" statics AS (SELECT bid, array_agg(claim) AS claims FROM req WHERE kind = 'volume' GROUP BY bid),"
-				" items AS ("
-				/* bindAPIUpdate: a request refused ends it; one not done yet is a wait */
-				" SELECT bid, 1 AS step, id AS ord, CASE WHEN state = 'failed' THEN"
-				"  '" PREBIND_PREFIX "' || coalesce(last_error, 'HTTP ' || last_status, 'request failed') END AS why"
-				" FROM req WHERE state <> 'done'"
-				/* checkBindings: the pod deleted */
-				" UNION ALL"
-				" SELECT b.id, 2, 0, '" PREBIND_PREFIX "binding volumes: pod does not exist any more: '"
-				"  || format('pod %s not found', to_json(b.name))"
-				" FROM b LEFT JOIN LATERAL (SELECT true AS there FROM scheduler.pods p WHERE p.uid = b.pod_uid LIMIT 1) p"
-				"  ON true WHERE p.there IS NULL"
-				/*
-				 * each static binding: its volume and claim gone, the mirror
-				 * not showing our patch yet (wait), the claimRef reset, the
-				 * claim not bound yet (wait)
-				 */
-				" UNION ALL"
-				" SELECT r.bid, 3, r.id, CASE"
-				"  WHEN v.uid IS NULL THEN '" PREBIND_PREFIX "binding volumes: '"
-				"    || format('failed to check binding: could not find v1.PersistentVolume %s', to_json(r.object))"
-				"  WHEN c.uid IS NULL THEN '" PREBIND_PREFIX "binding volumes: '"
-				"    || format('failed to check binding: could not find v1.PersistentVolumeClaim %s',"
-				"       to_json(b.namespace || '/' || coalesce(r.claim, '')))"
-				"  WHEN NOT " NEWER("v.resource_version", "r.patched") " THEN NULL"
-				"  WHEN coalesce(v.claim_uid, '') = '' THEN '" PREBIND_PREFIX "binding volumes: '"
-				"    || format('ClaimRef got reset for pv %s', to_json(v.name))"
-				"  END"
-				" FROM req r JOIN b ON b.id = r.bid"
-				" LEFT JOIN LATERAL (SELECT v.uid, v.name, v.resource_version,"
-				"   v.object->'spec'->'claimRef'->>'uid' AS claim_uid"
-				"   FROM scheduler.persistent_volumes v WHERE v.name = r.object LIMIT 1) v ON true"
-				" LEFT JOIN LATERAL (SELECT c.uid, c.bound FROM scheduler.persistent_volume_claims c"
-				"   WHERE c.namespace = b.namespace AND c.name = r.claim LIMIT 1) c ON true"
-				" WHERE r.kind = 'volume' AND r.state = 'done'"
-				" AND (v.uid IS NULL OR c.uid IS NULL OR NOT " NEWER("v.resource_version", "r.patched")
-				"  OR coalesce(v.claim_uid, '') = '' OR NOT c.bound)"
-				/*
-				 * each claim to provision: those annotated before (by an
-				 * earlier attempt or another pod's request: no request of
-				 * ours) first, then ours.  Gone; the mirror not showing our
-				 * patch yet (wait); no annotations at all ("reset"); another
-				 * node's ("provisioning failed"); not bound yet (wait).  One
-				 * annotated before that has none now (another pod's request
-				 * not sent yet, or a static binding done before) is waited for.
-				 */
-				" UNION ALL"
-				" SELECT cl.bid, 4, CASE WHEN mine.id IS NULL THEN cl.ord ELSE 1000000000 + mine.id END, CASE"
-				"  WHEN cl.uid IS NULL THEN '" PREBIND_PREFIX "binding volumes: '"
-				"    || format('failed to check provisioning pvc: could not find v1.PersistentVolumeClaim %s',"
-				"       to_json(b.namespace || '/' || cl.claim))"
-				"  WHEN mine.id IS NOT NULL AND NOT " NEWER("cl.resource_version", "mine.patched") " THEN NULL"
-				"  WHEN mine.id IS NOT NULL AND cl.annotated IS NOT TRUE THEN '" PREBIND_PREFIX "binding volumes: '"
-				"    || format('selectedNode annotation reset for PVC %s', to_json(cl.claim))"
-				"  WHEN cl.selected_node IS DISTINCT FROM b.node AND (mine.id IS NOT NULL OR cl.selected_node IS NOT NULL)"
-				"    THEN '" PREBIND_PREFIX "binding volumes: ' || format('provisioning failed for PVC %s', to_json(cl.claim))"
-				"  END"
-				" FROM cl JOIN b ON b.id = cl.bid"
-				" LEFT JOIN statics ON statics.bid = cl.bid"
-				" LEFT JOIN (SELECT DISTINCT ON (bid, object) bid, object, id, patched FROM req"
-				"   WHERE kind = 'claim' AND state = 'done' ORDER BY bid, object, id DESC) mine"
-				"  ON mine.bid = cl.bid AND mine.object = cl.claim"
-				" WHERE NOT coalesce(cl.claim = ANY (statics.claims), false)"
-				" AND (cl.uid IS NULL OR cl.bound IS NOT TRUE"
-				"  OR (mine.id IS NOT NULL AND NOT " NEWER("cl.resource_version", "mine.patched") ")"
-				"  OR cl.selected_node IS DISTINCT FROM b.node)),"
-				" first AS (SELECT DISTINCT ON (bid) bid, why FROM items ORDER BY bid, step, ord),"
-				/* the poll's timeout */
-				" w AS (SELECT b.id, coalesce(f.why, CASE WHEN b.wait_until <= now()"
-				"   THEN '" PREBIND_PREFIX "binding volumes: context deadline exceeded' END) AS why"
-				"  FROM b LEFT JOIN first f ON f.bid = b.id)"
-				" UPDATE scheduler.outbox o SET state = 'failed', finished_at = now(), last_error = w.why"
-				" FROM w WHERE o.id = w.id AND w.why IS NOT NULL AND o.state = 'pending' AND o.wait_until IS NOT NULL"
-				" RETURNING o.pod_uid, o.node, o.last_error",
-			SPI_OK_UPDATE_RETURNING);
+	run_now(settle_failures, SPI_OK_UPDATE_RETURNING);
 	n = (int) SPI_processed;
 	d = palloc0(sizeof(OutboxDecision) * Max(n, 1));
 	for (int i = 0; i < n; i++)

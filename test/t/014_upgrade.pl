@@ -133,7 +133,7 @@ is($first_old, $first_fresh, '0.1 and the current build schedule the first pods 
 like($first_old, qr/^huge - unschedulable$/m, 'the huge pod is unschedulable');
 like($first_old, qr/^pinned gone scheduled$/m, 'the pinned pod is assumed on its node, which then goes');
 is($node->safe_psql('fresh', q{SELECT coalesce(assumed_node, '-') || ' ' || q.state FROM scheduler.pods p JOIN scheduler.queue q ON q.pod_uid = p.uid WHERE name = 'pinned'}),
-	'- active', 'the current version forgets it and queues it again');
+	'- backoff', 'the current version forgets it and queues it again, in backoff (its binding failed)');
 
 
 $node->safe_psql('old', q{ALTER EXTENSION scheduler UPDATE});
@@ -141,6 +141,7 @@ is($node->safe_psql('old', q{SELECT extversion FROM pg_extension WHERE extname =
 	$current, "old is updated to $current");
 # every row kept, but those of the pods assumed on the deleted node (the
 # pinned pod, and any other the scores put there): forgotten, queued again
+# in backoff (as kube-scheduler hands back a pod whose binding failed)
 # The default profile gains the plugins of the versions updated through
 # (0.3: the volume plugins), as a fresh install has them; a profile of the
 # user's own ('tight', a copy of 0.1's default) is kept as it was.
@@ -151,7 +152,7 @@ for my $row (split(/\n/, $before))
 {
 	if ($row =~ /^pod (\S+) gone$/)
 	{
-		push @expected, "pod $1 -", "queue uid-$1 active";
+		push @expected, "pod $1 -", "queue uid-$1 backoff";
 	}
 	elsif ($row =~ /^profile default-scheduler /)
 	{
