@@ -55,6 +55,7 @@ typedef struct ApplyCtx
 	MirrorBatch *batch;			/* pods and nodes gathered for one write, or NULL */
 	const MirrorKind *only;		/* relist(): the one kind its list holds, or NULL */
 	List	   *uids;			/* relist(): the uids of the items applied */
+	bool		what_if;		/* MirrorApplyWhatIf: nodes and pods only, gathered, never written */
 } ApplyCtx;
 
 static int	apply_document(JsonbValue *docv, ApplyCtx *ctx);
@@ -270,6 +271,7 @@ BOOLOID, JSONBOID, JSONBOID, JSONBOID};
 typedef struct BatchTable
 {
 	const char *table;
+	const char *columns;		/* the table's names of the ncols columns, in order */
 	int			ncols;
 	const Oid  *types;
 	int			ns_col;			/* the name's namespace column, or -1 */
@@ -290,6 +292,8 @@ enum
 static const BatchTable batch_tables[NBATCHED] = {
 	[BATCH_NODES] = {
 		.table = "scheduler.nodes",.ncols = NODE_COLUMNS,.types = node_types,
+		.columns = "uid, name, resource_version, created_at, labels, taints, unschedulable, allocatable, images,"
+		" object",
 		.ns_col = -1,.name_col = 1,.nkey = 2,
 		.older = "SELECT 1 FROM unnest($1, $2) AS d(uid, name),"
 		" LATERAL (SELECT 1 FROM scheduler.nodes n WHERE n.name = d.name AND n.uid <> d.uid OFFSET 0) o LIMIT 1",
@@ -307,6 +311,9 @@ static const BatchTable batch_tables[NBATCHED] = {
 	},
 	[BATCH_PODS] = {
 		.table = "scheduler.pods",.ncols = POD_COLUMNS,.types = pod_types,
+		.columns = "uid, namespace, name, resource_version, created_at, node_name, scheduler_name, priority,"
+		" phase, deletion_timestamp, labels, node_selector, tolerations, affinity, requests, nonzero_cpu,"
+		" nonzero_memory, object, host_ports, images, has_sidecar, scheduling_gates, volumes",
 		.ns_col = 1,.name_col = 2,.nkey = 3,
 		.older = "SELECT 1 FROM unnest($1, $2, $3) AS d(uid, ns, name),"
 		" LATERAL (SELECT 1 FROM scheduler.pods p WHERE p.namespace = d.ns AND p.name = d.name"
@@ -342,6 +349,8 @@ typedef struct BatchRow
 {
 	char		uid[BATCH_UID_MAX];	/* hash key */
 	bool		deleted;
+	char	   *ns;				/* deleted: the object's namespace (NULL when none) and name */
+	char	   *name;
 	Datum	   *values;			/* of the table's columns */
 	char	   *nulls;
 	int			order;			/* of its last event in the batch */
@@ -383,6 +392,7 @@ batch_row(MirrorBatch *batch, int bt, const char *uid, bool deleted, Datum *valu
 		row->nulls = palloc(t->ncols);
 	}
 	row->deleted = deleted;
+	row->ns = row->name = NULL;
 	row->order = batch->seq++;
 	if (!deleted)
 	{
@@ -391,6 +401,22 @@ batch_row(MirrorBatch *batch, int bt, const char *uid, bool deleted, Datum *valu
 	}
 	MemoryContextSwitchTo(old);
 	return 0;					/* counted when the batch is written */
+}
+
+/* Gather an object's deletion into the batch, with its name (a what-if reads it) */
+static int
+batch_delete(MirrorBatch *batch, int bt, const MirrorObject *o)
+{
+	char		key[BATCH_UID_MAX];
+	BatchRow   *row;
+
+	(void) batch_row(batch, bt, o->uid, true, NULL, NULL);
+	memset(key, 0, sizeof(key));
+	strcpy(key, o->uid);		/* batch_row checked its length */
+	row = hash_search(batch->rows[bt], key, HASH_FIND, NULL);
+	row->ns = o->ns ? MemoryContextStrdup(batch->cxt, o->ns) : NULL;
+	row->name = MemoryContextStrdup(batch->cxt, o->name ? o->name : "");
+	return 0;
 }
 
 /*
@@ -594,6 +620,107 @@ MirrorBatchEnd(MirrorBatch *batch)
 	return changed;
 }
 
+/*
+ * The columns a row of the table has beyond those a batch gathers, each
+ * as ", <expression> AS <name>": the generated ones (generated) computed as
+ * the table computes them, their expressions read from the catalog, over
+ * the others; the others (assumed_node, updated_at) null: nothing is
+ * assumed of a what-if.
+ */
+static char *
+other_columns(const char *table, bool generated)
+{
+	Datum		args[2] = {CStringGetTextDatum(table), BoolGetDatum(generated)};
+	Oid			types[2] = {TEXTOID, BOOLOID};
+	bool		isnull;
+	Datum		d;
+
+	if (SPI_execute_with_args("SELECT string_agg(', ' || CASE WHEN a.attgenerated = 's'"
+							  "   THEN pg_catalog.pg_get_expr(d.adbin, d.adrelid) ELSE 'NULL::'"
+							  "   || pg_catalog.format_type(a.atttypid, a.atttypmod) END"
+							  "   || ' AS ' || pg_catalog.quote_ident(a.attname), '' ORDER BY a.attnum)"
+							  " FROM pg_catalog.pg_attribute a"
+							  " LEFT JOIN pg_catalog.pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum"
+							  " WHERE a.attrelid = $1::pg_catalog.regclass AND a.attnum > 0 AND NOT a.attisdropped"
+							  " AND CASE WHEN $2 THEN a.attgenerated = 's'"
+							  "          ELSE a.attname IN ('assumed_node', 'updated_at') END",
+							  2, types, args, NULL, true, 0) != SPI_OK_SELECT || SPI_processed != 1)
+		elog(ERROR, "could not read the columns of %s", table);
+	d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+	return isnull ? "" : TextDatumGetCString(d);
+}
+
+/*
+ * MirrorBatchRead
+ *		What a batch gathered of one kind, read without writing it (a
+ *		what-if): *deleted the objects it deletes (MirrorDeletion: the uid,
+ *		and the name the event gave, NULL for one replaced by a newer
+ *		object of its name), and in
+ *		SPI_tuptable the others, each as select_list reads it from a row of
+ *		the kind's table named p, the FROM clause ending with from_rest
+ *		(joins, or "").  The batch stays open.  The caller has SPI connected.
+ */
+void
+MirrorBatchRead(MirrorBatch *batch, MirrorBatchKind kind, const char *select_list, const char *from_rest,
+				List **deleted)
+{
+	const BatchTable *t = &batch_tables[kind == MIRROR_NODES ? BATCH_NODES : BATCH_PODS];
+	HTAB	   *hash = batch->rows[kind == MIRROR_NODES ? BATCH_NODES : BATCH_PODS];
+	Datum	   *del;
+	int			ndel;
+	int			nup;
+	Datum		args[Max(POD_COLUMNS, NODE_COLUMNS)];
+	Oid			argtypes[Max(POD_COLUMNS, NODE_COLUMNS)];
+	StringInfoData sql;
+	StringInfoData cols;
+	char	   *plain = other_columns(t->table, false);
+	char	   *generated = other_columns(t->table, true);
+	char	   *names = pstrdup(t->columns);
+	char	   *name;
+	char	   *save;
+	int			c = 0;
+	MemoryContext old;
+
+	if (batch == NULL || batch->cxt == NULL)
+		elog(ERROR, "no mirror batch is open");
+	old = MemoryContextSwitchTo(batch->cxt);
+	batch_arrays(t, hash, &del, &ndel, &nup, args, argtypes);
+	MemoryContextSwitchTo(old);
+	*deleted = NIL;
+	{
+		HASH_SEQ_STATUS seq;
+		BatchRow   *row;
+
+		hash_seq_init(&seq, hash);
+		while ((row = hash_seq_search(&seq)) != NULL)
+			if (row->deleted)
+			{
+				MirrorDeletion *d = palloc0(sizeof(MirrorDeletion));
+
+				d->uid = pstrdup(row->uid);
+				d->ns = row->ns ? pstrdup(row->ns) : NULL;
+				d->name = row->name ? pstrdup(row->name) : NULL;
+				*deleted = lappend(*deleted, d);
+			}
+	}
+
+	/* u: the gathered columns (a text[] travels as text); r: a whole row */
+	initStringInfo(&cols);
+	initStringInfo(&sql);
+	for (name = strtok_r(names, ", ", &save); name; name = strtok_r(NULL, ", ", &save), c++)
+		appendStringInfo(&cols, "%su.%s%s AS %s", c ? ", " : "", name,
+						 t->types[c] == TEXTARRAYOID ? "::text[]" : "", name);
+	if (c != t->ncols)
+		elog(ERROR, "%s: %d columns named for %d gathered", t->table, c, t->ncols);
+	appendStringInfo(&sql, "SELECT %s FROM (SELECT g.*%s FROM (SELECT %s%s FROM unnest(",
+					 select_list, generated, cols.data, plain);
+	for (int i = 0; i < t->ncols; i++)
+		appendStringInfo(&sql, "%s$%d", i ? ", " : "", i + 1);
+	appendStringInfo(&sql, ") AS u(%s)) g) p %s", t->columns, from_rest);
+	if (SPI_execute_with_args(sql.data, t->ncols, argtypes, args, NULL, true, 0) != SPI_OK_SELECT)
+		elog(ERROR, "could not read the gathered rows of %s", t->table);
+}
+
 /* ------------------------------------------------------------------------
  * Nodes
  * ------------------------------------------------------------------------
@@ -678,7 +805,7 @@ int
 MirrorRemoveNode(const MirrorObject *o, MirrorBatch *batch)
 {
 	if (batch)
-		return batch_row(batch, BATCH_NODES, o->uid, true, NULL, NULL);
+		return batch_delete(batch, BATCH_NODES, o);
 	return MirrorDeleteRow(o);
 }
 
@@ -986,7 +1113,7 @@ int
 MirrorRemovePod(const MirrorObject *o, MirrorBatch *batch)
 {
 	if (batch)
-		return batch_row(batch, BATCH_PODS, o->uid, true, NULL, NULL);
+		return batch_delete(batch, BATCH_PODS, o);
 	return MirrorDeleteRow(o);
 }
 
@@ -1061,6 +1188,12 @@ apply_object(JsonbValue *objv, const char *kind, bool deleted, const char *where
 					 errmsg("%s: a %s in a %s", where ? where : "", o.kind->kind, ctx->only->list_kind)));
 		ctx->uids = lappend(ctx->uids, o.uid);
 	}
+
+	/* a what-if gathers what a batch holds (nodes and pods), and writes nothing */
+	if (ctx->what_if && o.kind->apply != MirrorApplyNode && o.kind->apply != MirrorApplyPod)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("%s: only Node and Pod changes can be simulated", o.what)));
 
 	cb.callback = apply_error_callback;
 	cb.arg = (void *) o.what;
@@ -1239,6 +1372,29 @@ MirrorApply(Jsonb *doc, MirrorBatch *batch)
 				 errmsg("scheduler.apply expects a JSON object, got %s",
 						JB_ROOT_IS_ARRAY(doc) && !JB_ROOT_IS_SCALAR(doc) ? "an array" : "a scalar"),
 				 apply_hint()));
+	return apply_document(document_value(doc, &docv), &ctx);
+}
+
+/*
+ * MirrorApplyWhatIf
+ *		Gather a document's nodes and pods into batch, as MirrorApply
+ *		would apply them (validated, in order, the last event of an object
+ *		winning), for MirrorBatchRead: any other kind is refused, nothing is
+ *		written.
+ */
+int
+MirrorApplyWhatIf(Jsonb *doc, MirrorBatch *batch)
+{
+	JsonbValue	docv;
+	ApplyCtx	ctx = {.batch = batch,.what_if = true};
+
+	if (batch == NULL)
+		elog(ERROR, "a what-if needs a batch");
+	if (!JB_ROOT_IS_OBJECT(doc))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("a change must be a JSON object (an object, a List or a watch event), got %s",
+						JB_ROOT_IS_ARRAY(doc) && !JB_ROOT_IS_SCALAR(doc) ? "an array" : "a scalar")));
 	return apply_document(document_value(doc, &docv), &ctx);
 }
 

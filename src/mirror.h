@@ -30,6 +30,22 @@ extern void MirrorStoreResourceVersion(const char *resource, const char *rv);
 extern MirrorBatch *MirrorBatchBegin(void);
 extern int	MirrorBatchEnd(MirrorBatch *batch);
 
+/* A what-if: nodes and pods gathered, validated, then read back, never written */
+typedef enum MirrorBatchKind
+{
+	MIRROR_NODES,
+	MIRROR_PODS
+} MirrorBatchKind;
+typedef struct MirrorDeletion
+{
+	char	   *uid;
+	char	   *ns;				/* NULL: cluster-scoped, or no name known */
+	char	   *name;
+} MirrorDeletion;
+extern int	MirrorApplyWhatIf(Jsonb *doc, MirrorBatch *batch);
+extern void MirrorBatchRead(MirrorBatch *batch, MirrorBatchKind kind, const char *select_list,
+							const char *from_rest, List **deleted);
+
 /* The row of an object's uid deleted from its kind's table */
 extern int	MirrorDeleteRow(const MirrorObject *o);
 

@@ -1127,3 +1127,103 @@ SnapshotListen(const SnapshotListener *l)
 {
 	listener = l;
 }
+
+/* ------------------------------------------------------------------------
+ * What-ifs (simulate.c): the backend's snapshot changed in memory only,
+ * then discarded, so that the next refresh reads the cluster afresh
+ * ------------------------------------------------------------------------
+ */
+static void
+overlay_check(ClusterSnapshot *snap)
+{
+	if (snap == NULL || snap != cache)
+		elog(ERROR, "a what-if changes the backend's current snapshot only");
+}
+
+/* Nodes as rows of NodeColumns (the SPI result): each added, or read again */
+void
+SnapshotOverlayNodes(ClusterSnapshot *snap, HeapTuple *rows, TupleDesc desc, uint64 n)
+{
+	overlay_check(snap);
+	for (uint64 i = 0; i < n; i++)
+		node_load(rows[i], desc);
+	if (order_dirty)
+		order_nodes();
+}
+
+/*
+ * The node of that uid gone, or, when no node has it, the node of that name
+ * (NULL: none); its pods stay, as they do when a node is deleted
+ */
+void
+SnapshotOverlayRemoveNode(ClusterSnapshot *snap, const char *uid, const char *name)
+{
+	HASH_SEQ_STATUS seq;
+	NodeEntry  *e;
+	char	   *found = NULL;
+	char	   *found_uid = NULL;
+
+	overlay_check(snap);
+	hash_seq_init(&seq, cache->by_name);
+	while ((e = hash_seq_search(&seq)) != NULL)
+		if (found == NULL && e->uid && strcmp(e->uid, uid) == 0)
+		{
+			found = pstrdup(e->name);
+			found_uid = pstrdup(e->uid);
+		}
+	if (found == NULL && name && strlen(name) < NODE_NAME_KEYSIZE &&
+		(e = hash_search(cache->by_name, name, HASH_FIND, NULL)) != NULL && e->node->exists && e->uid)
+	{
+		found = pstrdup(name);
+		found_uid = pstrdup(e->uid);
+	}
+	if (found)
+		node_remove(found, found_uid);
+	if (order_dirty)
+		order_nodes();
+}
+
+/* Pods as rows of PodRefColumns: each on its node now, or on none */
+void
+SnapshotOverlayPods(ClusterSnapshot *snap, HeapTuple *rows, TupleDesc desc, uint64 n)
+{
+	overlay_check(snap);
+	for (uint64 i = 0; i < n; i++)
+		pod_load(rows[i], desc);
+}
+
+/*
+ * The pod of that uid on no node any more, or, when no pod on a node has
+ * it, the pod of that namespace and name (NULL: none)
+ */
+void
+SnapshotOverlayRemovePod(ClusterSnapshot *snap, const char *uid, const char *ns, const char *name)
+{
+	HASH_SEQ_STATUS seq;
+	PodRef	   *p;
+	char	   *found = NULL;
+
+	overlay_check(snap);
+	if (pod_find(uid) != NULL || ns == NULL || name == NULL)
+	{
+		pod_forget(uid);
+		return;
+	}
+	hash_seq_init(&seq, cache->pods);
+	while ((p = hash_seq_search(&seq)) != NULL)
+		if (found == NULL && p->namespace && p->name && strcmp(p->namespace, ns) == 0 && strcmp(p->name, name) == 0)
+			found = pstrdup(p->uid);
+	if (found)
+		pod_forget(found);
+}
+
+/*
+ * SnapshotDiscard
+ *		The backend's snapshot holds what a what-if made of it: the next
+ *		refresh rebuilds it from the tables.
+ */
+void
+SnapshotDiscard(void)
+{
+	cache_valid = false;
+}

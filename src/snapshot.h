@@ -54,6 +54,13 @@ extern void SnapshotTakeOut(ClusterSnapshot *snap, PodRef *p);
 extern void SnapshotPutBack(ClusterSnapshot *snap, PodRef *p);
 extern int	SnapshotImageNodes(ClusterSnapshot *snap, const char *image);
 extern void SnapshotPrune(void);
+
+/* What-ifs: the backend's current snapshot changed in memory, then discarded */
+extern void SnapshotOverlayNodes(ClusterSnapshot *snap, HeapTuple *rows, TupleDesc desc, uint64 n);
+extern void SnapshotOverlayRemoveNode(ClusterSnapshot *snap, const char *uid, const char *name);
+extern void SnapshotOverlayPods(ClusterSnapshot *snap, HeapTuple *rows, TupleDesc desc, uint64 n);
+extern void SnapshotOverlayRemovePod(ClusterSnapshot *snap, const char *uid, const char *ns, const char *name);
+extern void SnapshotDiscard(void);
 extern char *NormalizedImageName(const char *name);
 
 /*
