@@ -197,3 +197,12 @@ ALTER TABLE scheduler.outbox ADD COLUMN object text, ADD COLUMN waits_for bigint
 CREATE INDEX outbox_waiting ON scheduler.outbox (id) WHERE state = 'pending' AND wait_until IS NOT NULL;
 CREATE INDEX outbox_prebind ON scheduler.outbox (pod_uid) WHERE kind IN ('volume', 'claim') AND state <> 'failed';
 COMMENT ON COLUMN scheduler.outbox.claims IS 'A binding''s claims: it waits until each is bound (spec.volumeName and pv.kubernetes.io/bind-completed), as VolumeBinding''s PreBind does';
+
+-- What-ifs (simulate.c): cycles on the snapshot changed in memory, nothing written
+CREATE FUNCTION scheduler.simulate(changes jsonb DEFAULT '[]', scheduler_name text DEFAULT NULL)
+    RETURNS TABLE (namespace text, name text, node text, result text, message text)
+    AS 'MODULE_PATHNAME', 'scheduler_simulate' LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION scheduler.simulate(jsonb, text) IS 'What-if: a scheduling cycle for every pending pod of the schedulerName (and every pending pod the changes add), on the cluster as it is with the changes (Node and Pod objects and watch events, applied in order) made in memory only; one row per pod, as schedule_pending() returns; writes nothing, locks nothing';
+REVOKE ALL ON FUNCTION scheduler.simulate(jsonb, text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION scheduler.simulate(jsonb, text) TO PUBLIC;
+ALTER FUNCTION scheduler.simulate(jsonb, text) SET search_path = pg_catalog, pg_temp;

@@ -49,6 +49,11 @@ CREATE FUNCTION scheduler.score(namespace text, name text, feasible_only boolean
     AS 'MODULE_PATHNAME', 'scheduler_score' LANGUAGE C STRICT VOLATILE;
 COMMENT ON FUNCTION scheduler.score(text, text, boolean) IS 'Score, normalized score and weighted score of every scoring plugin on every feasible node (or every node)';
 
+CREATE FUNCTION scheduler.simulate(changes jsonb DEFAULT '[]', scheduler_name text DEFAULT NULL)
+    RETURNS TABLE (namespace text, name text, node text, result text, message text)
+    AS 'MODULE_PATHNAME', 'scheduler_simulate' LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION scheduler.simulate(jsonb, text) IS 'What-if: a scheduling cycle for every pending pod of the schedulerName (and every pending pod the changes add), on the cluster as it is with the changes (Node and Pod objects and watch events, applied in order) made in memory only; one row per pod, as schedule_pending() returns; writes nothing, locks nothing';
+
 CREATE FUNCTION scheduler.fit_error_message(num_all_nodes integer, node_reasons jsonb,
                                             prefilter_msg text DEFAULT NULL, postfilter_msg text DEFAULT NULL)
     RETURNS text AS 'MODULE_PATHNAME', 'scheduler_fit_error_message' LANGUAGE C IMMUTABLE;

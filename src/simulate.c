@@ -1,0 +1,416 @@
+/*
+ * simulate.c
+ *	  What-ifs: whole scheduling cycles on a private view of the cluster,
+ *	  changed by hypothetical objects, writing nothing and locking nothing
+ *	  (scheduler.simulate()).
+ *
+ * The view is the backend's own snapshot (snapshot.c), refreshed as any
+ * call refreshes it, then changed in memory: the hypothetical nodes and
+ * pods are applied as apply() would apply them (validated, in order, the
+ * last event of an object winning: mirror.c's what-if batch), but read back
+ * instead of written.  Every pending pod of the profile's schedulerName
+ * that is not gated, and every hypothetical pending pod, is tried once, in
+ * QueueSort order (priority, then the time it was queued: a hypothetical
+ * pod is queued now), through the real framework: each one placed counts
+ * against its node for the pods after it (the assume cache), each one that
+ * preempts is nominated there.  Nothing is written: no row of any table,
+ * no outbox request, no lock but the reads'.  At the end the snapshot is
+ * discarded, so that the backend's next call reads the cluster afresh;
+ * other sessions' snapshots are their own and never see it.
+ *
+ * A cycle that throws fails its pod alone, as in schedule_pending(): the
+ * view is then made again (the snapshot read afresh, the changes and the
+ * decisions so far applied again) and the next pods tried on it.
+ *
+ * IDENTIFICATION
+ *	  src/simulate.c
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "fmgr.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "utils/builtins.h"
+#include "utils/jsonb.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/timestamp.h"
+
+#include "access.h"
+#include "codec.h"
+#include "explain.h"
+#include "framework.h"
+#include "jsonutil.h"
+#include "mirror.h"
+#include "profile.h"
+#include "schedule.h"
+#include "simulate.h"
+#include "snapshot.h"
+#include "subxact.h"
+
+/* A pod to try: its row decoded, and where QueueSort puts it */
+typedef struct SimPod
+{
+	PodInfo		pod;
+	TimestampTz queued;
+} SimPod;
+
+/* What a cycle decided, replayed on a view made again */
+typedef struct SimDecision
+{
+	int			pod;			/* index into Sim.pods */
+	char	   *node;			/* placed there */
+	char	   *nominated;		/* or nominated there */
+} SimDecision;
+
+typedef struct Sim
+{
+	MemoryContext cxt;			/* the call's */
+	MirrorBatch *batch;			/* the hypothetical nodes and pods */
+	ClusterSnapshot *snap;
+	const Profile *profile;
+	char	   *scheduler_name;
+	bool		named;			/* changed_pods and changed_names are known */
+	List	   *changed_pods;	/* the uids of the pods the changes name (char *) */
+	List	   *changed_names;	/* and their "namespace/name" */
+	int			npods;
+	SimPod	   *pods;
+	List	   *decisions;		/* SimDecision * */
+	int			next_start;
+} Sim;
+
+/* Keep the SPI result's rows (copied into cxt) and free it */
+static HeapTuple *
+keep_rows(uint64 *n, TupleDesc *desc, MemoryContext cxt)
+{
+	MemoryContext old = MemoryContextSwitchTo(cxt);
+	HeapTuple  *rows = palloc(sizeof(HeapTuple) * Max(SPI_processed, 1));
+
+	*n = SPI_processed;
+	for (uint64 i = 0; i < SPI_processed; i++)
+		rows[i] = heap_copytuple(SPI_tuptable->vals[i]);
+	*desc = CreateTupleDescCopy(SPI_tuptable->tupdesc);
+	MemoryContextSwitchTo(old);
+	SPI_freetuptable(SPI_tuptable);
+	return rows;
+}
+
+/*
+ * The changes into the batch: a JSON array of objects and watch events, or
+ * a List (or one object or event), each as apply() takes it.
+ */
+static void
+gather_changes(Sim *s, Jsonb *changes)
+{
+	if (changes == NULL)
+		return;
+	if (JB_ROOT_IS_ARRAY(changes) && !JB_ROOT_IS_SCALAR(changes))
+	{
+		for (int i = 0; i < (int) JB_ROOT_COUNT(changes); i++)
+		{
+			JsonbValue *e = getIthJsonbValueFromContainer(&changes->root, i);
+
+			if (e->type != jbvBinary || !JsonContainerIsObject(e->val.binary.data))
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("changes[%d]: must be an object or a watch event", i)));
+			(void) MirrorApplyWhatIf(JsonbValueToJsonb(e), s->batch);
+		}
+		return;
+	}
+	(void) MirrorApplyWhatIf(changes, s->batch);
+}
+
+/* A pod the changes name, by uid and by "namespace/name" (NULL: not known) */
+static void
+name_pod(Sim *s, const char *uid, const char *ns, const char *name)
+{
+	MemoryContext old = MemoryContextSwitchTo(s->cxt);
+
+	s->changed_pods = lappend(s->changed_pods, pstrdup(uid));
+	if (ns && name)
+		s->changed_names = lappend(s->changed_names, psprintf("%s/%s", ns, name));
+	MemoryContextSwitchTo(old);
+}
+
+/*
+ * The changes onto the snapshot: nodes deleted, then added or changed; pods
+ * deleted, then on their nodes (or on none any more).  An object the
+ * changes delete is found by its uid, or, when the cluster has no such uid,
+ * by its name.  The pods the changes name are remembered: their queued rows
+ * give way to the changes'.
+ */
+static void
+overlay(Sim *s)
+{
+	List	   *gone;
+	ListCell   *lc;
+	HeapTuple  *rows;
+	TupleDesc	desc;
+	uint64		n;
+
+	MirrorBatchRead(s->batch, MIRROR_NODES, NodeColumns, "", &gone);
+	rows = keep_rows(&n, &desc, CurrentMemoryContext);
+	foreach(lc, gone)
+	{
+		MirrorDeletion *d = lfirst(lc);
+
+		SnapshotOverlayRemoveNode(s->snap, d->uid, d->name);
+	}
+	SnapshotOverlayNodes(s->snap, rows, desc, n);
+
+	MirrorBatchRead(s->batch, MIRROR_PODS, PodRefColumns, "", &gone);
+	rows = keep_rows(&n, &desc, CurrentMemoryContext);
+	foreach(lc, gone)
+	{
+		MirrorDeletion *d = lfirst(lc);
+
+		SnapshotOverlayRemovePod(s->snap, d->uid, d->ns, d->name);
+		if (!s->named)
+			name_pod(s, d->uid, d->ns, d->name);
+	}
+	SnapshotOverlayPods(s->snap, rows, desc, n);
+	for (uint64 i = 0; i < n && !s->named; i++)
+		name_pod(s, SPI_getvalue(rows[i], desc, POD_REF_ATT(uid)), SPI_getvalue(rows[i], desc, POD_REF_ATT(namespace)),
+				 SPI_getvalue(rows[i], desc, POD_REF_ATT(name)));
+	s->named = true;
+}
+
+/* The pods to try: the queue's (but those the changes name) and the changes' pending ones */
+static void
+read_pods(Sim *s)
+{
+	Datum		arg = CStringGetTextDatum(s->scheduler_name);
+	Oid			type = TEXTOID;
+	HeapTuple  *queued;
+	HeapTuple  *added;
+	TupleDesc	qdesc;
+	TupleDesc	adesc;
+	uint64		nq;
+	uint64		na;
+	List	   *none;
+
+	if (SPI_execute_with_args(psprintf("SELECT %s, q.enqueued_at FROM scheduler.queue q"
+									   " JOIN scheduler.pods p ON p.uid = q.pod_uid"
+									   " WHERE q.state <> 'gated' AND p.scheduler_name = $1"
+									   " AND NOT (p.uid = ANY ($2)) AND NOT (p.namespace || '/' || p.name = ANY ($3))",
+									   PodInfoColumnsQualified),
+							  3, (Oid[]) {type, TEXTARRAYOID, TEXTARRAYOID},
+							  (Datum[]) {arg, TextArrayFromList(s->changed_pods), TextArrayFromList(s->changed_names)},
+							  NULL, true, 0) != SPI_OK_SELECT)
+		elog(ERROR, "could not read the scheduling queue");
+	queued = keep_rows(&nq, &qdesc, s->cxt);
+	/*
+	 * the changes' pending pods: one that replaces a queued pod (its uid, or
+	 * its namespace and name) keeps that pod's place, as the queue updates a
+	 * pod it holds; the others are queued now
+	 */
+	MirrorBatchRead(s->batch, MIRROR_PODS,
+					psprintf("%s, coalesce((SELECT oq.enqueued_at FROM scheduler.queue oq WHERE oq.pod_uid = p.uid),"
+							 " (SELECT oq.enqueued_at FROM scheduler.pods op JOIN scheduler.queue oq ON oq.pod_uid = op.uid"
+							 "  WHERE op.namespace = p.namespace AND op.name = p.name), now())", PodInfoColumnsQualified),
+					psprintf("LEFT JOIN (SELECT NULL::text AS nominated_node) q ON true"
+							 " WHERE p.pending AND pg_catalog.cardinality(p.scheduling_gates) = 0"
+							 " AND p.scheduler_name = %s", quote_literal_cstr(s->scheduler_name)),
+					&none);
+	added = keep_rows(&na, &adesc, s->cxt);
+
+	s->npods = (int) (nq + na);
+	s->pods = MemoryContextAllocZero(s->cxt, sizeof(SimPod) * Max(s->npods, 1));
+	for (int i = 0; i < s->npods; i++)
+	{
+		HeapTuple	t = i < (int) nq ? queued[i] : added[i - nq];
+		TupleDesc	d = i < (int) nq ? qdesc : adesc;
+		bool		isnull;
+		MemoryContext old = MemoryContextSwitchTo(s->cxt);
+
+		PodInfoFromTuple(&s->pods[i].pod, t, d);
+		s->pods[i].queued = DatumGetTimestampTz(SPI_getbinval(t, d, d->natts, &isnull));
+		MemoryContextSwitchTo(old);
+	}
+}
+
+/* QueueSort: priority, then the time queued; then namespace and name */
+static int
+cmp_queue(const void *a, const void *b)
+{
+	const SimPod *x = a;
+	const SimPod *y = b;
+	int			c;
+
+	if (x->pod.priority != y->pod.priority)
+		return x->pod.priority > y->pod.priority ? -1 : 1;
+	if (x->queued != y->queued)
+		return x->queued < y->queued ? -1 : 1;
+	c = strcmp(x->pod.namespace ? x->pod.namespace : "", y->pod.namespace ? y->pod.namespace : "");
+	return c != 0 ? c : strcmp(x->pod.name ? x->pod.name : "", y->pod.name ? y->pod.name : "");
+}
+
+/* The view made (again): the snapshot afresh, the changes, the decisions so far */
+static void
+make_view(Sim *s)
+{
+	ListCell   *lc;
+
+	s->snap = SnapshotGet();
+	overlay(s);
+	foreach(lc, s->decisions)
+	{
+		SimDecision *d = lfirst(lc);
+		NodeInfo   *node;
+
+		if (d->node && (node = SnapshotNode(s->snap, d->node)) != NULL)
+			SnapshotAssume(s->snap, &s->pods[d->pod].pod, node);
+		else if (d->nominated)
+			SnapshotNominate(s->snap, &s->pods[d->pod].pod, d->nominated);
+	}
+}
+
+/* One pod's cycle, for RunInSubxact */
+typedef struct SimCycle
+{
+	Sim		   *s;
+	int			i;
+	char	   *node;			/* out, in s->cxt */
+	char	   *message;
+} SimCycle;
+
+static void
+cycle(void *arg)
+{
+	SimCycle   *c = arg;
+	Sim		   *s = c->s;
+	SimPod	   *p = &s->pods[c->i];
+	CycleResult res;
+	SimDecision *d;
+	MemoryContext old;
+
+	RunSchedulingCycle(s->snap, s->profile, &p->pod, &s->next_start, &res);
+	if (res.chosen)
+		(void) RunReservePlugins(&p->pod, &res);
+	old = MemoryContextSwitchTo(s->cxt);
+	d = palloc0(sizeof(SimDecision));
+	d->pod = c->i;
+	if (res.chosen)
+	{
+		SnapshotAssume(s->snap, &p->pod, res.chosen);
+		c->node = d->node = pstrdup(res.chosen->name);
+		c->message = psprintf("Successfully assigned %s/%s to %s", p->pod.namespace, p->pod.name, c->node);
+	}
+	else
+	{
+		c->message = FitErrorMessage(&res);
+		if (res.nominated)
+		{
+			SnapshotNominate(s->snap, &p->pod, res.nominated);
+			d->nominated = pstrdup(res.nominated);
+		}
+	}
+	if (d->node || d->nominated)
+		s->decisions = lappend(s->decisions, d);
+	MemoryContextSwitchTo(old);
+}
+
+static void
+emit(ReturnSetInfo *rsinfo, const PodInfo *pod, const char *node, const char *message)
+{
+	Datum		v[5];
+	bool		nulls[5] = {false, false, node == NULL, false, false};
+
+	v[0] = CStringGetTextDatum(pod->namespace ? pod->namespace : "");
+	v[1] = CStringGetTextDatum(pod->name ? pod->name : "");
+	v[2] = node ? CStringGetTextDatum(node) : (Datum) 0;
+	v[3] = CStringGetTextDatum(node ? "scheduled" : "unschedulable");
+	v[4] = CStringGetTextDatum(message);
+	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, nulls);
+}
+
+/* Where the search starts, as schedule_pending() would start it now */
+static int
+next_start(void)
+{
+	bool		isnull;
+	Datum		d;
+
+	if (SPI_execute("SELECT next_start_node_index FROM scheduler.cycle_lock", true, 1) != SPI_OK_SELECT ||
+		SPI_processed != 1)
+		return 0;
+	d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+	return isnull ? 0 : Max(DatumGetInt32(d), 0);
+}
+
+/* Every pod tried, its row emitted */
+static void
+run(Sim *s, ReturnSetInfo *rsinfo)
+{
+	MemoryContext cycle_cxt = AllocSetContextCreate(s->cxt, "simulated cycle", ALLOCSET_DEFAULT_SIZES);
+
+	for (int i = 0; i < s->npods; i++)
+	{
+		SimCycle	c = {s, i, NULL, NULL};
+		ErrorData  *edata;
+		MemoryContext old;
+
+		CHECK_FOR_INTERRUPTS();
+		MemoryContextReset(cycle_cxt);
+		old = MemoryContextSwitchTo(cycle_cxt);
+		edata = RunInSubxact(cycle, &c);
+		MemoryContextSwitchTo(old);
+		if (edata != NULL)
+		{
+			/* as schedule_pending() reports it; the view made again */
+			c.node = NULL;
+			c.message = psprintf("running scheduling cycle: %s",
+								 JCut(edata->message, strlen(edata->message), 500));
+			make_view(s);
+		}
+		emit(rsinfo, &s->pods[i].pod, c.node, c.message);
+	}
+}
+
+PG_FUNCTION_INFO_V1(scheduler_simulate);
+/*
+ * scheduler.simulate(changes jsonb DEFAULT '[]', scheduler_name text DEFAULT NULL)
+ *		RETURNS TABLE (namespace text, name text, node text, result text, message text)
+ */
+Datum
+scheduler_simulate(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	Jsonb	   *changes = PG_ARGISNULL(0) ? NULL : PG_GETARG_JSONB_P(0);
+	Sim			s;
+	AsOwner		as;
+
+	AsOwnerBegin(&as, ROLE_READER, "simulate scheduling");
+	InitMaterializedSRF(fcinfo, 0);
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	memset(&s, 0, sizeof(s));
+	s.cxt = CurrentMemoryContext;
+	s.scheduler_name = PG_ARGISNULL(1) ? scheduler_scheduler_name : text_to_cstring(PG_GETARG_TEXT_PP(1));
+	s.batch = MirrorBatchBegin();
+	gather_changes(&s, changes);
+
+	PG_TRY();
+	{
+		s.snap = SnapshotGet();
+		overlay(&s);
+		s.profile = ProfileLoad(s.scheduler_name);
+		read_pods(&s);
+		qsort(s.pods, s.npods, sizeof(SimPod), cmp_queue);
+		s.next_start = next_start();
+		run(&s, rsinfo);
+	}
+	PG_FINALLY();
+	{
+		/* whatever happened, the backend's next call reads the cluster afresh */
+		SnapshotDiscard();
+	}
+	PG_END_TRY();
+
+	SPI_finish();
+	AsOwnerEnd(&as);
+	return (Datum) 0;
+}
