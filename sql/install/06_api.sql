@@ -54,6 +54,26 @@ CREATE FUNCTION scheduler.simulate(changes jsonb DEFAULT '[]', scheduler_name te
     AS 'MODULE_PATHNAME', 'scheduler_simulate' LANGUAGE C VOLATILE;
 COMMENT ON FUNCTION scheduler.simulate(jsonb, text) IS 'What-if: a scheduling cycle for every pending pod of the schedulerName (and every pending pod the changes add), on the cluster as it is with the changes (Node and Pod objects and watch events, applied in order) made in memory only; one row per pod, as schedule_pending() returns; writes nothing, locks nothing';
 
+CREATE FUNCTION scheduler.fit_hints(namespace text, name text, max_nodes integer DEFAULT 10)
+    RETURNS TABLE (rank integer, node text, kind text, detail text, change jsonb)
+    AS 'MODULE_PATHNAME', 'scheduler_fit_hints' LANGUAGE C STRICT VOLATILE;
+COMMENT ON FUNCTION scheduler.fit_hints(text, text, integer) IS 'What would make a pending pod fit: the smallest changes, node by node (the max_nodes nearest to fitting), ranked; each change is the list of objects and events that simulate() takes, enough alone to let the pod onto that node';
+
+CREATE FUNCTION scheduler.plan_capacity(templates jsonb, pods jsonb DEFAULT NULL)
+    RETURNS TABLE (template text, nodes integer, pods integer)
+    AS 'MODULE_PATHNAME', 'scheduler_plan_capacity' LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION scheduler.plan_capacity(jsonb, jsonb) IS 'Capacity planning: how many nodes of each template (Node objects named by metadata.name) would place every pending pod (or the pods given), bin-packed with the real filters on a private copy of the snapshot; the row whose template is NULL counts the pods no template can hold';
+
+CREATE FUNCTION scheduler.plan_capacity_pods(templates jsonb, pods jsonb DEFAULT NULL)
+    RETURNS TABLE (namespace text, name text, template text, node text, message text)
+    AS 'MODULE_PATHNAME', 'scheduler_plan_capacity_pods' LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION scheduler.plan_capacity_pods(jsonb, jsonb) IS 'plan_capacity() pod by pod: the template and the new node each pod goes to, or, for a pod no template can hold, why (template and node NULL)';
+
+CREATE FUNCTION scheduler.diagnosis(namespace text, name text)
+    RETURNS jsonb
+    AS 'MODULE_PATHNAME', 'scheduler_diagnosis' LANGUAGE C STRICT VOLATILE;
+COMMENT ON FUNCTION scheduler.diagnosis(text, text) IS 'Why a pod is pending, as one document: its latest attempt, per plugin and reason the nodes, the PreFilter results, the preemption outcome and the hints of fit_hints()';
+
 CREATE FUNCTION scheduler.fit_error_message(num_all_nodes integer, node_reasons jsonb,
                                             prefilter_msg text DEFAULT NULL, postfilter_msg text DEFAULT NULL)
     RETURNS text AS 'MODULE_PATHNAME', 'scheduler_fit_error_message' LANGUAGE C IMMUTABLE;
