@@ -382,26 +382,19 @@ RejectingPlugins(const CycleResult *res)
  * current snapshot, with the profile of the pod's schedulerName.
  * ------------------------------------------------------------------------
  */
-typedef struct Explained
+/*
+ * ExplainSetup
+ *		The pod of that namespace and name (ERROR when there is none), the
+ *		snapshot refreshed, the profile of its schedulerName, and its
+ *		PreFilters run.  Call inside SPI.
+ */
+void
+ExplainSetup(Datum ns_text, Datum name_text, Explained *e)
 {
-	ClusterSnapshot *snap;
-	Profile    *profile;
-	PodInfo		pod;
-	CycleCtx   *ctx;
-	CycleResult res;
-	bool		prefilter_ok;
-	List	   *names;
-	bool		restricted;
-	int			late;			/* PreFilters from here on ran only for filter() */
-} Explained;
-
-static void
-explain_setup(FunctionCallInfo fcinfo, Explained *e)
-{
-	char	   *ns = text_to_cstring(PG_GETARG_TEXT_PP(0));
-	char	   *name = text_to_cstring(PG_GETARG_TEXT_PP(1));
+	char	   *ns = TextDatumGetCString(ns_text);
+	char	   *name = TextDatumGetCString(name_text);
 	Oid			types[2] = {TEXTOID, TEXTOID};
-	Datum		args[2] = {PG_GETARG_DATUM(0), PG_GETARG_DATUM(1)};
+	Datum		args[2] = {ns_text, name_text};
 	char	   *sched;
 
 	if (SPI_execute_with_args(psprintf("SELECT %s, p.scheduler_name FROM scheduler.pods p"
@@ -509,7 +502,7 @@ scheduler_filter(PG_FUNCTION_ARGS)
 	InitMaterializedSRF(fcinfo, 0);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	explain_setup(fcinfo, &e);
+	ExplainSetup(PG_GETARG_DATUM(0), PG_GETARG_DATUM(1), &e);
 	prefilter_rest(&e);
 	prof = e.profile;
 
@@ -612,7 +605,7 @@ scheduler_score(PG_FUNCTION_ARGS)
 	InitMaterializedSRF(fcinfo, 0);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	explain_setup(fcinfo, &e);
+	ExplainSetup(PG_GETARG_DATUM(0), PG_GETARG_DATUM(1), &e);
 	prof = e.profile;
 	if (feasible_only && !e.prefilter_ok)
 	{

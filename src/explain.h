@@ -12,6 +12,21 @@
 #include "plugin.h"
 
 /* explain.c */
+/* one pod explained: read, its profile's PreFilters run on the snapshot */
+typedef struct Explained
+{
+	ClusterSnapshot *snap;
+	Profile    *profile;
+	PodInfo		pod;
+	CycleCtx   *ctx;
+	CycleResult res;
+	bool		prefilter_ok;
+	List	   *names;
+	bool		restricted;
+	int			late;			/* PreFilters from here on ran only for filter() */
+} Explained;
+
+extern void ExplainSetup(Datum ns_text, Datum name_text, Explained *e);
 extern char *FitErrorMessage(const CycleResult *res);
 extern Jsonb *DiagnosisToJsonb(const CycleResult *res);
 extern Jsonb *RejectingPlugins(const CycleResult *res);
