@@ -92,6 +92,7 @@ typedef struct PodRef
 	PodAffinity *affinity;		/* inter-pod affinity terms; NULL: none */
 	int			nvolumes;		/* the volumes the volume plugins read */
 	PodVolume  *volumes;		/* NULL when none */
+	bool		taken_out;		/* off its node for a what-if (SnapshotTakeOut) */
 } PodRef;
 
 /*

@@ -411,16 +411,54 @@ pod_account(PodRef *p, int sign)
  * Take a pod off its node, and put it back: DefaultPreemption's dry runs
  * (what-if without the victims).  Everything that counts pods follows.
  */
+static void overlay_check(ClusterSnapshot *snap);
+
 void
 SnapshotTakeOut(ClusterSnapshot *snap pg_attribute_unused(), PodRef *p)
 {
+	Assert(!p->taken_out);
 	pod_account(p, -1);
+	p->taken_out = true;		/* what counts pods anew leaves it out */
 }
 
 void
 SnapshotPutBack(ClusterSnapshot *snap pg_attribute_unused(), PodRef *p)
 {
+	Assert(p->taken_out);
+	p->taken_out = false;
 	pod_account(p, 1);
+}
+
+/*
+ * SnapshotRelabel
+ *		A node's labels replaced in place for a what-if (fit_hints' checks),
+ *		what counts by label following: its pods move to the topology
+ *		domains of the new labels (the listener), node_labels.c's columns
+ *		read them (a new labels_version, the nodes' version moved on).  The
+ *		labels are copied into the node's memory; the old ones are returned,
+ *		to be put back the same way (restore: the very labels returned).  The search order and the node's
+ *		generation are left as they are: the caller puts the labels back
+ *		before anything else reads the snapshot.
+ */
+Jsonb *
+SnapshotRelabel(ClusterSnapshot *snap, NodeInfo *n, Jsonb *labels, bool restore)
+{
+	Jsonb	   *was = n->labels;
+
+	overlay_check(snap);
+	if (listener)
+		listener->account_node(cache, n, -1);
+	n->labels = labels;
+	if (labels && !restore)
+	{
+		n->labels = (Jsonb *) MemoryContextAlloc(n->cxt, VARSIZE(labels));
+		memcpy(n->labels, labels, VARSIZE(labels));
+	}
+	if (listener)
+		listener->account_node(cache, n, 1);
+	cache->nodes_version++;
+	n->labels_version = ++cache->generations;
+	return was;
 }
 
 /*

@@ -60,6 +60,7 @@ extern void SnapshotOverlayNodes(ClusterSnapshot *snap, HeapTuple *rows, TupleDe
 extern void SnapshotOverlayRemoveNode(ClusterSnapshot *snap, const char *uid, const char *name);
 extern void SnapshotOverlayPods(ClusterSnapshot *snap, HeapTuple *rows, TupleDesc desc, uint64 n);
 extern void SnapshotOverlayRemovePod(ClusterSnapshot *snap, const char *uid, const char *ns, const char *name);
+extern Jsonb *SnapshotRelabel(ClusterSnapshot *snap, NodeInfo *n, Jsonb *labels, bool restore);
 extern void SnapshotDiscard(void);
 extern char *NormalizedImageName(const char *name);
 

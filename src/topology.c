@@ -324,7 +324,7 @@ TopologyCountsFor(ClusterSnapshot *snap, const AffinityTerm *terms, int nterms, 
 	hash_seq_init(&seq, snap->pods);
 	while ((p = hash_seq_search(&seq)) != NULL)
 	{
-		NodeInfo   *n = p->node ? SnapshotNode(snap, p->node) : NULL;
+		NodeInfo   *n = p->node && !p->taken_out ? SnapshotNode(snap, p->node) : NULL;
 
 		if (n)
 			counts_add(tc, p, n, 1);
