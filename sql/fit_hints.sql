@@ -166,6 +166,75 @@ SELECT pg_temp.load(pg_temp.node('n1', '4'),
 SELECT message FROM scheduler.pod_attempts WHERE pod_uid = 'u-disk2';
 SELECT * FROM pg_temp.verified('disk2');
 
+-- a label a fix sets moves the node's own pods to that domain, for the
+-- plugins that count pods by domain (the checks relabel the snapshot's
+-- node itself): n3 (no rack) holds three app=web pods; joining rack r1 or
+-- r2 would make that rack too full for the spread, so the fix evicts too,
+-- or uncordons a node; whatever it says, simulate() places the pod.
+-- (Nodes without the key, after a value that did not do, once crashed
+-- the value search.)
+SELECT pg_temp.load(pg_temp.node('n1', '8', '{"rack": "r1"}', '{"unschedulable": true}'),
+    pg_temp.node('n2', '8', '{"rack": "r2"}', '{"unschedulable": true}'), pg_temp.node('n3', '8'), pg_temp.node('n4', '8'),
+    pg_temp.pod('w1', '1', 'n1', '{"app": "web"}'), pg_temp.pod('w2', '1', 'n2', '{"app": "web"}'),
+    pg_temp.pod('w3', '1', 'n3', '{"app": "web"}'), pg_temp.pod('w4', '1', 'n3', '{"app": "web"}'),
+    pg_temp.pod('w5', '1', 'n3', '{"app": "web"}'),
+    pg_temp.pod('sp', '1', labels => '{"app": "web"}', spec => '{"topologySpreadConstraints": [{"maxSkew": 1,
+        "topologyKey": "rack", "whenUnsatisfiable": "DoNotSchedule", "labelSelector": {"matchLabels": {"app": "web"}}}]}'));
+SELECT message FROM scheduler.pod_attempts WHERE pod_uid = 'u-sp';
+SELECT * FROM pg_temp.verified('sp');
+-- the same for an existing pod's anti-affinity: guard (on n1, no zone)
+-- keeps app=z out of its zone; zed asks zone=b.  Labelling n1 zone=b puts
+-- guard in zone b: the fix evicts guard too.
+SELECT pg_temp.load(pg_temp.node('n1', '8'), pg_temp.node('n2', '8', '{"zone": "b"}', '{"unschedulable": true}'),
+    pg_temp.pod('guard', '1', 'n1', '{"app": "g"}', '{"affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+        {"topologyKey": "zone", "labelSelector": {"matchLabels": {"app": "z"}}}]}}}'),
+    pg_temp.pod('zed', '1', labels => '{"app": "z"}', spec => '{"nodeSelector": {"zone": "b"}}'));
+SELECT * FROM pg_temp.verified('zed');
+
+-- one change a round, on statuses read afresh: evicting the pod that holds
+-- the host port frees the cpu too (no eviction for room on top of it)
+SELECT pg_temp.load(pg_temp.node('n1', '2'),
+    pg_temp.pod('w', '1', 'n1', spec => '{"containers": [{"name": "c", "resources": {"requests": {"cpu": "1"}}, "ports": [{"containerPort": 80, "hostPort": 8080}]}]}'),
+    pg_temp.pod('o', '1', 'n1'),
+    pg_temp.pod('web', '1', spec => '{"containers": [{"name": "c", "resources": {"requests": {"cpu": "1"}}, "ports": [{"containerPort": 80, "hostPort": 8080}]}]}'));
+SELECT * FROM pg_temp.verified('web');
+
+-- an empty NodeSelectorTerm matches no node (nodeaffinity): the other term's
+-- label is the fix
+SELECT pg_temp.load(pg_temp.node('n1', '4'),
+    pg_temp.pod('t', '1', spec => '{"affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution":
+        {"nodeSelectorTerms": [{}, {"matchExpressions": [{"key": "zone", "operator": "In", "values": ["a"]}]}]}}}}'));
+SELECT * FROM pg_temp.verified('t');
+
+-- a pod a budget already counts as disrupted (status.disruptedPods) does
+-- not count against it again, as DefaultPreemption reads it
+SELECT pg_temp.load(pg_temp.node('n1', '4'),
+    pg_temp.pod('low', '2', 'n1', '{"app": "low"}', priority => 10),
+    pg_temp.pod('high', '2', 'n1', priority => 1000),
+    pg_temp.pod('urgent', '2', priority => 100, spec => '{"preemptionPolicy": "Never"}'),
+    '{"kind": "PodDisruptionBudget", "apiVersion": "policy/v1",
+      "metadata": {"name": "keep-low", "namespace": "default", "uid": "pdb-1"},
+      "spec": {"minAvailable": 1, "selector": {"matchLabels": {"app": "low"}}},
+      "status": {"disruptionsAllowed": 0, "currentHealthy": 1, "desiredHealthy": 1, "expectedPods": 1,
+                 "disruptedPods": {"low": "2024-01-01T00:00:00Z"}}}');
+SELECT rank, kind, detail FROM scheduler.fit_hints('default', 'urgent') ORDER BY rank;
+
+-- the checks leave the snapshot as they found it, even when a check counts
+-- pods by term anew (past the 64 sets of term counts kept): q, with an
+-- anti-affinity term on k60, lands on the empty n1 afterwards
+SELECT pg_temp.load(pg_temp.node('n1', '2'),
+    pg_temp.pod('v', '2', 'n1', (SELECT jsonb_object_agg('k' || i, 'x') FROM generate_series(0, 69) i)),
+    pg_temp.pod('p', '1', priority => 10, spec => jsonb_build_object('preemptionPolicy', 'Never', 'affinity',
+        jsonb_build_object('podAntiAffinity', jsonb_build_object('requiredDuringSchedulingIgnoredDuringExecution',
+            (SELECT jsonb_agg(jsonb_build_object('topologyKey', 'kubernetes.io/hostname',
+                'labelSelector', jsonb_build_object('matchLabels', jsonb_build_object('k' || i, 'x')))) FROM generate_series(0, 69) i))))));
+SELECT rank, node, kind, left(detail, 60) FROM scheduler.fit_hints('default', 'p') ORDER BY rank;
+SELECT scheduler.apply(jsonb_build_object('type', 'DELETED', 'object', pg_temp.pod('v', '2', 'n1')));
+SELECT scheduler.apply(jsonb_build_object('type', 'DELETED', 'object', pg_temp.pod('p', '1')));
+SELECT scheduler.apply(pg_temp.pod('q', '1', spec => '{"affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+    {"topologyKey": "kubernetes.io/hostname", "labelSelector": {"matchLabels": {"k60": "x"}}}]}}}'));
+SELECT name, node, result FROM schedule_pending();
+
 -- a pod ahead in the queue takes the room a hint makes: first (queued
 -- earlier) and second both ask 2 cpu of n1's 1 free; the hint for second
 -- is right for second alone, and simulate() shows first taking the room.

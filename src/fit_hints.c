@@ -72,9 +72,11 @@
 #include "tolerations.h"
 #include "volumes.h"
 
-#define MAX_ROUNDS			8	/* rounds of Filters on a fix */
+#define MAX_ROUNDS			16	/* rounds of Filters on a fix: one change a round */
 #define MAX_LABEL_TRIES		32	/* values tried for a missing topology label */
-#define MAX_EVICT_STEPS		64	/* pods taken off one at a time (topology spread) */
+#define MAX_EVICT_STEPS		256 /* pods a skew may take off (topology spread) */
+#define MAX_VICTIMS			200 /* pods a fix may evict */
+#define MAX_NAMED			10	/* victims a detail names */
 #define MAX_CANDIDATES		3	/* nodes fixed per node asked for */
 
 typedef enum HintKind
@@ -131,6 +133,7 @@ typedef struct Fix
 	List	   *victims;		/* PodRef * */
 	List	   *added;			/* AddedPod * */
 	List	   *parts;			/* Part * */
+	Jsonb	   *saved_labels;	/* the node's own, while a check relabels it */
 	bool		ok;
 	double		cost;
 	Jsonb	   *change;
@@ -143,7 +146,16 @@ typedef struct Budget
 	char	   *name;
 	LabelSelector *selector;
 	int32		allowed;
+	Jsonb	   *disrupted;		/* status.disruptedPods: pod name -> time */
 } Budget;
+
+/* An existing pod's required anti-affinity term that matches the pod */
+typedef struct AntiTerm
+{
+	PodRef	   *pod;
+	NodeInfo   *node;
+	const AffinityTerm *term;
+} AntiTerm;
 
 typedef struct Hints
 {
@@ -152,6 +164,8 @@ typedef struct Hints
 	List	   *budgets;		/* Budget * */
 	List	   *namespaces;		/* "name" and labels pairs read so far */
 	int			nadded;
+	List	   *anti;			/* AntiTerm *, once anti_read */
+	bool		anti_read;
 	bool		discard;		/* a pod was assumed: the snapshot is read afresh after */
 } Hints;
 
@@ -198,6 +212,18 @@ pod_name(const PodRef *p)
 	return psprintf("%s/%s", p->namespace ? p->namespace : "", p->name ? p->name : "");
 }
 
+/* A node's name as a label value: at most 63 characters, ending alphanumeric */
+static char *
+name_as_label(const char *name)
+{
+	char	   *v = pnstrdup(name, 63);
+	int			len = strlen(v);
+
+	while (len > 0 && !isalnum((unsigned char) v[len - 1]))
+		v[--len] = '\0';
+	return len > 0 ? v : "fit-hint";
+}
+
 static void
 add_part(Fix *f, HintKind kind, double cost, const char *fmt,...) pg_attribute_printf(4, 5);
 
@@ -233,7 +259,7 @@ add_part(Fix *f, HintKind kind, double cost, const char *fmt,...)
 static void
 load_budgets(Hints *h)
 {
-	if (SPI_execute("SELECT namespace, name, selector, disruptions_allowed FROM scheduler.pdbs"
+	if (SPI_execute("SELECT namespace, name, selector, disruptions_allowed, disrupted_pods FROM scheduler.pdbs"
 					" ORDER BY namespace, name", true, 0) != SPI_OK_SELECT)
 		elog(ERROR, "could not read scheduler.pdbs");
 	for (uint64 i = 0; i < SPI_processed; i++)
@@ -254,16 +280,22 @@ load_budgets(Hints *h)
 		b->namespace = SPI_getvalue(t, d, 1);
 		b->name = SPI_getvalue(t, d, 2);
 		b->allowed = DatumGetInt32(SPI_getbinval(t, d, 4, &isnull));
+		sel = SPI_getbinval(t, d, 5, &isnull);
+		b->disrupted = isnull ? NULL : DatumGetJsonbPCopy(sel);
 		h->budgets = lappend(h->budgets, b);
 	}
 	SPI_freetuptable(SPI_tuptable);
 }
 
+/* A budget a pod's eviction counts against: its namespace's, selecting it, not already disrupted */
 static bool
 budget_selects(const Budget *b, const PodRef *p)
 {
-	return p->labels && JB_ROOT_COUNT(p->labels) > 0 && p->namespace &&
-		strcmp(b->namespace, p->namespace) == 0 && LabelSelectorMatches(b->selector, p->labels);
+	int			len;
+
+	return p->labels && JB_ROOT_COUNT(p->labels) > 0 && p->namespace && p->name &&
+		strcmp(b->namespace, p->namespace) == 0 && LabelSelectorMatches(b->selector, p->labels) &&
+		(b->disrupted == NULL || LabelGet(b->disrupted, p->name, strlen(p->name), &len) == NULL);
 }
 
 /* The labels of a namespace (NULL when not mirrored), read once per call */
@@ -442,6 +474,13 @@ view_begin(Hints *h, Fix *f, uint64 *generation)
 	*generation = f->node->generation;
 	foreach(lc, f->victims)
 		SnapshotTakeOut(h->e.snap, lfirst(lc));
+	/*
+	 * new labels on the snapshot's node itself: the node's pods move to the
+	 * domains they make, as topology spread and inter-pod affinity count
+	 * them (view_end puts the labels back)
+	 */
+	if (f->labels)
+		f->saved_labels = SnapshotRelabel(h->e.snap, f->node, labels_with_edits(f->node->labels, f->labels), false);
 	put_added(h, f);
 	*v = *f->node;
 	/* a copy: its labels are read from it, and no kept verdict is its */
@@ -457,8 +496,6 @@ view_begin(Hints *h, Fix *f, uint64 *generation)
 			if (!list_member_ptr(f->drop_taints, &f->node->taints[i]))
 				v->taints[v->ntaints++] = f->node->taints[i];
 	}
-	if (f->labels)
-		v->labels = labels_with_edits(f->node->labels, f->labels);
 	if (f->alloc)
 	{
 		v->allocatable = f->node->allocatable;
@@ -484,9 +521,49 @@ view_end(Hints *h, Fix *f, uint64 generation)
 
 	foreach(lc, f->added)
 		SnapshotTakeOut(h->e.snap, ((AddedPod *) lfirst(lc))->ref);
+	if (f->labels)
+		(void) SnapshotRelabel(h->e.snap, f->node, f->saved_labels, true);
 	foreach(lc, f->victims)
 		SnapshotPutBack(h->e.snap, lfirst(lc));
 	f->node->generation = generation;
+}
+
+/*
+ * PreFilter again on the snapshot as the fix makes it (pods off, pods on,
+ * the node relabelled): every plugin's, or only that plugin's when only >=
+ * 0.  NULL when it rejects the pod or leaves the node out.
+ */
+static CycleCtx *
+prefilter_again(Hints *h, Fix *f, int only)
+{
+	CycleCtx   *ctx = NewCycleCtx(h->e.snap, h->e.profile);
+	CycleResult pre;
+	List	   *names;
+	bool		restricted;
+
+	if (only < 0)
+	{
+		memset(&pre, 0, sizeof(pre));
+		if (!RunPreFilters(ctx, &h->e.pod, &pre, &names, &restricted) ||
+			(restricted && !name_in(names, f->node->name)))
+			return NULL;
+	}
+	else
+	{
+		const Plugin *pl = h->e.profile->plugins[only].plugin;
+		Status		st = {CODE_SUCCESS, NIL};
+
+		names = NIL;
+		ctx->skip_filter[only] = pl->filter == NULL;
+		if (pl->prefilter)
+			pl->prefilter(&ctx->calls[only], &h->e.pod, &st, &names);
+		if (st.code == CODE_SKIP)
+			ctx->skip_filter[only] = true;
+		else if (st.code != CODE_SUCCESS ||
+				 (ctx->calls[only].restricts_nodes && !name_in(names, f->node->name)))
+			return NULL;
+	}
+	return ctx;
 }
 
 /*
@@ -505,20 +582,17 @@ check(Hints *h, Fix *f, int only)
 	NodeInfo   *with;
 	int			failing = 0;
 
-	if ((f->victims || f->added) && !PreFilterIsPodLocal(h->e.ctx))
+	/*
+	 * PreFilter again when its state may have moved: pods off or on, where
+	 * a plugin counts them; new labels, which may even end a plugin's Skip
+	 * (an existing pod's anti-affinity that counts once its node has the
+	 * key)
+	 */
+	if ((f->labels || ((f->victims || f->added) && !PreFilterIsPodLocal(h->e.ctx))) &&
+		(ctx = prefilter_again(h, f, only)) == NULL)
 	{
-		CycleResult pre;
-		List	   *names;
-		bool		restricted;
-
-		ctx = NewCycleCtx(h->e.snap, prof);
-		memset(&pre, 0, sizeof(pre));
-		if (!RunPreFilters(ctx, &h->e.pod, &pre, &names, &restricted) ||
-			(restricted && !name_in(names, f->node->name)))
-		{
-			view_end(h, f, generation);
-			return -1;
-		}
+		view_end(h, f, generation);
+		return -1;
 	}
 	with = NodeWithNominatedPods(v, &h->e.pod);
 	for (int i = 0; i < prof->nplugins; i++)
@@ -583,15 +657,25 @@ evictable(Hints *h, Fix *f, List *pods)
 {
 	List	   *out = NIL;
 	ListCell   *lc;
+	HASHCTL		ctl = {.keysize = sizeof(PodRef *),.entrysize = sizeof(PodRef *),.hcxt = CurrentMemoryContext};
+	HTAB	   *seen = hash_create("fit hints: pods seen", 64, &ctl, HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	bool		found;
 
+	foreach(lc, f->victims)
+		(void) hash_search(seen, &lfirst(lc), HASH_ENTER, NULL);
+	foreach(lc, f->added)
+		(void) hash_search(seen, &((AddedPod *) lfirst(lc))->ref, HASH_ENTER, NULL);
 	foreach(lc, pods)
 	{
 		PodRef	   *p = lfirst(lc);
 
-		if (!p->terminating && !list_member_ptr(f->victims, p) && !list_member_ptr(out, p) &&
-			strcmp(p->uid, h->e.pod.uid) != 0 && strncmp(p->uid, "fit-hint-", 9) != 0)
+		if (p->terminating || strcmp(p->uid, h->e.pod.uid) == 0)
+			continue;
+		(void) hash_search(seen, &p, HASH_ENTER, &found);
+		if (!found)
 			out = lappend(out, p);
 	}
+	hash_destroy(seen);
 	return out;
 }
 
@@ -629,9 +713,17 @@ evict_reprieve(Hints *h, Fix *f, int plugin, List *pods)
 		ListCell   *bc;
 
 		foreach(bc, h->budgets)
-			if (budget_selects(lfirst(bc), lfirst(lc)) &&
-				--allowed[foreach_current_index(bc)] < 0)
+		{
+			int32	   *a = &allowed[foreach_current_index(bc)];
+
+			if (!budget_selects(lfirst(bc), lfirst(lc)))
+				continue;
+			/* a planted minimum stays below zero rather than wrap */
+			if (*a > PG_INT32_MIN)
+				(*a)--;
+			if (*a < 0)
 				violates = true;
+		}
 		split[violates ? 0 : 1] = lappend(split[violates ? 0 : 1], lfirst(lc));
 	}
 	for (int pass = 0; pass < 2; pass++)
@@ -653,19 +745,31 @@ evict_until(Hints *h, Fix *f, int plugin, List *pods)
 {
 	List	   *cands = evictable(h, f, pods);
 	List	   *saved = f->victims;
-	ListCell   *lc;
+	int			lo = 1;
+	int			hi = Min(list_length(cands), MAX_EVICT_STEPS);
 
-	f->victims = list_copy(saved);
-	foreach(lc, cands)
+	/*
+	 * the fewest of the first: fewer pods in the domain only lower the skew,
+	 * so the search halves (a handful of checks, not one per pod)
+	 */
+	f->victims = list_concat_copy(saved, list_copy_head(cands, hi));
+	if (hi == 0 || !passes(h, f, plugin))
 	{
-		if (foreach_current_index(lc) >= MAX_EVICT_STEPS)
-			break;
-		f->victims = lappend(f->victims, lfirst(lc));
-		if (passes(h, f, plugin))
-			return list_copy_tail(f->victims, list_length(saved));
+		f->victims = saved;
+		return NIL;
 	}
-	f->victims = saved;
-	return NIL;
+	while (lo < hi)
+	{
+		int			mid = (lo + hi) / 2;
+
+		f->victims = list_concat_copy(saved, list_copy_head(cands, mid));
+		if (passes(h, f, plugin))
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	f->victims = list_concat_copy(saved, list_copy_head(cands, lo));
+	return list_copy_head(cands, lo);
 }
 
 /*
@@ -685,12 +789,20 @@ victims_text(Hints *h, List *victims, double *cost)
 	foreach(lc, victims)
 	{
 		PodRef	   *p = lfirst(lc);
+		bool		spared = p->priority >= h->e.pod.priority || h->e.pod.preempt_never;
 
+		*cost += spared ? 5 : 2;
+		if (foreach_current_index(lc) == MAX_NAMED)
+			appendStringInfo(&buf, " and %d more", list_length(victims) - MAX_NAMED);
+		if (foreach_current_index(lc) >= MAX_NAMED)
+			continue;
 		appendStringInfo(&buf, "%s%s (priority %d%s)", foreach_current_index(lc) ? ", " : "",
 						 pod_name(p), p->priority,
-						 p->priority >= h->e.pod.priority ? ", not below the pod's: preemption would not evict it" : "");
-		*cost += p->priority >= h->e.pod.priority ? 5 : 2;
+						 !h->e.pod.preempt_never && p->priority >= h->e.pod.priority ?
+						 ", not below the pod's: preemption would not evict it" : "");
 	}
+	if (h->e.pod.preempt_never)
+		appendStringInfoString(&buf, "; the pod's preemptionPolicy is Never: preemption evicts none of them");
 	foreach(lc, h->budgets)
 	{
 		Budget	   *b = lfirst(lc);
@@ -723,6 +835,7 @@ evict_part(Hints *h, Fix *f, int plugin, List *pods, bool all, HintKind kind, co
 	char	   *text;
 	ListCell   *lc;
 
+	pods = list_copy(pods);		/* a node's own list changes as pods come off */
 	if (all)
 	{
 		victims = evictable(h, f, pods);
@@ -738,8 +851,8 @@ evict_part(Hints *h, Fix *f, int plugin, List *pods, bool all, HintKind kind, co
 		if (victims == NIL)
 			victims = evict_reprieve(h, f, plugin, pods);
 	}
-	if (victims == NIL)
-		return false;
+	if (victims == NIL || list_length(victims) > MAX_VICTIMS)
+		return false;			/* none does, or too many to call it a hint */
 	text = victims_text(h, victims, &cost);
 	add_part(f, kind, cost, "%s: evict %s", why, text);
 	return true;
@@ -897,6 +1010,13 @@ term_edits(const Fix *f, JsonbContainer *term, List **edits)
 {
 	const char *const parts[] = {"matchExpressions", "matchFields"};
 	int			n = 0;
+	int			nreqs = 0;
+
+	/* a term with no requirement matches no node (nodeaffinity's) */
+	for (int k = 0; k < 2; k++)
+		nreqs += JAtArray(term, parts[k]) ? (int) JsonContainerSize(JAtArray(term, parts[k])) : 0;
+	if (nreqs == 0)
+		return -1;
 
 	for (int k = 0; k < 2; k++)
 	{
@@ -1232,6 +1352,66 @@ labels_for(const AffinityTerm *terms, int n)
 }
 
 /*
+ * A name for a pod a fix adds, "fit-hint-<n>", that no pod of the namespace
+ * has, and a uid no pod has (the snapshot's pods are keyed by uid)
+ */
+static void
+hint_pod_name(Hints *h, const char *ns, PodInfo *pod)
+{
+	Oid			types[3] = {TEXTOID, TEXTOID, TEXTOID};
+
+	for (;;)
+	{
+		Datum		args[3];
+		bool		taken;
+		bool		isnull;
+
+		pod->name = psprintf("fit-hint-%d", ++h->nadded);
+		pod->uid = psprintf("fit-hint:%s/%s", ns, pod->name);
+		args[0] = CStringGetTextDatum(ns);
+		args[1] = CStringGetTextDatum(pod->name);
+		args[2] = CStringGetTextDatum(pod->uid);
+		if (SPI_execute_with_args("SELECT EXISTS (SELECT FROM scheduler.pods WHERE (namespace = $1 AND name = $2) OR uid = $3)",
+								  3, types, args, NULL, true, 1) != SPI_OK_SELECT || SPI_processed != 1)
+			elog(ERROR, "could not read scheduler.pods");
+		taken = DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+		SPI_freetuptable(SPI_tuptable);
+		if (!taken)
+			return;
+	}
+}
+
+/*
+ * A value for a topology key the node lacks: that of a node holding a pod
+ * every term matches (in the node's own domain then, it needs no pod
+ * added), else the node's name as a label value
+ */
+static char *
+domain_with_match(Hints *h, Fix *f, const AffinityTerm *t, int n, const char *key)
+{
+	for (int i = 0; i < h->e.snap->nnodes; i++)
+	{
+		NodeInfo   *m = h->e.snap->nodes[i];
+		char	   *v = fix_label(f, m, key);
+		ListCell   *lc;
+
+		if (v == NULL || m == f->node)
+			continue;
+		foreach(lc, m->pods)
+		{
+			PodRef	   *p = lfirst(lc);
+			bool		all = true;
+
+			for (int k = 0; k < n && all; k++)
+				all = AffinityTermMatches(&t[k], p->namespace, p->labels, namespace_labels(h, p->namespace));
+			if (all)
+				return v;
+		}
+	}
+	return name_as_label(f->node->name);
+}
+
+/*
  * InterPodAffinity's required affinity: a pod every term matches, added on
  * the node (in the terms' first namespace); a term's topology key the node
  * lacks, set to the value of a node that holds such a pod (or its name)
@@ -1248,9 +1428,11 @@ fix_pod_affinity(Hints *h, Fix *f, const PodAffinity *pa)
 	for (int i = 0; i < pa->nreq_aff; i++)
 		if (fix_label(f, f->node, t[i].topology_key) == NULL)
 		{
-			set_label(f, t[i].topology_key, f->node->name);
+			char	   *v = domain_with_match(h, f, t, pa->nreq_aff, t[i].topology_key);
+
+			set_label(f, t[i].topology_key, v);
 			add_part(f, HK_AFFINITY, 2, "the node lacks the label %s that the pod's affinity term needs: set label %s=%s",
-					 t[i].topology_key, t[i].topology_key, f->node->name);
+					 t[i].topology_key, t[i].topology_key, v);
 			return true;
 		}
 	for (int i = 0; i < pa->nreq_aff; i++)
@@ -1259,8 +1441,7 @@ fix_pod_affinity(Hints *h, Fix *f, const PodAffinity *pa)
 	if (list_length(f->added) > 0)
 		return false;
 	a = palloc0(sizeof(AddedPod));
-	a->pod.uid = psprintf("fit-hint-%d", ++h->nadded);
-	a->pod.name = a->pod.uid;
+	hint_pod_name(h, ns, &a->pod);
 	a->pod.namespace = ns;
 	a->pod.labels = labels;
 	a->pod.node_name = f->node->name;
@@ -1271,6 +1452,39 @@ fix_pod_affinity(Hints *h, Fix *f, const PodAffinity *pa)
 	add_part(f, HK_AFFINITY, 3, "no pod that the pod's required affinity terms match is in its domain (%s): add one there, as pod %s/%s with labels %s on the node",
 			 buf.data, ns, a->pod.name, JsonbToCString(NULL, &labels->root, VARSIZE(labels)));
 	return true;
+}
+
+/*
+ * The existing pods' required anti-affinity terms that match the pod, with
+ * their pods and nodes: read once a call
+ */
+static List *
+existing_anti(Hints *h)
+{
+	ClusterSnapshot *snap = h->e.snap;
+	ListCell   *lc;
+
+	if (h->anti_read)
+		return h->anti;
+	h->anti_read = true;
+	for (int i = 0; i < snap->nnodes; i++)
+		foreach(lc, snap->nodes[i]->anti_pods)
+		{
+			PodRef	   *p = lfirst(lc);
+
+			for (int k = 0; p->affinity && k < p->affinity->nreq_anti; k++)
+				if (AffinityTermMatches(&p->affinity->req_anti[k], h->e.pod.namespace, h->e.pod.labels,
+										namespace_labels(h, h->e.pod.namespace)))
+				{
+					AntiTerm   *a = palloc(sizeof(AntiTerm));
+
+					a->pod = p;
+					a->node = snap->nodes[i];
+					a->term = &p->affinity->req_anti[k];
+					h->anti = lappend(h->anti, a);
+				}
+		}
+	return h->anti;
 }
 
 /* InterPodAffinity: the pod's own anti-affinity, the existing pods', then its affinity */
@@ -1285,22 +1499,15 @@ fix_inter_pod(Hints *h, Fix *f, int plugin, const Status *st)
 
 	if (has_reason(st, "node(s) didn't satisfy existing pods anti-affinity rules"))
 	{
-		for (int i = 0; i < snap->nnodes; i++)
-			foreach(lc, snap->nodes[i]->anti_pods)
-			{
-				PodRef	   *p = lfirst(lc);
+		foreach(lc, existing_anti(h))
+		{
+			AntiTerm   *a = lfirst(lc);
+			char	   *vm = fix_label(f, a->node, a->term->topology_key);
+			char	   *vx = fix_label(f, f->node, a->term->topology_key);
 
-				for (int k = 0; p->affinity && k < p->affinity->nreq_anti; k++)
-				{
-					AffinityTerm *t = &p->affinity->req_anti[k];
-					char	   *vm = fix_label(f, snap->nodes[i], t->topology_key);
-					char	   *vx = fix_label(f, f->node, t->topology_key);
-
-					if (vm && vx && strcmp(vm, vx) == 0 &&
-						AffinityTermMatches(t, h->e.pod.namespace, h->e.pod.labels, namespace_labels(h, h->e.pod.namespace)))
-						pods = lappend(pods, p);
-				}
-			}
+			if (vm && vx && strcmp(vm, vx) == 0)
+				pods = lappend(pods, a->pod);
+		}
 		return evict_part(h, f, plugin, pods, true, HK_AFFINITY,
 						  "the required anti-affinity of pods in the node's domain rejects the pod");
 	}
@@ -1349,9 +1556,11 @@ spread_label(Hints *h, Fix *f, int plugin, const char *key)
 		ListCell   *lc;
 		bool		seen = false;
 
+		if (v == NULL)
+			continue;
 		foreach(lc, tried)
 			seen |= strcmp(lfirst(lc), v) == 0;
-		if (v == NULL || seen)
+		if (seen)
 			continue;
 		tried = lappend(tried, v);
 		set_label(f, key, v);
@@ -1359,7 +1568,7 @@ spread_label(Hints *h, Fix *f, int plugin, const char *key)
 			break;
 	}
 	if (tried == NIL)
-		set_label(f, key, f->node->name);
+		set_label(f, key, name_as_label(f->node->name));
 	add_part(f, HK_SPREAD, 2, "the node lacks the label %s that the pod's topology spread constraint needs: set label %s=%s",
 			 key, key, fix_label(f, f->node, key));
 	return true;
@@ -1455,26 +1664,32 @@ fix_plugin(Hints *h, Fix *f, int i, const Status *st)
 	return false;
 }
 
-/* The fix of a node: rounds of Filters and changes until every Filter passes */
+/* The fix of a node: rounds of Filters and a change until every Filter passes */
 static void
 build_fix(Hints *h, Fix *f)
 {
 	int			nplugins = h->e.profile->nplugins;
-	Status	   *st = palloc(sizeof(Status) * Max(nplugins, 1));
 
+	/*
+	 * one change a round, for the first plugin failing, on statuses just
+	 * read: a change may answer a later plugin's reason too
+	 */
 	for (int round = 0; round < MAX_ROUNDS; round++)
 	{
 		int			failing = check(h, f, -1);
+		int			i = 0;
+		Status		st;
 
 		if (failing <= 0)
 		{
 			f->ok = failing == 0 && f->parts != NIL;
 			break;
 		}
-		memcpy(st, h->st, sizeof(Status) * nplugins);
-		for (int i = 0; i < nplugins; i++)
-			if (st[i].code != CODE_SUCCESS && !fix_plugin(h, f, i, &st[i]))
-				return;
+		while (i < nplugins && h->st[i].code == CODE_SUCCESS)
+			i++;
+		st = h->st[i];
+		if (!fix_plugin(h, f, i, &st))
+			return;
 	}
 	if (f->ok)
 	{
@@ -1692,7 +1907,7 @@ static const char *const change_sql =
 " FROM pg_catalog.jsonb_array_elements($11) WITH ORDINALITY AS x(a, i)) s";
 
 static Jsonb *
-fix_change(Fix *f)
+fix_change(Fix *f, SPIPlanPtr *plan)
 {
 	static const Oid types[11] = {TEXTOID, JSONBOID, TEXTARRAYOID, JSONBOID, BOOLOID, JSONBOID, BOOLOID,
 	TEXTARRAYOID, TEXTARRAYOID, TEXTARRAYOID, JSONBOID};
@@ -1702,8 +1917,9 @@ fix_change(Fix *f)
 	Jsonb	   *out;
 
 	change_args(f, args, nulls);
-	if (SPI_execute_with_args(change_sql, 11, (Oid *) types, args, nulls, true, 1) != SPI_OK_SELECT ||
-		SPI_processed != 1)
+	if (*plan == NULL && (*plan = SPI_prepare(change_sql, 11, (Oid *) types)) == NULL)
+		elog(ERROR, "could not prepare the change of a fit hint: %s", SPI_result_code_string(SPI_result));
+	if (SPI_execute_plan(*plan, args, nulls, true, 1) != SPI_OK_SELECT || SPI_processed != 1)
 		elog(ERROR, "could not make the change of a fit hint");
 	out = DatumGetJsonbPCopy(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
 	SPI_freetuptable(SPI_tuptable);
@@ -1729,18 +1945,27 @@ find_fixes(Hints *h, int max_nodes)
 
 	if (fits_now)
 		return NIL;				/* the next cycle places it: nothing to change */
-	for (int k = 0; k < nprobes && k < max_nodes * MAX_CANDIDATES; k++)
+	/* the nearest first, until max_nodes have a fix (or enough were tried) */
+	for (int k = 0; k < nprobes && k < max_nodes * MAX_CANDIDATES && list_length(nodes) < max_nodes; k++)
 		for (int variant = 0; variant < (probes[k].short_of_resources ? 2 : 1); variant++)
 		{
 			Fix		   *f = palloc0(sizeof(Fix));
+			ListCell   *pc;
+			bool		evicts = false;
 
 			CHECK_FOR_INTERRUPTS();
 			f->node = probes[k].node;
 			f->evict_for_resources = variant == 1;
 			build_fix(h, f);
-			if (f->ok)
-				fixes = lappend(fixes, f);
+			foreach(pc, f->parts)
+				evicts |= ((Part *) lfirst(pc))->kind == HK_EVICTION;
+			/* the eviction variant is its own fix only when it evicts for room */
+			if (!f->ok || (f->evict_for_resources && !evicts))
+				continue;
+			fixes = lappend(fixes, f);
+			nodes = list_append_unique_ptr(nodes, f->node);
 		}
+	nodes = NIL;
 	list_sort(fixes, cmp_fix);
 	foreach(lc, fixes)
 	{
@@ -1761,13 +1986,14 @@ static void
 emit(ReturnSetInfo *rsinfo, List *fixes)
 {
 	ListCell   *lc;
+	SPIPlanPtr	plan = NULL;
 
 	foreach(lc, fixes)
 	{
 		Fix		   *f = lfirst(lc);
 		ListCell   *pc;
 
-		f->change = fix_change(f);
+		f->change = fix_change(f, &plan);
 		foreach(pc, f->parts)
 		{
 			Part	   *p = lfirst(pc);
