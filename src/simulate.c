@@ -22,6 +22,11 @@
  * view is then made again (the snapshot read afresh, the changes and the
  * decisions so far applied again) and the next pods tried on it.
  *
+ * plan_capacity.c reads and orders the pods to try as simulate() does: the
+ * queue's pods (SimulateQueuedPods), decoded with the time queued, in
+ * QueueSort order (SimulateSortPods), the search starting where the next
+ * call would start it (SimulateNextStart).
+ *
  * IDENTIFICATION
  *	  src/simulate.c
  */
@@ -50,13 +55,6 @@
 #include "snapshot.h"
 #include "subxact.h"
 
-/* A pod to try: its row decoded, and where QueueSort puts it */
-typedef struct SimPod
-{
-	PodInfo		pod;
-	TimestampTz queued;
-} SimPod;
-
 /* What a cycle decided, replayed on a view made again */
 typedef struct SimDecision
 {
@@ -81,9 +79,12 @@ typedef struct Sim
 	int			next_start;
 } Sim;
 
-/* Keep the SPI result's rows (copied into cxt) and free it */
-static HeapTuple *
-keep_rows(uint64 *n, TupleDesc *desc, MemoryContext cxt)
+/*
+ * SimulateKeepRows
+ *		Keep the SPI result's rows (copied into cxt) and free it.
+ */
+HeapTuple *
+SimulateKeepRows(uint64 *n, TupleDesc *desc, MemoryContext cxt)
 {
 	MemoryContext old = MemoryContextSwitchTo(cxt);
 	HeapTuple  *rows = palloc(sizeof(HeapTuple) * Max(SPI_processed, 1));
@@ -152,7 +153,7 @@ overlay(Sim *s)
 	uint64		n;
 
 	MirrorBatchRead(s->batch, MIRROR_NODES, NodeColumns, "", &gone);
-	rows = keep_rows(&n, &desc, CurrentMemoryContext);
+	rows = SimulateKeepRows(&n, &desc, CurrentMemoryContext);
 	foreach(lc, gone)
 	{
 		MirrorDeletion *d = lfirst(lc);
@@ -162,7 +163,7 @@ overlay(Sim *s)
 	SnapshotOverlayNodes(s->snap, rows, desc, n);
 
 	MirrorBatchRead(s->batch, MIRROR_PODS, PodRefColumns, "", &gone);
-	rows = keep_rows(&n, &desc, CurrentMemoryContext);
+	rows = SimulateKeepRows(&n, &desc, CurrentMemoryContext);
 	foreach(lc, gone)
 	{
 		MirrorDeletion *d = lfirst(lc);
@@ -178,30 +179,71 @@ overlay(Sim *s)
 	s->named = true;
 }
 
-/* The pods to try: the queue's (but those the changes name) and the changes' pending ones */
-static void
-read_pods(Sim *s)
+/*
+ * SimulateQueuedPods
+ *		The pods the queue holds for scheduler_name, but the gated ones and
+ *		those whose uid is in except_uids or whose "namespace/name" is in
+ *		except_names (text[] Datums), each decoded into cxt with the time it
+ *		was queued.  The caller has SPI connected.
+ */
+SimPod *
+SimulateQueuedPods(const char *scheduler_name, Datum except_uids, Datum except_names, MemoryContext cxt,
+				   int *npods)
 {
-	Datum		arg = CStringGetTextDatum(s->scheduler_name);
-	Oid			type = TEXTOID;
-	HeapTuple  *queued;
-	HeapTuple  *added;
-	TupleDesc	qdesc;
-	TupleDesc	adesc;
-	uint64		nq;
-	uint64		na;
-	List	   *none;
+	HeapTuple  *rows;
+	TupleDesc	desc;
+	uint64		n;
 
 	if (SPI_execute_with_args(psprintf("SELECT %s, q.enqueued_at FROM scheduler.queue q"
 									   " JOIN scheduler.pods p ON p.uid = q.pod_uid"
 									   " WHERE q.state <> 'gated' AND p.scheduler_name = $1"
 									   " AND NOT (p.uid = ANY ($2)) AND NOT (p.namespace || '/' || p.name = ANY ($3))",
 									   PodInfoColumnsQualified),
-							  3, (Oid[]) {type, TEXTARRAYOID, TEXTARRAYOID},
-							  (Datum[]) {arg, TextArrayFromList(s->changed_pods), TextArrayFromList(s->changed_names)},
+							  3, (Oid[]) {TEXTOID, TEXTARRAYOID, TEXTARRAYOID},
+							  (Datum[]) {CStringGetTextDatum(scheduler_name), except_uids, except_names},
 							  NULL, true, 0) != SPI_OK_SELECT)
 		elog(ERROR, "could not read the scheduling queue");
-	queued = keep_rows(&nq, &qdesc, s->cxt);
+	rows = SimulateKeepRows(&n, &desc, cxt);
+	*npods = (int) n;
+	return SimulatePodsFromRows(rows, desc, n, cxt);
+}
+
+/*
+ * SimulatePodsFromRows
+ *		Rows of PodInfoColumnsQualified followed by the time queued (their
+ *		last column), decoded into cxt.
+ */
+SimPod *
+SimulatePodsFromRows(HeapTuple *rows, TupleDesc desc, uint64 n, MemoryContext cxt)
+{
+	SimPod	   *pods = MemoryContextAllocZero(cxt, sizeof(SimPod) * Max(n, 1));
+
+	for (uint64 i = 0; i < n; i++)
+	{
+		bool		isnull;
+		MemoryContext old = MemoryContextSwitchTo(cxt);
+
+		PodInfoFromTuple(&pods[i].pod, rows[i], desc);
+		pods[i].queued = DatumGetTimestampTz(SPI_getbinval(rows[i], desc, desc->natts, &isnull));
+		MemoryContextSwitchTo(old);
+	}
+	return pods;
+}
+
+/* The pods to try: the queue's (but those the changes name) and the changes' pending ones */
+static void
+read_pods(Sim *s)
+{
+	SimPod	   *queued;
+	SimPod	   *added;
+	HeapTuple  *rows;
+	TupleDesc	desc;
+	int			nq;
+	uint64		na;
+	List	   *none;
+
+	queued = SimulateQueuedPods(s->scheduler_name, TextArrayFromList(s->changed_pods),
+								TextArrayFromList(s->changed_names), s->cxt, &nq);
 	/*
 	 * the changes' pending pods: one that replaces a queued pod (its uid, or
 	 * its namespace and name) keeps that pod's place, as the queue updates a
@@ -215,21 +257,13 @@ read_pods(Sim *s)
 							 " WHERE p.pending AND pg_catalog.cardinality(p.scheduling_gates) = 0"
 							 " AND p.scheduler_name = %s", quote_literal_cstr(s->scheduler_name)),
 					&none);
-	added = keep_rows(&na, &adesc, s->cxt);
+	rows = SimulateKeepRows(&na, &desc, s->cxt);
+	added = SimulatePodsFromRows(rows, desc, na, s->cxt);
 
-	s->npods = (int) (nq + na);
+	s->npods = nq + (int) na;
 	s->pods = MemoryContextAllocZero(s->cxt, sizeof(SimPod) * Max(s->npods, 1));
-	for (int i = 0; i < s->npods; i++)
-	{
-		HeapTuple	t = i < (int) nq ? queued[i] : added[i - nq];
-		TupleDesc	d = i < (int) nq ? qdesc : adesc;
-		bool		isnull;
-		MemoryContext old = MemoryContextSwitchTo(s->cxt);
-
-		PodInfoFromTuple(&s->pods[i].pod, t, d);
-		s->pods[i].queued = DatumGetTimestampTz(SPI_getbinval(t, d, d->natts, &isnull));
-		MemoryContextSwitchTo(old);
-	}
+	memcpy(s->pods, queued, sizeof(SimPod) * nq);
+	memcpy(s->pods + nq, added, sizeof(SimPod) * na);
 }
 
 /* QueueSort: priority, then the time queued; then namespace and name */
@@ -246,6 +280,17 @@ cmp_queue(const void *a, const void *b)
 		return x->queued < y->queued ? -1 : 1;
 	c = strcmp(x->pod.namespace ? x->pod.namespace : "", y->pod.namespace ? y->pod.namespace : "");
 	return c != 0 ? c : strcmp(x->pod.name ? x->pod.name : "", y->pod.name ? y->pod.name : "");
+}
+
+/*
+ * SimulateSortPods
+ *		In QueueSort order: priority, then the time queued (then namespace
+ *		and name, for a stable answer).
+ */
+void
+SimulateSortPods(SimPod *pods, int n)
+{
+	qsort(pods, n, sizeof(SimPod), cmp_queue);
 }
 
 /* The view made (again): the snapshot afresh, the changes, the decisions so far */
@@ -327,9 +372,12 @@ emit(ReturnSetInfo *rsinfo, const PodInfo *pod, const char *node, const char *me
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, nulls);
 }
 
-/* Where the search starts, as schedule_pending() would start it now */
-static int
-next_start(void)
+/*
+ * SimulateNextStart
+ *		Where the search starts, as schedule_pending() would start it now.
+ */
+int
+SimulateNextStart(void)
 {
 	bool		isnull;
 	Datum		d;
@@ -399,8 +447,8 @@ scheduler_simulate(PG_FUNCTION_ARGS)
 		overlay(&s);
 		s.profile = ProfileLoad(s.scheduler_name);
 		read_pods(&s);
-		qsort(s.pods, s.npods, sizeof(SimPod), cmp_queue);
-		s.next_start = next_start();
+		SimulateSortPods(s.pods, s.npods);
+		s.next_start = SimulateNextStart();
 		run(&s, rsinfo);
 	}
 	PG_FINALLY();
