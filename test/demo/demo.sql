@@ -44,3 +44,13 @@ WHERE a.result = 'unschedulable' ORDER BY 1, 2;
 \echo '== Pods left for another scheduler (spec.schedulerName)'
 SELECT namespace || '/' || name AS pod, scheduler_name FROM scheduler.pods
 WHERE scheduler_name <> 'default-scheduler' ORDER BY 1;
+
+\echo '== 5. What would place them? SELECT * FROM scheduler.plan_capacity(<node templates>)'
+\echo '   (templates in order of preference, each a Node object; the row whose template is NULL'
+\echo '   counts the pods no template can hold)'
+\set templates '[{"kind": "Node", "metadata": {"name": "m6i.8xlarge", "labels": {"node.kubernetes.io/instance-type": "m6i.8xlarge"}}, "status": {"allocatable": {"cpu": "32", "memory": "128Gi", "pods": "110"}}}, {"kind": "Node", "metadata": {"name": "g5.2xlarge", "labels": {"node.kubernetes.io/instance-type": "g5.2xlarge"}}, "status": {"allocatable": {"cpu": "8", "memory": "32Gi", "nvidia.com/gpu": "1", "pods": "110"}}}]'
+SELECT * FROM scheduler.plan_capacity(:'templates');
+
+\echo '== ... pod by pod: SELECT * FROM scheduler.plan_capacity_pods(<node templates>)'
+SELECT namespace || '/' || name AS pod, coalesce(template, '-') AS template, coalesce(node, '-') AS node, message
+FROM scheduler.plan_capacity_pods(:'templates');
