@@ -178,6 +178,27 @@ SELECT result, count(*) FROM scheduler.simulate(pg_temp.planned_nodes(jsonb_buil
 GROUP BY result;
 
 ------------------------------------------------------------------------------
+-- Required pod affinity to a pod queued (or packed) after it: follower
+-- (2 cpu) must be on the node of a pod app=leader; leader (1 cpu) comes
+-- after it.  The queue tries follower again once leader is assigned (the
+-- plugin that rejected it reads other pods), and so does the plan: on new
+-- nodes (largest first: follower first, kept off a fresh node, then tried
+-- again beside leader: one node), and on the cluster as it is, where
+-- simulate()'s single pass leaves follower waiting.
+------------------------------------------------------------------------------
+TRUNCATE scheduler.pods;
+SELECT scheduler.apply(jsonb_build_object('kind', 'List', 'items', jsonb_build_array(
+    jsonb_set(pg_temp.pod('follower', '2', 1), '{spec,affinity}', '{"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution":
+        [{"topologyKey": "kubernetes.io/hostname", "labelSelector": {"matchLabels": {"app": "leader"}}}]}}'),
+    jsonb_set(pg_temp.pod('leader', '1', 2), '{metadata,labels}', '{"app": "leader"}'))));
+SELECT * FROM scheduler.plan_capacity(jsonb_build_array(pg_temp.node('four', '4')));
+SELECT name, template, node FROM scheduler.plan_capacity_pods(jsonb_build_array(pg_temp.node('four', '4')));
+SELECT scheduler.apply(pg_temp.node('n1', '4'));
+SELECT name, result FROM scheduler.simulate();
+SELECT * FROM scheduler.plan_capacity_pods(jsonb_build_array(pg_temp.node('four', '4')));
+DELETE FROM scheduler.nodes WHERE name = 'n1';
+
+------------------------------------------------------------------------------
 -- The pods argument: the pods to plan for.  "namespace/name" names pending
 -- pods; a Pod object is a hypothetical pending pod (a Deployment not yet
 -- created), validated as apply() validates it, queued now; '[]' plans for

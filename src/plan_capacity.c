@@ -9,9 +9,11 @@
  * discarded).  First every pod is tried on the cluster as it is, as
  * simulate() tries it: in QueueSort order, a whole scheduling cycle of the
  * scheduler's profile, each pod placed counting against its node for the
- * pods after it.  Nothing is preempted (the profile's PostFilter plugins are
- * left out): a pod that only preemption would place needs a new node, as
- * the estimator, which runs the filters only, says too.
+ * pods after it; then again those it did not hold, while a pass places some
+ * (a pod whose affinity waits for a pod after it).  Nothing is preempted
+ * (the profile's PostFilter plugins are left out): a pod that only
+ * preemption would place needs a new node, as the estimator, which runs the
+ * filters only, says too.
  *
  * The rest are packed onto new nodes made from the templates, in the order
  * given (a preference order, as the priority expander's: a pod goes to the
@@ -23,7 +25,10 @@
  * view, then each node's Filters), else on a fresh node of the template
  * added to the view; a pod that does not fit even a fresh node is not for
  * this template (the fresh node is taken out again, and its Filter's reason
- * kept), and goes on to the next template.  A new node is the template with
+ * kept), and goes on to the next template.  A pod that a plugin reading
+ * other pods kept off (its affinity waits for a pod packed after it) is
+ * tried again after the others, while that places some, as the queue tries
+ * it again when a pod is assigned.  A new node is the template with
  * metadata.name "<template>-<k>" (k = 1, 2, ..., past the names the cluster
  * has), a fresh uid and the label kubernetes.io/hostname set to that name,
  * with no pods, as the autoscaler sanitizes a template node.  A template
@@ -100,6 +105,7 @@ typedef struct PlanPod
 	char	   *message;
 	char	  **reasons;		/* per template: why a fresh node of it cannot hold the pod */
 	bool		failed;			/* a cycle threw */
+	bool		waits;			/* a plugin that reads other pods rejected it (its last try) */
 	double		score;			/* First-Fit Decreasing's, for the template being packed */
 } PlanPod;
 
@@ -329,8 +335,12 @@ keep_node_rows(CapacityPlan *p, PlanTemplate *t, List *names)
 		int			r;
 
 		for (r = 0; r < m; r++)
-			if (rows[r] && strcmp(SPI_getvalue(rows[r], desc, NODE_ATT(name)), want) == 0)
+		{
+			char	   *name = rows[r] ? SPI_getvalue(rows[r], desc, NODE_ATT(name)) : NULL;
+
+			if (name && strcmp(name, want) == 0)
 				break;
+		}
 		if (r == m)
 			elog(ERROR, "template %s: new node %s not read back", t->name, want);
 		t->rows[t->nrows + j] = rows[r];
@@ -543,10 +553,10 @@ read_named_pods(PodArgs *a, SimPod *out, int *nout, MemoryContext cxt)
 			refuse_pod(i, ns, name, ERRCODE_INVALID_PARAMETER_VALUE,
 					   node ? psprintf("is not pending: it is on node %s", JShort(node)) :
 					   "is not pending: it is being deleted or has terminated");
-		if (strcmp(sched, scheduler_scheduler_name) != 0)
+		if (sched == NULL || strcmp(sched, scheduler_scheduler_name) != 0)
 			refuse_pod(i, ns, name, ERRCODE_INVALID_PARAMETER_VALUE,
 					   psprintf("is for schedulerName \"%s\", not \"%s\" (scheduler.scheduler_name), whose profile plans",
-								JShort(sched), JShort(scheduler_scheduler_name)));
+								JShort(sched ? sched : ""), JShort(scheduler_scheduler_name)));
 		{
 			MemoryContext old = MemoryContextSwitchTo(cxt);
 
@@ -589,7 +599,7 @@ read_pod_objects(PodArgs *a, SimPod *out, int *nout, MemoryContext cxt)
 		char	   *name = SPI_getvalue(rows[r], desc, at + 5);
 		char	   *sched = SPI_getvalue(rows[r], desc, at + 3);
 		char	   *node = SPI_getvalue(rows[r], desc, at + 6);
-		Keyed		want = {psprintf("%s/%s", ns, name), -1};
+		Keyed		want = {psprintf("%s/%s", ns ? ns : "", name ? name : ""), -1};
 		Keyed	   *k = bsearch(&want, a->keys, a->n, sizeof(Keyed), cmp_key);
 		int			i;
 
@@ -599,10 +609,10 @@ read_pod_objects(PodArgs *a, SimPod *out, int *nout, MemoryContext cxt)
 		if (!DatumGetBool(SPI_getbinval(rows[r], desc, at + 2, &isnull)))
 			refuse_pod(i, ns, name, ERRCODE_INVALID_PARAMETER_VALUE,
 					   "is not pending: a pod to plan for has no spec.nodeName, no deletionTimestamp and no terminal phase");
-		if (strcmp(sched, scheduler_scheduler_name) != 0)
+		if (sched == NULL || strcmp(sched, scheduler_scheduler_name) != 0)
 			refuse_pod(i, ns, name, ERRCODE_INVALID_PARAMETER_VALUE,
 					   psprintf("is for schedulerName \"%s\", not \"%s\" (scheduler.scheduler_name), whose profile plans",
-								JShort(sched), JShort(scheduler_scheduler_name)));
+								JShort(sched ? sched : ""), JShort(scheduler_scheduler_name)));
 		if (node)
 			refuse_pod(i, ns, name, ERRCODE_INVALID_PARAMETER_VALUE,
 					   psprintf("has the metadata.uid \"%s\" of a pod on node %s: give a pending pod a uid of its own",
@@ -763,6 +773,11 @@ try_cluster(void *arg)
 	pp->message = MemoryContextStrdup(p->cxt, FitErrorMessage(&res));
 	/* a plugin's error (or a row that cannot be read) fails the pod alone, as in schedule_pending() */
 	pp->failed = res.error != NULL || (res.prefilter_plugin >= 0 && res.prefilter_status.code == CODE_ERROR);
+	/* only a plugin that reads other pods may pass it once more pods are placed */
+	pp->waits = res.prefilter_plugin >= 0 && p->profile->plugins[res.prefilter_plugin].plugin->reads_pods;
+	for (int v = 0; v < res.nverdicts && !pp->waits; v++)
+		pp->waits = res.verdicts[v].rejected_by >= 0 &&
+			p->profile->plugins[res.verdicts[v].rejected_by].plugin->reads_pods;
 }
 
 /* A cycle's result, ready for PreFilter on the view */
@@ -835,16 +850,20 @@ fit_new_nodes(CapacityPlan *p, PlanTemplate *t, const PodInfo *pod, CycleResult 
 /*
  * A fresh node of the template added to the view, and the pod tried on it
  * (PreFilter on the whole view, then its Filters): the node when it passes;
- * else it is taken out again, and NULL, with the reason in *reason.
+ * else it is taken out again, and NULL, with the reason in *reason and
+ * whether the plugin that rejected it reads other pods in *waits.
  */
 static NodeInfo *
-fit_fresh_node(CapacityPlan *p, PlanTemplate *t, const PodInfo *pod, CycleResult *res, char **reason)
+fit_fresh_node(CapacityPlan *p, PlanTemplate *t, const PodInfo *pod, CycleResult *res, char **reason, bool *waits)
 {
 	int			k = t->nnodes;
 	NodeInfo   *node;
 	List	   *names;
 	bool		restricted;
 	Status		st = {CODE_SUCCESS, NIL};
+	int			rejected = -1;
+
+	*waits = false;
 
 	if (k >= PLAN_MAX_NODES)
 	{
@@ -858,16 +877,20 @@ fit_fresh_node(CapacityPlan *p, PlanTemplate *t, const PodInfo *pod, CycleResult
 		elog(ERROR, "new node %s is not in the view", t->node_names[k]);
 	cycle_init(p, res);
 	if (!RunPreFilters(res->ctx, pod, res, &names, &restricted))
+	{
 		*reason = StatusMessage(&res->prefilter_status);
+		rejected = res->prefilter_plugin;
+	}
 	else if (restricted && !name_listed(names, node->name))
 		*reason = psprintf("node(s) didn't satisfy plugin(s) %s", AbsentPluginsText(res));
-	else if (RunFilters(res->ctx, pod, node, &st) >= 0)
+	else if ((rejected = RunFilters(res->ctx, pod, node, &st)) >= 0)
 		*reason = StatusMessage(&st);
 	else
 	{
 		res->chosen = node;
 		return node;
 	}
+	*waits = rejected >= 0 && p->profile->plugins[rejected].plugin->reads_pods;
 	SnapshotOverlayRemoveNode(p->snap, t->node_uids[k], t->node_names[k]);
 	return NULL;
 }
@@ -886,7 +909,7 @@ try_template(void *arg)
 	NodeInfo   *node = fit_new_nodes(p, t, &pp->sp.pod, &res);
 
 	if (node == NULL)
-		fresh = (node = fit_fresh_node(p, t, &pp->sp.pod, &res, &reason)) != NULL;
+		fresh = (node = fit_fresh_node(p, t, &pp->sp.pod, &res, &reason, &pp->waits)) != NULL;
 	if (node && !RunReservePlugins(&pp->sp.pod, &res))
 	{
 		reason = res.error;
@@ -951,7 +974,9 @@ cmp_ffd(const void *a, const void *b, void *arg)
  * The pods no node holds yet, packed onto new nodes of template t, largest
  * first, as the autoscaler's DecreasingPodOrderer scores them: the pod's
  * cpu over the template's allocatable cpu, plus its memory over the
- * template's memory (here the pod's effective request)
+ * template's memory (here the pod's effective request).  A pod that a
+ * plugin reading other pods kept off a fresh node (its affinity waits for
+ * a pod packed after it) is tried again after the others.
  */
 static void
 pack_template(CapacityPlan *p, int t, MemoryContext cycle_cxt)
@@ -974,8 +999,18 @@ pack_template(CapacityPlan *p, int t, MemoryContext cycle_cxt)
 		order[n++] = i;
 	}
 	qsort_arg(order, n, sizeof(int), cmp_ffd, p);
-	for (int j = 0; j < n; j++)
-		try_pod(p, order[j], t, cycle_cxt);
+	/* again, while a pass places some, for those a plugin reading other pods rejected */
+	for (int pass = 0, placed = -1; tp->pods > placed; pass++)
+	{
+		placed = tp->pods;
+		for (int j = 0; j < n; j++)
+		{
+			PlanPod    *pp = &p->pods[order[j]];
+
+			if (pp->node == NULL && !pp->failed && (pass == 0 || pp->waits))
+				try_pod(p, order[j], t, cycle_cxt);
+		}
+	}
 	pfree(order);
 }
 
@@ -997,14 +1032,26 @@ unplaced_message(CapacityPlan *p, PlanPod *pp)
 	return buf.data;
 }
 
-/* Every pod on the cluster as it is, then the rest template by template */
+/*
+ * Every pod on the cluster as it is, then the rest template by template.
+ * The cluster is tried again, while a pass places some, for the pods it did
+ * not hold that a plugin reading other pods rejected (inter-pod affinity,
+ * topology spread): the pods placed since may let them on, as the queue
+ * tries such a pod again when a pod is assigned.
+ */
 static void
 run_plan(CapacityPlan *p)
 {
 	MemoryContext cycle_cxt = AllocSetContextCreate(p->cxt, "planned cycle", ALLOCSET_DEFAULT_SIZES);
+	int			placed = -1;
 
-	for (int i = 0; i < p->npods; i++)
-		try_pod(p, i, -1, cycle_cxt);
+	for (int pass = 0; list_length(p->placed) > placed; pass++)
+	{
+		placed = list_length(p->placed);
+		for (int i = 0; i < p->npods; i++)
+			if (p->pods[i].node == NULL && !p->pods[i].failed && (pass == 0 || p->pods[i].waits))
+				try_pod(p, i, -1, cycle_cxt);
+	}
 	for (int t = 0; t < p->ntemplates; t++)
 		pack_template(p, t, cycle_cxt);
 	for (int i = 0; i < p->npods; i++)
