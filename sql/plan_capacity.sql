@@ -154,6 +154,15 @@ SELECT scheduler.apply(jsonb_build_object('kind', 'List', 'items', jsonb_build_a
 SELECT p.* FROM templates, scheduler.plan_capacity(t) p;
 SELECT p.* FROM templates, scheduler.plan_capacity_pods(t) p;
 SELECT s.result, count(*) FROM templates, scheduler.simulate(pg_temp.planned_nodes(t)) s GROUP BY s.result ORDER BY 1;
+-- pods alike no template holds: each counted, each with the same reasons
+-- (a fresh node is added and taken out once per template for them all: the
+-- verdict of a pod that no plugin reading other pods has anything to say
+-- about depends on its fields the plugins sign and on the node alone)
+SELECT scheduler.apply(jsonb_build_object('kind', 'List', 'items', jsonb_build_array(
+    pg_temp.pod('huge-2', '64', 7), pg_temp.pod('huge-3', '64', 8))));
+SELECT p.* FROM templates, scheduler.plan_capacity(t) p;
+SELECT count(*), p.message FROM templates, scheduler.plan_capacity_pods(t) p WHERE p.name LIKE 'huge%' GROUP BY p.message;
+DELETE FROM scheduler.pods WHERE name IN ('huge-2', 'huge-3');
 -- the other order: gpu first holds tolerant too (it fits there: a template
 -- before general that can hold it)
 SELECT p.* FROM templates, scheduler.plan_capacity(jsonb_build_array(t -> 1, t -> 0)) p;

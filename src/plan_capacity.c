@@ -28,7 +28,9 @@
  * kept), and goes on to the next template.  A pod that a plugin reading
  * other pods kept off (its affinity waits for a pod packed after it) is
  * tried again after the others, while that places some, as the queue tries
- * it again when a pod is assigned.  A new node is the template with
+ * it again when a pod is assigned.  Pods alike that a fresh node did not
+ * pass, whose verdict depends on their own fields and the node alone, are
+ * kept off it once (KeptOff).  A new node is the template with
  * metadata.name "<template>-<k>" (k = 1, 2, ..., past the names the cluster
  * has), a fresh uid and the label kubernetes.io/hostname set to that name,
  * with no pods, as the autoscaler sanitizes a template node.  A template
@@ -95,7 +97,22 @@ typedef struct PlanTemplate
 	char	  **node_uids;
 	int			nnodes;			/* rows[0 .. nnodes-1] are in the view, each with pods */
 	int			pods;			/* pods planned onto them */
+	List	   *kept_off;		/* KeptOff *: the classes the fresh node rows[nnodes] did not pass */
 } PlanTemplate;
+
+/*
+ * A class of pods (the fields the profile's plugins read of them, as
+ * equivalence.c signs them) that a fresh node of a template did not pass,
+ * and why: a pod whose verdict depends on nothing but itself and the node
+ * (no plugin that reads other pods has anything to say about it) gets the
+ * same verdict from the same fresh node without adding it to the view again
+ */
+typedef struct KeptOff
+{
+	char	   *key;
+	int			k;				/* the fresh node: rows[k] */
+	char	   *reason;
+} KeptOff;
 
 typedef struct PlanPod
 {
@@ -848,6 +865,58 @@ fit_new_nodes(CapacityPlan *p, PlanTemplate *t, const PodInfo *pod, CycleResult 
 }
 
 /*
+ * The pod's class (equivalence.c's signature) when its verdict on a fresh
+ * node depends on nothing but itself and the node: every plugin that reads
+ * other pods skipped it in PreFilter on the view, every plugin that filters
+ * signs what it reads, and it has no volumes (signed by uid) and no
+ * nomination; else NULL
+ */
+static char *
+pod_local_class(CapacityPlan *p, const PodInfo *pod)
+{
+	CycleResult res;
+	List	   *names;
+	bool		restricted;
+	PodKey		key;
+
+	if (pod->nominated_node)
+		return NULL;
+	cycle_init(p, &res);
+	if (!RunPreFilters(res.ctx, pod, &res, &names, &restricted) || !PreFilterIsPodLocal(res.ctx))
+		return NULL;
+	PodKeyInit(&key);
+	PodKeyAdd(&key, POD_FIELD(priority));
+	for (int i = 0; i < p->profile->nplugins; i++)
+	{
+		const Plugin *pl = p->profile->plugins[i].plugin;
+
+		if (pl->sign)
+			pl->sign(pod, &key);
+		else if (pl->prefilter || pl->filter)
+			return NULL;
+	}
+	if (key.fields & POD_FIELD(uid))
+		return NULL;
+	return PodKeyText(&key, pod);
+}
+
+/* Why the fresh node rows[k] of the template did not pass the class, or NULL */
+static char *
+kept_off(PlanTemplate *t, int k, const char *key)
+{
+	ListCell   *lc;
+
+	foreach(lc, t->kept_off)
+	{
+		KeptOff    *o = lfirst(lc);
+
+		if (o->k == k && strcmp(o->key, key) == 0)
+			return o->reason;
+	}
+	return NULL;
+}
+
+/*
  * A fresh node of the template added to the view, and the pod tried on it
  * (PreFilter on the whole view, then its Filters): the node when it passes;
  * else it is taken out again, and NULL, with the reason in *reason and
@@ -862,6 +931,7 @@ fit_fresh_node(CapacityPlan *p, PlanTemplate *t, const PodInfo *pod, CycleResult
 	bool		restricted;
 	Status		st = {CODE_SUCCESS, NIL};
 	int			rejected = -1;
+	char	   *class;
 
 	*waits = false;
 
@@ -870,6 +940,8 @@ fit_fresh_node(CapacityPlan *p, PlanTemplate *t, const PodInfo *pod, CycleResult
 		*reason = psprintf("the plan's limit of %d new nodes of a template reached", PLAN_MAX_NODES);
 		return NULL;
 	}
+	if ((class = pod_local_class(p, pod)) != NULL && (*reason = kept_off(t, k, class)) != NULL)
+		return NULL;
 	make_rows(p, t, k + 1);
 	SnapshotOverlayNodes(p->snap, &t->rows[k], t->descs[k], 1);
 	node = SnapshotNode(p->snap, t->node_names[k]);
@@ -892,6 +964,20 @@ fit_fresh_node(CapacityPlan *p, PlanTemplate *t, const PodInfo *pod, CycleResult
 	}
 	*waits = rejected >= 0 && p->profile->plugins[rejected].plugin->reads_pods;
 	SnapshotOverlayRemoveNode(p->snap, t->node_uids[k], t->node_names[k]);
+	if (class)
+	{
+		MemoryContext old = MemoryContextSwitchTo(p->cxt);
+		KeptOff    *o = palloc(sizeof(KeptOff));
+
+		o->key = pstrdup(class);
+		o->k = k;
+		o->reason = pstrdup(*reason);
+		/* those of an earlier fresh node are of no more use */
+		if (t->kept_off != NIL && ((KeptOff *) linitial(t->kept_off))->k != k)
+			t->kept_off = NIL;
+		t->kept_off = lappend(t->kept_off, o);
+		MemoryContextSwitchTo(old);
+	}
 	return NULL;
 }
 
