@@ -163,6 +163,242 @@ ProfileLoad(const char *scheduler_name)
 	return prof;
 }
 
+/* ------------------------------------------------------------------------
+ * A profile given as kube-scheduler's configuration (simulate()'s "a
+ * profile to use instead"): a KubeSchedulerConfiguration object.
+ * ------------------------------------------------------------------------
+ */
+
+/* Profile plugins as a list being built: the plugin, its weight (-1: default) */
+typedef struct ConfPlugin
+{
+	const Plugin *plugin;
+	int			weight;
+	JsonbValue *args;			/* pluginConfig's, or NULL */
+} ConfPlugin;
+
+static ConfPlugin *
+conf_find(List *l, const Plugin *pl)
+{
+	ListCell   *lc;
+
+	foreach(lc, l)
+		if (((ConfPlugin *) lfirst(lc))->plugin == pl)
+			return lfirst(lc);
+	return NULL;
+}
+
+/* The plugin an item names ({"name": ...}); NULL for "*" */
+static const Plugin *
+conf_item(JsonbContainer *set, const char *list, int i, const char *path, int *weight)
+{
+	JsonbValue *v = getIthJsonbValueFromContainer(set, i);
+	char	   *where = psprintf("%s.%s[%d]", path, list, i);
+	JsonbContainer *item = v ? JObject(v, "KubeSchedulerConfiguration", where) : NULL;
+	char	   *name = JGetString(item, "name", "KubeSchedulerConfiguration", where);
+	JsonbValue *w = JGet(item, "weight");
+
+	*weight = -1;
+	if (name == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("KubeSchedulerConfiguration: %s.name: Required value", where)));
+	if (w && w->type != jbvNull)
+	{
+		*weight = JInt32(w, "KubeSchedulerConfiguration", psprintf("%s.weight", where));
+		if (*weight < 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("KubeSchedulerConfiguration: %s.weight: Invalid value: %d: must be non-negative",
+							where, *weight)));
+	}
+	if (strcmp(name, "*") == 0)
+		return NULL;
+	if (FindPlugin(name) == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("KubeSchedulerConfiguration: %s.name: Unsupported value: \"%s\": no such plugin", where, JShort(name)),
+				 errhint("scheduler.plugins() lists the plugins.")));
+	return FindPlugin(name);
+}
+
+/*
+ * One extension point's set (multiPoint or score) onto the list:
+ * disabled first ("*": every default), then enabled (a plugin already
+ * there keeps its place and takes the weight given; a new one goes last).
+ * At score, disabled means the plugin does not score (weight 0).
+ */
+static List *
+conf_set(List *l, JsonbContainer *plugins, const char *point, const char *path)
+{
+	JsonbContainer *set = JAtObject(plugins, point);
+	JsonbContainer *dis = JAtArray(set, "disabled");
+	JsonbContainer *en = JAtArray(set, "enabled");
+	bool		score = strcmp(point, "score") == 0;
+	char	   *where = psprintf("%s.%s", path, point);
+
+	for (int i = 0; dis && i < (int) JsonContainerSize(dis); i++)
+	{
+		int			w;
+		const Plugin *pl = conf_item(dis, "disabled", i, where, &w);
+		ListCell   *lc;
+
+		foreach(lc, l)
+		{
+			ConfPlugin *c = lfirst(lc);
+
+			if (pl == NULL || c->plugin == pl)
+			{
+				if (score)
+					c->weight = 0;
+				else
+					l = foreach_delete_current(l, lc);
+			}
+		}
+	}
+	for (int i = 0; en && i < (int) JsonContainerSize(en); i++)
+	{
+		int			w;
+		const Plugin *pl = conf_item(en, "enabled", i, where, &w);
+		ConfPlugin *c;
+
+		if (pl == NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("KubeSchedulerConfiguration: %s.enabled[%d].name: \"*\" only disables", where, i)));
+		if ((c = conf_find(l, pl)) == NULL)
+		{
+			c = palloc0(sizeof(ConfPlugin));
+			c->plugin = pl;
+			c->weight = -1;
+			l = lappend(l, c);
+		}
+		if (w >= 0)
+			c->weight = w;
+	}
+	return l;
+}
+
+/* The profile of the configuration that schedulerName names */
+static JsonbContainer *
+conf_profile(JsonbContainer *conf, const char *scheduler_name, int *index)
+{
+	JsonbContainer *profiles = JGetArray(conf, "profiles", "KubeSchedulerConfiguration", NULL);
+
+	for (int i = 0; profiles && i < (int) JsonContainerSize(profiles); i++)
+	{
+		JsonbValue *v = getIthJsonbValueFromContainer(profiles, i);
+		JsonbContainer *p = JObject(v, "KubeSchedulerConfiguration", psprintf("profiles[%d]", i));
+		char	   *name = JAtString(p, "schedulerName");
+
+		if (strcmp(name ? name : "default-scheduler", scheduler_name) == 0)
+		{
+			*index = i;
+			return p;
+		}
+	}
+	ereport(ERROR,
+			(errcode(ERRCODE_UNDEFINED_OBJECT),
+			 errmsg("KubeSchedulerConfiguration: no profile has schedulerName \"%s\"", JShort(scheduler_name)),
+			 errhint("Name the profile in profiles[].schedulerName, or call simulate() with its schedulerName.")));
+	return NULL;
+}
+
+/*
+ * ProfileFromConfig
+ *		The profile of a KubeSchedulerConfiguration (kubescheduler.config.
+ *		k8s.io/v1) for scheduler_name: kube-scheduler's default plugins, then
+ *		plugins.multiPoint and plugins.score (enabled, disabled, weights),
+ *		pluginConfig's args (validated by each plugin) and
+ *		percentageOfNodesToScore (the profile's, else the configuration's).
+ *		Other extension points' sets are refused: a plugin here runs at all
+ *		of its points.
+ */
+Profile *
+ProfileFromConfig(Jsonb *config, const char *scheduler_name)
+{
+	static const char *const points[] = {"preEnqueue", "queueSort", "preFilter", "filter", "postFilter",
+	"preScore", "reserve", "permit", "preBind", "bind", "postBind"};
+	JsonbContainer *conf = &config->root;
+	int			index;
+	JsonbContainer *prof = conf_profile(conf, scheduler_name, &index);
+	char	   *path = psprintf("profiles[%d]", index);
+	JsonbContainer *plugins = JGetObject(prof, "plugins", "KubeSchedulerConfiguration", path);
+	JsonbContainer *pc = JGetArray(prof, "pluginConfig", "KubeSchedulerConfiguration", path);
+	JsonbValue *pct = JGet(prof, "percentageOfNodesToScore");
+	List	   *l = NIL;
+	Profile    *out = palloc0(sizeof(Profile));
+	ListCell   *lc;
+
+	for (int pos = 1; pos <= (int) lengthof(registry); pos++)
+		for (size_t i = 0; i < lengthof(registry); i++)
+			if (registry[i].position == pos)
+			{
+				ConfPlugin *c = palloc0(sizeof(ConfPlugin));
+
+				c->plugin = registry[i].plugin;
+				c->weight = -1;
+				l = lappend(l, c);
+			}
+	for (size_t k = 0; k < lengthof(points); k++)
+	{
+		JsonbContainer *set = JAtObject(plugins, points[k]);
+
+		if ((JAtArray(set, "enabled") && JsonContainerSize(JAtArray(set, "enabled")) > 0) ||
+			(JAtArray(set, "disabled") && JsonContainerSize(JAtArray(set, "disabled")) > 0))
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("KubeSchedulerConfiguration: %s.plugins.%s: only multiPoint and score are supported",
+							path, points[k]),
+					 errdetail("A profile's plugin runs at every extension point it has.")));
+	}
+	l = conf_set(l, plugins, "multiPoint", psprintf("%s.plugins", path));
+	l = conf_set(l, plugins, "score", psprintf("%s.plugins", path));
+	for (int i = 0; pc && i < (int) JsonContainerSize(pc); i++)
+	{
+		int			w;
+		const Plugin *pl = conf_item(pc, "pluginConfig", i, path, &w);
+		ConfPlugin *c = pl ? conf_find(l, pl) : NULL;
+		JsonbContainer *item = getIthJsonbValueFromContainer(pc, i)->val.binary.data;
+		JsonbValue *args = JGet(item, "args");
+
+		if (pl == NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("KubeSchedulerConfiguration: %s.pluginConfig[%d].name: a plugin's name, not \"*\"", path, i)));
+		if (args && args->type != jbvNull)
+			(void) JObject(args, "KubeSchedulerConfiguration", psprintf("%s.pluginConfig[%d].args", path, i));
+		if (c && args && args->type != jbvNull)
+			c->args = args;
+	}
+	if (pct == NULL || pct->type == jbvNull)
+		pct = JGet(conf, "percentageOfNodesToScore");
+	out->percentage_of_nodes_to_score = -1;
+	if (pct && pct->type != jbvNull)
+	{
+		out->percentage_of_nodes_to_score = JInt32(pct, "KubeSchedulerConfiguration", "percentageOfNodesToScore");
+		if (out->percentage_of_nodes_to_score < 0 || out->percentage_of_nodes_to_score > 100)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("KubeSchedulerConfiguration: percentageOfNodesToScore: Invalid value: %d: not in valid range [0-100]",
+							out->percentage_of_nodes_to_score)));
+	}
+	out->scheduler_name = pstrdup(scheduler_name);
+	out->plugins = palloc0(sizeof(ProfilePlugin) * Max(list_length(l), 1));
+	foreach(lc, l)
+	{
+		ConfPlugin *c = lfirst(lc);
+		ProfilePlugin *pp = &out->plugins[out->nplugins++];
+		Jsonb	   *args = c->args ? JToJsonb(c->args) :
+			DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum("{}")));
+
+		pp->plugin = c->plugin;
+		pp->args = parse_args(c->plugin, args);
+		pp->weight = c->plugin->score == NULL ? 0 : c->weight >= 0 ? c->weight : default_weight(c->plugin);
+	}
+	return out;
+}
+
 PG_FUNCTION_INFO_V1(scheduler_check_plugin);
 /* scheduler.check_plugin(plugin text, args jsonb): ERROR unless valid */
 Datum

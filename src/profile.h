@@ -11,6 +11,7 @@
 #include "plugin.h"
 
 extern Profile *ProfileLoad(const char *scheduler_name);
+extern Profile *ProfileFromConfig(Jsonb *config, const char *scheduler_name);
 extern const Plugin *FindPlugin(const char *name);
 extern bool EventOfInterest(const ClusterEvent *ev);
 

@@ -69,6 +69,7 @@ typedef struct Sim
 	MirrorBatch *batch;			/* the hypothetical nodes and pods */
 	ClusterSnapshot *snap;
 	const Profile *profile;
+	Jsonb	   *config;			/* a KubeSchedulerConfiguration among the changes */
 	char	   *scheduler_name;
 	bool		named;			/* changed_pods and changed_names are known */
 	List	   *changed_pods;	/* the uids of the pods the changes name (char *) */
@@ -99,6 +100,33 @@ SimulateKeepRows(uint64 *n, TupleDesc *desc, MemoryContext cxt)
 }
 
 /*
+ * One change: a KubeSchedulerConfiguration, the profile to use instead (one
+ * at most); anything else into the batch, as apply() would take it.
+ */
+static void
+gather_one(Sim *s, Jsonb *doc)
+{
+	char	   *kind = JB_ROOT_IS_OBJECT(doc) ? JAtString(&doc->root, "kind") : NULL;
+	char	   *api = JB_ROOT_IS_OBJECT(doc) ? JAtString(&doc->root, "apiVersion") : NULL;
+
+	if (kind == NULL || strcmp(kind, "KubeSchedulerConfiguration") != 0)
+	{
+		(void) MirrorApplyWhatIf(doc, s->batch);
+		return;
+	}
+	if (api == NULL || strcmp(api, "kubescheduler.config.k8s.io/v1") != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("KubeSchedulerConfiguration: apiVersion: Unsupported value: \"%s\": supported values: \"kubescheduler.config.k8s.io/v1\"",
+						api ? JShort(api) : "")));
+	if (s->config != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("changes: more than one KubeSchedulerConfiguration")));
+	s->config = doc;
+}
+
+/*
  * The changes into the batch: a JSON array of objects and watch events, or
  * a List (or one object or event), each as apply() takes it.
  */
@@ -117,11 +145,11 @@ gather_changes(Sim *s, Jsonb *changes)
 				ereport(ERROR,
 						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 						 errmsg("changes[%d]: must be an object or a watch event", i)));
-			(void) MirrorApplyWhatIf(JsonbValueToJsonb(e), s->batch);
+			gather_one(s, JsonbValueToJsonb(e));
 		}
 		return;
 	}
-	(void) MirrorApplyWhatIf(changes, s->batch);
+	gather_one(s, changes);
 }
 
 /* A pod the changes name, by uid and by "namespace/name" (NULL: not known) */
@@ -445,7 +473,7 @@ scheduler_simulate(PG_FUNCTION_ARGS)
 	{
 		s.snap = SnapshotGet();
 		overlay(&s);
-		s.profile = ProfileLoad(s.scheduler_name);
+		s.profile = s.config ? ProfileFromConfig(s.config, s.scheduler_name) : ProfileLoad(s.scheduler_name);
 		read_pods(&s);
 		SimulateSortPods(s.pods, s.npods);
 		s.next_start = SimulateNextStart();
