@@ -45,7 +45,28 @@ WHERE a.result = 'unschedulable' ORDER BY 1, 2;
 SELECT namespace || '/' || name AS pod, scheduler_name FROM scheduler.pods
 WHERE scheduler_name <> 'default-scheduler' ORDER BY 1;
 
-\echo '== 5. What would place them? SELECT * FROM scheduler.plan_capacity(<node templates>)'
+\echo '== 5. What would make them fit? SELECT * FROM scheduler.fit_hints(namespace, name)'
+\echo '   (node by node, the smallest changes, each checked against the real plugins; the best two per pod)'
+SELECT p.namespace || '/' || p.name AS pod, h.rank, h.node, h.kind, h.detail
+FROM scheduler.pods p JOIN scheduler.pod_attempts a ON a.pod_uid = p.uid,
+     LATERAL scheduler.fit_hints(p.namespace, p.name, 2) h
+WHERE a.result = 'unschedulable' ORDER BY 1, 2, 4;
+
+\echo '== ... and each best one tried: SELECT * FROM scheduler.simulate(<its change>)'
+\echo '   (a what-if that writes nothing and blocks nobody: where the pod would go with that change made)'
+SELECT p.namespace || '/' || p.name AS pod, h.node AS hint_node, h.kind, s.result, coalesce(s.node, '-') AS node
+FROM scheduler.pods p JOIN scheduler.pod_attempts a ON a.pod_uid = p.uid,
+     LATERAL (SELECT DISTINCT ON (rank) * FROM scheduler.fit_hints(p.namespace, p.name, 1) ORDER BY rank, kind) h,
+     LATERAL scheduler.simulate(h.change) s
+WHERE a.result = 'unschedulable' AND s.namespace = p.namespace AND s.name = p.name ORDER BY 1;
+
+\echo '== 6. What if we added a node with 4 GPUs? SELECT * FROM scheduler.simulate(<a Node>)'
+SELECT namespace || '/' || name AS pod, coalesce(node, '-') AS node, result
+FROM scheduler.simulate('[{"kind": "Node", "metadata": {"name": "g5.12xlarge-1"},
+                           "status": {"allocatable": {"cpu": "48", "memory": "192Gi", "nvidia.com/gpu": "4", "pods": "110"}}}]')
+ORDER BY 1;
+
+\echo '== 7. What would place them? SELECT * FROM scheduler.plan_capacity(<node templates>)'
 \echo '   (templates in order of preference, each a Node object; the row whose template is NULL'
 \echo '   counts the pods no template can hold)'
 \set templates '[{"kind": "Node", "metadata": {"name": "m6i.8xlarge", "labels": {"node.kubernetes.io/instance-type": "m6i.8xlarge"}}, "status": {"allocatable": {"cpu": "32", "memory": "128Gi", "pods": "110"}}}, {"kind": "Node", "metadata": {"name": "g5.2xlarge", "labels": {"node.kubernetes.io/instance-type": "g5.2xlarge"}}, "status": {"allocatable": {"cpu": "8", "memory": "32Gi", "nvidia.com/gpu": "1", "pods": "110"}}}]'
