@@ -130,6 +130,25 @@ FitErrorMessage(const CycleResult *res)
 						res->postfilter_msg);
 }
 
+/*
+ * FitErrorFromReasons
+ *		The message of reasons already counted, as a stored diagnosis gives
+ *		them (diagnosis.c): reasons[i] given by counts[i] nodes, equal
+ *		reasons added up.
+ */
+char *
+FitErrorFromReasons(int nnodes, const char *const *reasons, const int *counts, int n,
+					const char *prefilter_msg, const char *postfilter_msg)
+{
+	int			cap = 16;
+	int			ncounts = 0;
+	ReasonCount *rc = palloc(sizeof(ReasonCount) * cap);
+
+	for (int i = 0; i < n; i++)
+		count_reason(&rc, &ncounts, &cap, reasons[i], counts[i]);
+	return FitErrorText(nnodes, rc, ncounts, prefilter_msg, postfilter_msg);
+}
+
 PG_FUNCTION_INFO_V1(scheduler_fit_error_message);
 /*
  * scheduler.fit_error_message(num_all_nodes, node_reasons jsonb,
@@ -174,18 +193,23 @@ jstring(JsonbValue *v, const char *s)
 /*
  * One group of the diagnosis, as a JsonbValue object made directly (not
  * through pushJsonbValue: a group may name thousands of nodes).  Its keys
- * in jsonb order: shorter first, then bytewise.
+ * in jsonb order: shorter first, then bytewise.  A status of several
+ * reasons (NodeResourcesFit's "Insufficient cpu", "Insufficient memory")
+ * also lists them, as FitError counts them one by one: "reason" joins them
+ * as why() shows them, and could not be split back for sure.
  */
 static void
-make_group(JsonbValue *obj, const char *plugin, StatusCode code, const char *reason, List *nodes)
+make_group(JsonbValue *obj, const char *plugin, StatusCode code, const char *reason, List *nodes,
+		   List *reasons)
 {
-	static const char *const keys[] = {"code", "nodes", "plugin", "reason"};
-	JsonbPair  *pairs = palloc(sizeof(JsonbPair) * 4);
+	static const char *const keys[] = {"code", "nodes", "plugin", "reason", "reasons"};
+	int			npairs = list_length(reasons) > 1 ? 5 : 4;
+	JsonbPair  *pairs = palloc(sizeof(JsonbPair) * npairs);
 	JsonbValue *arr = &pairs[1].value;
 	ListCell   *lc;
 	int			k = 0;
 
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < npairs; i++)
 	{
 		jstring(&pairs[i].key, keys[i]);
 		pairs[i].order = i;
@@ -199,8 +223,20 @@ make_group(JsonbValue *obj, const char *plugin, StatusCode code, const char *rea
 		jstring(&arr->val.array.elems[k++], lfirst(lc));
 	jstring(&pairs[2].value, plugin);
 	jstring(&pairs[3].value, reason);
+	if (npairs == 5)
+	{
+		JsonbValue *rs = &pairs[4].value;
+
+		k = 0;
+		rs->type = jbvArray;
+		rs->val.array.rawScalar = false;
+		rs->val.array.nElems = list_length(reasons);
+		rs->val.array.elems = palloc(sizeof(JsonbValue) * list_length(reasons));
+		foreach(lc, reasons)
+			jstring(&rs->val.array.elems[k++], lfirst(lc));
+	}
 	obj->type = jbvObject;
-	obj->val.object.nPairs = 4;
+	obj->val.object.nPairs = npairs;
 	obj->val.object.pairs = pairs;
 }
 
@@ -222,7 +258,12 @@ absent_nodes(const CycleResult *res)
 /*
  * DiagnosisToJsonb
  *		Every node's rejection, grouped by plugin and message:
- *		[{"plugin": ..., "code": ..., "reason": ..., "nodes": [...]}, ...]
+ *		[{"plugin": ..., "code": ..., "reason": ..., "nodes": [...]}, ...],
+ *		with "reasons": [...] in a group whose status gave several.  The
+ *		PreFilter rejection's group comes first (every node), the group of
+ *		the nodes a PreFilterResult left out last (its plugin "A B", its
+ *		reason "node(s) didn't satisfy plugin(s) [A B]"); diagnosis.c tells
+ *		them apart so.
  */
 Jsonb *
 DiagnosisToJsonb(const CycleResult *res)
@@ -240,7 +281,7 @@ DiagnosisToJsonb(const CycleResult *res)
 		for (int i = 0; i < res->snap->nnodes; i++)
 			all = lappend(all, res->snap->nodes[i]->name);
 		make_group(&groups[ngroups++], res->profile->plugins[res->prefilter_plugin].plugin->name,
-				   res->prefilter_status.code, StatusMessage(&res->prefilter_status), all);
+				   res->prefilter_status.code, StatusMessage(&res->prefilter_status), all, NIL);
 	}
 	for (int i = 0; i < n; i++)
 	{
@@ -316,7 +357,7 @@ DiagnosisToJsonb(const CycleResult *res)
 			const NodeVerdict *v = &res->verdicts[group_of[g - first_group]];
 
 			make_group(&groups[g], res->profile->plugins[v->rejected_by].plugin->name, v->status.code,
-					   msgs[group_of[g - first_group]], group_nodes[g - first_group]);
+					   msgs[group_of[g - first_group]], group_nodes[g - first_group], v->status.reasons);
 		}
 	}
 	if (res->nabsent > 0 && res->snap)
@@ -325,7 +366,7 @@ DiagnosisToJsonb(const CycleResult *res)
 
 		/* "[A B]" -> "A B" as the plugin column */
 		make_group(&groups[ngroups++], pnstrdup(names + 1, strlen(names) - 2), CODE_UNSCHEDULABLE_AND_UNRESOLVABLE,
-				   absent_reason(res), absent_nodes(res));
+				   absent_reason(res), absent_nodes(res), NIL);
 	}
 	top.type = jbvArray;
 	top.val.array.rawScalar = false;

@@ -28,6 +28,8 @@ typedef struct Explained
 
 extern void ExplainSetup(Datum ns_text, Datum name_text, Explained *e);
 extern char *FitErrorMessage(const CycleResult *res);
+extern char *FitErrorFromReasons(int nnodes, const char *const *reasons, const int *counts, int n,
+								 const char *prefilter_msg, const char *postfilter_msg);
 extern Jsonb *DiagnosisToJsonb(const CycleResult *res);
 extern Jsonb *RejectingPlugins(const CycleResult *res);
 

@@ -39,7 +39,7 @@ CREATE TABLE scheduler.attempt_history (
     node         text,
     message      text NOT NULL,
     rejected_by  text[] NOT NULL DEFAULT '{}',
-    diagnosis    jsonb COMPRESSION lz4,  -- [{"plugin", "code", "reason", "nodes": [...]}]
+    diagnosis    jsonb COMPRESSION lz4,  -- [{"plugin", "code", "reason", "nodes": [...]}], "reasons" when several
     diagnosis_of bigint,           -- or: the attempt (of the same call) whose equal diagnosis it shares
     queue_wait   interval,         -- from entering active to this attempt
     cycle_time   interval          -- this pod's scheduling cycle
