@@ -645,6 +645,13 @@ OutboxWriteNominations(List *uids, List *nodes)
 		args, NULL, SPI_OK_INSERT);
 }
 
+/* A victim's Preempted event message, naming its preemptor (kube-scheduler's) */
+static char *
+preempted_message(const char *preemptor_uid, const char *node)
+{
+	return psprintf("Preempted by pod %s on node %s", preemptor_uid, node);
+}
+
 /*
  * OutboxWriteVictims
  *		DefaultPreemption's victims (uids, each with the preemptor's uid and
@@ -696,8 +703,7 @@ OutboxWriteVictims(List *victims, List *preemptors, List *nodes)
 		if (component != NULL)	/* the preemptor is still there */
 		{
 			EventSpec	e = {ns, name, uid, "Preempted", "Preempting",
-				(preemptor[i] && node[i]) ?
-				psprintf("Preempted by pod %s on node %s", preemptor[i], node[i]) : NULL,
+				(preemptor[i] && node[i]) ? preempted_message(preemptor[i], node[i]) : NULL,
 			"Normal", component, now};
 
 			rows_add(&events, "event", uid, ns, name, NULL, event_body(&e));
@@ -706,6 +712,39 @@ OutboxWriteVictims(List *victims, List *preemptors, List *nodes)
 	for (int k = 0; k < events.n; k++)
 		rows_add(&deletes, events.kind[k], events.uid[k], events.ns[k], events.name[k], NULL, events.body[k]);
 	rows_insert(&deletes);
+}
+
+/*
+ * OutboxVictims
+ *		The victims of preemptor's preemption on node, as the outbox keeps
+ *		them: each victim's Preempted event naming preemptor and node, and the
+ *		state of the victim's latest deletion (NULL: none written).  fn is
+ *		called per victim, in the order they were written.  Reads only.
+ */
+void
+OutboxVictims(const char *preemptor_uid, const char *node,
+			  void (*fn) (void *arg, const char *ns, const char *name, const char *uid, const char *deletion),
+			  void *arg)
+{
+	static SPIPlanPtr plan = NULL;
+	Oid			type = TEXTOID;
+	Datum		msg = CStringGetTextDatum(preempted_message(preemptor_uid, node));
+	SPITupleTable *tt;
+
+	if (SPI_execute_plan(PlanKeptBatch(&plan,
+									   "SELECT DISTINCT ON (e.id) e.namespace, e.name, e.pod_uid, d.state"
+									   " FROM scheduler.outbox e"
+									   " LEFT JOIN scheduler.outbox d ON d.kind = 'delete' AND d.pod_uid = e.pod_uid"
+									   " WHERE e.kind = 'event' AND e.body ->> 'reason' = 'Preempted'"
+									   " AND e.body ->> 'message' = $1"
+									   " ORDER BY e.id, d.id DESC",
+									   1, &type),
+						 &msg, NULL, true, 0) != SPI_OK_SELECT)
+		elog(ERROR, "outbox: could not read the victims");
+	tt = SPI_tuptable;
+	for (uint64 i = 0; i < SPI_processed; i++)
+		fn(arg, SPI_getvalue(tt->vals[i], tt->tupdesc, 1), SPI_getvalue(tt->vals[i], tt->tupdesc, 2),
+		   SPI_getvalue(tt->vals[i], tt->tupdesc, 3), SPI_getvalue(tt->vals[i], tt->tupdesc, 4));
 }
 
 /* What the API server has answered is kept as long as the history */

@@ -52,6 +52,16 @@ extern void OutboxWriteDecisions(const OutboxDecision *d, int n, int event_inter
 extern void OutboxWriteNominations(List *uids, List *nodes);
 extern void OutboxWriteVictims(List *victims, List *preemptors, List *nodes);
 
+/*
+ * Reading, for scheduler.diagnosis() (inside SPI, read-only): the victims
+ * of a preemptor's preemption on node, from their Preempted events, with
+ * the state of each one's deletion (NULL: none).
+ */
+extern void OutboxVictims(const char *preemptor_uid, const char *node,
+						  void (*fn) (void *arg, const char *ns, const char *name, const char *uid,
+									  const char *deletion),
+						  void *arg);
+
 /* Forget answered requests finished more than retention_s ago */
 extern void OutboxPrune(int retention_s);
 
