@@ -1,5 +1,5 @@
 -- Who may do what (issue #11), as PostgreSQL's predefined roles do it:
---   scheduler_reader  why(), filter(), score(), simulate(), the views and the tables;
+--   scheduler_reader  why(), filter(), score(), simulate(), diagnosis(), the views and the tables;
 --   scheduler_writer  and apply(), apply_events(), relist();
 --   scheduler_admin   and the profiles, and schedule_pending().
 -- Each entry point tells a role without the right one which role to ask for
@@ -53,7 +53,8 @@ INSERT INTO actions VALUES
     (21, 'outbox_result()', $$SELECT scheduler.outbox_result(0, 200)$$),
     (22, 'pod_sans_status()', $$SELECT scheduler_internal.pod_sans_status('{}')$$),
     (23, 'hold_lead()', $$SELECT scheduler.hold_lead('bind')$$),
-    (24, 'simulate()', $$SELECT count(*) FROM scheduler.simulate('[{"kind": "Node", "metadata": {"name": "n3"}}]')$$);
+    (24, 'simulate()', $$SELECT count(*) FROM scheduler.simulate('[{"kind": "Node", "metadata": {"name": "n3"}}]')$$),
+    (25, 'diagnosis()', $$SELECT scheduler.diagnosis('default', 'p') ->> 'message'$$);
 
 CREATE FUNCTION pg_temp.try_all(who text) RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
