@@ -253,5 +253,39 @@ SELECT scheduler.diagnosis('default', 'pinned');
 SELECT pg_temp.plant('[{"plugin": "X", "code": "Unschedulable", "reason": "r, s", "nodes": ["a1"]}]');
 SELECT pg_temp.doc('pinned') -> 'plugins' AS plugins;
 
+------------------------------------------------------------------------------
+-- pending_pods' last column is the document, and the view's message and
+-- queue are the document's.  The column costs nothing when not selected:
+-- the plan of a query without it calls no diagnosis() (the view is pulled
+-- up into the query, diagnosis() being STABLE), so a document that cannot
+-- be built (a stored diagnosis planted unreadable) fails only the queries
+-- that select it.
+------------------------------------------------------------------------------
+SELECT count(*) AS pending, count(*) FILTER (WHERE v.diagnosis = scheduler.diagnosis(v.namespace, v.name)) AS same_document,
+       count(*) FILTER (WHERE v.message IS NOT DISTINCT FROM v.diagnosis ->> 'message') AS same_message,
+       count(*) FILTER (WHERE v.queue IS NOT DISTINCT FROM v.diagnosis #>> '{pod,queue}') AS same_queue
+FROM scheduler.pending_pods v;
+SELECT attname, attnum FROM pg_attribute
+WHERE attrelid = 'scheduler.pending_pods'::regclass AND attnum > 0 ORDER BY attnum DESC LIMIT 2;
+CREATE FUNCTION pg_temp.plan_calls_diagnosis(query text) RETURNS boolean LANGUAGE plpgsql AS $$
+DECLARE
+    line text;
+BEGIN
+    FOR line IN EXECUTE 'EXPLAIN (VERBOSE, COSTS OFF) ' || query LOOP
+        IF line LIKE '%diagnosis(%' THEN
+            RETURN true;
+        END IF;
+    END LOOP;
+    RETURN false;
+END $$;
+SELECT q, pg_temp.plan_calls_diagnosis(q) AS calls_diagnosis FROM (VALUES
+    ('SELECT namespace, name, message FROM scheduler.pending_pods'),
+    ('SELECT count(*) FROM scheduler.pending_pods'),
+    ('SELECT name, diagnosis FROM scheduler.pending_pods')) v(q);
+SELECT pg_temp.plant('[1]');
+SELECT namespace, name, message FROM scheduler.pending_pods WHERE name = 'pinned';
+SELECT count(*) FROM scheduler.pending_pods;
+SELECT name, diagnosis FROM scheduler.pending_pods WHERE name = 'pinned';
+
 RESET scheduler.pod_initial_backoff;
 RESET scheduler.pod_max_backoff;

@@ -54,7 +54,8 @@ INSERT INTO actions VALUES
     (22, 'pod_sans_status()', $$SELECT scheduler_internal.pod_sans_status('{}')$$),
     (23, 'hold_lead()', $$SELECT scheduler.hold_lead('bind')$$),
     (24, 'simulate()', $$SELECT count(*) FROM scheduler.simulate('[{"kind": "Node", "metadata": {"name": "n3"}}]')$$),
-    (25, 'diagnosis()', $$SELECT scheduler.diagnosis('default', 'p') ->> 'message'$$);
+    (25, 'diagnosis()', $$SELECT scheduler.diagnosis('default', 'p') ->> 'message'$$),
+    (26, 'diagnosis column', $$SELECT count(diagnosis) FROM scheduler.pending_pods$$);
 
 CREATE FUNCTION pg_temp.try_all(who text) RETURNS void LANGUAGE plpgsql AS $$
 DECLARE

@@ -238,3 +238,28 @@ ALTER FUNCTION scheduler.plan_capacity_pods(jsonb, jsonb) SET search_path = pg_c
 REVOKE ALL ON FUNCTION scheduler.diagnosis(text, text) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION scheduler.diagnosis(text, text) TO PUBLIC;
 ALTER FUNCTION scheduler.diagnosis(text, text) SET search_path = pg_catalog, pg_temp;
+
+-- pending_pods gains the diagnosis of each pod as its last column (called
+-- only when selected: diagnosis() is STABLE, so the view is pulled up)
+CREATE OR REPLACE VIEW scheduler.pending_pods AS
+SELECT p.namespace, p.name,
+       CASE WHEN o.ours THEN q.state ELSE 'other-scheduler' END AS queue,
+       q.attempts, q.rejected_by,
+       CASE WHEN NOT o.ours
+            THEN 'not ours: spec.schedulerName "' || p.scheduler_name
+                 || '" is neither scheduler.scheduler_name nor a profile''s'
+            WHEN q.state = 'gated'
+            THEN 'waiting for scheduling gates: [' || array_to_string(p.scheduling_gates, ' ') || ']'
+            ELSE a.message END AS message,
+       q.first_enqueued_at AS since,
+       p.scheduler_name,
+       scheduler.diagnosis(p.namespace, p.name) AS diagnosis
+FROM scheduler.queue q
+JOIN scheduler.pods p ON p.uid = q.pod_uid
+CROSS JOIN LATERAL (
+    SELECT p.scheduler_name = coalesce(current_setting('scheduler.scheduler_name', true), 'default-scheduler')
+           OR EXISTS (SELECT FROM scheduler.profiles pr WHERE pr.scheduler_name = p.scheduler_name)
+) AS o(ours)
+LEFT JOIN scheduler.pod_attempts a ON a.pod_uid = q.pod_uid AND a.result = 'unschedulable'
+WHERE scheduler.require_role('scheduler_reader');
+COMMENT ON VIEW scheduler.pending_pods IS 'Every pending pod: its queue (active, backoff, unschedulable, gated; other-scheduler when no profile and not scheduler.scheduler_name names its schedulerName), attempts, the plugins that rejected it, kube-scheduler''s message, since when it is pending, its schedulerName, and scheduler.diagnosis() of it (called only when selected)';

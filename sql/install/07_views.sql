@@ -49,7 +49,9 @@ COMMENT ON VIEW scheduler.node_usage IS 'Per node and resource: allocatable and 
 -- not ours (neither scheduler.scheduler_name nor a profile's) is left to the
 -- scheduler of that name, as kube-scheduler leaves it (its queue only takes
 -- pods one of its profiles names): it shows as other-scheduler, and its
--- scheduler_name says which.
+-- scheduler_name says which.  The last column is scheduler.diagnosis() of
+-- the pod: STABLE, so the view is pulled up into the query that reads it
+-- and a query that does not select the column never calls it.
 CREATE VIEW scheduler.pending_pods AS
 SELECT p.namespace, p.name,
        CASE WHEN o.ours THEN q.state ELSE 'other-scheduler' END AS queue,
@@ -61,7 +63,8 @@ SELECT p.namespace, p.name,
             THEN 'waiting for scheduling gates: [' || array_to_string(p.scheduling_gates, ' ') || ']'
             ELSE a.message END AS message,
        q.first_enqueued_at AS since,
-       p.scheduler_name
+       p.scheduler_name,
+       scheduler.diagnosis(p.namespace, p.name) AS diagnosis
 FROM scheduler.queue q
 JOIN scheduler.pods p ON p.uid = q.pod_uid
 CROSS JOIN LATERAL (
@@ -70,7 +73,7 @@ CROSS JOIN LATERAL (
 ) AS o(ours)
 LEFT JOIN scheduler.pod_attempts a ON a.pod_uid = q.pod_uid AND a.result = 'unschedulable'
 WHERE scheduler.require_role('scheduler_reader');
-COMMENT ON VIEW scheduler.pending_pods IS 'Every pending pod: its queue (active, backoff, unschedulable, gated; other-scheduler when no profile and not scheduler.scheduler_name names its schedulerName), attempts, the plugins that rejected it, kube-scheduler''s message, since when it is pending, and its schedulerName';
+COMMENT ON VIEW scheduler.pending_pods IS 'Every pending pod: its queue (active, backoff, unschedulable, gated; other-scheduler when no profile and not scheduler.scheduler_name names its schedulerName), attempts, the plugins that rejected it, kube-scheduler''s message, since when it is pending, its schedulerName, and scheduler.diagnosis() of it (called only when selected)';
 
 -- Metrics, as kube-scheduler's /metrics names them: scheduler_pending_pods
 -- counts the pods of our schedulers only (ours as in pending_pods).
