@@ -161,7 +161,8 @@ FROM pg_temp.doc('resident') d;
 ------------------------------------------------------------------------------
 -- The hints are fit_hints()' rows, each an object of its five columns, in
 -- (rank, node, kind) order, for a pending pod whose latest attempt failed;
--- a pod with nothing to hint (scheduled, gated, never attempted) has none.
+-- a pod with nothing to hint (scheduled, gated, never attempted) has none,
+-- and no hintsError.
 ------------------------------------------------------------------------------
 SELECT name, scheduler.diagnosis('default', name) -> 'hints' =
        (SELECT coalesce(jsonb_agg(jsonb_build_object('rank', h.rank, 'node', h.node, 'kind', h.kind,
@@ -169,8 +170,19 @@ SELECT name, scheduler.diagnosis('default', name) -> 'hints' =
                                   ORDER BY h.rank, h.node, h.kind), '[]')
         FROM scheduler.fit_hints('default', name) h) AS fit_hints_rows
 FROM (VALUES ('big'), ('pinned'), ('conflicted')) v(name);
-SELECT name, scheduler.diagnosis('default', name) -> 'hints' AS hints
+SELECT name, scheduler.diagnosis('default', name) -> 'hints' AS hints, scheduler.diagnosis('default', name) -> 'hintsError' AS "hintsError"
 FROM (VALUES ('small'), ('gated'), ('resident')) v(name);
+
+-- a fit_hints() that fails (here: gone) fails no document, nor pending_pods:
+-- hints null, hintsError its message
+BEGIN;
+ALTER FUNCTION scheduler.fit_hints(text, text, integer) RENAME TO fit_hints_gone;
+SELECT d -> 'hints' AS hints, d -> 'hintsError' AS "hintsError", d #> '{attempt,result}' AS result
+FROM scheduler.diagnosis('default', 'big') d;
+SELECT count(*) AS documents, count(*) FILTER (WHERE diagnosis -> 'hints' = 'null') AS without_hints
+FROM scheduler.pending_pods;
+ROLLBACK;
+SELECT d -> 'hints' AS hints, d -> 'hintsError' AS "hintsError" FROM scheduler.diagnosis('default', 'big') d;
 
 ------------------------------------------------------------------------------
 -- An unknown pod is an error, as in why() (SQLSTATE 42704).

@@ -29,6 +29,7 @@
 #include "jsonutil.h"
 #include "outbox.h"
 #include "plans.h"
+#include "subxact.h"
 
 /* What a group of the stored diagnosis is (explain.c's DiagnosisToJsonb) */
 typedef enum GroupKind
@@ -559,34 +560,76 @@ push_preemption(JsonbParseState **st, const Latest *l)
 	pushJsonbValue(st, WJB_END_OBJECT, NULL);
 }
 
-/* "hints": fit_hints()' rows, for a pending pod whose latest attempt failed */
+/* fit_hints()' rows as one jsonb array, for RunInSubxact */
+typedef struct HintsCall
+{
+	Datum	   *args;
+	MemoryContext cxt;			/* where the array is copied */
+	Jsonb	   *hints;
+} HintsCall;
+
+static void
+read_hints(void *arg)
+{
+	static SPIPlanPtr plan = NULL;
+	HintsCall  *h = arg;
+	Oid			types[2] = {TEXTOID, TEXTOID};
+	Jsonb	   *j;
+
+	if (SPI_execute_plan(PlanKept(&plan,
+								  "SELECT coalesce(jsonb_agg(jsonb_build_object('rank', h.rank, 'node', h.node,"
+								  " 'kind', h.kind, 'detail', h.detail, 'change', h.change)"
+								  " ORDER BY h.rank, h.node, h.kind), '[]')"
+								  " FROM scheduler.fit_hints($1, $2) h",
+								  2, types),
+						 h->args, NULL, true, 1) != SPI_OK_SELECT || SPI_processed != 1)
+		elog(ERROR, "could not read scheduler.fit_hints()");
+	j = jsonb_or_null(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
+	if (j != NULL)
+	{
+		h->hints = MemoryContextAlloc(h->cxt, VARSIZE(j));
+		memcpy(h->hints, j, VARSIZE(j));
+	}
+}
+
+/*
+ * "hints": fit_hints()' rows, for a pending pod whose latest attempt
+ * failed ([] for any other), and "hintsError".  fit_hints() runs in a
+ * subtransaction: its ERROR fails no document (nor pending_pods), it is
+ * "hintsError" with "hints" null; but a cancel, a shutdown or a
+ * serialization failure is thrown on.
+ */
 static void
 push_hints(JsonbParseState **st, const Latest *l, Datum *args)
 {
-	static SPIPlanPtr plan = NULL;
-	Oid			types[2] = {TEXTOID, TEXTOID};
-	Jsonb	   *hints = NULL;
+	HintsCall	h = {args, CurrentMemoryContext, NULL};
+	ErrorData  *e = NULL;
 
-	push_key(st, "hints");
 	if (l->pending && l->result != NULL && strcmp(l->result, "unschedulable") == 0)
 	{
-		if (SPI_execute_plan(PlanKept(&plan,
-									  "SELECT coalesce(jsonb_agg(jsonb_build_object('rank', h.rank, 'node', h.node,"
-									  " 'kind', h.kind, 'detail', h.detail, 'change', h.change)"
-									  " ORDER BY h.rank, h.node, h.kind), '[]')"
-									  " FROM scheduler.fit_hints($1, $2) h",
-									  2, types),
-							 args, NULL, true, 1) != SPI_OK_SELECT || SPI_processed != 1)
-			elog(ERROR, "could not read scheduler.fit_hints()");
-		hints = jsonb_or_null(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
+		e = RunInSubxact(read_hints, &h);
+		if (e != NULL)
+		{
+			int			class = ERRCODE_TO_CATEGORY(e->sqlerrcode);
+
+			if (class == ERRCODE_TO_CATEGORY(ERRCODE_TRANSACTION_ROLLBACK) ||
+				class == ERRCODE_TO_CATEGORY(ERRCODE_OPERATOR_INTERVENTION) ||
+				class == ERRCODE_TO_CATEGORY(ERRCODE_INSUFFICIENT_RESOURCES))
+				ReThrowError(e);
+		}
 	}
-	if (hints != NULL)
-		push_jsonb(st, hints);
+	push_key(st, "hints");
+	if (e != NULL)
+		push_jsonb(st, NULL);
+	else if (h.hints != NULL)
+		push_jsonb(st, h.hints);
 	else
 	{
 		pushJsonbValue(st, WJB_BEGIN_ARRAY, NULL);
 		pushJsonbValue(st, WJB_END_ARRAY, NULL);
 	}
+	push_key(st, "hintsError");
+	push_text(st, WJB_VALUE, e ? e->message : NULL);
 }
 
 static Jsonb *
