@@ -159,14 +159,17 @@ unreadable(const Latest *l, const char *what)
 			 errhint("Its next attempt stores a new one.")));
 }
 
-/* The strings of array c, or an ERROR naming what */
+/*
+ * Array c's elements, all strings, or an ERROR naming what: how many, and
+ * (keep) copies of them.
+ */
 static char **
-string_array(const Latest *l, JsonbContainer *c, int *n, const char *what)
+string_array(const Latest *l, JsonbContainer *c, int *n, const char *what, bool keep)
 {
 	JsonbIterator *it = JsonbIteratorInit(c);
 	JsonbValue	v;
 	JsonbIteratorToken tok;
-	char	  **out = palloc(sizeof(char *) * Max(JsonContainerSize(c), 1));
+	char	  **out = keep ? palloc(sizeof(char *) * Max(JsonContainerSize(c), 1)) : NULL;
 	int			k = 0;
 
 	while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
@@ -175,7 +178,9 @@ string_array(const Latest *l, JsonbContainer *c, int *n, const char *what)
 			continue;
 		if (v.type != jbvString)
 			unreadable(l, psprintf("%s: an element is no string", what));
-		out[k++] = pnstrdup(v.val.string.val, v.val.string.len);
+		if (keep)
+			out[k] = pnstrdup(v.val.string.val, v.val.string.len);
+		k++;
 	}
 	*n = k;
 	return out;
@@ -194,10 +199,10 @@ read_group(const Latest *l, JsonbContainer *c, int i, DiagGroup *g)
 	g->nodes = JAtArray(c, "nodes");
 	if (g->plugin == NULL || g->code == NULL || g->reason == NULL || g->nodes == NULL)
 		unreadable(l, psprintf("%s: plugin, code and reason must be strings, nodes an array", at));
-	(void) string_array(l, g->nodes, &g->count, psprintf("%s: nodes", at));
+	(void) string_array(l, g->nodes, &g->count, psprintf("%s: nodes", at), false);
 	if (reasons)
 	{
-		g->reasons = string_array(l, reasons, &g->nreasons, psprintf("%s: reasons", at));
+		g->reasons = string_array(l, reasons, &g->nreasons, psprintf("%s: reasons", at), true);
 		if (g->nreasons == 0)
 			unreadable(l, psprintf("%s: reasons is empty", at));
 	}
