@@ -242,6 +242,11 @@ SELECT name, result FROM schedule_pending();
 SELECT d #> '{attempt,message}' AS message, d #> '{attempt,nodes}' AS nodes, d -> 'plugins' AS plugins,
        d -> 'preFilter' AS "preFilter", d -> 'preemption' AS preemption
 FROM pg_temp.doc('broken') d;
+-- (fit_hints() may fail for such a pod: then hints is null and hintsError
+-- says why, and the document is there all the same)
+SELECT jsonb_typeof(d -> 'hints') = 'array' AND d -> 'hintsError' = 'null'
+       OR d -> 'hints' = 'null' AND jsonb_typeof(d -> 'hintsError') = 'string' AS hints_or_why
+FROM scheduler.diagnosis('default', 'broken') d;
 
 ------------------------------------------------------------------------------
 -- A stored diagnosis that cannot be read (written past the cycle by SQL):
@@ -275,8 +280,7 @@ SELECT pg_temp.doc('pinned') -> 'plugins' AS plugins;
 -- that select it.
 ------------------------------------------------------------------------------
 SELECT count(*) AS pending,
-       count(*) FILTER (WHERE v.diagnosis - 'hints' = scheduler.diagnosis(v.namespace, v.name) - 'hints'
-                          AND jsonb_typeof(v.diagnosis -> 'hints') = 'array') AS same_document,
+       count(*) FILTER (WHERE v.diagnosis - 'hints' = scheduler.diagnosis(v.namespace, v.name) - 'hints') AS same_document,
        count(*) FILTER (WHERE v.message IS NOT DISTINCT FROM v.diagnosis ->> 'message') AS same_message,
        count(*) FILTER (WHERE v.queue IS NOT DISTINCT FROM v.diagnosis #>> '{pod,queue}') AS same_queue
 FROM scheduler.pending_pods v;
