@@ -1,5 +1,6 @@
 -- Who may do what (issue #11), as PostgreSQL's predefined roles do it:
---   scheduler_reader  why(), filter(), score(), simulate(), diagnosis(), the views and the tables;
+--   scheduler_reader  why(), filter(), score(), simulate(), diagnosis(), fit_hints(), plan_capacity(),
+--                     the views and the tables;
 --   scheduler_writer  and apply(), apply_events(), relist();
 --   scheduler_admin   and the profiles, and schedule_pending().
 -- Each entry point tells a role without the right one which role to ask for
@@ -55,7 +56,10 @@ INSERT INTO actions VALUES
     (23, 'hold_lead()', $$SELECT scheduler.hold_lead('bind')$$),
     (24, 'simulate()', $$SELECT count(*) FROM scheduler.simulate('[{"kind": "Node", "metadata": {"name": "n3"}}]')$$),
     (25, 'diagnosis()', $$SELECT scheduler.diagnosis('default', 'p') ->> 'message'$$),
-    (26, 'diagnosis column', $$SELECT count(diagnosis) FROM scheduler.pending_pods$$);
+    (26, 'diagnosis column', $$SELECT count(diagnosis) FROM scheduler.pending_pods$$),
+    (27, 'fit_hints()', $$SELECT count(*) FROM scheduler.fit_hints('default', 'p')$$),
+    (28, 'plan_capacity()', $$SELECT count(*) FROM scheduler.plan_capacity('[{"kind": "Node", "metadata": {"name": "t"}, "status": {"allocatable": {"cpu": "4", "memory": "1Gi", "pods": "10"}}}]')$$),
+    (29, 'plan_capacity_pods()', $$SELECT count(*) FROM scheduler.plan_capacity_pods('[{"kind": "Node", "metadata": {"name": "t"}, "status": {"allocatable": {"cpu": "4", "memory": "1Gi", "pods": "10"}}}]')$$);
 
 CREATE FUNCTION pg_temp.try_all(who text) RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
@@ -117,6 +121,20 @@ SELECT r.rolname, pg_has_role(r.rolname, 'scheduler_reader', 'USAGE') AS reader,
        pg_has_role(r.rolname, 'scheduler_writer', 'USAGE') AS writer,
        pg_has_role(r.rolname, 'scheduler_admin', 'USAGE') AS admin
 FROM pg_roles r WHERE r.rolname LIKE 'scheduler\_%' ORDER BY 1;
+
+-- the answers write nothing (issue 14): a reader calls each in one
+-- read-only transaction, and no transaction id is ever assigned to it
+SET ROLE regress_reader;
+BEGIN READ ONLY;
+SELECT (SELECT count(*) FROM scheduler.simulate('[{"kind": "Node", "metadata": {"name": "n9"}, "status": {"allocatable": {"cpu": "4", "memory": "4Gi", "pods": "10"}}}]')) AS simulated,
+       (SELECT count(*) FROM scheduler.fit_hints('default', 'p')) AS hints,
+       (SELECT sum(pods) FROM scheduler.plan_capacity('[{"kind": "Node", "metadata": {"name": "t"}, "status": {"allocatable": {"cpu": "4", "memory": "1Gi", "pods": "10"}}}]')) AS planned,
+       (SELECT count(*) FROM scheduler.plan_capacity_pods('[{"kind": "Node", "metadata": {"name": "t"}, "status": {"allocatable": {"cpu": "4", "memory": "1Gi", "pods": "10"}}}]')) AS planned_pods,
+       jsonb_typeof(scheduler.diagnosis('default', 'p')) AS diagnosis,
+       (SELECT count(*) FROM scheduler.why('default', 'p')) AS why;
+SELECT pg_current_xact_id_if_assigned() IS NULL AS nothing_written;
+COMMIT;
+RESET ROLE;
 
 DELETE FROM scheduler.profiles WHERE scheduler_name = 'other';
 DROP ROLE regress_reader, regress_writer, regress_admin, regress_nobody;
