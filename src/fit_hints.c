@@ -883,6 +883,18 @@ set_alloc(Fix *f, const char *name, int64 value)
 	f->alloc = lappend(f->alloc, a);
 }
 
+/* How short a resource is, as a fix costs it and a probe foresees it: relative to the allocatable (10 when none) */
+static double
+deficit(int64 alloc, int64 used, int64 req)
+{
+	/* in double: the sums may stand at the int64 limit */
+	double		short_by = (double) req - ((double) alloc - (double) used);
+
+	if (req <= 0 || short_by <= 0)
+		return 0;
+	return alloc > 0 ? short_by / (double) alloc : 10.0;
+}
+
 /* One resource short: the allocatable it needs, and what the detail says */
 static void
 grow(Fix *f, StringInfo buf, double *cost, const char *name, int64 alloc, int64 used, int64 req)
@@ -895,7 +907,7 @@ grow(Fix *f, StringInfo buf, double *cost, const char *name, int64 alloc, int64 
 	appendStringInfo(buf, "%sneeds %s more %s (allocatable %s, %s requested, the pod asks %s)",
 					 buf->len ? "; " : "", fmt_quantity(name, need - alloc), name,
 					 fmt_quantity(name, alloc), fmt_quantity(name, used), fmt_quantity(name, req));
-	*cost += alloc > 0 ? ((double) need - (double) alloc) / (double) alloc : 10.0;
+	*cost += deficit(alloc, used, req);
 }
 
 /*
@@ -1767,11 +1779,11 @@ probe_nodes(Hints *h, int *n, bool *fits_now)
 				const ResourceVec *r = &h->e.pod.requests;
 
 				p->short_of_resources = true;
-				/* in double: the sums may stand at the int64 limit */
-				if (a->cpu > 0)
-					p->distance += Max(((double) r->cpu - ((double) a->cpu - (double) u->cpu)) / a->cpu, 0);
-				if (a->memory > 0)
-					p->distance += Max(((double) r->memory - ((double) a->memory - (double) u->memory)) / a->memory, 0);
+				p->distance += deficit(a->cpu, u->cpu, r->cpu) + deficit(a->memory, u->memory, r->memory) +
+					deficit(a->ephemeral, u->ephemeral, r->ephemeral);
+				for (int s = 0; s < r->nscalar; s++)
+					p->distance += deficit(ResourceGet(a, r->scalar[s].name), ResourceGet(u, r->scalar[s].name),
+										   r->scalar[s].value);
 			}
 		(*n)++;
 	}
@@ -1945,8 +1957,12 @@ find_fixes(Hints *h, int max_nodes)
 
 	if (fits_now)
 		return NIL;				/* the next cycle places it: nothing to change */
-	/* the nearest first, until max_nodes have a fix (or enough were tried) */
-	for (int k = 0; k < nprobes && k < max_nodes * MAX_CANDIDATES && list_length(nodes) < max_nodes; k++)
+	/*
+	 * the nearest first, until max_nodes have a fix and a few more were
+	 * tried (the probe's distance only foresees a fix's cost), or enough
+	 */
+	for (int k = 0; k < nprobes && k < max_nodes * MAX_CANDIDATES &&
+		 (list_length(nodes) < max_nodes || k < max_nodes + 5); k++)
 		for (int variant = 0; variant < (probes[k].short_of_resources ? 2 : 1); variant++)
 		{
 			Fix		   *f = palloc0(sizeof(Fix));
