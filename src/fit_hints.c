@@ -303,25 +303,12 @@ static Jsonb *
 namespace_labels(Hints *h, const char *ns)
 {
 	ListCell   *lc;
-	Datum		arg;
-	Oid			type = TEXTOID;
-	Jsonb	   *labels = NULL;
+	Jsonb	   *labels;
 
 	for (lc = list_head(h->namespaces); lc; lc = lnext(h->namespaces, lnext(h->namespaces, lc)))
 		if (strcmp(lfirst(lc), ns) == 0)
 			return lfirst(lnext(h->namespaces, lc));
-	arg = CStringGetTextDatum(ns);
-	if (SPI_execute_with_args("SELECT labels FROM scheduler.namespaces WHERE name = $1",
-							  1, &type, &arg, NULL, true, 1) != SPI_OK_SELECT)
-		elog(ERROR, "could not read scheduler.namespaces");
-	if (SPI_processed == 1)
-	{
-		bool		isnull;
-		Datum		d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
-
-		labels = isnull ? NULL : DatumGetJsonbPCopy(d);
-	}
-	SPI_freetuptable(SPI_tuptable);
+	labels = NamespaceLabels(ns);
 	h->namespaces = lappend(lappend(h->namespaces, pstrdup(ns)), labels);
 	return labels;
 }
@@ -450,17 +437,6 @@ put_added(Hints *h, Fix *f)
 	}
 }
 
-static bool
-name_in(List *names, const char *name)
-{
-	ListCell   *lc;
-
-	foreach(lc, names)
-		if (strcmp(lfirst(lc), name) == 0)
-			return true;
-	return false;
-}
-
 /*
  * view_begin: the fix's victims off the snapshot and its pods on it, and a
  * copy of its node with its changes; view_end puts everything back.
@@ -545,7 +521,7 @@ prefilter_again(Hints *h, Fix *f, int only)
 	{
 		memset(&pre, 0, sizeof(pre));
 		if (!RunPreFilters(ctx, &h->e.pod, &pre, &names, &restricted) ||
-			(restricted && !name_in(names, f->node->name)))
+			(restricted && !NameListed(names, f->node->name)))
 			return NULL;
 	}
 	else
@@ -560,7 +536,7 @@ prefilter_again(Hints *h, Fix *f, int only)
 		if (st.code == CODE_SKIP)
 			ctx->skip_filter[only] = true;
 		else if (st.code != CODE_SUCCESS ||
-				 (ctx->calls[only].restricts_nodes && !name_in(names, f->node->name)))
+				 (ctx->calls[only].restricts_nodes && !NameListed(names, f->node->name)))
 			return NULL;
 	}
 	return ctx;
@@ -631,20 +607,6 @@ has_reason(const Status *st, const char *reason)
  * ------------------------------------------------------------------------
  */
 
-/* util.MoreImportantPod: higher priority, then started earlier */
-static int
-cmp_importance(const ListCell *a, const ListCell *b)
-{
-	const PodRef *x = lfirst(a);
-	const PodRef *y = lfirst(b);
-
-	if (x->priority != y->priority)
-		return x->priority > y->priority ? -1 : 1;
-	if (x->start_time != y->start_time)
-		return x->start_time < y->start_time ? -1 : 1;
-	return 0;
-}
-
 static bool
 passes(Hints *h, Fix *f, int plugin)
 {
@@ -704,7 +666,7 @@ evict_reprieve(Hints *h, Fix *f, int plugin, List *pods)
 		f->victims = saved;
 		return NIL;
 	}
-	list_sort(cands, cmp_importance);
+	list_sort(cands, PodMoreImportant);
 	foreach(lc, h->budgets)
 		allowed[foreach_current_index(lc)] = ((Budget *) lfirst(lc))->allowed;
 	foreach(lc, cands)
@@ -735,7 +697,7 @@ evict_reprieve(Hints *h, Fix *f, int plugin, List *pods)
 			f->victims = lappend(f->victims, lfirst(lc));
 			victims = lappend(victims, lfirst(lc));
 		}
-	list_sort(victims, cmp_importance);
+	list_sort(victims, PodMoreImportant);
 	return victims;
 }
 
@@ -1553,7 +1515,7 @@ cmp_spread(const ListCell *a, const ListCell *b)
 
 	if (xa != ya)
 		return xa ? -1 : 1;
-	return -cmp_importance(a, b);
+	return -PodMoreImportant(a, b);
 }
 
 /* A topology label the node lacks: the first value of another node's that lets the plugin pass */

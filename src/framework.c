@@ -603,6 +603,18 @@ NewCycleCtx(ClusterSnapshot *snap, const Profile *profile)
 	return ctx;
 }
 
+/* Is name among names (char *; list_member compares Nodes)? */
+bool
+NameListed(List *names, const char *name)
+{
+	ListCell   *lc;
+
+	foreach(lc, names)
+		if (strcmp(lfirst(lc), name) == 0)
+			return true;
+	return false;
+}
+
 /*
  * The nodes a pod is filtered against: all of them in NodeTree order, or
  * those a PreFilterResult names (in snapshot order); *nabsent counts the

@@ -20,6 +20,7 @@ extern int	RunFilters(CycleCtx *ctx, const PodInfo *pod, const NodeInfo *node, S
 extern void RunPostFilters(CycleCtx *ctx, const PodInfo *pod, CycleResult *res);
 extern bool RunScores(CycleCtx *ctx, const PodInfo *pod, NodeInfo **nodes, int n,
 					  int64 **raw, int64 **norm, int64 *totals, char **err);
+extern bool NameListed(List *names, const char *name);
 extern NodeInfo **CandidateNodes(ClusterSnapshot *snap, List *names, bool restricted, int *n, int *nabsent);
 extern void RunSchedulingCycle(ClusterSnapshot *snap, const Profile *profile, const PodInfo *pod,
 							   int *next_start, CycleResult *res);

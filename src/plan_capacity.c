@@ -528,6 +528,19 @@ refuse_pod(int i, const char *ns, const char *name, int code, const char *why)
 			 errmsg("pods[%d]: pod %s/%s %s", i, JShort(ns), JShort(name), why)));
 }
 
+/* A pod's row decoded into out[*nout], with the time it was queued (column at) */
+static void
+keep_pod(SimPod *out, int *nout, HeapTuple row, TupleDesc desc, int at, MemoryContext cxt)
+{
+	MemoryContext old = MemoryContextSwitchTo(cxt);
+	bool		isnull;
+
+	PodInfoFromTuple(&out[*nout].pod, row, desc);
+	out[*nout].queued = DatumGetTimestampTz(SPI_getbinval(row, desc, at, &isnull));
+	(*nout)++;
+	MemoryContextSwitchTo(old);
+}
+
 /*
  * The pods named by "namespace/name": each must be a pending pod of the
  * scheduler; read as the queue holds it (with its time queued)
@@ -574,14 +587,7 @@ read_named_pods(PodArgs *a, SimPod *out, int *nout, MemoryContext cxt)
 			refuse_pod(i, ns, name, ERRCODE_INVALID_PARAMETER_VALUE,
 					   psprintf("is for schedulerName \"%s\", not \"%s\" (scheduler.scheduler_name), whose profile plans",
 								JShort(sched ? sched : ""), JShort(scheduler_scheduler_name)));
-		{
-			MemoryContext old = MemoryContextSwitchTo(cxt);
-
-			PodInfoFromTuple(&out[*nout].pod, rows[r], desc);
-			out[*nout].queued = DatumGetTimestampTz(SPI_getbinval(rows[r], desc, at + 1, &isnull));
-			(*nout)++;
-			MemoryContextSwitchTo(old);
-		}
+		keep_pod(out, nout, rows[r], desc, at + 1, cxt);
 	}
 }
 
@@ -634,14 +640,7 @@ read_pod_objects(PodArgs *a, SimPod *out, int *nout, MemoryContext cxt)
 			refuse_pod(i, ns, name, ERRCODE_INVALID_PARAMETER_VALUE,
 					   psprintf("has the metadata.uid \"%s\" of a pod on node %s: give a pending pod a uid of its own",
 								JShort(SPI_getvalue(rows[r], desc, at + 7)), JShort(node)));
-		{
-			MemoryContext old = MemoryContextSwitchTo(cxt);
-
-			PodInfoFromTuple(&out[*nout].pod, rows[r], desc);
-			out[*nout].queued = DatumGetTimestampTz(SPI_getbinval(rows[r], desc, at + 1, &isnull));
-			(*nout)++;
-			MemoryContextSwitchTo(old);
-		}
+		keep_pod(out, nout, rows[r], desc, at + 1, cxt);
 	}
 }
 
@@ -810,17 +809,6 @@ cycle_init(CapacityPlan *p, CycleResult *res)
 	res->prefilter_plugin = -1;
 }
 
-static bool
-name_listed(List *names, const char *name)
-{
-	ListCell   *lc;
-
-	foreach(lc, names)
-		if (strcmp(lfirst(lc), name) == 0)
-			return true;
-	return false;
-}
-
 /*
  * The first of the template's new nodes (in the order they were made) that
  * passes the pod: PreFilter on the whole view, then each node's Filters
@@ -847,7 +835,7 @@ fit_new_nodes(CapacityPlan *p, PlanTemplate *t, const PodInfo *pod, CycleResult 
 		Status		st = {CODE_SUCCESS, NIL};
 		int			rejected;
 
-		if (node == NULL || (restricted && !name_listed(names, node->name)))
+		if (node == NULL || (restricted && !NameListed(names, node->name)))
 			continue;
 		if (ctx->equiv == NULL || !EquivFilterGet(ctx->equiv, node, &rejected, &st))
 		{
@@ -953,7 +941,7 @@ fit_fresh_node(CapacityPlan *p, PlanTemplate *t, const PodInfo *pod, CycleResult
 		*reason = StatusMessage(&res->prefilter_status);
 		rejected = res->prefilter_plugin;
 	}
-	else if (restricted && !name_listed(names, node->name))
+	else if (restricted && !NameListed(names, node->name))
 		*reason = psprintf("node(s) didn't satisfy plugin(s) %s", AbsentPluginsText(res));
 	else if ((rejected = RunFilters(res->ctx, pod, node, &st)) >= 0)
 		*reason = StatusMessage(&st);

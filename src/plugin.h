@@ -140,6 +140,12 @@ extern bool ResourceAllocatableRequested(const PodInfo *pod, const NodeInfo *nod
 										 int fixed, bool nonzero, int64 *alloc, int64 *requested);
 extern int *ResourceFixedIndexes(char **names, int n);
 
+/* default_preemption.c: util.MoreImportantPod as a list_sort comparator of PodRefs */
+extern int	PodMoreImportant(const ListCell *a, const ListCell *b);
+
+/* inter_pod_affinity.c: a namespace's labels (NULL: not mirrored), read through SPI */
+extern Jsonb *NamespaceLabels(const char *ns);
+
 /* node_affinity.c: nodeaffinity.GetRequiredNodeAffinity(pod).Match(node), for other plugins */
 extern const void *RequiredNodeAffinity(const PodInfo *pod);
 extern bool RequiredNodeAffinityMatches(const void *req, ClusterSnapshot *snap, const PodInfo *pod,

@@ -67,9 +67,9 @@ typedef struct Candidate
 	int			violations;
 } Candidate;
 
-/* util.MoreImportantPod: higher priority, then started earlier */
-static int
-cmp_importance(const ListCell *a, const ListCell *b)
+/* util.MoreImportantPod, as a list_sort comparator: higher priority, then started earlier */
+int
+PodMoreImportant(const ListCell *a, const ListCell *b)
 {
 	const PodRef *x = lfirst(a);
 	const PodRef *y = lfirst(b);
@@ -254,7 +254,7 @@ select_victims(const CycleResult *res, const PodInfo *pod, NodeInfo *node, Pdb *
 		node->generation = generation;
 		return NIL;
 	}
-	list_sort(potential, cmp_importance);
+	list_sort(potential, PodMoreImportant);
 	split_by_pdb(potential, pdbs, npdbs, &violating, &fine);
 	for (int pass = 0; pass < 2; pass++)
 		foreach(lc, pass == 0 ? violating : fine)
@@ -273,7 +273,7 @@ select_victims(const CycleResult *res, const PodInfo *pod, NodeInfo *node, Pdb *
 	foreach(lc, victims)
 		SnapshotPutBack(res->snap, lfirst(lc));
 	node->generation = generation;
-	list_sort(victims, cmp_importance);
+	list_sort(victims, PodMoreImportant);
 	st->code = CODE_SUCCESS;
 	st->reasons = NIL;
 	return victims;

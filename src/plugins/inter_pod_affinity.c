@@ -107,9 +107,9 @@ call_state(PluginCall *call)
  * ------------------------------------------------------------------------
  */
 
-/* The labels of namespace ns; NULL when it is not mirrored */
-static Jsonb *
-namespace_labels(const char *ns)
+/* The labels of namespace ns; NULL when it is not mirrored.  Call inside SPI. */
+Jsonb *
+NamespaceLabels(const char *ns)
 {
 	Datum		arg = CStringGetTextDatum(ns);
 	Oid			type = TEXTOID;
@@ -206,7 +206,7 @@ owned_matches(const OwnedTerm *o, const PodInfo *pod, Jsonb **ns_labels, bool *n
 {
 	if (selector_is_real(o->term.ns_selector) && !*ns_read)
 	{
-		*ns_labels = namespace_labels(pod->namespace);
+		*ns_labels = NamespaceLabels(pod->namespace);
 		*ns_read = true;
 	}
 	return AffinityTermMatches(&o->term, pod->namespace, pod->labels, *ns_labels);
