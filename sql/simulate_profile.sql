@@ -51,6 +51,13 @@ SELECT name, node IS NOT NULL AS placed, result FROM scheduler.simulate(jsonb_bu
 SELECT name, node, result FROM scheduler.simulate(jsonb_build_array(pg_temp.config(
     '{"plugins": {"multiPoint": {"disabled": [{"name": "*"}], "enabled": [{"name": "NodeResourcesFit", "weight": 5}]},
                   "score": {"disabled": [{"name": "NodeResourcesBalancedAllocation"}]}}}'))) ORDER BY name;
+-- kube-scheduler's weights: an enabled entry without a weight (or with 0,
+-- "not permitted") scores with 1, not 0: every scorer but NodeResourcesFit
+-- off, and it enabled again with no weight: LeastAllocated picks large
+SELECT name, node, result FROM scheduler.simulate(jsonb_build_array(pg_temp.config(
+    '{"plugins": {"score": {"disabled": [{"name": "*"}], "enabled": [{"name": "NodeResourcesFit"}]}}}'))) ORDER BY name;
+SELECT name, node, result FROM scheduler.simulate(jsonb_build_array(pg_temp.config(
+    '{"plugins": {"score": {"disabled": [{"name": "*"}], "enabled": [{"name": "NodeResourcesFit", "weight": 0}]}}}'))) ORDER BY name;
 -- the profile is the simulation's only: the table's profile is unchanged
 SELECT name, node, result FROM scheduler.simulate() ORDER BY name;
 SELECT count(*) FROM scheduler.profile_plugins WHERE scheduler_name = 'default-scheduler';
@@ -68,3 +75,20 @@ SELECT * FROM scheduler.simulate(jsonb_build_array(pg_temp.config('{"pluginConfi
 SELECT * FROM scheduler.simulate(jsonb_build_array(pg_temp.config('{"percentageOfNodesToScore": 101}')));
 SELECT * FROM scheduler.simulate('[{"apiVersion": "kubescheduler.config.k8s.io/v1beta3", "kind": "KubeSchedulerConfiguration", "profiles": []}]');
 SELECT * FROM scheduler.simulate(jsonb_build_array(pg_temp.config('{}'), pg_temp.config('{}')));
+-- a plugin enabled at Score alone is refused (here a plugin runs at every
+-- point it has), as is one without a Score
+SELECT * FROM scheduler.simulate(jsonb_build_array(pg_temp.config(
+    '{"plugins": {"multiPoint": {"disabled": [{"name": "NodeAffinity"}]}, "score": {"enabled": [{"name": "NodeAffinity"}]}}}')));
+SELECT * FROM scheduler.simulate(jsonb_build_array(pg_temp.config('{"plugins": {"score": {"enabled": [{"name": "NodePorts"}]}}}')));
+-- pluginConfig: one entry per plugin, each validated, in the profile or not
+SELECT * FROM scheduler.simulate(jsonb_build_array(pg_temp.config(
+    '{"pluginConfig": [{"name": "NodeResourcesFit", "args": {}}, {"name": "NodeResourcesFit", "args": {}}]}')));
+SELECT * FROM scheduler.simulate(jsonb_build_array(pg_temp.config(
+    '{"plugins": {"multiPoint": {"disabled": [{"name": "InterPodAffinity"}]}},
+      "pluginConfig": [{"name": "InterPodAffinity", "args": {"hardPodAffinityWeight": -1}}]}')));
+-- decoded strictly, as kube-scheduler decodes its configuration
+SELECT * FROM scheduler.simulate(jsonb_build_array(pg_temp.config('{"plugins": {"multiPoint": {"disable": [{"name": "NodePorts"}]}}}')));
+SELECT * FROM scheduler.simulate(jsonb_build_array(pg_temp.config('{"plugins": {"multiPoint": "oops"}}')));
+SELECT * FROM scheduler.simulate(jsonb_build_array(pg_temp.config('{"schedulerName": 5}')));
+SELECT * FROM scheduler.simulate(jsonb_build_array(pg_temp.config('{"plugins": {"multiPoint": {"disabled": {"name": "NodePorts"}}}}')));
+SELECT * FROM scheduler.simulate('[{"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration", "profile": []}]');

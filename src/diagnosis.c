@@ -613,15 +613,8 @@ push_hints(JsonbParseState **st, const Latest *l, Datum *args)
 	if (l->pending && l->result != NULL && strcmp(l->result, "unschedulable") == 0)
 	{
 		e = RunInSubxact(read_hints, &h);
-		if (e != NULL)
-		{
-			int			class = ERRCODE_TO_CATEGORY(e->sqlerrcode);
-
-			if (class == ERRCODE_TO_CATEGORY(ERRCODE_TRANSACTION_ROLLBACK) ||
-				class == ERRCODE_TO_CATEGORY(ERRCODE_OPERATOR_INTERVENTION) ||
-				class == ERRCODE_TO_CATEGORY(ERRCODE_INSUFFICIENT_RESOURCES))
-				ReThrowError(e);
-		}
+		if (e != NULL && ErrorEndsTheCall(e))
+			ReThrowError(e);
 	}
 	push_key(st, "hints");
 	if (e != NULL)

@@ -224,30 +224,16 @@ name_as_label(const char *name)
 	return len > 0 ? v : "fit-hint";
 }
 
-static void
-add_part(Fix *f, HintKind kind, double cost, const char *fmt,...) pg_attribute_printf(4, 5);
+/* One kind of change of a fix, and what it says (psprintf's format and arguments) */
+#define add_part(f, kind, cost, ...) add_part_text(f, kind, cost, psprintf(__VA_ARGS__))
 
 static void
-add_part(Fix *f, HintKind kind, double cost, const char *fmt,...)
+add_part_text(Fix *f, HintKind kind, double cost, char *detail)
 {
 	Part	   *p = palloc0(sizeof(Part));
-	StringInfoData buf;
 
-	initStringInfo(&buf);
-	for (;;)
-	{
-		va_list		args;
-		int			needed;
-
-		va_start(args, fmt);
-		needed = appendStringInfoVA(&buf, fmt, args);
-		va_end(args);
-		if (needed == 0)
-			break;
-		enlargeStringInfo(&buf, needed);
-	}
 	p->kind = kind;
-	p->detail = buf.data;
+	p->detail = detail;
 	p->cost = cost;
 	f->parts = lappend(f->parts, p);
 }

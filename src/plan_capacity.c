@@ -1018,8 +1018,8 @@ try_pod(CapacityPlan *p, int i, int t, MemoryContext cycle_cxt)
 	MemoryContextSwitchTo(old);
 	if (edata == NULL)
 		return;
-	if (edata->sqlerrcode == ERRCODE_QUERY_CANCELED)
-		ReThrowError(edata);	/* a cancel or a timeout ends the call */
+	if (ErrorEndsTheCall(edata))
+		ReThrowError(edata);	/* a cancel, a timeout, out of memory: no pod's own */
 	/* as schedule_pending() reports it */
 	pp->failed = true;
 	pp->node = NULL;

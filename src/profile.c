@@ -165,16 +165,17 @@ ProfileLoad(const char *scheduler_name)
 
 /* ------------------------------------------------------------------------
  * A profile given as kube-scheduler's configuration (simulate()'s "a
- * profile to use instead"): a KubeSchedulerConfiguration object.
+ * profile to use instead"): a KubeSchedulerConfiguration object, decoded
+ * strictly (an unknown field or a wrong type is an error naming it).
  * ------------------------------------------------------------------------
  */
+#define KSC "KubeSchedulerConfiguration"
 
-/* Profile plugins as a list being built: the plugin, its weight (-1: default) */
+/* Profile plugins as a list being built: the plugin, its weight (-1: its default) */
 typedef struct ConfPlugin
 {
 	const Plugin *plugin;
 	int			weight;
-	JsonbValue *args;			/* pluginConfig's, or NULL */
 } ConfPlugin;
 
 static ConfPlugin *
@@ -188,94 +189,176 @@ conf_find(List *l, const Plugin *pl)
 	return NULL;
 }
 
-/* The plugin an item names ({"name": ...}); NULL for "*" */
-static const Plugin *
-conf_item(JsonbContainer *set, const char *list, int i, const char *path, int *weight)
+/* The object at set[i] (ERROR naming it otherwise) */
+static JsonbContainer *
+conf_object(JsonbContainer *set, int i, const char *where)
 {
-	JsonbValue *v = getIthJsonbValueFromContainer(set, i);
-	char	   *where = psprintf("%s.%s[%d]", path, list, i);
-	JsonbContainer *item = v ? JObject(v, "KubeSchedulerConfiguration", where) : NULL;
-	char	   *name = JGetString(item, "name", "KubeSchedulerConfiguration", where);
+	return JObject(getIthJsonbValueFromContainer(set, i), KSC, where);
+}
+
+static const char *const enabled_fields[] = {"name", "weight", NULL};
+static const char *const disabled_fields[] = {"name", NULL};
+static const char *const config_fields[] = {"name", "args", NULL};
+
+/*
+ * The plugin an item names (its fields those known: an enabled set's
+ * {"name", "weight"}, a disabled set's {"name"}, a pluginConfig's {"name",
+ * "args"}); NULL for "*"; *weight -1 when none given
+ */
+static const Plugin *
+conf_item(JsonbContainer *item, const char *where, const char *const *known, int *weight)
+{
+	char	   *name = JGetString(item, "name", KSC, where);
 	JsonbValue *w = JGet(item, "weight");
 
+	JCheckKnownFields(item, known, KSC, where);
 	*weight = -1;
 	if (name == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("KubeSchedulerConfiguration: %s.name: Required value", where)));
+				 errmsg("%s: %s.name: Required value", KSC, where)));
 	if (w && w->type != jbvNull)
 	{
-		*weight = JInt32(w, "KubeSchedulerConfiguration", psprintf("%s.weight", where));
+		*weight = JInt32(w, KSC, psprintf("%s.weight", where));
 		if (*weight < 0)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("KubeSchedulerConfiguration: %s.weight: Invalid value: %d: must be non-negative",
-							where, *weight)));
+					 errmsg("%s: %s.weight: Invalid value: %d: must be non-negative", KSC, where, *weight)));
 	}
 	if (strcmp(name, "*") == 0)
 		return NULL;
 	if (FindPlugin(name) == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("KubeSchedulerConfiguration: %s.name: Unsupported value: \"%s\": no such plugin", where, JShort(name)),
+				 errmsg("%s: %s.name: Unsupported value: \"%s\": no such plugin", KSC, where, JShort(name)),
 				 errhint("scheduler.plugins() lists the plugins.")));
 	return FindPlugin(name);
 }
 
+/* The weight an enabled entry gives: kube-scheduler's, none or 0 meaning 1 (a zero weight is not permitted) */
+static int
+conf_weight(const Plugin *pl, int given)
+{
+	return pl->score == NULL ? 0 : given > 0 ? given : 1;
+}
+
 /*
- * One extension point's set (multiPoint or score) onto the list:
- * disabled first ("*": every default), then enabled (a plugin already
- * there keeps its place and takes the weight given; a new one goes last).
- * At score, disabled means the plugin does not score (weight 0).
+ * plugins.multiPoint onto the default list: disabled first ("*": every
+ * default), then enabled (a plugin already there keeps its place, a new
+ * one goes last; either takes the weight given, 1 when none)
  */
 static List *
-conf_set(List *l, JsonbContainer *plugins, const char *point, const char *path)
+conf_multipoint(List *l, JsonbContainer *set, const char *where)
 {
-	JsonbContainer *set = JAtObject(plugins, point);
-	JsonbContainer *dis = JAtArray(set, "disabled");
-	JsonbContainer *en = JAtArray(set, "enabled");
-	bool		score = strcmp(point, "score") == 0;
-	char	   *where = psprintf("%s.%s", path, point);
+	JsonbContainer *dis = JGetArray(set, "disabled", KSC, where);
+	JsonbContainer *en = JGetArray(set, "enabled", KSC, where);
 
 	for (int i = 0; dis && i < (int) JsonContainerSize(dis); i++)
 	{
+		char	   *at = psprintf("%s.disabled[%d]", where, i);
 		int			w;
-		const Plugin *pl = conf_item(dis, "disabled", i, where, &w);
+		const Plugin *pl = conf_item(conf_object(dis, i, at), at, disabled_fields, &w);
 		ListCell   *lc;
 
 		foreach(lc, l)
-		{
-			ConfPlugin *c = lfirst(lc);
-
-			if (pl == NULL || c->plugin == pl)
-			{
-				if (score)
-					c->weight = 0;
-				else
-					l = foreach_delete_current(l, lc);
-			}
-		}
+			if (pl == NULL || ((ConfPlugin *) lfirst(lc))->plugin == pl)
+				l = foreach_delete_current(l, lc);
 	}
 	for (int i = 0; en && i < (int) JsonContainerSize(en); i++)
 	{
+		char	   *at = psprintf("%s.enabled[%d]", where, i);
 		int			w;
-		const Plugin *pl = conf_item(en, "enabled", i, where, &w);
+		const Plugin *pl = conf_item(conf_object(en, i, at), at, enabled_fields, &w);
 		ConfPlugin *c;
 
 		if (pl == NULL)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("KubeSchedulerConfiguration: %s.enabled[%d].name: \"*\" only disables", where, i)));
+					 errmsg("%s: %s.name: \"*\" only disables", KSC, at)));
 		if ((c = conf_find(l, pl)) == NULL)
 		{
 			c = palloc0(sizeof(ConfPlugin));
 			c->plugin = pl;
-			c->weight = -1;
 			l = lappend(l, c);
 		}
-		if (w >= 0)
-			c->weight = w;
+		c->weight = conf_weight(pl, w);
 	}
+	return l;
+}
+
+/*
+ * plugins.score: disabled, the plugin does not score ("*": none does);
+ * enabled, it scores with the weight given (1 when none).  A plugin not in
+ * the profile is refused: here a plugin runs at every point it has, so it
+ * cannot be enabled at Score alone.
+ */
+static void
+conf_score(List *l, JsonbContainer *set, const char *where)
+{
+	JsonbContainer *dis = JGetArray(set, "disabled", KSC, where);
+	JsonbContainer *en = JGetArray(set, "enabled", KSC, where);
+	ListCell   *lc;
+
+	for (int i = 0; dis && i < (int) JsonContainerSize(dis); i++)
+	{
+		char	   *at = psprintf("%s.disabled[%d]", where, i);
+		int			w;
+		const Plugin *pl = conf_item(conf_object(dis, i, at), at, disabled_fields, &w);
+
+		foreach(lc, l)
+			if (pl == NULL || ((ConfPlugin *) lfirst(lc))->plugin == pl)
+				((ConfPlugin *) lfirst(lc))->weight = 0;
+	}
+	for (int i = 0; en && i < (int) JsonContainerSize(en); i++)
+	{
+		char	   *at = psprintf("%s.enabled[%d]", where, i);
+		int			w;
+		const Plugin *pl = conf_item(conf_object(en, i, at), at, enabled_fields, &w);
+		ConfPlugin *c = pl ? conf_find(l, pl) : NULL;
+
+		if (pl == NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("%s: %s.name: \"*\" only disables", KSC, at)));
+		if (pl->score == NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("%s: %s.name: plugin %s has no Score extension point", KSC, at, pl->name)));
+		if (c == NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("%s: %s.name: %s is not in the profile: enable it in plugins.multiPoint", KSC, at, pl->name),
+					 errdetail("A profile's plugin runs at every extension point it has.")));
+		c->weight = conf_weight(pl, w);
+	}
+}
+
+/* The plugins object: multiPoint and score; any other point's set refused */
+static List *
+conf_plugins(List *l, JsonbContainer *plugins, const char *path)
+{
+	static const char *const known[] = {"multiPoint", "score", "preEnqueue", "queueSort", "preFilter",
+	"filter", "postFilter", "preScore", "reserve", "permit", "preBind", "bind", "postBind", NULL};
+	static const char *const set_fields[] = {"enabled", "disabled", NULL};
+	char	   *where = psprintf("%s.plugins", path);
+
+	JCheckKnownFields(plugins, known, KSC, where);
+	for (int k = 0; known[k]; k++)
+	{
+		char	   *at = psprintf("%s.%s", where, known[k]);
+		JsonbContainer *set = JGetObject(plugins, known[k], KSC, where);
+		JsonbContainer *en = JGetArray(set, "enabled", KSC, at);
+		JsonbContainer *dis = JGetArray(set, "disabled", KSC, at);
+
+		JCheckKnownFields(set, set_fields, KSC, at);
+		if (k >= 2 && ((en && JsonContainerSize(en) > 0) || (dis && JsonContainerSize(dis) > 0)))
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("%s: %s: only multiPoint and score are supported", KSC, at),
+					 errdetail("A profile's plugin runs at every extension point it has.")));
+	}
+	l = conf_multipoint(l, JGetObject(plugins, "multiPoint", KSC, where), psprintf("%s.multiPoint", where));
+	conf_score(l, JGetObject(plugins, "score", KSC, where), psprintf("%s.score", where));
 	return l;
 }
 
@@ -283,33 +366,78 @@ conf_set(List *l, JsonbContainer *plugins, const char *point, const char *path)
 static JsonbContainer *
 conf_profile(JsonbContainer *conf, const char *scheduler_name, int *index)
 {
-	JsonbContainer *profiles = JGetArray(conf, "profiles", "KubeSchedulerConfiguration", NULL);
+	static const char *const top[] = {"apiVersion", "kind", "profiles", "percentageOfNodesToScore", "parallelism",
+		"leaderElection", "clientConnection", "healthzBindAddress", "metricsBindAddress", "enableProfiling",
+		"enableContentionProfiling", "podInitialBackoffSeconds", "podMaxBackoffSeconds", "extenders",
+	"delayCacheUntilActive", NULL};
+	static const char *const fields[] = {"schedulerName", "percentageOfNodesToScore", "plugins", "pluginConfig", NULL};
+	JsonbContainer *profiles = JGetArray(conf, "profiles", KSC, NULL);
+	JsonbContainer *found = NULL;
 
+	JCheckKnownFields(conf, top, KSC, NULL);
 	for (int i = 0; profiles && i < (int) JsonContainerSize(profiles); i++)
 	{
-		JsonbValue *v = getIthJsonbValueFromContainer(profiles, i);
-		JsonbContainer *p = JObject(v, "KubeSchedulerConfiguration", psprintf("profiles[%d]", i));
-		char	   *name = JAtString(p, "schedulerName");
+		char	   *at = psprintf("profiles[%d]", i);
+		JsonbContainer *p = conf_object(profiles, i, at);
+		char	   *name = JGetString(p, "schedulerName", KSC, at);
 
-		if (strcmp(name ? name : "default-scheduler", scheduler_name) == 0)
+		JCheckKnownFields(p, fields, KSC, at);
+		if (strcmp(name ? name : "default-scheduler", scheduler_name) == 0 && found == NULL)
 		{
 			*index = i;
-			return p;
+			found = p;
 		}
 	}
-	ereport(ERROR,
-			(errcode(ERRCODE_UNDEFINED_OBJECT),
-			 errmsg("KubeSchedulerConfiguration: no profile has schedulerName \"%s\"", JShort(scheduler_name)),
-			 errhint("Name the profile in profiles[].schedulerName, or call simulate() with its schedulerName.")));
-	return NULL;
+	if (found == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("%s: no profile has schedulerName \"%s\"", KSC, JShort(scheduler_name)),
+				 errhint("Name the profile in profiles[].schedulerName, or call simulate() with its schedulerName.")));
+	return found;
+}
+
+/* pluginConfig: each plugin's args, validated (whether the profile runs it or not), once each */
+static List *
+conf_args(JsonbContainer *pc, const char *path)
+{
+	List	   *seen = NIL;
+	List	   *out = NIL;			/* pairs: Plugin *, void * */
+
+	for (int i = 0; pc && i < (int) JsonContainerSize(pc); i++)
+	{
+		char	   *at = psprintf("%s.pluginConfig[%d]", path, i);
+		JsonbContainer *item = conf_object(pc, i, at);
+		JsonbValue *args = JGet(item, "args");
+		int			w;
+		const Plugin *pl;
+
+		pl = conf_item(item, at, config_fields, &w);
+		if (pl == NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("%s: %s.name: a plugin's name, not \"*\"", KSC, at)));
+		if (list_member_ptr(seen, pl))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("%s: %s: Duplicate value: \"%s\": repeated config for plugin", KSC, at, pl->name)));
+		seen = lappend(seen, (void *) pl);
+		if (args && args->type != jbvNull)
+			(void) JObject(args, KSC, psprintf("%s.args", at));
+		out = lappend(lappend(out, (void *) pl),
+					  parse_args(pl, args && args->type != jbvNull ? JToJsonb(args) :
+								 DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum("{}")))));
+	}
+	return out;
 }
 
 /*
  * ProfileFromConfig
  *		The profile of a KubeSchedulerConfiguration (kubescheduler.config.
- *		k8s.io/v1) for scheduler_name: kube-scheduler's default plugins, then
- *		plugins.multiPoint and plugins.score (enabled, disabled, weights),
- *		pluginConfig's args (validated by each plugin) and
+ *		k8s.io/v1) for scheduler_name, built as kube-scheduler builds it:
+ *		the default plugins with their weights, then plugins.multiPoint
+ *		(disabled, "*" for every default, then enabled), plugins.score
+ *		(disabled: does not score; enabled: its weight), pluginConfig's
+ *		args (validated by each plugin, defaults for the others) and
  *		percentageOfNodesToScore (the profile's, else the configuration's).
  *		Other extension points' sets are refused: a plugin here runs at all
  *		of its points.
@@ -317,14 +445,12 @@ conf_profile(JsonbContainer *conf, const char *scheduler_name, int *index)
 Profile *
 ProfileFromConfig(Jsonb *config, const char *scheduler_name)
 {
-	static const char *const points[] = {"preEnqueue", "queueSort", "preFilter", "filter", "postFilter",
-	"preScore", "reserve", "permit", "preBind", "bind", "postBind"};
 	JsonbContainer *conf = &config->root;
-	int			index;
+	int			index = 0;
 	JsonbContainer *prof = conf_profile(conf, scheduler_name, &index);
 	char	   *path = psprintf("profiles[%d]", index);
-	JsonbContainer *plugins = JGetObject(prof, "plugins", "KubeSchedulerConfiguration", path);
-	JsonbContainer *pc = JGetArray(prof, "pluginConfig", "KubeSchedulerConfiguration", path);
+	JsonbContainer *plugins = JGetObject(prof, "plugins", KSC, path);
+	List	   *args = conf_args(JGetArray(prof, "pluginConfig", KSC, path), path);
 	JsonbValue *pct = JGet(prof, "percentageOfNodesToScore");
 	List	   *l = NIL;
 	Profile    *out = palloc0(sizeof(Profile));
@@ -340,48 +466,19 @@ ProfileFromConfig(Jsonb *config, const char *scheduler_name)
 				c->weight = -1;
 				l = lappend(l, c);
 			}
-	for (size_t k = 0; k < lengthof(points); k++)
-	{
-		JsonbContainer *set = JAtObject(plugins, points[k]);
-
-		if ((JAtArray(set, "enabled") && JsonContainerSize(JAtArray(set, "enabled")) > 0) ||
-			(JAtArray(set, "disabled") && JsonContainerSize(JAtArray(set, "disabled")) > 0))
-			ereport(ERROR,
-					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-					 errmsg("KubeSchedulerConfiguration: %s.plugins.%s: only multiPoint and score are supported",
-							path, points[k]),
-					 errdetail("A profile's plugin runs at every extension point it has.")));
-	}
-	l = conf_set(l, plugins, "multiPoint", psprintf("%s.plugins", path));
-	l = conf_set(l, plugins, "score", psprintf("%s.plugins", path));
-	for (int i = 0; pc && i < (int) JsonContainerSize(pc); i++)
-	{
-		int			w;
-		const Plugin *pl = conf_item(pc, "pluginConfig", i, path, &w);
-		ConfPlugin *c = pl ? conf_find(l, pl) : NULL;
-		JsonbContainer *item = getIthJsonbValueFromContainer(pc, i)->val.binary.data;
-		JsonbValue *args = JGet(item, "args");
-
-		if (pl == NULL)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("KubeSchedulerConfiguration: %s.pluginConfig[%d].name: a plugin's name, not \"*\"", path, i)));
-		if (args && args->type != jbvNull)
-			(void) JObject(args, "KubeSchedulerConfiguration", psprintf("%s.pluginConfig[%d].args", path, i));
-		if (c && args && args->type != jbvNull)
-			c->args = args;
-	}
+	if (plugins)
+		l = conf_plugins(l, plugins, path);
 	if (pct == NULL || pct->type == jbvNull)
 		pct = JGet(conf, "percentageOfNodesToScore");
 	out->percentage_of_nodes_to_score = -1;
 	if (pct && pct->type != jbvNull)
 	{
-		out->percentage_of_nodes_to_score = JInt32(pct, "KubeSchedulerConfiguration", "percentageOfNodesToScore");
+		out->percentage_of_nodes_to_score = JInt32(pct, KSC, "percentageOfNodesToScore");
 		if (out->percentage_of_nodes_to_score < 0 || out->percentage_of_nodes_to_score > 100)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("KubeSchedulerConfiguration: percentageOfNodesToScore: Invalid value: %d: not in valid range [0-100]",
-							out->percentage_of_nodes_to_score)));
+					 errmsg("%s: percentageOfNodesToScore: Invalid value: %d: not in valid range [0-100]",
+							KSC, out->percentage_of_nodes_to_score)));
 	}
 	out->scheduler_name = pstrdup(scheduler_name);
 	out->plugins = palloc0(sizeof(ProfilePlugin) * Max(list_length(l), 1));
@@ -389,11 +486,15 @@ ProfileFromConfig(Jsonb *config, const char *scheduler_name)
 	{
 		ConfPlugin *c = lfirst(lc);
 		ProfilePlugin *pp = &out->plugins[out->nplugins++];
-		Jsonb	   *args = c->args ? JToJsonb(c->args) :
-			DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum("{}")));
+		ListCell   *ac;
 
 		pp->plugin = c->plugin;
-		pp->args = parse_args(c->plugin, args);
+		pp->args = NULL;
+		for (ac = list_head(args); ac; ac = lnext(args, lnext(args, ac)))
+			if (lfirst(ac) == c->plugin)
+				pp->args = lfirst(lnext(args, ac));
+		if (pp->args == NULL)
+			pp->args = parse_args(c->plugin, DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum("{}"))));
 		pp->weight = c->plugin->score == NULL ? 0 : c->weight >= 0 ? c->weight : default_weight(c->plugin);
 	}
 	return out;

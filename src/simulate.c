@@ -434,6 +434,8 @@ run(Sim *s, ReturnSetInfo *rsinfo)
 		old = MemoryContextSwitchTo(cycle_cxt);
 		edata = RunInSubxact(cycle, &c);
 		MemoryContextSwitchTo(old);
+		if (edata != NULL && ErrorEndsTheCall(edata))
+			ReThrowError(edata);	/* a cancel, a timeout, out of memory: no pod's own */
 		if (edata != NULL)
 		{
 			/* as schedule_pending() reports it; the view made again */

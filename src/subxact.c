@@ -19,10 +19,13 @@
  *		Run fn(arg) in an internal subtransaction: NULL when it returned,
  *		else the ERROR it threw, copied into the caller's memory context, the
  *		subtransaction rolled back.  The caller decides whether to throw it
- *		on (ReThrowError).  fn runs in the subtransaction's memory context
- *		(BeginInternalSubTransaction's): what it allocates there goes with a
- *		rollback, so what must outlive a failure fn copies into a context of
- *		the caller's own (watch.c's resourceVersion of a failed line).
+ *		on (ReThrowError).  fn runs in the caller's memory context, as a
+ *		PL/pgSQL exception block's statements do: what it allocates lives
+ *		as long as the caller's context, whether fn returns or throws, and
+ *		the caller frees it (a context reset per call).  Run in the
+ *		subtransaction's own context instead, a committed subtransaction's
+ *		allocations would stay until the top-level transaction ends: a call
+ *		of thousands of cycles would keep every cycle's memory.
  */
 ErrorData *
 RunInSubxact(void (*fn) (void *arg), void *arg)
@@ -32,6 +35,7 @@ RunInSubxact(void (*fn) (void *arg), void *arg)
 	ErrorData  *volatile edata = NULL;
 
 	BeginInternalSubTransaction(NULL);
+	MemoryContextSwitchTo(cxt);
 	PG_TRY();
 	{
 		fn(arg);
@@ -48,4 +52,23 @@ RunInSubxact(void (*fn) (void *arg), void *arg)
 	MemoryContextSwitchTo(cxt);
 	CurrentResourceOwner = owner;
 	return edata;
+}
+
+/*
+ * ErrorEndsTheCall
+ *		Is a caught ERROR one that no single pod or object causes, so that
+ *		it ends the whole call rather than fail one item: a cancel, a
+ *		statement or lock timeout, a shutdown (operator intervention, class
+ *		57), out of memory or disk (53), a serialization failure or deadlock
+ *		(40), a lock not available (55P03).
+ */
+bool
+ErrorEndsTheCall(const ErrorData *e)
+{
+	int			class = ERRCODE_TO_CATEGORY(e->sqlerrcode);
+
+	return class == ERRCODE_TO_CATEGORY(ERRCODE_TRANSACTION_ROLLBACK) ||
+		class == ERRCODE_TO_CATEGORY(ERRCODE_OPERATOR_INTERVENTION) ||
+		class == ERRCODE_TO_CATEGORY(ERRCODE_INSUFFICIENT_RESOURCES) ||
+		e->sqlerrcode == ERRCODE_LOCK_NOT_AVAILABLE;
 }

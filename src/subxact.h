@@ -12,5 +12,6 @@
 
 /* an ERROR caught in a subtransaction (scheduler.c) */
 extern ErrorData *RunInSubxact(void (*fn) (void *arg), void *arg);
+extern bool ErrorEndsTheCall(const ErrorData *e);
 
 #endif							/* SCHEDULER_SUBXACT_H */
