@@ -129,6 +129,11 @@ SELECT pg_temp.load(pg_temp.node('n1', '8'), pg_temp.node('n2', '1'),
 SELECT message FROM scheduler.pod_attempts WHERE pod_uid = 'u-aff';
 SELECT * FROM pg_temp.verified('aff');
 SELECT jsonb_pretty(change) FROM scheduler.fit_hints('default', 'aff') WHERE rank = 1;
+-- the placeholder pod the checks put in the snapshot is gone again: the
+-- backend's snapshot equals the tables, node by node
+SELECT count(*) AS nodes_differing FROM (
+    SELECT node, requested, pods FROM scheduler.snapshot()
+    EXCEPT SELECT node, requested, pods FROM scheduler.snapshot_from_tables) d;
 
 -- affinity: anti-affinity, the pod's own (no app=s pod in its zone) and an
 -- existing pod's (guard keeps app=z pods out of its zone)
@@ -253,5 +258,8 @@ SELECT * FROM scheduler.fit_hints('default', 'nobody');
 
 -- nothing written: the tables are as they were, and the snapshot too (a
 -- fix takes pods off and puts them back)
+SELECT count(*) AS nodes_differing FROM (
+    SELECT node, requested, pods FROM scheduler.snapshot()
+    EXCEPT SELECT node, requested, pods FROM scheduler.snapshot_from_tables) d;
 SELECT (SELECT count(*) FROM scheduler.outbox) AS outbox, (SELECT count(*) FROM scheduler.pods) AS pods,
        (SELECT string_agg(node || ':' || pods || ':' || coalesce(requested->>'cpu', '0'), ' ' ORDER BY node) FROM scheduler.snapshot()) AS snapshot;

@@ -41,8 +41,8 @@
  * the pods to evict are taken off the snapshot and the pods to add are put
  * on it (as DefaultPreemption's dry runs do), PreFilter runs again when a
  * plugin's state counts pods, and the Filters decide.  Every pod is put
- * back after each check; adding a pod leaves a trace in the snapshot, so a
- * call that added one has the backend's next call read the cluster afresh.
+ * back after each check, and the placeholder pods a fix adds are forgotten
+ * at the end: the backend's snapshot is left as it was found.
  *
  * Each fix is one rank: its rows (one per kind of change) share its
  * change, the list of events simulate() takes, which is enough alone.
@@ -166,7 +166,7 @@ typedef struct Hints
 	int			nadded;
 	List	   *anti;			/* AntiTerm *, once anti_read */
 	bool		anti_read;
-	bool		discard;		/* a pod was assumed: the snapshot is read afresh after */
+	List	   *assumed;		/* AddedPod *: every pod a check put in the snapshot */
 } Hints;
 
 /* ------------------------------------------------------------------------
@@ -416,7 +416,7 @@ put_added(Hints *h, Fix *f)
 			continue;
 		}
 		SnapshotAssume(h->e.snap, &a->pod, f->node);
-		h->discard = true;
+		h->assumed = lappend(h->assumed, a);
 		foreach(pc, f->node->pods)
 			if (strcmp(((PodRef *) lfirst(pc))->uid, a->pod.uid) == 0)
 				a->ref = lfirst(pc);
@@ -1974,6 +1974,27 @@ emit(ReturnSetInfo *rsinfo, List *fixes)
 	}
 }
 
+/*
+ * The placeholder pods the checks put in the snapshot, out of it again (each
+ * is off its node between checks: put back, then forgotten), so that the
+ * backend's snapshot is as it was and its next call need not read it afresh
+ */
+static void
+forget_assumed(Hints *h)
+{
+	ListCell   *lc;
+
+	foreach(lc, h->assumed)
+	{
+		AddedPod   *a = lfirst(lc);
+
+		if (a->ref == NULL)
+			continue;
+		SnapshotPutBack(h->e.snap, a->ref);
+		SnapshotOverlayRemovePod(h->e.snap, a->pod.uid, NULL, NULL);
+	}
+}
+
 PG_FUNCTION_INFO_V1(scheduler_fit_hints);
 /*
  * scheduler.fit_hints(namespace text, name text, max_nodes integer DEFAULT 10)
@@ -2013,8 +2034,7 @@ scheduler_fit_hints(PG_FUNCTION_ARGS)
 			PG_RE_THROW();
 		}
 		PG_END_TRY();
-		if (h.discard)
-			SnapshotDiscard();
+		forget_assumed(&h);
 	}
 	SPI_finish();
 	AsOwnerEnd(&as);

@@ -71,7 +71,7 @@ COMMENT ON FUNCTION scheduler.plan_capacity_pods(jsonb, jsonb) IS 'plan_capacity
 
 CREATE FUNCTION scheduler.diagnosis(namespace text, name text)
     RETURNS jsonb
-    AS 'MODULE_PATHNAME', 'scheduler_diagnosis' LANGUAGE C STRICT STABLE;
+    AS 'MODULE_PATHNAME', 'scheduler_diagnosis' LANGUAGE C STRICT STABLE COST 100000;
 COMMENT ON FUNCTION scheduler.diagnosis(text, text) IS 'Why a pod is pending, as one document: its latest attempt, per plugin and reason the nodes, the PreFilter results, the preemption outcome and the hints of fit_hints()';
 
 CREATE FUNCTION scheduler.fit_error_message(num_all_nodes integer, node_reasons jsonb,

@@ -30,7 +30,7 @@ SELECT node,
        max(requested) FILTER (WHERE resource = 'pods') || ' / ' || max(allocatable) FILTER (WHERE resource = 'pods') AS pods
 FROM scheduler.node_usage GROUP BY node ORDER BY node;
 
-\echo '== 4. Why are these pods still pending? SELECT * FROM scheduler.pending_pods'
+\echo '== 4. Why are these pods still pending? SELECT ... FROM scheduler.pending_pods'
 \echo '   (each waits in the unschedulable queue until an event could help it)'
 SELECT namespace || '/' || name AS pod, queue, rejected_by, message
 FROM scheduler.pending_pods WHERE message IS NOT NULL ORDER BY 1;
