@@ -263,3 +263,7 @@ CROSS JOIN LATERAL (
 LEFT JOIN scheduler.pod_attempts a ON a.pod_uid = q.pod_uid AND a.result = 'unschedulable'
 WHERE scheduler.require_role('scheduler_reader');
 COMMENT ON VIEW scheduler.pending_pods IS 'Every pending pod: its queue (active, backoff, unschedulable, gated; other-scheduler when no profile and not scheduler.scheduler_name names its schedulerName), attempts, the plugins that rejected it, kube-scheduler''s message, since when it is pending, its schedulerName, and scheduler.diagnosis() of it (called only when selected)';
+
+-- diagnosis()'s preemption victims: a preemptor's Preempted events, and each victim's deletion
+CREATE INDEX outbox_preempted ON scheduler.outbox ((body ->> 'message')) WHERE kind = 'event' AND body ->> 'reason' = 'Preempted';
+CREATE INDEX outbox_deletes ON scheduler.outbox (pod_uid) WHERE kind = 'delete';
