@@ -284,6 +284,9 @@ SELECT * FROM scheduler.plan_capacity(jsonb_build_array(pg_temp.node(repeat('a',
 SELECT template = repeat('a', 57) AS longest_name, nodes, pods FROM scheduler.plan_capacity(jsonb_build_array(pg_temp.node(repeat('a', 57), '4')));
 -- capacity alone stands for allocatable, as apply() defaults it
 SELECT * FROM scheduler.plan_capacity('[{"metadata": {"name": "cap"}, "status": {"capacity": {"cpu": "4", "pods": "110"}}}]');
+-- at most 100 templates: each is a packing pass over every pod
+SELECT * FROM scheduler.plan_capacity((SELECT jsonb_agg(pg_temp.node('t' || i, '4')) FROM generate_series(1, 101) i));
+SELECT count(*) FROM scheduler.plan_capacity((SELECT jsonb_agg(pg_temp.node('t' || i, '4')) FROM generate_series(1, 100) i));
 
 ------------------------------------------------------------------------------
 -- The work is capped: at most 1000 new nodes of a template (the

@@ -74,6 +74,8 @@
 
 /* New nodes per template, at most: cluster-autoscaler's --max-nodes-per-scaleup default */
 #define PLAN_MAX_NODES 1000
+/* node templates a plan takes (each a packing pass over the pods) */
+#define PLAN_MAX_TEMPLATES 100
 
 /*
  * A template's name, at most: "<name>-<k>" is each new node's
@@ -299,6 +301,11 @@ read_templates(CapacityPlan *p, Jsonb *templates)
 				 errmsg("templates must be a JSON array of Node objects, got %s",
 						JB_ROOT_IS_OBJECT(templates) ? "an object" : "a scalar")));
 	p->ntemplates = (int) JB_ROOT_COUNT(templates);
+	if (p->ntemplates > PLAN_MAX_TEMPLATES)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("templates: %d node templates, more than the %d a plan takes", p->ntemplates, PLAN_MAX_TEMPLATES),
+				 errhint("Each template is a packing pass over every pod: plan with the shapes you would buy.")));
 	p->templates = palloc0(sizeof(PlanTemplate) * Max(p->ntemplates, 1));
 	keys = palloc(sizeof(Keyed) * Max(p->ntemplates, 1));
 	for (int i = 0; i < p->ntemplates; i++)
