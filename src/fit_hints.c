@@ -1473,7 +1473,13 @@ fix_inter_pod(Hints *h, Fix *f, int plugin, const Status *st)
 	}
 	if (has_reason(st, "node(s) didn't match pod anti-affinity rules") && pa)
 	{
+		StringInfoData terms;
+
+		initStringInfo(&terms);
 		for (int k = 0; k < pa->nreq_anti; k++)
+		{
+			int			before = list_length(pods);
+
 			foreach(lc, domain_pods(f, snap, pa->req_anti[k].topology_key))
 			{
 				PodRef	   *p = lfirst(lc);
@@ -1481,8 +1487,12 @@ fix_inter_pod(Hints *h, Fix *f, int plugin, const Status *st)
 				if (AffinityTermMatches(&pa->req_anti[k], p->namespace, p->labels, namespace_labels(h, p->namespace)))
 					pods = lappend(pods, p);
 			}
+			if (list_length(pods) > before)
+				appendStringInfo(&terms, "%s%s=%s", terms.len ? ", " : "", pa->req_anti[k].topology_key,
+								 fix_label(f, f->node, pa->req_anti[k].topology_key));
+		}
 		return evict_part(h, f, plugin, pods, true, HK_AFFINITY,
-						  "the pod's required anti-affinity matches pods in the node's domain");
+						  psprintf("the pod's required anti-affinity terms match pods in the node's domain (%s)", terms.data));
 	}
 	if (has_reason(st, "node(s) didn't match pod affinity rules") && pa && pa->nreq_aff > 0)
 		return fix_pod_affinity(h, f, pa);
@@ -1558,12 +1568,14 @@ fix_spread(Hints *h, Fix *f, int plugin)
 		char	   *err;
 		LabelSelector *sel = sv ? LabelSelectorParse(sv, &err) : NULL;
 		ListCell   *lc;
+		bool		has_skew;
 
 		if (key == NULL || when == NULL || strcmp(when, "DoNotSchedule") != 0)
 			continue;
 		if (fix_label(f, f->node, key) == NULL)
 			return spread_label(h, f, plugin, key);
-		appendStringInfo(&keys, "%s%s=%s", keys.len ? ", " : "", key, fix_label(f, f->node, key));
+		appendStringInfo(&keys, "%s%s=%s, maxSkew %d", keys.len ? "; " : "", key, fix_label(f, f->node, key),
+						 JAtInt32(c, "maxSkew", &has_skew));
 		foreach(lc, domain_pods(f, h->e.snap, key))
 		{
 			PodRef	   *p = lfirst(lc);
