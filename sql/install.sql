@@ -60,7 +60,7 @@ FROM (SELECT p.proname::text FROM pg_proc p WHERE p.pronamespace = 'scheduler'::
 FULL JOIN unnest('{apply, apply_events, check_plugin, filter, fit_error_message, hold_lead, kinds,
                    num_feasible_nodes_to_find, outbox_result, plugins, quantity_milli, quantity_value,
                    release_lead, relist, require_role, score, simulate, snapshot, why,
-                   fit_hints, plan_capacity, plan_capacity_pods, diagnosis}'::text[]) AS d(name)
+                   fit_hints, plan_capacity, plan_capacity_pods, diagnosis, kube_connection}'::text[]) AS d(name)
   ON d.name = f.name
 WHERE f.name IS NULL OR d.name IS NULL;
 -- the internal schema is the extension's: nobody but its owner may use it

@@ -267,3 +267,10 @@ COMMENT ON VIEW scheduler.pending_pods IS 'Every pending pod: its queue (active,
 -- diagnosis()'s preemption victims: a preemptor's Preempted events, and each victim's deletion
 CREATE INDEX outbox_preempted ON scheduler.outbox ((body ->> 'message')) WHERE kind = 'event' AND body ->> 'reason' = 'Preempted';
 CREATE INDEX outbox_deletes ON scheduler.outbox (pod_uid) WHERE kind = 'delete';
+
+-- scheduler.kubeconfig: what a kubeconfig gives, checked from SQL (superusers only)
+CREATE FUNCTION scheduler.kube_connection(kubeconfig text DEFAULT NULL, context text DEFAULT NULL) RETURNS jsonb
+    AS 'MODULE_PATHNAME', 'scheduler_kube_connection' LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION scheduler.kube_connection(text, text) IS 'The API server connection the workers use (source: settings, kubeconfig, in-cluster or none), or the one the kubeconfig file given would (its context, or scheduler.kube_context, or its current-context): server, context, cluster, user, CA, client certificate and token source, never a secret; an ERROR says what is wrong (superusers only)';
+REVOKE ALL ON FUNCTION scheduler.kube_connection(text, text) FROM PUBLIC;
+ALTER FUNCTION scheduler.kube_connection(text, text) SET search_path = pg_catalog, pg_temp;

@@ -4,7 +4,8 @@
  *	  API server with.
  *
  * Connection settings are GUCs: scheduler.kube_api_url and the token, CA,
- * client certificate and key files.  With none of them set and the
+ * client certificate and key files; or scheduler.kubeconfig, a kubeconfig
+ * file (kubeconfig.c), and scheduler.kube_context.  With none of them set and the
  * in-cluster service-account files present, those are used, as client-go's
  * rest.InClusterConfig does: https://$KUBERNETES_SERVICE_HOST:
  * $KUBERNETES_SERVICE_PORT, the token and ca.crt of
@@ -36,6 +37,7 @@
 
 #include "jsonutil.h"
 #include "kube_client.h"
+#include "kubeconfig.h"
 
 #define SA_DIR "/var/run/secrets/kubernetes.io/serviceaccount"
 #define SA_DIR_ENV "SCHEDULER_SERVICEACCOUNT_DIR"	/* another one, for tests */
@@ -46,6 +48,8 @@ char	   *scheduler_kube_token_file = NULL;
 char	   *scheduler_kube_ca_file = NULL;
 char	   *scheduler_kube_client_cert_file = NULL;
 char	   *scheduler_kube_client_key_file = NULL;
+char	   *scheduler_kubeconfig = NULL;
+char	   *scheduler_kube_context = NULL;
 
 static bool curl_ready = false;
 
@@ -92,6 +96,18 @@ KubeClientInit(void)
 							   &scheduler_kube_client_key_file,
 							   "",
 							   PGC_SIGHUP, GUC_SUPERUSER_ONLY, NULL, NULL, NULL);
+	DefineCustomStringVariable("scheduler.kubeconfig",
+							   "A kubeconfig file giving the API server and the credentials (instead of scheduler.kube_api_url and the file settings), read at each connection.",
+							   NULL,
+							   &scheduler_kubeconfig,
+							   "",
+							   PGC_SIGHUP, GUC_SUPERUSER_ONLY, NULL, NULL, NULL);
+	DefineCustomStringVariable("scheduler.kube_context",
+							   "The context of scheduler.kubeconfig to use; empty: its current-context.",
+							   NULL,
+							   &scheduler_kube_context,
+							   "",
+							   PGC_SIGHUP, GUC_SUPERUSER_ONLY, NULL, NULL, NULL);
 }
 
 static bool
@@ -105,7 +121,24 @@ no_setting(void)
 {
 	return !set(scheduler_kube_api_url) && !set(scheduler_kube_token_file) &&
 		!set(scheduler_kube_ca_file) && !set(scheduler_kube_client_cert_file) &&
-		!set(scheduler_kube_client_key_file);
+		!set(scheduler_kube_client_key_file) && !set(scheduler_kubeconfig);
+}
+
+/* the first of the file-less settings that is set, or NULL */
+static const char *
+a_setting(void)
+{
+	if (set(scheduler_kube_api_url))
+		return "scheduler.kube_api_url";
+	if (set(scheduler_kube_token_file))
+		return "scheduler.kube_token_file";
+	if (set(scheduler_kube_ca_file))
+		return "scheduler.kube_ca_file";
+	if (set(scheduler_kube_client_cert_file))
+		return "scheduler.kube_client_cert_file";
+	if (set(scheduler_kube_client_key_file))
+		return "scheduler.kube_client_key_file";
+	return NULL;
 }
 
 /* where the service account's token and CA are mounted */
@@ -131,35 +164,7 @@ in_cluster(void)
 bool
 KubeApiConfigured(void)
 {
-	return set(scheduler_kube_api_url) || in_cluster();
-}
-
-static char *
-read_token(const char *path, char **error)
-{
-	FILE	   *f = AllocateFile(path, "r");
-	StringInfoData buf;
-	char		chunk[1024];
-	size_t		n;
-
-	if (f == NULL)
-	{
-		*error = psprintf("could not open token file \"%s\": %m", path);
-		return NULL;
-	}
-	initStringInfo(&buf);
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0 && buf.len < 64 * 1024)
-		appendBinaryStringInfo(&buf, chunk, n);
-	FreeFile(f);
-	while (buf.len > 0 && isspace((unsigned char) buf.data[buf.len - 1]))
-		buf.data[--buf.len] = '\0';
-	if (buf.len == 0 || strchr(buf.data, '\n') || strchr(buf.data, '\r'))
-	{
-		*error = psprintf("token file \"%s\" %s", path,
-						  buf.len == 0 ? "is empty" : "holds more than one line");
-		return NULL;
-	}
-	return buf.data;
+	return set(scheduler_kube_api_url) || set(scheduler_kubeconfig) || in_cluster();
 }
 
 /*
@@ -179,8 +184,22 @@ KubeConfigLoad(KubeConfig *cfg, char **error)
 		cfg->url = psprintf(strchr(host, ':') ? "https://[%s]:%s" : "https://%s:%s",
 							host, getenv("KUBERNETES_SERVICE_PORT"));
 		cfg->ca_file = psprintf("%s/ca.crt", sa_dir());
-		cfg->token = read_token(psprintf("%s/token", sa_dir()), error);
+		cfg->token = KubeReadToken(psprintf("%s/token", sa_dir()), error);
 		return cfg->token != NULL;
+	}
+	if (set(scheduler_kubeconfig))
+	{
+		if (a_setting() != NULL)
+		{
+			*error = psprintf("scheduler.kubeconfig and %s are both set: set one or the other", a_setting());
+			return false;
+		}
+		if (!KubeconfigLoad(cfg, scheduler_kubeconfig, scheduler_kube_context, error))
+		{
+			KubeConfigFree(cfg);
+			return false;
+		}
+		return true;
 	}
 	if (!set(scheduler_kube_api_url))
 	{
@@ -198,7 +217,7 @@ KubeConfigLoad(KubeConfig *cfg, char **error)
 		cfg->key_file = pstrdup(scheduler_kube_client_key_file);
 	if (set(scheduler_kube_token_file))
 	{
-		cfg->token = read_token(scheduler_kube_token_file, error);
+		cfg->token = KubeReadToken(scheduler_kube_token_file, error);
 		if (cfg->token == NULL)
 			return false;
 	}
@@ -221,6 +240,25 @@ KubeConfigFree(KubeConfig *cfg)
 		pfree(cfg->cert_file);
 	if (cfg->key_file)
 		pfree(cfg->key_file);
+	if (cfg->ca_data)
+		pfree(cfg->ca_data);
+	if (cfg->cert_data)
+		pfree(cfg->cert_data);
+	if (cfg->key_data)
+	{
+		explicit_bzero(cfg->key_data, cfg->key_data_len);
+		pfree(cfg->key_data);
+	}
+	if (cfg->kubeconfig)
+		pfree(cfg->kubeconfig);
+	if (cfg->context)
+		pfree(cfg->context);
+	if (cfg->cluster)
+		pfree(cfg->cluster);
+	if (cfg->user)
+		pfree(cfg->user);
+	if (cfg->token_file)
+		pfree(cfg->token_file);
 	memset(cfg, 0, sizeof(*cfg));
 }
 
@@ -333,6 +371,32 @@ KubeRequestNew(KubeConfig *cfg, const char *method, const char *path,
 		curl_easy_setopt(e, CURLOPT_SSLCERT, cfg->cert_file);
 	if (cfg->key_file)
 		curl_easy_setopt(e, CURLOPT_SSLKEY, cfg->key_file);
+	/* inline data: curl copies each blob */
+	if (cfg->ca_data)
+	{
+		struct curl_blob b = {cfg->ca_data, cfg->ca_data_len, CURL_BLOB_COPY};
+
+		curl_easy_setopt(e, CURLOPT_CAINFO_BLOB, &b);
+	}
+	if (cfg->cert_data)
+	{
+		struct curl_blob b = {cfg->cert_data, cfg->cert_data_len, CURL_BLOB_COPY};
+
+		curl_easy_setopt(e, CURLOPT_SSLCERT_BLOB, &b);
+		curl_easy_setopt(e, CURLOPT_SSLCERTTYPE, "PEM");
+	}
+	if (cfg->key_data)
+	{
+		struct curl_blob b = {cfg->key_data, cfg->key_data_len, CURL_BLOB_COPY};
+
+		curl_easy_setopt(e, CURLOPT_SSLKEY_BLOB, &b);
+		curl_easy_setopt(e, CURLOPT_SSLKEYTYPE, "PEM");
+	}
+	if (cfg->insecure)
+	{
+		curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 0L);
+		curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 0L);
+	}
 	if (strcmp(method, "GET") != 0)
 	{
 		curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, req->method);
@@ -364,6 +428,23 @@ KubeRequestStatus(KubeRequest *req)
 
 	curl_easy_getinfo(req->easy, CURLINFO_RESPONSE_CODE, &code);
 	return code;
+}
+
+/*
+ * The Retry-After of a 429 or a 5xx, in ms (at most 10 minutes), or -1 when
+ * it has none (or says 0).  Seconds or an HTTP date, as curl reads it.
+ */
+long
+KubeRetryAfterMs(KubeRequest *req)
+{
+	long		code = KubeRequestStatus(req);
+	curl_off_t	secs = 0;
+
+	if (code != 429 && code < 500)
+		return -1;
+	if (curl_easy_getinfo(req->easy, CURLINFO_RETRY_AFTER, &secs) != CURLE_OK || secs <= 0)
+		return -1;
+	return (long) Min(secs, (curl_off_t) 600) * 1000L;
 }
 
 /*
@@ -804,4 +885,84 @@ KubeLogRecovery(KubeFailureLog *log)
 		pfree(log->last);
 		log->last = NULL;
 	}
+}
+
+/* ------------------------------------------------------------------------
+ * scheduler.kube_connection(kubeconfig text DEFAULT NULL, context text DEFAULT NULL)
+ * ------------------------------------------------------------------------
+ */
+static void
+put(JsonbParseState **st, const char *key, const char *val)
+{
+	JPushString(st, WJB_KEY, key);
+	if (val)
+		JPushString(st, WJB_VALUE, val);
+	else
+	{
+		JsonbValue	null = {.type = jbvNull};
+
+		pushJsonbValue(st, WJB_VALUE, &null);
+	}
+}
+
+PG_FUNCTION_INFO_V1(scheduler_kube_connection);
+/*
+ * What the workers would connect with, or what a kubeconfig file gives:
+ * where the settings come from, the server, the context, cluster and user,
+ * and how the server is checked and the scheduler authenticated.  Never a
+ * secret.  An ERROR says why there is no connection.  Superusers only: it
+ * reads files, as the file settings do.
+ */
+Datum
+scheduler_kube_connection(PG_FUNCTION_ARGS)
+{
+	KubeConfig	cfg;
+	char	   *error = NULL;
+	bool		ok;
+	JsonbParseState *st = NULL;
+	const char *source;
+
+	if (!superuser())
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("only superusers may call scheduler.kube_connection()"),
+				 errdetail("It reads the connection's files, as the superuser-only settings name them.")));
+	memset(&cfg, 0, sizeof(cfg));
+	if (!PG_ARGISNULL(0))
+	{
+		source = "kubeconfig";
+		ok = KubeconfigLoad(&cfg, text_to_cstring(PG_GETARG_TEXT_PP(0)),
+							PG_ARGISNULL(1) ? scheduler_kube_context : text_to_cstring(PG_GETARG_TEXT_PP(1)),
+							&error);
+	}
+	else if (!KubeApiConfigured())
+	{
+		pushJsonbValue(&st, WJB_BEGIN_OBJECT, NULL);
+		put(&st, "source", "none");
+		PG_RETURN_JSONB_P(JsonbValueToJsonb(pushJsonbValue(&st, WJB_END_OBJECT, NULL)));
+	}
+	else
+	{
+		ok = KubeConfigLoad(&cfg, &error);
+		source = cfg.in_cluster ? "in-cluster" : cfg.kubeconfig ? "kubeconfig" : "settings";
+	}
+	if (!ok)
+		ereport(ERROR,
+				(errcode(ERRCODE_CONFIG_FILE_ERROR),
+				 errmsg("no connection to the API server: %s", error)));
+	pushJsonbValue(&st, WJB_BEGIN_OBJECT, NULL);
+	put(&st, "source", source);
+	put(&st, "kubeconfig", cfg.kubeconfig);
+	put(&st, "context", cfg.context);
+	put(&st, "cluster", cfg.cluster);
+	put(&st, "user", cfg.user);
+	put(&st, "server", cfg.url);
+	put(&st, "ca", cfg.insecure ? "not verified (insecure-skip-tls-verify)" :
+		cfg.ca_data ? "inline" : cfg.ca_file ? cfg.ca_file : "the system's");
+	put(&st, "client_certificate", cfg.cert_data ? "inline" : cfg.cert_file);
+	put(&st, "token", cfg.token == NULL ? NULL : cfg.token_file ? cfg.token_file :
+		set(scheduler_kube_token_file) && !cfg.kubeconfig ? scheduler_kube_token_file :
+		cfg.in_cluster ? psprintf("%s/token", sa_dir()) : "inline");
+	KubeConfigFree(&cfg);
+	PG_RETURN_JSONB_P(JsonbValueToJsonb(pushJsonbValue(&st, WJB_END_OBJECT, NULL)));
 }

@@ -10,19 +10,12 @@
 
 #include <curl/curl.h>
 
+#include "datatype/timestamp.h"
 #include "lib/stringinfo.h"
 #include "utils/jsonb.h"
 
-/* Where and how to reach the API server, resolved from the GUCs */
-typedef struct KubeConfig
-{
-	char	   *url;			/* base URL, no trailing slash; NULL: none */
-	char	   *token;			/* bearer token, or NULL */
-	char	   *ca_file;
-	char	   *cert_file;
-	char	   *key_file;
-	bool		in_cluster;		/* taken from the service-account files */
-} KubeConfig;
+#include "kubeconfig.h"
+
 
 /* One request in flight: the response collected as it comes */
 typedef struct KubeRequest
@@ -57,6 +50,8 @@ extern char *scheduler_kube_token_file;
 extern char *scheduler_kube_ca_file;
 extern char *scheduler_kube_client_cert_file;
 extern char *scheduler_kube_client_key_file;
+extern char *scheduler_kubeconfig;
+extern char *scheduler_kube_context;
 
 extern void KubeClientInit(void);
 extern bool KubeApiConfigured(void);
@@ -67,6 +62,7 @@ extern KubeRequest *KubeRequestNew(KubeConfig *cfg, const char *method, const ch
 								   const char *content_type, const char *body, long timeout_ms);
 extern void KubeRequestFree(KubeRequest *req);
 extern long KubeRequestStatus(KubeRequest *req);
+extern long KubeRetryAfterMs(KubeRequest *req);
 extern char *KubeRequestError(KubeRequest *req, CURLcode result);
 extern char *KubeResponseMessage(long code, const char *body, size_t len);
 extern size_t KubeFeed(KubeRequest *req, const char *data, size_t n, bool stream);

@@ -62,6 +62,8 @@ sub server { $_[0]{server} }	# {url, token, ca, kubeconfig, port, pid}
 sub kreq_py { "$apidir/kreq.py" }	# for kreq.py's other options (--paths)
 sub token_file { "$_[0]{certdir}/token" }
 sub ca_file { "$_[0]{certdir}/ca.crt" }
+sub client_cert_file { "$_[0]{certdir}/client.crt" }
+sub client_key_file { "$_[0]{certdir}/client.key" }
 
 # postgresql.conf lines that point the workers at this server
 sub conf

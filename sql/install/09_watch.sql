@@ -32,3 +32,12 @@ CREATE FUNCTION scheduler.release_lead(worker text) RETURNS boolean
     AS 'MODULE_PATHNAME', 'scheduler_release_lead' LANGUAGE C STRICT VOLATILE;
 COMMENT ON FUNCTION scheduler.release_lead(text) IS 'Give back a lead taken with hold_lead()';
 
+
+------------------------------------------------------------------------------
+-- The connection the workers use (kube_client.c, kubeconfig.c), or what a
+-- kubeconfig file would give: for checking a file before setting
+-- scheduler.kubeconfig.  Superusers only (it reads files); never a secret.
+------------------------------------------------------------------------------
+CREATE FUNCTION scheduler.kube_connection(kubeconfig text DEFAULT NULL, context text DEFAULT NULL) RETURNS jsonb
+    AS 'MODULE_PATHNAME', 'scheduler_kube_connection' LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION scheduler.kube_connection(text, text) IS 'The API server connection the workers use (source: settings, kubeconfig, in-cluster or none), or the one the kubeconfig file given would (its context, or scheduler.kube_context, or its current-context): server, context, cluster, user, CA, client certificate and token source, never a secret; an ERROR says what is wrong (superusers only)';

@@ -2035,7 +2035,7 @@ class Faults:
             "expire_watch_after_events", "malformed_line_next_watch", "stall_watch_seconds", "compact",
             "close_watches", "latency_ms", "bookmark_interval_seconds", "graceful_delete_seconds",
             "fuzz_watches", "fuzz_lines", "seed", "deep_500_next", "provision_fail", "provision_fail_next",
-            "provision_hold"}
+            "provision_hold", "retry_after"}
 
     def __init__(self, bookmark_interval):
         self.lock = threading.Lock()
@@ -2044,7 +2044,7 @@ class Faults:
         self.reset()
 
     def reset(self):
-        self.http_errors = []       # [code, remaining, match, method]
+        self.http_errors = []       # [code, remaining, match, method, retry_after]
         self.watch_faults = []      # dicts: id, action (drop|expire), after, match
         self.malformed = []         # match strings
         self.fuzz = []              # dicts: match, lines, rng (one per watch to fuzz)
@@ -2061,7 +2061,8 @@ class Faults:
         watch faults to request paths containing match / to one method):
           clear: true                      remove every fault and setting first
           http_500_next: N                 next N matching non-debug requests get 500
-          http_429_next: N                 ... 429 TooManyRequests (Retry-After: 1)
+          http_429_next: N                 ... 429 TooManyRequests, as API Priority
+            [retry_after: S (1)]           and Fairness rejects: Retry-After: S
           deep_500_next: N                 ... 500 with a body that is JSON nested
                                            100000 deep (what a broken proxy
                                            might send; no jsonb holds it)
@@ -2120,11 +2121,12 @@ class Faults:
             if body.get("clear"):
                 self.reset()
             if body.get("http_500_next"):
-                self.http_errors.append([500, int(body["http_500_next"]), match, method])
+                self.http_errors.append([500, int(body["http_500_next"]), match, method, None])
             if body.get("http_429_next"):
-                self.http_errors.append([429, int(body["http_429_next"]), match, method])
+                self.http_errors.append([429, int(body["http_429_next"]), match, method,
+                                         int(body.get("retry_after") or 1)])
             if body.get("deep_500_next"):
-                self.http_errors.append(["deep", int(body["deep_500_next"]), match, method])
+                self.http_errors.append(["deep", int(body["deep_500_next"]), match, method, None])
             for key, action in (("drop_watch_after_events", "drop"), ("expire_watch_after_events", "expire")):
                 if body.get(key) is not None and body.get(key) is not False:
                     self.watch_faults.append({"id": next(self.ids), "action": action, "after": int(body[key]),
@@ -2166,8 +2168,8 @@ class Faults:
 
     def describe(self):
         with self.lock:
-            return {"http_errors": [{"code": c, "remaining": n, "match": m, "method": me}
-                                    for c, n, m, me in self.http_errors],
+            return {"http_errors": [{"code": c, "remaining": n, "match": m, "method": me, "retry_after": ra}
+                                    for c, n, m, me, ra in self.http_errors],
                     "watch_faults": [dict(f) for f in self.watch_faults],
                     "malformed_line_next_watch": list(self.malformed),
                     "fuzz_watches": [{"match": f["match"], "lines": f["lines"]} for f in self.fuzz],
@@ -2206,13 +2208,13 @@ class Faults:
     def http_error(self, method, target):
         with self.lock:
             for e in self.http_errors:
-                code, n, match, meth = e
+                code, n, match, meth, retry_after = e
                 if n > 0 and match in target and (not meth or meth == method):
                     e[1] -= 1
                     if e[1] <= 0:
                         self.http_errors.remove(e)
-                    return code
-        return None
+                    return code, retry_after
+        return None, None
 
     def take_fuzz(self, target):
         with self.lock:
@@ -3392,6 +3394,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self._code = 0
         self._linger = False
         t0 = time.time()
+        self._auth = None
         url = urllib.parse.urlsplit(self.path)
         path = url.path
         params = {k: v[-1] for k, v in urllib.parse.parse_qs(url.query, keep_blank_values=True).items()}
@@ -3411,7 +3414,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             if path.startswith("/debug/"):
                 self.handle_debug(method, path, params, body)
                 return
-            code = app.faults.http_error(method, self.path)
+            code, retry_after = app.faults.http_error(method, self.path)
             if code == "deep":
                 self.send_bytes(500, b'{"kind": "Status", "code": 500, "details": ' + b"[" * 100000 + b"]" * 100000 + b"}",
                                 "application/json")
@@ -3419,8 +3422,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             if code:
                 if code == 429:
                     raise ApiError(429, "TooManyRequests", "Too many requests, please try again later.",
-                                   {"causes": [{"message": "injected fault"}], "retryAfterSeconds": 1},
-                                   {"Retry-After": "1"})
+                                   {"causes": [{"message": "injected fault"}], "retryAfterSeconds": retry_after},
+                                   {"Retry-After": str(retry_after)})
                 raise ApiError(500, "InternalError", "Internal error occurred: injected fault",
                                {"causes": [{"message": "injected fault"}]})
             if app.faults.latency:
@@ -3446,10 +3449,16 @@ class Handler(http.server.BaseHTTPRequestHandler):
             app.request_count += 1
             app.requests.append({"time": round(t0, 6), "method": method, "path": self.path, "code": self._code,
                                  "ms": round((time.time() - t0) * 1000, 3),
-                                 "userAgent": self.headers.get("User-Agent", "")})
+                                 "userAgent": self.headers.get("User-Agent", ""),
+                                 "auth": getattr(self, "_auth", None)})
 
     def check_auth(self):
         auth = self.headers.get("Authorization") or ""
+        if not auth and self.server.ssl_ctx is not None and self.request.getpeercert():
+            # a client certificate the CA signed (verified in the handshake):
+            # kube-apiserver's x509 authenticator
+            self._auth = "certificate"
+            return
         if not auth and self.server.ssl_ctx is None:
             # --plain-http is the old insecure port: client-go and kubectl never send
             # credentials over plain HTTP, so a request without any is let in there.
@@ -3459,6 +3468,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             secrets.compare_digest(parts[1].strip().encode(), self.server.app.token.encode())
         if not ok:
             raise ApiError(401, "Unauthorized", "Unauthorized")
+        self._auth = "token"
 
     def handle_debug(self, method, path, params, body):
         app = self.server.app
@@ -4077,6 +4087,12 @@ extendedKeyUsage = serverAuth
 subjectAltName = IP:127.0.0.1,DNS:localhost,IP:::1
 subjectKeyIdentifier = hash
 authorityKeyIdentifier = keyid
+[v3_client]
+basicConstraints = critical,CA:FALSE
+keyUsage = critical,digitalSignature,keyEncipherment
+extendedKeyUsage = clientAuth
+subjectKeyIdentifier = hash
+authorityKeyIdentifier = keyid
 """
 
 
@@ -4097,7 +4113,8 @@ def _write(path, data, mode=0o644):
 def ensure_certs(d, regen=False):
     ca_key, ca_crt = os.path.join(d, "ca.key"), os.path.join(d, "ca.crt")
     key, crt = os.path.join(d, "server.key"), os.path.join(d, "server.crt")
-    if not regen and all(os.path.exists(p) for p in (ca_key, ca_crt, key, crt)):
+    ckey, ccrt = os.path.join(d, "client.key"), os.path.join(d, "client.crt")
+    if not regen and all(os.path.exists(p) for p in (ca_key, ca_crt, key, crt, ckey, ccrt)):
         return ca_crt, crt, key
     cnf = os.path.join(d, "openssl.cnf")
     csr = os.path.join(d, "server.csr")
@@ -4112,10 +4129,18 @@ def ensure_certs(d, regen=False):
         _run(["openssl", "x509", "-req", "-in", csr, "-CA", ca_crt, "-CAkey", ca_key, "-set_serial",
               "0x" + secrets.token_hex(8), "-days", "825", "-sha256", "-extfile", cnf, "-extensions", "v3_srv",
               "-out", crt])
+        # a client certificate the CA signs: kube-apiserver's --client-ca-file
+        # authenticates it as its CommonName
+        _run(["openssl", "ecparam", "-name", "prime256v1", "-genkey", "-noout", "-out", ckey])
+        _run(["openssl", "req", "-new", "-key", ckey, "-config", cnf, "-subj", "/CN=scheduler", "-out", csr])
+        _run(["openssl", "x509", "-req", "-in", csr, "-CA", ca_crt, "-CAkey", ca_key, "-set_serial",
+              "0x" + secrets.token_hex(8), "-days", "825", "-sha256", "-extfile", cnf, "-extensions", "v3_client",
+              "-out", ccrt])
     finally:
         os.umask(old)
     os.chmod(ca_crt, 0o644)
     os.chmod(crt, 0o644)
+    os.chmod(ccrt, 0o644)
     for p in (csr,):
         try:
             os.unlink(p)
@@ -4171,6 +4196,8 @@ def main(argv=None):
         ca_crt, crt, key = ensure_certs(d, a.regen_certs)
         ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         ctx.load_cert_chain(crt, key)
+        ctx.load_verify_locations(ca_crt)
+        ctx.verify_mode = ssl.CERT_OPTIONAL  # a client certificate, or a token
         ctx.set_alpn_protocols(["http/1.1"])
         server.ssl_ctx = ctx
         scheme = "https"

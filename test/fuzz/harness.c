@@ -29,6 +29,8 @@
  *		http		an API server response: status, body, streamed or whole
  *		rows		stored rows as the loaders, the volume catalog and QueueingHints read them
  *		cycle		objects, nodes and pods applied, then a scheduling call over them
+ *		kubeconfig	a kubeconfig file, parsed (the YAML subset) and resolved:
+ *					it must never throw, whatever it holds
  */
 #include "postgres.h"
 
@@ -47,6 +49,7 @@
 #include "jsonutil.h"
 #include "kinds.h"
 #include "kube_client.h"
+#include "kubeconfig.h"
 #include "labels.h"
 #include "mirror.h"
 #include "quantity.h"
@@ -621,6 +624,34 @@ target_cycle(const uint8_t *data, size_t size)
 }
 
 /* ------------------------------------------------------------------------
+ * kubeconfig: the workers read it, so it must never throw (a bad file is a
+ * logged failure); any ERROR is a finding
+ * ------------------------------------------------------------------------
+ */
+static void
+target_kubeconfig(const uint8_t *data, size_t size)
+{
+	char	   *error = NULL;
+	YNode	   *root = YamlParse((const char *) data, size, &error);
+	KubeConfig	cfg;
+
+	if ((root == NULL) != (error != NULL))
+		finding("kubeconfig", "a parse gave neither a document nor an error, or both");
+	if (root == NULL)
+		return;
+	memset(&cfg, 0, sizeof(cfg));
+	if (KubeconfigResolve(&cfg, root, NULL, "/nonexistent", &error))
+	{
+		if (cfg.url == NULL)
+			finding("kubeconfig", "resolved without a server");
+	}
+	else if (error == NULL)
+		finding("kubeconfig", "refused without a message");
+	KubeConfigFree(&cfg);
+	YamlWipe(root);
+}
+
+/* ------------------------------------------------------------------------
  * The driver
  * ------------------------------------------------------------------------
  */
@@ -637,6 +668,7 @@ static const struct
 	{"http", target_http},
 	{"rows", target_rows},
 	{"cycle", target_cycle},
+	{"kubeconfig", target_kubeconfig},
 };
 
 static TargetFn current;

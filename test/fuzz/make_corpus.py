@@ -165,6 +165,46 @@ def main():
                   ('db-vol-holder', 'db-vol-0', 'train-user')]:
         write('cycle', js({'objects': objects_for(by_name(pods, *names)), 'nodes': zoned,
                            'pods': by_name(pods, *names)}))
+    # kubeconfig: what kubectl, kind and the cloud CLIs write, as YAML and JSON
+    kc = {'apiVersion': 'v1', 'kind': 'Config', 'current-context': 'a', 'preferences': {},
+          'clusters': [{'name': 'c', 'cluster': {'server': 'https://127.0.0.1:6443',
+                                                  'certificate-authority-data': 'LS0tLS1CRUdJTg=='}}],
+          'contexts': [{'name': 'a', 'context': {'cluster': 'c', 'user': 'u', 'namespace': 'kube-system'}}],
+          'users': [{'name': 'u', 'user': {'client-certificate-data': 'LS0t', 'client-key-data': 'LS0t'}}]}
+    write('kubeconfig', json.dumps(kc, indent=2).encode())
+    write('kubeconfig', b"""apiVersion: v1
+clusters:
+- cluster:
+    certificate-authority: ca.crt   # relative
+    server: https://10.0.0.1:6443/
+  name: prod
+contexts:
+- context: {cluster: prod, user: "sa@prod"}
+  name: prod
+current-context: prod
+kind: Config
+users:
+- name: 'sa@prod'
+  user:
+    token: "abc\u00e9"
+    tokenFile: token
+""")
+    write('kubeconfig', b"""---
+current-context: eks
+clusters: [{name: e, cluster: {server: 'https://x', insecure-skip-tls-verify: true}}]
+contexts:
+  - name: eks
+    context:
+      cluster: e
+      user: aws
+users:
+  - name: aws
+    user:
+      exec:
+        command: aws
+        args: [eks, get-token]
+""")
+    write('kubeconfig', b'x: [[{a: b}, "c", \'d\'\'e\']]\n- bad\n\tkey: v\n')
     total = sum(len(os.listdir(os.path.join(OUT, t))) for t in os.listdir(OUT))
     print('make_corpus: %d inputs in %s' % (total, OUT))
 

@@ -42,8 +42,8 @@ scheduler.database = 'postgres'
 }
 sub q1 { $node->safe_psql('postgres', $_[0]) }
 q1('CREATE EXTENSION scheduler');
-is(q1(q{SELECT string_agg(setting, ',') FROM pg_settings WHERE name LIKE 'scheduler.kube%'}), ',,,,',
-	'no connection setting is set');
+is(q1(q{SELECT count(*) || ' settings, ' || count(*) FILTER (WHERE setting <> '') || ' set' FROM pg_settings WHERE name LIKE 'scheduler.kube%'}),
+	'7 settings, 0 set', 'no connection setting is set (kube_api_url, the four files, kubeconfig, kube_context)');
 
 kreq('POST', '/debug/bulk', '{"generate": {"nodes": {"count": 2}, "pods": {"count": 3}}}');
 ok($node->poll_query_until('postgres', q{SELECT count(*) = 3 FROM scheduler.pods WHERE node_name IS NOT NULL}),
