@@ -21,8 +21,16 @@
  *
  * Bindings, deletions and PreBind patches go first and are never rate-limited; conditions and events share
  * a token bucket (scheduler.status_qps, burst twice that), so they can never
- * hold bindings or scheduling up.  A condition whose pod has been scheduled
- * since is not sent: it would overwrite PodScheduled=True.
+ * hold bindings or scheduling up: they take at most half of the requests in
+ * flight, and a slow one (the API server's flow control queues it) does not
+ * hold the next bindings back, which are claimed and sent beside it.  A
+ * condition whose pod has been scheduled since is not sent: it would
+ * overwrite PodScheduled=True.
+ *
+ * A 429 (API Priority and Fairness) or a 5xx with a Retry-After is honoured
+ * as client-go honours it: the request is due again after that many
+ * seconds, and no new request of its class (bindings, or status) is sent
+ * before then; the other class goes on.
  *
  * Requests run concurrently (scheduler.bind_concurrency) on one curl multi,
  * whose connections are kept alive.  A response is recorded only after it
@@ -70,17 +78,25 @@ typedef struct OutboxItem
 {
 	int64		id;
 	KubeRequest *req;
+	bool		status_kind;	/* a condition or an event */
+	bool		sent;			/* in the curl multi */
+	bool		answered;
 	long		status;			/* 0: no response */
+	long		retry_after_ms; /* the response's Retry-After, -1: none */
 	char	   *response;		/* body, when JSON-ish */
 	size_t		response_len;
 } OutboxItem;
 
 static KubeLoop loop;
 static MemoryContext loop_cxt;
-static List *batch = NIL;		/* what was claimed, until it is recorded */
+static MemoryContext flight_cxt;	/* the items in flight; reset when none is */
+static List *flight = NIL;		/* claimed, until recorded: to send, sent, answered */
 static KubeFailureLog failures = {.who = "scheduler bind"};
 static double tokens = 0;
 static TimestampTz tokens_at = 0;
+/* a 429's Retry-After: no new request of the class before */
+static TimestampTz bindings_resume_at = 0;
+static TimestampTz status_resume_at = 0;
 
 void		scheduler_bind_main(Datum arg);
 
@@ -179,34 +195,47 @@ fail_unbuildable(int64 id, const char *kind, const char *ns, const char *name, c
 	JPushString(&st, WJB_VALUE, msg);
 	ereport(WARNING, (errmsg("scheduler bind: %s", msg)));
 	(void) OutboxRecord(id, -1, JsonbValueToJsonb(pushJsonbValue(&st, WJB_END_OBJECT, NULL)),
-						scheduler_outbox_max_attempts);
+						scheduler_outbox_max_attempts, -1);
 }
 
 /*
- * Take what is due, bindings first, status as the bucket allows; conditions
- * made stale by a later placement are closed without being sent.  Builds the
- * requests.  *next_ms: when the next row falls due (-1: none).
+ * Take what is due and not in flight: bindings first, unless a Retry-After
+ * holds them; status as the bucket allows.  Conditions made stale by a later
+ * placement are closed without being sent.  Builds the requests, in
+ * flight_cxt, and adds them to the flight.  *next_ms: when the next row falls
+ * due (-1: none).
  */
-static List *
+static void
 claim(KubeConfig *cfg, long *next_ms)
 {
-	List	   *items = NIL;
 	TimestampTz now = GetCurrentTimestamp();
+	int			nflight = list_length(flight);
+	int64	   *ids = palloc(sizeof(int64) * Max(nflight, 1));
+	int			flight_bindings = 0;
 	int			status_room;
+	int			n = 0;
 	List	   *rows;
 	ListCell   *lc;
 
 	tokens = Min(2.0 * scheduler_status_qps,
 				 tokens + (now - tokens_at) / 1000000.0 * scheduler_status_qps);
 	tokens_at = now;
-	status_room = (int) tokens;
+	status_room = now < status_resume_at ? 0 : (int) tokens;
+	foreach(lc, flight)
+	{
+		OutboxItem *it = lfirst(lc);
+
+		ids[n++] = it->id;
+		flight_bindings += !it->status_kind;
+	}
 
 	begin("scheduler bind: reading the outbox");
-	rows = OutboxClaim(BATCH, Min(status_room, BATCH));
+	rows = OutboxClaim(now < bindings_resume_at ? 0 : BATCH - flight_bindings,
+					   Min(status_room, BATCH), ids, n);
 	foreach(lc, rows)
 	{
 		OutboxRow  *row = lfirst(lc);
-		MemoryContext old = MemoryContextSwitchTo(loop_cxt);
+		MemoryContext old = MemoryContextSwitchTo(flight_cxt);
 		KubeRequest *req = build_request(cfg, row);
 		OutboxItem *it;
 
@@ -216,19 +245,20 @@ claim(KubeConfig *cfg, long *next_ms)
 			fail_unbuildable(row->id, row->kind, row->namespace, row->name, row->object);
 			continue;
 		}
-		if (strcmp(row->kind, "condition") == 0 || strcmp(row->kind, "event") == 0)
-			tokens -= 1;
-		old = MemoryContextSwitchTo(loop_cxt);
+		old = MemoryContextSwitchTo(flight_cxt);
 		it = palloc0(sizeof(OutboxItem));
 		it->id = row->id;
 		it->req = req;
 		it->req->arg = it;
-		items = lappend(items, it);
+		it->status_kind = strcmp(row->kind, "condition") == 0 || strcmp(row->kind, "event") == 0;
+		it->retry_after_ms = -1;
+		if (it->status_kind)
+			tokens -= 1;
+		flight = lappend(flight, it);
 		MemoryContextSwitchTo(old);
 	}
 	*next_ms = OutboxNextDue();
 	commit();
-	return items;
 }
 
 /*
@@ -272,7 +302,7 @@ response_json(const OutboxItem *it)
 	return p.resp;
 }
 
-/* Record these responses in one transaction */
+/* Record these responses in one transaction, and let them go */
 static void
 record(List *items)
 {
@@ -288,69 +318,141 @@ record(List *items)
 			resp = response_json(it);
 		if (resp && !JB_ROOT_IS_OBJECT(resp))
 			resp = NULL;
-		(void) OutboxRecord(it->id, (int32) it->status, resp, scheduler_outbox_max_attempts);
+		(void) OutboxRecord(it->id, (int32) it->status, resp, scheduler_outbox_max_attempts,
+							it->retry_after_ms);
 	}
 	commit();
+	foreach(lc, items)
+	{
+		OutboxItem *it = lfirst(lc);
+
+		flight = list_delete_ptr(flight, it);
+		KubeRequestFree(it->req);
+		pfree(it);
+	}
+	if (flight == NIL)
+		MemoryContextReset(flight_cxt);
 }
 
 /*
- * Send them all, at most scheduler.bind_concurrency at a time, recording the
- * responses as they come, a transaction per RECORD_EVERY of them (or
- * RECORD_DELAY ms): a worker killed mid-batch sends again only what it had
- * not recorded.
+ * Start what waits, while there is room: bindings first; conditions and
+ * events take at most half of scheduler.bind_concurrency.
+ */
+static void
+start_some(int *inflight, int *status_inflight)
+{
+	int			status_cap = Max(scheduler_bind_concurrency / 2, 1);
+	ListCell   *lc;
+
+	foreach(lc, flight)
+	{
+		OutboxItem *it = lfirst(lc);
+
+		if (*inflight >= scheduler_bind_concurrency)
+			break;
+		if (it->sent || (it->status_kind && *status_inflight >= status_cap))
+			continue;
+		KubeLoopAdd(&loop, it->req);
+		it->sent = true;
+		(*inflight)++;
+		*status_inflight += it->status_kind;
+	}
+}
+
+/* A response came: keep it for recording; a 429's Retry-After pauses its class */
+static bool
+answered(OutboxItem *it, KubeRequest *req, CURLcode result)
+{
+	bool		trouble = false;
+
+	it->answered = true;
+	it->status = result == CURLE_OK ? KubeRequestStatus(req) : 0;
+	it->retry_after_ms = result == CURLE_OK ? KubeRetryAfterMs(req) : -1;
+	if (it->status == 0 || it->status >= 500 || it->status == 401 || it->status == 403 ||
+		it->status == 429)
+	{
+		KubeLogFailure(&failures, psprintf("%s %s", req->method, req->path), KubeRequestError(req, result));
+		trouble = true;
+	}
+	if (it->retry_after_ms >= 0)
+	{
+		TimestampTz resume = TimestampTzPlusMilliseconds(GetCurrentTimestamp(), it->retry_after_ms);
+		TimestampTz *at = it->status_kind ? &status_resume_at : &bindings_resume_at;
+
+		*at = Max(*at, resume);
+	}
+	it->response = req->response.data;
+	it->response_len = req->response.len;
+	return trouble;
+}
+
+/*
+ * Send what is in flight, at most scheduler.bind_concurrency at a time,
+ * recording the responses as they come, a transaction per RECORD_EVERY of
+ * them (or RECORD_DELAY ms): a worker killed mid-batch sends again only
+ * what it had not recorded.  Returns once every binding-class request is
+ * answered: conditions and events still in flight stay there (they are
+ * sent on beside the next claim), after at most a second's wait for them,
+ * or at once when the latch says that more is due.
  */
 #define RECORD_EVERY 64
 #define RECORD_DELAY 50
 
 static void
-send_all(List *items)
+send_flight(void)
 {
-	int			next = 0;
 	int			inflight = 0;
-	int			n = list_length(items);
+	int			status_inflight = 0;
 	bool		trouble = false;
 	List	   *done = NIL;
 	TimestampTz first_done = 0;
+	TimestampTz started = GetCurrentTimestamp();
+	ListCell   *lc;
 
-	while (next < n || inflight > 0)
+	foreach(lc, flight)
+	{
+		OutboxItem *it = lfirst(lc);
+
+		inflight += it->sent && !it->answered;
+		status_inflight += it->sent && !it->answered && it->status_kind;
+	}
+	for (;;)
 	{
 		KubeRequest *req;
 		CURLcode	result;
+		bool		bindings_left = false;
+		bool		woken;
 
-		while (inflight < scheduler_bind_concurrency && next < n)
-		{
-			KubeLoopAdd(&loop, ((OutboxItem *) list_nth(items, next++))->req);
-			inflight++;
-		}
+		start_some(&inflight, &status_inflight);
 		KubeLoopWait(&loop, done != NIL ? RECORD_DELAY : 1000, PG_WAIT_EXTENSION);
-		ResetLatch(MyLatch);	/* the outbox is read again after this batch */
+		woken = MyLatch->is_set;
+		ResetLatch(MyLatch);	/* the outbox is read again after this */
 		CHECK_FOR_INTERRUPTS();
 		while ((req = KubeLoopNextDone(&loop, &result)) != NULL)
 		{
 			OutboxItem *it = (OutboxItem *) req->arg;
 
 			inflight--;
-			it->status = result == CURLE_OK ? KubeRequestStatus(req) : 0;
-			if (it->status == 0 || it->status >= 500 || it->status == 401 || it->status == 403 ||
-				it->status == 429)
-			{
-				KubeLogFailure(&failures, psprintf("%s %s", req->method, req->path), KubeRequestError(req, result));
-				trouble = true;
-			}
-			it->response = req->response.data;
-			it->response_len = req->response.len;
+			status_inflight -= it->status_kind;
+			trouble |= answered(it, req, result);
 			if (done == NIL)
 				first_done = GetCurrentTimestamp();
 			done = lappend(done, it);
 		}
+		foreach(lc, flight)
+			bindings_left |= !((OutboxItem *) lfirst(lc))->status_kind && !((OutboxItem *) lfirst(lc))->answered;
 		if (done != NIL &&
-			(list_length(done) >= RECORD_EVERY || inflight == 0 ||
+			(list_length(done) >= RECORD_EVERY || inflight == 0 || !bindings_left ||
 			 TimestampDifferenceExceeds(first_done, GetCurrentTimestamp(), RECORD_DELAY)))
 		{
 			record(done);
 			list_free(done);
 			done = NIL;
 		}
+		if (flight == NIL ||
+			(!bindings_left && done == NIL &&
+			 (woken || TimestampDifferenceExceeds(started, GetCurrentTimestamp(), 1000))))
+			break;
 	}
 	if (!trouble)
 		KubeLogRecovery(&failures);
@@ -367,7 +469,6 @@ bind_round(void)
 	KubeConfig	cfg;
 	char	   *error;
 	long		next_ms;
-	ListCell   *lc;
 
 	if (ConfigReloadPending)
 	{
@@ -385,21 +486,24 @@ bind_round(void)
 		KubeLogFailure(&failures, "cannot connect", error);
 		return 5000;
 	}
-	batch = claim(&cfg, &next_ms);
+	claim(&cfg, &next_ms);
 	KubeConfigFree(&cfg);
-	if (batch != NIL)
+	if (flight != NIL)
 	{
-		send_all(batch);
-		foreach(lc, batch)
-			KubeRequestFree(((OutboxItem *) lfirst(lc))->req);
-		batch = NIL;
+		send_flight();
 		return 0;
 	}
 	/* nothing due: wait for schedule_pending's wake-up or the next due row */
 	if (next_ms < 0 || next_ms > scheduler_worker_interval)
 		next_ms = scheduler_worker_interval;
-	if (next_ms == 0)			/* due, but the status bucket is empty */
-		next_ms = 1000 / scheduler_status_qps;
+	if (next_ms == 0)			/* due, but the status bucket is empty, or a Retry-After holds it */
+	{
+		TimestampTz now = GetCurrentTimestamp();
+		TimestampTz resume = Max(bindings_resume_at, status_resume_at);
+
+		next_ms = resume > now ? Min((resume - now) / 1000 + 1, 1000 / scheduler_status_qps)
+			: 1000 / scheduler_status_qps;
+	}
 	return Max(next_ms, 10);
 }
 
@@ -409,6 +513,7 @@ scheduler_bind_main(Datum arg pg_attribute_unused())
 	WorkerConnect(WORKER_BIND);
 	KubeLoopInit(&loop);
 	loop_cxt = AllocSetContextCreate(TopMemoryContext, "scheduler bind loop", ALLOCSET_DEFAULT_SIZES);
+	flight_cxt = AllocSetContextCreate(TopMemoryContext, "scheduler bind flight", ALLOCSET_DEFAULT_SIZES);
 	tokens_at = GetCurrentTimestamp();
 	tokens = 2.0 * scheduler_status_qps;
 
@@ -435,14 +540,16 @@ scheduler_bind_main(Datum arg pg_attribute_unused())
 			ListCell   *lc;
 
 			WorkerRecover(loop_cxt);
-			foreach(lc, batch)
+			foreach(lc, flight)
 			{
-				KubeRequest *req = ((OutboxItem *) lfirst(lc))->req;
+				OutboxItem *it = lfirst(lc);
 
-				KubeLoopRemove(&loop, req);
-				KubeRequestFree(req);
+				if (it->sent && !it->answered)
+					KubeLoopRemove(&loop, it->req);
+				KubeRequestFree(it->req);
 			}
-			batch = NIL;
+			flight = NIL;
+			MemoryContextReset(flight_cxt);
 			sleep_ms = 1000;
 		}
 		PG_END_TRY();

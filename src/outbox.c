@@ -1006,13 +1006,18 @@ settle_waiting_bindings(void)
  *		PreBind requests first, then conditions and events.
  */
 List *
-OutboxClaim(int max_bindings, int max_status)
+OutboxClaim(int max_bindings, int max_status, const int64 *exclude, int nexclude)
 {
 	static SPIPlanPtr stale = NULL;
 	static SPIPlanPtr due = NULL;
-	Oid			types[2] = {INT4OID, INT4OID};
-	Datum		args[2] = {Int32GetDatum(Max(max_bindings, 0)), Int32GetDatum(Max(max_status, 0))};
+	Oid			types[3] = {INT4OID, INT4OID, INT8ARRAYOID};
+	Datum	   *ids = palloc(sizeof(Datum) * Max(nexclude, 1));
+	Datum		args[3] = {Int32GetDatum(Max(max_bindings, 0)), Int32GetDatum(Max(max_status, 0)), (Datum) 0};
 	List	   *rows = NIL;
+
+	for (int i = 0; i < nexclude; i++)
+		ids[i] = Int64GetDatum(exclude[i]);
+	args[2] = PointerGetDatum(construct_array(ids, nexclude, INT8OID, sizeof(int64), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
 
 	settle_waiting_bindings();
 	/* (the pod looked up by uid for each pending condition, whatever the estimates) */
@@ -1027,13 +1032,14 @@ OutboxClaim(int max_bindings, int max_status)
 	run(PlanKept(&due,
 				"(SELECT id, kind, namespace, name, body::text, object FROM scheduler.outbox"
 				"  WHERE state = 'pending' AND kind IN ('binding', 'delete', 'volume', 'claim')"
-				"  AND next_attempt_at <= now()"
+				"  AND next_attempt_at <= now() AND id <> ALL ($3)"
 				"  ORDER BY id LIMIT $1)"
 				" UNION ALL"
 				" (SELECT id, kind, namespace, name, body::text, object FROM scheduler.outbox"
 				"  WHERE state = 'pending' AND kind IN ('condition', 'event') AND next_attempt_at <= now()"
+				"  AND id <> ALL ($3)"
 				"  ORDER BY id LIMIT $2)",
-				2, types),
+				3, types),
 		args, NULL, SPI_OK_SELECT);
 	for (uint64 i = 0; i < SPI_processed; i++)
 	{
@@ -1195,7 +1201,8 @@ retry_at(int32 attempts)
  * reservation (the pod is pending again, if it still exists).
  */
 static void
-write_verdict(int64 id, const Request *r, Verdict v, int32 tries, bool has_status, int32 status, const char *msg)
+write_verdict(int64 id, const Request *r, Verdict v, int32 tries, bool has_status, int32 status, const char *msg,
+			  long retry_after_ms)
 {
 	static SPIPlanPtr retry = NULL;
 	static SPIPlanPtr close = NULL;
@@ -1210,7 +1217,11 @@ write_verdict(int64 id, const Request *r, Verdict v, int32 tries, bool has_statu
 	args[3] = msg[0] ? CStringGetTextDatum(msg) : (Datum) 0;
 	if (v == V_RETRY)
 	{
-		args[4] = TimestampTzGetDatum(retry_at(r->attempts));
+		/* the server's Retry-After, when it gave one; else the backoff */
+		args[4] = TimestampTzGetDatum(retry_after_ms >= 0
+									  ? TimestampTzPlusMilliseconds(GetCurrentTransactionStartTimestamp(),
+																	Min(retry_after_ms, 600000L))
+									  : retry_at(r->attempts));
 		run(PlanKept(&retry,
 					"UPDATE scheduler.outbox SET attempts = $2, last_status = $3, last_error = $4,"
 					" next_attempt_at = $5 WHERE id = $1",
@@ -1272,7 +1283,8 @@ prebind_applied(int64 id)
  * instead: "gave up after N attempts".  Attempts stop at the int4 maximum.
  */
 static const char *
-record(int64 id, bool has_status, int32 status, Jsonb *response, bool has_cap, int32 max_attempts)
+record(int64 id, bool has_status, int32 status, Jsonb *response, bool has_cap, int32 max_attempts,
+	   long retry_after_ms)
 {
 	Request		r;
 	char	   *msg = response_message(response);
@@ -1294,7 +1306,7 @@ record(int64 id, bool has_status, int32 status, Jsonb *response, bool has_cap, i
 		v = V_FAILED;
 		msg = psprintf("gave up after %d attempts%s%s", tries, msg[0] ? ": " : "", msg);
 	}
-	write_verdict(id, &r, v, tries, has_status, status, msg);
+	write_verdict(id, &r, v, tries, has_status, status, msg, retry_after_ms);
 	return v == V_RETRY ? "pending" : v == V_DONE ? "done" : "failed";
 }
 
@@ -1303,9 +1315,9 @@ record(int64 id, bool has_status, int32 status, Jsonb *response, bool has_cap, i
  *		The bind worker's report of a response (inside SPI).
  */
 const char *
-OutboxRecord(int64 id, int32 http_status, Jsonb *response, int32 max_attempts)
+OutboxRecord(int64 id, int32 http_status, Jsonb *response, int32 max_attempts, long retry_after_ms)
 {
-	return record(id, true, http_status, response, true, max_attempts);
+	return record(id, true, http_status, response, true, max_attempts, retry_after_ms);
 }
 
 PG_FUNCTION_INFO_V1(scheduler_outbox_result);
@@ -1330,7 +1342,7 @@ scheduler_outbox_result(PG_FUNCTION_ARGS)
 		elog(ERROR, "SPI_connect failed");
 	state = record(PG_GETARG_INT64(0), !PG_ARGISNULL(1), PG_ARGISNULL(1) ? 0 : PG_GETARG_INT32(1),
 				   PG_ARGISNULL(2) ? NULL : PG_GETARG_JSONB_P(2),
-				   !PG_ARGISNULL(3), PG_ARGISNULL(3) ? 0 : PG_GETARG_INT32(3));
+				   !PG_ARGISNULL(3), PG_ARGISNULL(3) ? 0 : PG_GETARG_INT32(3), -1);
 	len = strlen(state);
 	result = (text *) SPI_palloc(VARHDRSZ + len);
 	SET_VARSIZE(result, VARHDRSZ + len);

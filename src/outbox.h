@@ -72,11 +72,13 @@ extern void OutboxCloseBindingsToDeleted(bool all);
  * The bind worker's side (inside SPI).  OutboxClaim closes conditions made
  * stale by a later placement and returns the due rows (OutboxRow *):
  * bindings and deletions first (at most max_bindings), then conditions and
- * events (at most max_status).  OutboxNextDue: in how many ms the next
+ * events (at most max_status), none of the nexclude ids in exclude (those in
+ * flight).  OutboxNextDue: in how many ms the next
  * pending row falls due (-1: none).  OutboxRecord applies a response (http_status 0: none, -1:
- * not sent) and returns the row's new state.
+ * not sent; retry_after_ms: the response's Retry-After, -1 none) and
+ * returns the row's new state.
  */
-extern List *OutboxClaim(int max_bindings, int max_status);
+extern List *OutboxClaim(int max_bindings, int max_status, const int64 *exclude, int nexclude);
 extern long OutboxNextDue(void);
 
 /*
@@ -89,6 +91,7 @@ extern long OutboxNextDue(void);
 extern void OutboxPreBindAssumed(void (*fn) (void *arg, const char *kind, const char *ns,
 											 const char *object, Jsonb *patch),
 								 void *arg);
-extern const char *OutboxRecord(int64 id, int32 http_status, Jsonb *response, int32 max_attempts);
+extern const char *OutboxRecord(int64 id, int32 http_status, Jsonb *response, int32 max_attempts,
+								long retry_after_ms);
 
 #endif

@@ -214,14 +214,20 @@ relist_now(Watch *w)
 	w->next_try = 0;
 }
 
+/*
+ * Try again after a backoff, or after the Retry-After of a 429 (API
+ * Priority and Fairness) or a 5xx that has one, as client-go does.
+ */
 static void
 retry_later(Watch *w)
 {
+	long		after = w->req ? KubeRetryAfterMs(w->req) : -1;
+
 	drop_request(w);
 	w->failures++;
 	w->state = W_IDLE;
 	w->next_try = TimestampTzPlusMilliseconds(GetCurrentTimestamp(),
-											  KubeJitteredBackoff(w->failures, 200, 30000));
+											  after >= 0 ? after : KubeJitteredBackoff(w->failures, 200, 30000));
 }
 
 static void
