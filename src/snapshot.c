@@ -25,6 +25,10 @@
  */
 #include "postgres.h"
 
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+
 #include "access/xact.h"
 #include "common/hashfn.h"
 #include "common/int.h"
@@ -41,6 +45,7 @@
 #include "jsonutil.h"
 #include "scheduling_queue.h"
 #include "snapshot.h"
+#include "worker.h"
 
 #define IMAGE_KEYSIZE		512
 
@@ -107,11 +112,41 @@ NormalizedImageName(const char *name)
  * The cache
  * ------------------------------------------------------------------------
  */
+/*
+ * Free the snapshot: the next SnapshotGet builds it from the tables.  Its
+ * memory goes back to the system (malloc_trim), not only to malloc.
+ */
+static void
+release(void)
+{
+	nodes_loaded = NULL;
+	if (cache_cxt)
+		MemoryContextDelete(cache_cxt);
+	cache_cxt = NULL;
+	cache = NULL;
+	nominated_cxt = NULL;
+	nominated_nodes = NIL;
+	cache_valid = false;
+	order_dirty = false;
+	churn = 0;
+#ifdef __GLIBC__
+	malloc_trim(0);
+#endif
+}
+
+/*
+ * At the end of each top-level transaction: an abort invalidates the
+ * snapshot; a session that may not keep it (WorkerKeepSnapshot:
+ * scheduler.snapshot_keepers) frees it.
+ */
 static void
 invalidate_callback(XactEvent event, void *arg pg_attribute_unused())
 {
 	if (event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT)
 		cache_valid = false;
+	if ((event == XACT_EVENT_COMMIT || event == XACT_EVENT_ABORT) && cache_cxt != NULL &&
+		!WorkerKeepSnapshot())
+		release();
 }
 
 static void

@@ -28,6 +28,7 @@
 #include "storage/lwlock.h"
 #include "storage/proc.h"
 #include "storage/shmem.h"
+#include "storage/spin.h"
 #include "utils/guc.h"
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
@@ -35,11 +36,19 @@
 #include "access.h"
 #include "worker.h"
 
-/* Each worker that others wake (the scheduling and bind workers) has a slot */
+#define MAX_SNAPSHOT_KEEPERS 64
+
+/*
+ * Each worker that others wake (the scheduling and bind workers) has a slot;
+ * and each session that keeps its cluster snapshot between transactions
+ * holds one of scheduler.snapshot_keepers' places.
+ */
 typedef struct WorkerShared
 {
 	Latch	   *latch[NWORKER_ROLES];	/* the worker's, while it runs */
 	pid_t		pid[NWORKER_ROLES];
+	slock_t		keepers_lock;
+	pid_t		keepers[MAX_SNAPSHOT_KEEPERS];	/* 0: free */
 } WorkerShared;
 
 static WorkerShared *shared = NULL;
@@ -50,6 +59,12 @@ static bool callback_registered = false;
 
 char	   *scheduler_database = NULL;
 int			scheduler_worker_interval = 10000;
+int			scheduler_snapshot_keepers = 2;
+bool		scheduler_keep_snapshot = true;
+
+static bool am_scheduling_worker = false;
+static int	keeper_place = -1;	/* this session's place among the keepers */
+static bool keeper_exit_registered = false;
 
 
 static void
@@ -70,7 +85,10 @@ shmem_startup(void)
 	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
 	shared = ShmemInitStruct("scheduler worker", sizeof(WorkerShared), &found);
 	if (!found)
+	{
 		memset(shared, 0, sizeof(WorkerShared));
+		SpinLockInit(&shared->keepers_lock);
+	}
 	LWLockRelease(AddinShmemInitLock);
 }
 
@@ -138,9 +156,66 @@ WorkerConnect(WorkerRole role)
 	SetConfigOption("search_path", "pg_catalog, pg_temp", PGC_SUSET, PGC_S_OVERRIDE);
 	if (role == NWORKER_ROLES)
 		return;
+	am_scheduling_worker = role == WORKER_SCHEDULE;
 	shared->pid[role] = MyProcPid;
 	shared->latch[role] = MyLatch;
 	before_shmem_exit(detach, Int32GetDatum(role));
+}
+
+/* Give this session's place among the keepers back */
+static void
+leave_keepers(int code pg_attribute_unused(), Datum arg pg_attribute_unused())
+{
+	if (keeper_place < 0 || shared == NULL)
+		return;
+	SpinLockAcquire(&shared->keepers_lock);
+	if (shared->keepers[keeper_place] == MyProcPid)
+		shared->keepers[keeper_place] = 0;
+	SpinLockRelease(&shared->keepers_lock);
+	keeper_place = -1;
+}
+
+/*
+ * WorkerKeepSnapshot
+ *		May this session keep its cluster snapshot after the transaction
+ *		ending now?  The scheduling worker always does; another session when
+ *		scheduler.keep_snapshot is on and it holds, or can take, one of the
+ *		scheduler.snapshot_keepers places (first come, held until it exits or
+ *		turns keep_snapshot off).  The others free theirs at the end of
+ *		each transaction, so that what the snapshots cost does not grow with
+ *		the connections.  Without shared memory (not preloaded) there is no
+ *		cap to share: kept.
+ */
+bool
+WorkerKeepSnapshot(void)
+{
+	int			cap = Min(scheduler_snapshot_keepers, MAX_SNAPSHOT_KEEPERS);
+
+	if (am_scheduling_worker)
+		return true;
+	if (keeper_place >= 0 && (!scheduler_keep_snapshot || keeper_place >= cap))
+		leave_keepers(0, (Datum) 0);	/* turned off, or the cap lowered */
+	if (!scheduler_keep_snapshot)
+		return false;
+	if (shared == NULL)
+		return true;
+	if (keeper_place >= 0)
+		return true;
+	SpinLockAcquire(&shared->keepers_lock);
+	for (int i = 0; i < cap; i++)
+		if (shared->keepers[i] == 0)
+		{
+			shared->keepers[i] = MyProcPid;
+			keeper_place = i;
+			break;
+		}
+	SpinLockRelease(&shared->keepers_lock);
+	if (keeper_place >= 0 && !keeper_exit_registered)
+	{
+		before_shmem_exit(leave_keepers, (Datum) 0);
+		keeper_exit_registered = true;
+	}
+	return keeper_place >= 0;
 }
 
 /*
@@ -184,6 +259,18 @@ WorkerInit(void)
 							   &scheduler_database,
 							   "postgres",
 							   PGC_SIGHUP, GUC_SUPERUSER_ONLY, NULL, NULL, NULL);
+	DefineCustomIntVariable("scheduler.snapshot_keepers",
+							"How many sessions, beside the scheduling worker, keep their cluster snapshot between transactions (first come); the others free it at the end of each transaction.",
+							NULL,
+							&scheduler_snapshot_keepers,
+							2, 0, MAX_SNAPSHOT_KEEPERS,
+							PGC_SIGHUP, 0, NULL, NULL, NULL);
+	DefineCustomBoolVariable("scheduler.keep_snapshot",
+							 "Keep this session's cluster snapshot between transactions, if one of scheduler.snapshot_keepers' places is free.",
+							 NULL,
+							 &scheduler_keep_snapshot,
+							 true,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
 
 	if (!process_shared_preload_libraries_in_progress)
 		return;

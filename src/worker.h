@@ -28,5 +28,8 @@ extern void WorkerBegin(const char *activity);
 extern void WorkerCommit(MemoryContext back);
 extern bool WorkerTakeLead(int role, const char *who);
 extern void WorkerInit(void);
+extern bool WorkerKeepSnapshot(void);
+extern int	scheduler_snapshot_keepers;
+extern bool scheduler_keep_snapshot;
 
 #endif							/* SCHEDULER_WORKER_H */
