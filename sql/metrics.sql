@@ -145,3 +145,13 @@ SELECT count(*) AS totals_changed FROM scheduler.attempt_totals t FULL JOIN mark
 WHERE (t.*) IS DISTINCT FROM (m.*);
 SELECT result, profile, attempts FROM scheduler.attempt_totals ORDER BY 1, 2;
 DELETE FROM scheduler.profiles WHERE scheduler_name = 'broken';
+
+------------------------------------------------------------------------------
+-- The age of the last list (scheduler_watch_list_age_seconds): a list
+-- applied sets watch_state.listed_at, beside its resourceVersion.
+------------------------------------------------------------------------------
+BEGIN;
+SELECT scheduler.relist('{"kind": "NodeList", "metadata": {"resourceVersion": "42"}, "items": []}');
+SELECT resource, resource_version, listed_at = now() AS listed_now, updated_at = now() AS updated_now
+FROM scheduler.watch_state WHERE resource = 'nodes';
+ROLLBACK;

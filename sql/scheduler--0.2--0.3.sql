@@ -294,3 +294,8 @@ COMMENT ON COLUMN scheduler.scheduling_sli_totals.duration_buckets IS 'Cumulativ
 GRANT SELECT ON scheduler.attempt_totals, scheduler.scheduling_sli_totals TO scheduler_reader;
 COMMENT ON VIEW scheduler.metrics_schedule_attempts IS 'Attempts by result, over the retained history (fewer as it is pruned: the counter, scheduler_schedule_attempts_total, is scheduler.attempt_totals)';
 
+-- when each resource was last listed (the metrics' age of the last list):
+-- unknown for the lists before the update
+ALTER TABLE scheduler.watch_state ADD COLUMN listed_at timestamptz;
+COMMENT ON COLUMN scheduler.watch_state.updated_at IS 'When a resourceVersion was last stored: a batch of watch events applied, or a list';
+COMMENT ON COLUMN scheduler.watch_state.listed_at IS 'When a list of the resource was last applied (the watch worker''s list, or scheduler.relist()); NULL when none has been since 0.3';
