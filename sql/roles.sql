@@ -59,7 +59,11 @@ INSERT INTO actions VALUES
     (26, 'diagnosis column', $$SELECT count(diagnosis) FROM scheduler.pending_pods$$),
     (27, 'fit_hints()', $$SELECT count(*) FROM scheduler.fit_hints('default', 'p')$$),
     (28, 'plan_capacity()', $$SELECT count(*) FROM scheduler.plan_capacity('[{"kind": "Node", "metadata": {"name": "t"}, "status": {"allocatable": {"cpu": "4", "memory": "1Gi", "pods": "10"}}}]')$$),
-    (29, 'plan_capacity_pods()', $$SELECT count(*) FROM scheduler.plan_capacity_pods('[{"kind": "Node", "metadata": {"name": "t"}, "status": {"allocatable": {"cpu": "4", "memory": "1Gi", "pods": "10"}}}]')$$);
+    (29, 'plan_capacity_pods()', $$SELECT count(*) FROM scheduler.plan_capacity_pods('[{"kind": "Node", "metadata": {"name": "t"}, "status": {"allocatable": {"cpu": "4", "memory": "1Gi", "pods": "10"}}}]')$$),
+    -- what deploy/postgres_exporter_queries.yaml reads: readers may, nobody writes
+    (30, 'read metric totals', $$SELECT (SELECT count(*) FROM scheduler.attempt_totals) + (SELECT count(*) FROM scheduler.scheduling_sli_totals)
+                                   + (SELECT count(*) FROM scheduler.watch_state) + (SELECT count(*) FROM scheduler.outbox)$$),
+    (31, 'write attempt_totals', $$UPDATE scheduler.attempt_totals SET attempts = 0$$);
 
 CREATE FUNCTION pg_temp.try_all(who text) RETURNS void LANGUAGE plpgsql AS $$
 DECLARE

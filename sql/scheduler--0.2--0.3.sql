@@ -274,3 +274,35 @@ CREATE FUNCTION scheduler.kube_connection(kubeconfig text DEFAULT NULL, context 
 COMMENT ON FUNCTION scheduler.kube_connection(text, text) IS 'The API server connection the workers use (source: settings, kubeconfig, in-cluster or none), or the one the kubeconfig file given would (its context, or scheduler.kube_context, or its current-context): server, context, cluster, user, CA, client certificate and token source, never a secret; an ERROR says what is wrong (superusers only)';
 REVOKE ALL ON FUNCTION scheduler.kube_connection(text, text) FROM PUBLIC;
 ALTER FUNCTION scheduler.kube_connection(text, text) SET search_path = pg_catalog, pg_temp;
+
+-- kube-scheduler's counters and histograms of attempts, as running totals
+-- that the pruning of attempt_history leaves alone (src/metrics.c); they
+-- start from zero here (a counter reset, to Prometheus), as the history
+-- tells neither an attempt's profile nor its errors apart
+CREATE TABLE scheduler.attempt_totals (
+    result           text NOT NULL CHECK (result IN ('scheduled', 'unschedulable', 'error')),
+    profile          text NOT NULL,   -- the pod's schedulerName
+    attempts         bigint NOT NULL,
+    duration_sum     float8 NOT NULL, -- seconds
+    duration_buckets bigint[] NOT NULL CHECK (cardinality(duration_buckets) = 15),
+    PRIMARY KEY (result, profile)
+);
+COMMENT ON TABLE scheduler.attempt_totals IS 'Every scheduling attempt since the install, by result (scheduled, unschedulable, error) and profile: kube-scheduler''s scheduler_schedule_attempts_total, and the histogram of the cycle times (scheduler_scheduling_attempt_duration_seconds); never pruned';
+COMMENT ON COLUMN scheduler.attempt_totals.duration_buckets IS 'Cumulative: element i (from 0) counts the attempts whose cycle took at most 0.001 * 2^i s (kube-scheduler''s ExponentialBuckets(0.001, 2, 15))';
+
+CREATE TABLE scheduler.scheduling_sli_totals (
+    attempts         text PRIMARY KEY CHECK (attempts ~ '^([1-9]|1[0-4]|15\+)$'),
+    pods             bigint NOT NULL,
+    duration_sum     float8 NOT NULL, -- seconds
+    duration_buckets bigint[] NOT NULL CHECK (cardinality(duration_buckets) = 20)
+);
+COMMENT ON TABLE scheduler.scheduling_sli_totals IS 'Every pod placed since the install, by its attempts ("1" to "14", "15+"): the histogram of the time from its entering the queue to its placement, kube-scheduler''s scheduler_pod_scheduling_sli_duration_seconds; never pruned';
+COMMENT ON COLUMN scheduler.scheduling_sli_totals.duration_buckets IS 'Cumulative: element i (from 0) counts the pods placed at most 0.01 * 2^i s after they entered the queue (kube-scheduler''s ExponentialBuckets(0.01, 2, 20))';
+GRANT SELECT ON scheduler.attempt_totals, scheduler.scheduling_sli_totals TO scheduler_reader;
+COMMENT ON VIEW scheduler.metrics_schedule_attempts IS 'Attempts by result, over the retained history (fewer as it is pruned: the counter, scheduler_schedule_attempts_total, is scheduler.attempt_totals)';
+
+-- when each resource was last listed (the metrics' age of the last list):
+-- unknown for the lists before the update
+ALTER TABLE scheduler.watch_state ADD COLUMN listed_at timestamptz;
+COMMENT ON COLUMN scheduler.watch_state.updated_at IS 'When a resourceVersion was last stored: a batch of watch events applied, or a list';
+COMMENT ON COLUMN scheduler.watch_state.listed_at IS 'When a list of the resource was last applied (the watch worker''s list, or scheduler.relist()); NULL when none has been since 0.3';

@@ -1503,18 +1503,30 @@ delete_unlisted(const MirrorKind *k, Datum uids, Datum keep)
 	return (int) SPI_processed;
 }
 
-/* The resourceVersion a watch of resource resumes from (a list's, or a batch's last) */
+/*
+ * The resourceVersion a watch of resource resumes from (a list's, or a
+ * batch's last); a list's also says when the resource was last listed
+ * (listed_at, for the metrics)
+ */
+static void
+store_resource_version(const char *resource, const char *rv, bool listed)
+{
+	Oid			types[3] = {TEXTOID, TEXTOID, BOOLOID};
+	Datum		args[3] = {CStringGetTextDatum(resource), CStringGetTextDatum(rv), BoolGetDatum(listed)};
+
+	if (SPI_execute_with_args("INSERT INTO scheduler.watch_state AS w (resource, resource_version, listed_at)"
+							  " VALUES ($1, $2, CASE WHEN $3 THEN now() END)"
+							  " ON CONFLICT (resource) DO UPDATE"
+							  " SET resource_version = EXCLUDED.resource_version, updated_at = now(),"
+							  " listed_at = coalesce(EXCLUDED.listed_at, w.listed_at)",
+							  3, types, args, NULL, false, 0) != SPI_OK_INSERT)
+		elog(ERROR, "could not store the resourceVersion of %s", resource);
+}
+
 void
 MirrorStoreResourceVersion(const char *resource, const char *rv)
 {
-	Oid			types[2] = {TEXTOID, TEXTOID};
-	Datum		args[2] = {CStringGetTextDatum(resource), CStringGetTextDatum(rv)};
-
-	if (SPI_execute_with_args("INSERT INTO scheduler.watch_state (resource, resource_version) VALUES ($1, $2)"
-							  " ON CONFLICT (resource) DO UPDATE"
-							  " SET resource_version = EXCLUDED.resource_version, updated_at = now()",
-							  2, types, args, NULL, false, 0) != SPI_OK_INSERT)
-		elog(ERROR, "could not store the resourceVersion of %s", resource);
+	store_resource_version(resource, rv, false);
 }
 
 /*
@@ -1571,7 +1583,7 @@ MirrorRelist(Jsonb *doc, Datum keep, Bitmapset *left_out)
 	changed += MirrorBatchEnd(ctx.batch);
 	changed += delete_unlisted(k, TextArrayFromList(ctx.uids), keep);
 	if (rv && rv[0] != '\0')
-		MirrorStoreResourceVersion(k->resource, rv);
+		store_resource_version(k->resource, rv, true);
 	return changed;
 }
 

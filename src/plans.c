@@ -56,3 +56,26 @@ PlanKeptBatch(SPIPlanPtr *cache, const char *sql, int nargs, Oid *types)
 	}
 	return *cache;
 }
+
+/*
+ * PlanKeptGeneric
+ *		As PlanKept, for a statement whose plan is the same whatever its
+ *		arguments (keys looked up in a small table): one generic plan, made
+ *		on first use.  Left to choose, the plan cache may keep planning it
+ *		at every call, as a custom plan of an INSERT ... ON CONFLICT over
+ *		unnest() of arrays looks no dearer than the generic one.
+ */
+SPIPlanPtr
+PlanKeptGeneric(SPIPlanPtr *cache, const char *sql, int nargs, Oid *types)
+{
+	if (*cache == NULL)
+	{
+		SPIPlanPtr	p = SPI_prepare_cursor(sql, nargs, types, CURSOR_OPT_GENERIC_PLAN);
+
+		if (p == NULL)
+			elog(ERROR, "SPI_prepare failed (%s): %s", SPI_result_code_string(SPI_result), sql);
+		SPI_keepplan(p);
+		*cache = p;
+	}
+	return *cache;
+}

@@ -14,5 +14,6 @@
 
 extern SPIPlanPtr PlanKept(SPIPlanPtr *cache, const char *sql, int nargs, Oid *types);
 extern SPIPlanPtr PlanKeptBatch(SPIPlanPtr *cache, const char *sql, int nargs, Oid *types);
+extern SPIPlanPtr PlanKeptGeneric(SPIPlanPtr *cache, const char *sql, int nargs, Oid *types);
 
 #endif							/* SCHEDULER_PLANS_H */

@@ -28,7 +28,10 @@
  *		the failures (unschedulable with their rejecting plugins, or backoff
  *		after an error; attempts and backoff as kube-scheduler counts them),
  *		the outbox for the API server (when scheduler.kube_api_url is set)
- *		and the latest attempt per pod.
+ *		and the latest attempt per pod;
+ *	 6. adds its attempts to kube-scheduler's running totals (metrics.c:
+ *		scheduler_schedule_attempts_total and its histograms), tallied as
+ *		they were written, in one statement.
  */
 #include "postgres.h"
 
@@ -37,6 +40,7 @@
 
 #include "access/xact.h"
 #include "catalog/pg_type.h"
+#include "common/int.h"
 #include "executor/spi.h"
 #include "fmgr.h"
 #include "funcapi.h"
@@ -52,6 +56,7 @@
 
 #include "access.h"
 #include "jsonutil.h"
+#include "metrics.h"
 #include "outbox.h"
 #include "explain.h"
 #include "framework.h"
@@ -82,6 +87,10 @@ typedef struct Attempt
 	List	   *prebind;		/* Reserve's PreBindRequest *, sent before the binding */
 	List	   *wait_claims;	/* char *: the claims the binding waits for */
 	int64		wait_seconds;
+	const char *profile;		/* its schedulerName: the metrics' profile */
+	int64		queued_attempts;	/* attempts before this one (scheduler.queue) */
+	TimestampTz first_enqueued; /* when it entered the queue; -infinity unknown */
+	TimestampTz ended;			/* when its cycle ended */
 } Attempt;
 
 static void
@@ -266,8 +275,31 @@ prebind_here(Attempt *attempts, int n)
 #undef MERGED_ANNOTATIONS
 }
 
+/*
+ * The written attempts, tallied for kube-scheduler's metrics (metrics.c):
+ * each by its result and cycle time, and each placed pod by the time since
+ * it entered the queue (kube-scheduler's InitialAttemptTimestamp), labelled
+ * with its attempts, this one included.
+ */
 static void
-write_results(Attempt *attempts, int n)
+tally(Attempt *attempts, int n, CallMetrics *m)
+{
+	for (int i = 0; i < n; i++)
+	{
+		Attempt    *a = &attempts[i];
+		int64		since;
+
+		MetricsAttempt(m, a->profile,
+					   a->error ? ATTEMPT_ERROR : a->node ? ATTEMPT_SCHEDULED : ATTEMPT_UNSCHEDULABLE,
+					   a->cycle_us);
+		if (a->node && !TIMESTAMP_NOT_FINITE(a->first_enqueued) &&
+			!pg_sub_s64_overflow(a->ended, a->first_enqueued, &since))
+			MetricsScheduled(m, a->queued_attempts + 1, since);
+	}
+}
+
+static void
+write_results(Attempt *attempts, int n, CallMetrics *m)
 {
 	Datum	   *uids = palloc(sizeof(Datum) * Max(n, 1));
 	Datum	   *nodes = palloc(sizeof(Datum) * Max(n, 1));
@@ -340,6 +372,7 @@ write_results(Attempt *attempts, int n)
 	write_preemptions(attempts, n, outbox);
 
 	write_latest(args, types, nulls, history_ids);
+	tally(attempts, n, m);
 }
 
 /*
@@ -605,6 +638,7 @@ typedef struct Run
 	MemoryContext back;			/* the call's context, around subtransactions */
 	ResourceOwner owner;
 	int			marker;
+	CallMetrics *metrics;		/* the call's attempts, tallied as written */
 } Run;
 
 /*
@@ -639,7 +673,7 @@ static void
 flush_attempts(Run *r, int upto)
 {
 	subxact_end(r, true);
-	write_results(r->attempts + r->written, upto - r->written);
+	write_results(r->attempts + r->written, upto - r->written, r->metrics);
 	r->written = upto;
 	r->holder = -1;
 	MemoryContextReset(r->results_cxt);
@@ -707,7 +741,8 @@ schedule_one(Run *r, int i)
 			a->victims = lappend(a->victims, pstrdup(((PodRef *) lfirst(lc))->uid));
 	}
 	a->clear_nomination = res.clear_nomination && a->pod.nominated_node != NULL;
-	a->cycle_us = GetCurrentTimestamp() - start;
+	a->ended = GetCurrentTimestamp();
+	a->cycle_us = a->ended - start;
 	MemoryContextSwitchTo(r->back);
 }
 
@@ -767,6 +802,7 @@ try_one(Run *r, int i)
 {
 	Attempt    *a = &r->attempts[i];
 	ErrorData  *volatile edata = NULL;
+	TimestampTz start = GetCurrentTimestamp();
 
 	if (!r->in_subxact)
 		subxact_begin(r);
@@ -791,6 +827,8 @@ try_one(Run *r, int i)
 	MemoryContextSwitchTo(r->results_cxt);
 	record_failure(a, psprintf("running scheduling cycle: %s", JCut(edata->message, strlen(edata->message), 500)),
 				   false);
+	a->ended = GetCurrentTimestamp();
+	a->cycle_us = a->ended - start; /* the cycle until it threw */
 	MemoryContextSwitchTo(r->back);
 	emit_row(r, a);
 
@@ -826,10 +864,18 @@ emit_row(Run *r, const Attempt *a)
 /*
  * A pod whose cycle crashed the server last time: set aside, said once.  A
  * uid too long for the marker (only a row planted past apply() has one) was
- * cut: every pod whose uid begins so is set aside.
+ * cut: every pod whose uid begins so is set aside.  The crashed cycle counts
+ * as an attempt of its pod's profile that failed with an error, of no
+ * duration (its time went with the process).
  */
+typedef struct SetAside
+{
+	const char *uid;
+	CallMetrics *metrics;
+} SetAside;
+
 static void
-set_aside_crashed(const char *uid)
+set_aside_crashed(const char *uid, CallMetrics *m)
 {
 	Oid			t[2] = {TEXTOID, BOOLOID};
 	Datum		v[2];
@@ -838,7 +884,7 @@ set_aside_crashed(const char *uid)
 
 	v[0] = CStringGetTextDatum(uid);
 	v[1] = BoolGetDatum(strlen(uid) >= MARKER_SIZE - 2);
-	exec_args("SELECT uid, namespace, name FROM scheduler.pods"
+	exec_args("SELECT uid, namespace, name, scheduler_name FROM scheduler.pods"
 			  " WHERE uid = $1 OR ($2 AND pg_catalog.starts_with(uid, $1))", 2, t, v, NULL, SPI_OK_SELECT);
 	n = (int) SPI_processed;
 	if (n == 0)
@@ -849,9 +895,10 @@ set_aside_crashed(const char *uid)
 		a[i].pod.uid = SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1);
 		a[i].pod.namespace = SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 2);
 		a[i].pod.name = SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 3);
+		a[i].profile = SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 4);
 		record_failure(&a[i], "a server process ended abnormally while scheduling this pod", true);
 	}
-	write_results(a, n);
+	write_results(a, n, m);
 }
 
 /*
@@ -862,15 +909,18 @@ set_aside_crashed(const char *uid)
  * calls go on: the pod is then scheduled as any other.
  */
 static void
-set_aside_cb(void *uid)
+set_aside_cb(void *arg)
 {
-	set_aside_crashed((const char *) uid);
+	SetAside   *s = (SetAside *) arg;
+
+	set_aside_crashed(s->uid, s->metrics);
 }
 
 static void
-set_aside_or_forget(const char *uid)
+set_aside_or_forget(const char *uid, CallMetrics *m)
 {
-	ErrorData  *edata = RunInSubxact(set_aside_cb, (void *) uid);
+	SetAside	s = {uid, m};
+	ErrorData  *edata = RunInSubxact(set_aside_cb, (void *) &s);
 
 	if (edata == NULL)
 		return;
@@ -890,17 +940,37 @@ set_aside_or_forget(const char *uid)
 	}
 }
 
-/* The pods ready to try, highest priority first, then longest queued */
+/*
+ * The pods ready to try, highest priority first, then longest queued; with
+ * their attempts so far and when they entered the queue, for the metrics
+ */
 static void
 read_queue(Run *r, int64 max_pods)
 {
-	SchedQueuePop(scheduler_scheduler_name, max_pods, PodInfoColumnsQualified);
+	char	   *profile = pstrdup(scheduler_scheduler_name);
+
+	SchedQueuePop(scheduler_scheduler_name, max_pods,
+				  psprintf("%s, q.attempts, q.first_enqueued_at", PodInfoColumnsQualified));
 	r->npods = (int) SPI_processed;
 	r->attempts = palloc0(sizeof(Attempt) * Max(r->npods, 1));
 	for (int i = 0; i < r->npods; i++)
 	{
-		PodInfoFromTuple(&r->attempts[i].pod, SPI_tuptable->vals[i], SPI_tuptable->tupdesc);
-		r->attempts[i].diagnosis_of = -1;
+		Attempt    *a = &r->attempts[i];
+		HeapTuple	tup = SPI_tuptable->vals[i];
+		TupleDesc	desc = SPI_tuptable->tupdesc;
+		bool		isnull;
+		Datum		d;
+
+		PodInfoFromTuple(&a->pod, tup, desc);
+		a->diagnosis_of = -1;
+		a->profile = profile;
+		d = SPI_getbinval(tup, desc, POD_NCOLUMNS + 1, &isnull);
+		a->queued_attempts = isnull ? 0 : DatumGetInt32(d);
+		d = SPI_getbinval(tup, desc, POD_NCOLUMNS + 2, &isnull);
+		if (isnull)
+			TIMESTAMP_NOBEGIN(a->first_enqueued);
+		else
+			a->first_enqueued = DatumGetTimestampTz(d);
 	}
 	SPI_freetuptable(SPI_tuptable);
 }
@@ -957,6 +1027,7 @@ SchedulePending(int64 max_pods, ReturnSetInfo *rsinfo)
 	r.owner = CurrentResourceOwner;
 	r.holder = -1;
 	r.cycle_cxt = AllocSetContextCreate(r.back, "scheduling cycle", ALLOCSET_DEFAULT_SIZES);
+	r.metrics = MetricsBegin();
 	r.results_cxt = AllocSetContextCreate(r.back, "scheduling results", ALLOCSET_DEFAULT_SIZES);
 
 	/* 1. one scheduler at a time, and no writer in between */
@@ -976,7 +1047,7 @@ SchedulePending(int64 max_pods, ReturnSetInfo *rsinfo)
 	queue_housekeeping();
 	r.marker = marker_open(&crashed);
 	if (crashed)
-		set_aside_or_forget(crashed);
+		set_aside_or_forget(crashed, r.metrics);
 
 	/*
 	 * 3.-5. with the marker armed; an ERROR (which a caller may catch and go
@@ -994,6 +1065,8 @@ SchedulePending(int64 max_pods, ReturnSetInfo *rsinfo)
 	}
 	PG_END_TRY();
 	marker_close(r.marker, false);
+	/* 6. the call's attempts added to the running totals, once */
+	MetricsWrite(r.metrics);
 	SnapshotPrune();
 	MemoryContextDelete(r.cycle_cxt);
 	MemoryContextDelete(r.results_cxt);

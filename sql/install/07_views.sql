@@ -92,7 +92,7 @@ COMMENT ON VIEW scheduler.metrics_pending_pods IS 'scheduler_pending_pods: pods 
 CREATE VIEW scheduler.metrics_schedule_attempts AS
 SELECT result, count(*) AS attempts
 FROM scheduler.attempt_history WHERE scheduler.require_role('scheduler_reader') GROUP BY result;
-COMMENT ON VIEW scheduler.metrics_schedule_attempts IS 'scheduler_schedule_attempts_total by result, over the retained history';
+COMMENT ON VIEW scheduler.metrics_schedule_attempts IS 'Attempts by result, over the retained history (fewer as it is pruned: the counter, scheduler_schedule_attempts_total, is scheduler.attempt_totals)';
 
 CREATE VIEW scheduler.metrics_latency AS
 SELECT 'queue_wait' AS metric, count(*) AS samples,

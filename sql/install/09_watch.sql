@@ -4,9 +4,12 @@
 CREATE TABLE scheduler.watch_state (
     resource         text PRIMARY KEY,     -- 'nodes', 'pods'
     resource_version text NOT NULL,
-    updated_at       timestamptz NOT NULL DEFAULT now()
+    updated_at       timestamptz NOT NULL DEFAULT now(),
+    listed_at        timestamptz           -- the last list applied (relist()), NULL before one
 );
 COMMENT ON TABLE scheduler.watch_state IS 'The resourceVersion each watch resumes from; a restart resumes, a 410 relists';
+COMMENT ON COLUMN scheduler.watch_state.updated_at IS 'When a resourceVersion was last stored: a batch of watch events applied, or a list';
+COMMENT ON COLUMN scheduler.watch_state.listed_at IS 'When a list of the resource was last applied (the watch worker''s list, or scheduler.relist()); NULL when none has been since 0.3';
 
 /*
  * A full list of one kind (what GET /api/v1/nodes or /api/v1/pods returns, or kubectl

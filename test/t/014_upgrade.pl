@@ -253,6 +253,10 @@ my $then = q{SELECT string_agg(name || ' ' || coalesce(node, '-') || ' ' || resu
 my $then_old = $node->safe_psql('old', $then);
 my $then_fresh = $node->safe_psql('fresh', $then);
 is($then_old, $then_fresh, 'after the update both schedule the next pods alike');
+# the running totals of the metrics start at the update: they count the
+# attempts made since, one per row the calls returned
+is($node->safe_psql('old', q{SELECT sum(attempts) FROM scheduler.attempt_totals}),
+	scalar(split(/\n/, $then_old)), 'the updated database counts the attempts made since the update');
 like($then_old, qr/^huge n4 scheduled$/m, 'the huge pod lands on the new node');
 like($then_old, qr/^tight-one n\d scheduled$/m, 'the profile kept across the update schedules its pod');
 is(without_own_profile($node->safe_psql('old', $rows_query)), without_own_profile($node->safe_psql('fresh', $rows_query)),
