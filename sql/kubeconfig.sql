@@ -95,9 +95,12 @@ users:
       client-key: /etc/keys/client.key
 $y$);
 SELECT kc('files.yaml');
--- the token file must be there and hold one line
+-- a token file that cannot be read: the inline token, as client-go falls
+-- back on it; without one, the error names the file
 SELECT kc_write('files2.yaml', replace(pg_read_file(current_setting('data_directory') || '/files.yaml'), 'tokenFile: token', 'tokenFile: missing-token'));
 SELECT kc('files2.yaml');
+SELECT kc_write('files3.yaml', replace(pg_read_file(current_setting('data_directory') || '/files2.yaml'), 'token: ignored', ''));
+SELECT kc('files3.yaml');
 
 -- JSON, as `kubectl config view -o json` writes it
 SELECT kc_write('kube.json', $j$
@@ -188,7 +191,7 @@ clusters:
 - {name: ftp, cluster: {server: 'ftp://h'}}
 - {name: both, cluster: {server: 'https://h', certificate-authority: /ca, certificate-authority-data: LS0t}}
 - {name: insecureca, cluster: {server: 'https://h', certificate-authority: /ca, insecure-skip-tls-verify: true}}
-- {name: notbool, cluster: {server: 'https://h', insecure-skip-tls-verify: yes}}
+- {name: notbool, cluster: {server: 'https://h', insecure-skip-tls-verify: maybe}}
 - {name: ok, cluster: {server: 'https://h'}}
 - {name: badb64, cluster: {server: 'https://h', certificate-authority-data: '@@not base64@@'}}
 - {name: sni, cluster: {server: 'https://h', tls-server-name: other}}
@@ -239,6 +242,16 @@ contexts: [{name: "a\tb", context: {cluster: "c\u00e9"}}]
 current-context: "a\tb"
 $y$);
 SELECT kc('esc.yaml');
+
+-- as client-go's decoder reads YAML 1.1: yes is true; a UTF-8 byte order
+-- mark is skipped; empty impersonation fields are unset; an unreadable
+-- tokenFile falls back on the inline token
+SELECT kc_write('yaml11.yaml', E'\xEF\xBB\xBF' || $y$current-context: x
+contexts: [{name: x, context: {cluster: c, user: u}}]
+clusters: [{name: c, cluster: {server: 'https://h:1', insecure-skip-tls-verify: yes}}]
+users: [{name: u, user: {token: inline-t, tokenFile: no-such-file, as-groups: [], as-user-extra: {}, exec: null}}]
+$y$);
+SELECT kc('yaml11.yaml');
 
 -- superusers only: it reads files
 CREATE ROLE regress_kc_user;

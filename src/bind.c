@@ -76,6 +76,7 @@ int			scheduler_outbox_max_attempts = 10;
 
 typedef struct OutboxItem
 {
+	MemoryContext cxt;			/* the item's, its request's and what built it */
 	int64		id;
 	KubeRequest *req;
 	bool		status_kind;	/* a condition or an event */
@@ -89,9 +90,11 @@ typedef struct OutboxItem
 
 static KubeLoop loop;
 static MemoryContext loop_cxt;
-static MemoryContext flight_cxt;	/* the items in flight; reset when none is */
+static MemoryContext flight_cxt;	/* the flight's list (each item has a context of its own) */
 static List *flight = NIL;		/* claimed, until recorded: to send, sent, answered */
 static KubeFailureLog failures = {.who = "scheduler bind"};
+/* conditions and events in flight at most: half of the requests */
+#define STATUS_CAP Max(scheduler_bind_concurrency / 2, 1)
 static double tokens = 0;
 static TimestampTz tokens_at = 0;
 /* a 429's Retry-After: no new request of the class before */
@@ -212,41 +215,50 @@ claim(KubeConfig *cfg, long *next_ms)
 	int			nflight = list_length(flight);
 	int64	   *ids = palloc(sizeof(int64) * Max(nflight, 1));
 	int			flight_bindings = 0;
+	int			flight_status = 0;
 	int			status_room;
 	int			n = 0;
+	bool		bindings_held = now < bindings_resume_at;
+	bool		status_held = now < status_resume_at;
 	List	   *rows;
 	ListCell   *lc;
 
 	tokens = Min(2.0 * scheduler_status_qps,
 				 tokens + (now - tokens_at) / 1000000.0 * scheduler_status_qps);
 	tokens_at = now;
-	status_room = now < status_resume_at ? 0 : (int) tokens;
 	foreach(lc, flight)
 	{
 		OutboxItem *it = lfirst(lc);
 
 		ids[n++] = it->id;
 		flight_bindings += !it->status_kind;
+		flight_status += it->status_kind;
 	}
+	/*
+	 * No more status than can go out at once: a claimed condition waits for
+	 * no later round, where a binding could have made it stale.
+	 */
+	status_room = status_held ? 0 : Min((int) tokens, STATUS_CAP - flight_status);
 
 	begin("scheduler bind: reading the outbox");
-	rows = OutboxClaim(now < bindings_resume_at ? 0 : BATCH - flight_bindings,
-					   Min(status_room, BATCH), ids, n);
+	rows = OutboxClaim(bindings_held ? 0 : BATCH - flight_bindings, Max(status_room, 0), ids, n);
 	foreach(lc, rows)
 	{
 		OutboxRow  *row = lfirst(lc);
-		MemoryContext old = MemoryContextSwitchTo(flight_cxt);
+		MemoryContext cxt = AllocSetContextCreate(flight_cxt, "scheduler bind request", ALLOCSET_SMALL_SIZES);
+		MemoryContext old = MemoryContextSwitchTo(cxt);
 		KubeRequest *req = build_request(cfg, row);
 		OutboxItem *it;
 
-		MemoryContextSwitchTo(old);
 		if (req == NULL)
 		{
+			MemoryContextSwitchTo(old);
+			MemoryContextDelete(cxt);
 			fail_unbuildable(row->id, row->kind, row->namespace, row->name, row->object);
 			continue;
 		}
-		old = MemoryContextSwitchTo(flight_cxt);
 		it = palloc0(sizeof(OutboxItem));
+		it->cxt = cxt;
 		it->id = row->id;
 		it->req = req;
 		it->req->arg = it;
@@ -254,10 +266,21 @@ claim(KubeConfig *cfg, long *next_ms)
 		it->retry_after_ms = -1;
 		if (it->status_kind)
 			tokens -= 1;
+		MemoryContextSwitchTo(flight_cxt);
 		flight = lappend(flight, it);
 		MemoryContextSwitchTo(old);
 	}
-	*next_ms = OutboxNextDue();
+	/* when the next row of a class not held falls due; a held one, at its resume */
+	*next_ms = OutboxNextDue(!bindings_held, !status_held);
+	if (bindings_held || status_held)
+	{
+		long		resume = (Max(bindings_held ? bindings_resume_at : 0,
+								  status_held ? status_resume_at : 0) - now) / 1000 + 1;
+
+		if (bindings_held && status_held)
+			resume = (Min(bindings_resume_at, status_resume_at) - now) / 1000 + 1;
+		*next_ms = *next_ms < 0 ? resume : Min(*next_ms, resume);
+	}
 	commit();
 }
 
@@ -302,6 +325,39 @@ response_json(const OutboxItem *it)
 	return p.resp;
 }
 
+/* An item leaves the flight: its request and its memory go */
+static void
+drop_item(OutboxItem *it)
+{
+	flight = list_delete_ptr(flight, it);
+	KubeRequestFree(it->req);
+	MemoryContextDelete(it->cxt);
+	if (flight == NIL)
+		MemoryContextReset(flight_cxt);
+}
+
+/*
+ * A Retry-After holds a class: what of it waits unsent leaves the flight
+ * (its rows stay pending, claimed again once the hold is over).
+ */
+static void
+drop_unsent(bool status_kind)
+{
+	List	   *drop = NIL;
+	ListCell   *lc;
+
+	foreach(lc, flight)
+	{
+		OutboxItem *it = lfirst(lc);
+
+		if (!it->sent && it->status_kind == status_kind)
+			drop = lappend(drop, it);
+	}
+	foreach(lc, drop)
+		drop_item(lfirst(lc));
+	list_free(drop);
+}
+
 /* Record these responses in one transaction, and let them go */
 static void
 record(List *items)
@@ -326,12 +382,8 @@ record(List *items)
 	{
 		OutboxItem *it = lfirst(lc);
 
-		flight = list_delete_ptr(flight, it);
-		KubeRequestFree(it->req);
-		pfree(it);
+		drop_item(it);
 	}
-	if (flight == NIL)
-		MemoryContextReset(flight_cxt);
 }
 
 /*
@@ -341,7 +393,7 @@ record(List *items)
 static void
 start_some(int *inflight, int *status_inflight)
 {
-	int			status_cap = Max(scheduler_bind_concurrency / 2, 1);
+	int			status_cap = STATUS_CAP;
 	ListCell   *lc;
 
 	foreach(lc, flight)
@@ -380,6 +432,7 @@ answered(OutboxItem *it, KubeRequest *req, CURLcode result)
 		TimestampTz *at = it->status_kind ? &status_resume_at : &bindings_resume_at;
 
 		*at = Max(*at, resume);
+		drop_unsent(it->status_kind);
 	}
 	it->response = req->response.data;
 	it->response_len = req->response.len;
@@ -407,6 +460,7 @@ send_flight(void)
 	List	   *done = NIL;
 	TimestampTz first_done = 0;
 	TimestampTz started = GetCurrentTimestamp();
+	bool		woken = false;
 	ListCell   *lc;
 
 	foreach(lc, flight)
@@ -421,11 +475,10 @@ send_flight(void)
 		KubeRequest *req;
 		CURLcode	result;
 		bool		bindings_left = false;
-		bool		woken;
 
 		start_some(&inflight, &status_inflight);
 		KubeLoopWait(&loop, done != NIL ? RECORD_DELAY : 1000, PG_WAIT_EXTENSION);
-		woken = MyLatch->is_set;
+		woken |= MyLatch->is_set != 0;
 		ResetLatch(MyLatch);	/* the outbox is read again after this */
 		CHECK_FOR_INTERRUPTS();
 		while ((req = KubeLoopNextDone(&loop, &result)) != NULL)
@@ -496,14 +549,8 @@ bind_round(void)
 	/* nothing due: wait for schedule_pending's wake-up or the next due row */
 	if (next_ms < 0 || next_ms > scheduler_worker_interval)
 		next_ms = scheduler_worker_interval;
-	if (next_ms == 0)			/* due, but the status bucket is empty, or a Retry-After holds it */
-	{
-		TimestampTz now = GetCurrentTimestamp();
-		TimestampTz resume = Max(bindings_resume_at, status_resume_at);
-
-		next_ms = resume > now ? Min((resume - now) / 1000 + 1, 1000 / scheduler_status_qps)
-			: 1000 / scheduler_status_qps;
-	}
+	if (next_ms == 0)			/* due, but the status bucket is empty */
+		next_ms = 1000 / scheduler_status_qps;
 	return Max(next_ms, 10);
 }
 
@@ -547,6 +594,7 @@ scheduler_bind_main(Datum arg pg_attribute_unused())
 				if (it->sent && !it->answered)
 					KubeLoopRemove(&loop, it->req);
 				KubeRequestFree(it->req);
+				MemoryContextDelete(it->cxt);
 			}
 			flight = NIL;
 			MemoryContextReset(flight_cxt);

@@ -168,6 +168,36 @@ KubeApiConfigured(void)
 }
 
 /*
+ * Inline certificate data needs a libcurl that takes it as blobs (7.77 with
+ * OpenSSL; not every TLS backend): refused by name, never dropped, which
+ * would check the server against the system's CAs instead.
+ */
+static bool
+blobs_taken(const KubeConfig *cfg, char **error)
+{
+	CURL	   *e;
+	struct curl_blob b = {(void *) "", 0, CURL_BLOB_COPY};
+	bool		ok = true;
+
+	if (!cfg->ca_data && !cfg->cert_data && !cfg->key_data)
+		return true;
+	curl_init_once();
+	if ((e = curl_easy_init()) == NULL)
+		elog(ERROR, "curl_easy_init failed");
+	if ((cfg->ca_data && curl_easy_setopt(e, CURLOPT_CAINFO_BLOB, &b) != CURLE_OK) ||
+		(cfg->cert_data && curl_easy_setopt(e, CURLOPT_SSLCERT_BLOB, &b) != CURLE_OK) ||
+		(cfg->key_data && curl_easy_setopt(e, CURLOPT_SSLKEY_BLOB, &b) != CURLE_OK))
+	{
+		*error = psprintf("kubeconfig \"%s\": this libcurl (%s) cannot take inline certificate data:"
+						  " give certificate-authority, client-certificate and client-key as files",
+						  cfg->kubeconfig, curl_version());
+		ok = false;
+	}
+	curl_easy_cleanup(e);
+	return ok;
+}
+
+/*
  * Resolve the settings.  Returns false with *error set when there is no API
  * server to talk to, or a file cannot be read.
  */
@@ -194,7 +224,8 @@ KubeConfigLoad(KubeConfig *cfg, char **error)
 			*error = psprintf("scheduler.kubeconfig and %s are both set: set one or the other", a_setting());
 			return false;
 		}
-		if (!KubeconfigLoad(cfg, scheduler_kubeconfig, scheduler_kube_context, error))
+		if (!KubeconfigLoad(cfg, scheduler_kubeconfig, scheduler_kube_context, error) ||
+			!blobs_taken(cfg, error))
 		{
 			KubeConfigFree(cfg);
 			return false;
@@ -933,7 +964,7 @@ scheduler_kube_connection(PG_FUNCTION_ARGS)
 		source = "kubeconfig";
 		ok = KubeconfigLoad(&cfg, text_to_cstring(PG_GETARG_TEXT_PP(0)),
 							PG_ARGISNULL(1) ? scheduler_kube_context : text_to_cstring(PG_GETARG_TEXT_PP(1)),
-							&error);
+							&error) && blobs_taken(&cfg, &error);
 	}
 	else if (!KubeApiConfigured())
 	{
@@ -946,6 +977,8 @@ scheduler_kube_connection(PG_FUNCTION_ARGS)
 		ok = KubeConfigLoad(&cfg, &error);
 		source = cfg.in_cluster ? "in-cluster" : cfg.kubeconfig ? "kubeconfig" : "settings";
 	}
+	if (!ok)
+		KubeConfigFree(&cfg);	/* what was read before the failure: zeroed */
 	if (!ok)
 		ereport(ERROR,
 				(errcode(ERRCODE_CONFIG_FILE_ERROR),

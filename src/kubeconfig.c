@@ -57,6 +57,7 @@ typedef struct YParser
 	int			nlines;
 	int			cur;
 	int			depth;
+	const char *at;				/* where a flow parse is (for its errors) */
 	char	   *err;
 } YParser;
 
@@ -86,14 +87,7 @@ yadd(YNode *c, char *key, YNode *val)
 	c->n++;
 }
 
-static void
-yerr(YParser *p, int lineno, const char *msg)
-{
-	if (p->err == NULL)
-		p->err = lineno > 0 ? psprintf("line %d: %s", lineno, msg) : pstrdup(msg);
-}
-
-/* the line number of a position in the text */
+/* the line number of a position in the text (counted on an error only) */
 static int
 line_of(YParser *p, const char *pos)
 {
@@ -102,6 +96,24 @@ line_of(YParser *p, const char *pos)
 	for (const char *c = p->text; c < pos && c < p->stop; c++)
 		n += *c == '\n';
 	return n;
+}
+
+/* The first error; lineno 0: the line of p->at */
+static void
+yerr(YParser *p, int lineno, const char *msg)
+{
+	if (p->err != NULL)
+		return;
+	if (lineno == 0 && p->at != NULL)
+		lineno = line_of(p, p->at);
+	p->err = lineno > 0 ? psprintf("line %d: %s", lineno, msg) : pstrdup(msg);
+}
+
+static void
+yerr_at(YParser *p, const char *at, const char *msg)
+{
+	p->at = at;
+	yerr(p, 0, msg);
 }
 
 static bool
@@ -190,7 +202,7 @@ quoted(YParser *p, const char **pos, const char *end, int lineno)
 	initStringInfo(&b);
 	for (;;)
 	{
-		if (s >= end)
+		if (s >= end || *s == '\n' || *s == '\r')
 		{
 			yerr(p, lineno, "a quoted string does not end on its line");
 			return NULL;
@@ -602,13 +614,16 @@ flow_scalar(YParser *p, const char **pos, bool key)
 
 	if (*s == '"' || *s == '\'')
 	{
-		const char *nl = memchr(s, '\n', p->stop - s);
-		char	   *v = quoted(p, &s, nl ? nl : p->stop, line_of(p, s));
+		char	   *v;
+
+		p->at = s;
+		v = quoted(p, &s, p->stop, 0);	/* (it stops at the line's end) */
 
 		*pos = s;
 		return v ? scalar_node(v, true) : NULL;
 	}
-	if (bad_indicator(p, *s, line_of(p, s)))
+	p->at = s;
+	if (bad_indicator(p, *s, 0))
 		return NULL;
 	e = s;
 	while (e < p->stop && *e != ',' && *e != ']' && *e != '}' && *e != '\n' && *e != '\r' && *e != '{' &&
@@ -620,7 +635,7 @@ flow_scalar(YParser *p, const char **pos, bool key)
 		e--;
 	if (memchr(s, '\0', e - s))
 	{
-		yerr(p, line_of(p, s), "a NUL byte");
+		yerr_at(p, s, "a NUL byte");
 		return NULL;
 	}
 	return scalar_node(pnstrdup(s, e - s), false);
@@ -642,7 +657,7 @@ flow_collection(YParser *p, const char **pos)
 		skip_space(&s, p->stop);
 		if (s >= p->stop)
 		{
-			yerr(p, line_of(p, *pos), "a flow collection that starts here does not end");
+			yerr_at(p, *pos, "a flow collection that starts here does not end");
 			return NULL;
 		}
 		if (*s == close)
@@ -656,7 +671,7 @@ flow_collection(YParser *p, const char **pos)
 			skip_space(&s, p->stop);
 			if (s >= p->stop || *s != ':')
 			{
-				yerr(p, line_of(p, s), "expected \":\" in a flow mapping");
+				yerr_at(p, s, "expected \":\" in a flow mapping");
 				return NULL;
 			}
 			key = k->kind == Y_SCALAR ? k->str : pstrdup("");
@@ -675,9 +690,9 @@ flow_collection(YParser *p, const char **pos)
 		if (s < p->stop && *s == close)
 			break;
 		if (s >= p->stop)
-			yerr(p, line_of(p, *pos), "a flow collection that starts here does not end");
+			yerr_at(p, *pos, "a flow collection that starts here does not end");
 		else
-			yerr(p, line_of(p, s), psprintf("expected \",\" or \"%c\"", close));
+			yerr_at(p, s, psprintf("expected \",\" or \"%c\"", close));
 		return NULL;
 	}
 	*pos = s + 1;
@@ -692,14 +707,14 @@ flow(YParser *p, const char **pos)
 	skip_space(pos, p->stop);
 	if (*pos >= p->stop)
 	{
-		yerr(p, line_of(p, *pos), "the text ends inside a flow collection");
+		yerr_at(p, *pos, "the text ends inside a flow collection");
 		return NULL;
 	}
 	if (**pos != '{' && **pos != '[')
 		return flow_scalar(p, pos, false);
 	if (++p->depth > MAX_DEPTH)
 	{
-		yerr(p, line_of(p, *pos), "nested too deep");
+		yerr_at(p, *pos, "nested too deep");
 		return NULL;
 	}
 	n = flow_collection(p, pos);
@@ -725,6 +740,11 @@ YamlParse(const char *text, size_t len, char **error)
 	{
 		*error = pstrdup("the file holds a NUL byte");
 		return NULL;
+	}
+	if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0)
+	{
+		/* a UTF-8 byte order mark, as go-yaml skips it */
+		p.text = text + 3;
 	}
 	if (!split_lines(&p))
 	{
@@ -782,19 +802,30 @@ YamlGet(YNode *map, const char *key)
 char *
 KubeReadToken(const char *path, char **error)
 {
-	FILE	   *f = AllocateFile(path, "r");
+	FILE	   *f;
 	StringInfoData buf;
 	char		chunk[1024];
 	size_t		n;
+	struct stat st;
 
+	/* a regular file: a FIFO would block the worker */
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+	{
+		*error = psprintf("token file \"%s\" is no regular file", path);
+		return NULL;
+	}
+	f = AllocateFile(path, "r");
 	if (f == NULL)
 	{
 		*error = psprintf("could not open token file \"%s\": %m", path);
 		return NULL;
 	}
+	/* room for the largest token taken, so that no copy is left behind by a growth */
 	initStringInfo(&buf);
+	enlargeStringInfo(&buf, 64 * 1024 + sizeof(chunk));
 	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0 && buf.len < 64 * 1024)
 		appendBinaryStringInfo(&buf, chunk, n);
+	explicit_bzero(chunk, sizeof(chunk));
 	FreeFile(f);
 	while (buf.len > 0 && isspace((unsigned char) buf.data[buf.len - 1]))
 		buf.data[--buf.len] = '\0';
@@ -889,6 +920,13 @@ decode(const char *b64, char **out, size_t *outlen, const char *what, char **err
 	return true;
 }
 
+/* a value that sets something: not absent, null, "", [] or {} (client-go: unset) */
+static bool
+nonempty(YNode *v)
+{
+	return v != NULL && (v->kind == Y_SCALAR ? v->str[0] != '\0' : v->kind != Y_NULL && v->n > 0);
+}
+
 /* refusals: what kubectl could do and the scheduler does not */
 static bool
 refuse_user(YNode *user, const char *name, char **error)
@@ -896,7 +934,7 @@ refuse_user(YNode *user, const char *name, char **error)
 	YNode	   *exec = YamlGet(user, "exec");
 	bool		bad = false;
 
-	if (exec && exec->kind != Y_NULL)
+	if (nonempty(exec))
 	{
 		const char *cmd = field(exec, "command", &bad);
 
@@ -905,7 +943,7 @@ refuse_user(YNode *user, const char *name, char **error)
 						  name, cmd ? " (command \"" : "", cmd ? cmd : "", cmd ? "\")" : "");
 		return true;
 	}
-	if (YamlGet(user, "auth-provider") && YamlGet(user, "auth-provider")->kind != Y_NULL)
+	if (nonempty(YamlGet(user, "auth-provider")))
 	{
 		const char *prov = field(YamlGet(user, "auth-provider"), "name", &bad);
 
@@ -919,12 +957,26 @@ refuse_user(YNode *user, const char *name, char **error)
 		*error = psprintf("user \"%s\" uses basic authentication (username and password), which the scheduler does not support", name);
 		return true;
 	}
-	if (field(user, "as", &bad) || YamlGet(user, "as-groups") || YamlGet(user, "as-uid") ||
-		YamlGet(user, "as-user-extra"))
+	if (field(user, "as", &bad) || field(user, "as-uid", &bad) || nonempty(YamlGet(user, "as-groups")) ||
+		nonempty(YamlGet(user, "as-user-extra")))
 	{
 		*error = psprintf("user \"%s\" impersonates another (as, as-groups, as-uid, as-user-extra), which the scheduler does not support", name);
 		return true;
 	}
+	return false;
+}
+
+/* YAML 1.1's booleans, as client-go's decoder (yaml.v2) reads them */
+static bool
+yaml_bool(const char *v, bool which)
+{
+	static const char *const yes[] = {"true", "True", "TRUE", "yes", "Yes", "YES", "on", "On", "ON", "y", "Y"};
+	static const char *const no[] = {"false", "False", "FALSE", "no", "No", "NO", "off", "Off", "OFF", "n", "N"};
+	const char *const *list = which ? yes : no;
+
+	for (int i = 0; i < (int) lengthof(yes); i++)
+		if (strcmp(v, list[i]) == 0)
+			return true;
 	return false;
 }
 
@@ -962,8 +1014,8 @@ load_cluster(KubeConfig *cfg, YNode *cluster, const char *name, const char *dir,
 		*error = psprintf("cluster \"%s\" sets both certificate-authority and certificate-authority-data", name);
 		return false;
 	}
-	cfg->insecure = insecure && strcmp(insecure, "true") == 0;
-	if (insecure && !cfg->insecure && strcmp(insecure, "false") != 0)
+	cfg->insecure = insecure && yaml_bool(insecure, true);
+	if (insecure && !cfg->insecure && !yaml_bool(insecure, false))
 	{
 		*error = psprintf("cluster \"%s\": insecure-skip-tls-verify is \"%s\", not true or false", name, insecure);
 		return false;
@@ -1033,10 +1085,17 @@ load_user(KubeConfig *cfg, YNode *user, const char *name, const char *dir, char 
 	{
 		cfg->token_file = resolve(dir, token_file);
 		cfg->token = KubeReadToken(cfg->token_file, error);
-		if (cfg->token == NULL)
+		if (cfg->token == NULL && token == NULL)
 			return false;
+		if (cfg->token == NULL)
+		{
+			/* client-go falls back on the inline token while the file cannot be read */
+			pfree(cfg->token_file);
+			cfg->token_file = NULL;
+			*error = NULL;
+		}
 	}
-	else if (token)
+	if (cfg->token == NULL && token)
 	{
 		if (strpbrk(token, "\r\n"))
 		{

@@ -769,20 +769,23 @@ OutboxPrune(int retention_s)
 
 /* When the next pending row falls due, in ms from now (at most a second while a binding waits for claims); -1: none */
 long
-OutboxNextDue(void)
+OutboxNextDue(bool bindings, bool status)
 {
 	static SPIPlanPtr plan = NULL;
+	Oid			types[2] = {BOOLOID, BOOLOID};
+	Datum		args[2] = {BoolGetDatum(bindings), BoolGetDatum(status)};
 	bool		isnull;
 	Datum		v;
 
 	/* NULL when nothing is pending (not greatest(0, ...): that makes it 0) */
 	run(PlanKept(&plan,
 				"SELECT least(ceil(1000 * extract(epoch FROM min(next_attempt_at) - clock_timestamp()))::int8,"
-				"  CASE WHEN EXISTS (SELECT 1 FROM scheduler.outbox WHERE state = 'pending'"
+				"  CASE WHEN $1 AND EXISTS (SELECT 1 FROM scheduler.outbox WHERE state = 'pending'"
 				"    AND wait_until IS NOT NULL) THEN 1000 END)"
-				" FROM scheduler.outbox WHERE state = 'pending' AND isfinite(next_attempt_at)",
-				0, NULL),
-		NULL, NULL, SPI_OK_SELECT);
+				" FROM scheduler.outbox WHERE state = 'pending' AND isfinite(next_attempt_at)"
+				" AND (kind IN ('condition', 'event') AND $2 OR kind NOT IN ('condition', 'event') AND $1)",
+				2, types),
+		args, NULL, SPI_OK_SELECT);
 	if (SPI_processed != 1)
 		return -1;
 	v = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);

@@ -74,12 +74,13 @@ extern void OutboxCloseBindingsToDeleted(bool all);
  * bindings and deletions first (at most max_bindings), then conditions and
  * events (at most max_status), none of the nexclude ids in exclude (those in
  * flight).  OutboxNextDue: in how many ms the next
- * pending row falls due (-1: none).  OutboxRecord applies a response (http_status 0: none, -1:
+ * pending row of the classes asked for (bindings, deletions and PreBind
+ * requests; conditions and events) falls due (-1: none).  OutboxRecord applies a response (http_status 0: none, -1:
  * not sent; retry_after_ms: the response's Retry-After, -1 none) and
  * returns the row's new state.
  */
 extern List *OutboxClaim(int max_bindings, int max_status, const int64 *exclude, int nexclude);
-extern long OutboxNextDue(void);
+extern long OutboxNextDue(bool bindings, bool status);
 
 /*
  * The PreBind requests of pods assumed and not bound yet, and not failed:

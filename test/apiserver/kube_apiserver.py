@@ -2050,6 +2050,7 @@ class Faults:
         self.fuzz = []              # dicts: match, lines, rng (one per watch to fuzz)
         self.stall_until = 0.0
         self.latency = 0.0
+        self.latency_match = ("", "")  # (match, method) the latency is narrowed to
         self.bookmark_interval = self.default_bookmark_interval
         self.graceful_delete_seconds = 0.0
         self.provision_fail = None  # None, or the match string of the provision_fail fault
@@ -2088,7 +2089,10 @@ class Faults:
           compact: true                    drop the event history: older resource
                                            versions get 410 Expired
           close_watches: true              end every open watch cleanly now
-          latency_ms: N                    delay every non-debug response
+          latency_ms: N                    delay every non-debug response (with
+                                           match/method: only those, as API
+                                           Priority and Fairness queues one
+                                           flow's requests)
           bookmark_interval_seconds: S     how often watches send BOOKMARKs
           graceful_delete_seconds: S       deleting a bound pod sets
                                            deletionTimestamp and removes it S
@@ -2142,6 +2146,7 @@ class Faults:
                 self.stall_until = time.time() + float(body["stall_watch_seconds"])
             if "latency_ms" in body:
                 self.latency = float(body["latency_ms"] or 0) / 1000.0
+                self.latency_match = (match, method)
             if "bookmark_interval_seconds" in body:
                 self.bookmark_interval = max(0.05, float(body["bookmark_interval_seconds"]))
             if "graceful_delete_seconds" in body:
@@ -3426,7 +3431,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
                                    {"Retry-After": str(retry_after)})
                 raise ApiError(500, "InternalError", "Internal error occurred: injected fault",
                                {"causes": [{"message": "injected fault"}]})
-            if app.faults.latency:
+            if app.faults.latency and app.faults.latency_match[0] in self.path and \
+                    app.faults.latency_match[1] in ("", method):
                 time.sleep(app.faults.latency)
             self.route(method, path, params, body)
         except ApiError as e:

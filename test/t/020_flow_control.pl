@@ -7,7 +7,11 @@
 #   * a binding refused so is sent again after 3 s, not after the outbox's
 #     1 s backoff, and the pod is bound exactly once;
 #   * status writes (conditions, events) refused so wait 4 s, while
-#     bindings go on meanwhile: status never delays a binding.
+#     bindings go on meanwhile: status never delays a binding;
+#   * a Retry-After holds its class: a binding that falls due meanwhile is
+#     not sent before it;
+#   * a condition the server is slow to answer (3 s: its flow queued) does
+#     not hold the bindings that come after it.
 use strict;
 use warnings;
 use JSON::PP;
@@ -81,6 +85,35 @@ ok($node->poll_query_until('postgres',
 is($status[-1]{code}, 200, 'the condition was patched');
 $gap = $status[1]{time} - $status[0]{time};
 cmp_ok($gap, '>=', 3.9, sprintf('not before its Retry-After of 4 s (%.2f s)', $gap));
+
+# --- a Retry-After holds its class: a binding due meanwhile waits for it
+faults({ http_429_next => 1, retry_after => 3, match => '/pods/c-0/binding', method => 'POST' });
+kreq('POST', '/debug/bulk', '{"generate": {"pods": {"count": 1, "prefix": "c-", "cpu": "100m"}}}');
+ok($node->poll_query_until('postgres', q{SELECT last_status = 429 FROM scheduler.outbox WHERE kind = 'binding' AND name = 'c-0'}),
+	'c-0\'s binding refused with Retry-After: 3');
+kreq('POST', '/debug/bulk', '{"generate": {"pods": {"count": 1, "prefix": "d-", "cpu": "100m"}}}');
+ok($node->poll_query_until('postgres', q{SELECT count(*) = 2 FROM scheduler.pods WHERE name IN ('c-0', 'd-0') AND node_name IS NOT NULL}),
+	'c-0 and d-0 are bound in the end');
+my ($c429) = grep { $_->{path} =~ m{/pods/c-0/binding$} } requests();
+my ($d) = grep { $_->{path} =~ m{/pods/d-0/binding$} } requests();
+$gap = $d->{time} - $c429->{time};
+cmp_ok($gap, '>=', 2.9, sprintf('d-0\'s binding, due meanwhile, was not sent before the Retry-After (%.2f s after the 429)', $gap));
+
+# --- a status write the server is slow to answer does not hold the next bindings
+faults({ latency_ms => 3000, match => '/status', method => 'PATCH' });
+kreq('POST', '/debug/bulk', '{"generate": {"pods": {"count": 1, "prefix": "slow-", "cpu": "8"}}}');
+ok($node->poll_query_until('postgres', q{SELECT count(*) > 0 FROM scheduler.outbox WHERE kind = 'condition' AND name = 'slow-0'}),
+	'the unschedulable pod\'s condition is in the outbox');
+usleep(300_000);	# sent, and held 3 s by the server
+$t0 = time;
+kreq('POST', '/debug/bulk', '{"generate": {"pods": {"count": 5, "prefix": "e-", "cpu": "100m"}}}');
+ok($node->poll_query_until('postgres', q{SELECT count(*) = 5 FROM scheduler.pods WHERE name LIKE 'e-%' AND node_name IS NOT NULL}),
+	'pods created while the condition is held are bound');
+$took = time - $t0;
+cmp_ok($took, '<', 2, sprintf('within 2 s (%.2f s), while the condition takes 3 s', $took));
+faults({ clear => JSON::PP::true });
+ok($node->poll_query_until('postgres', q{SELECT state = 'done' FROM scheduler.outbox WHERE kind = 'condition' AND name = 'slow-0'}),
+	'the slow condition is recorded in the end');
 
 $node->stop;
 done_testing();
