@@ -31,7 +31,8 @@
 # bind figure; it is also quoted beside kube-scheduler's default API client
 # rate (kubeAPIQPS 50, burst 100), which its bindings go through.
 # With only=ingest (run --only ingest) just the ingest figures are measured;
-# with only=wffc just wffc_provisioned_pvs.
+# with only=wffc just wffc_provisioned_pvs; with only=bind the ingest and
+# bind figures.
 set -euo pipefail
 
 api_dir="$dir/api"
@@ -127,6 +128,10 @@ echo "bind_ref: the stand-in takes $ref binds/s from a plain client (16 connecti
 # mirror empties when the workers, pointed at it again, catch up with it
 # (the reset's DELETED events, or a relist)
 kreq POST /debug/reset >/dev/null
+if [ "${only:-}" = bind ]; then
+	kill "$api_pid" 2>/dev/null || true
+	return 0
+fi
 fi
 
 # --- wffc_provisioned_pvs: WaitForFirstConsumer claims provisioned during the run
