@@ -119,9 +119,17 @@ SELECT scheduler.outbox_result(pg_temp.binding('ghost'), 404, '{"kind": "Status"
 SELECT name, assumed_node FROM scheduler.pods WHERE name = 'ghost';
 
 -- conditions and events: 200/201 done, 5xx retried
-SELECT scheduler.outbox_result(id, CASE kind WHEN 'condition' THEN 200 ELSE 503 END)
+SELECT scheduler.outbox_result(id, CASE kind WHEN 'condition' THEN 200 ELSE 503 END,
+                               CASE kind WHEN 'event' THEN '{"kind": "Status", "message": "etcdserver: leader changed"}'::jsonb END)
 FROM scheduler.outbox WHERE name = 'huge' AND state = 'pending' ORDER BY id;
 SELECT kind, state, attempts FROM scheduler.outbox WHERE name = 'huge' ORDER BY id;
+-- the events retried answered 201 with the Event made: its own message is
+-- no error, where a failure's is kept (issue 16: last_error held the
+-- FailedScheduling message of an event created)
+SELECT kind, last_status, last_error FROM scheduler.outbox WHERE name = 'huge' AND kind = 'event' ORDER BY id;
+SELECT scheduler.outbox_result(id, 201, jsonb_build_object('kind', 'Event', 'message', body ->> 'message'))
+FROM scheduler.outbox WHERE name = 'huge' AND kind = 'event' AND state = 'pending' ORDER BY id;
+SELECT kind, state, last_status, last_error FROM scheduler.outbox WHERE name = 'huge' AND kind = 'event' ORDER BY id;
 
 SELECT kind, state, count(*) FROM scheduler.outbox GROUP BY 1, 2 ORDER BY 1, 2;
 SELECT scheduler.outbox_result(123456789, 201);

@@ -1309,6 +1309,9 @@ record(int64 id, bool has_status, int32 status, Jsonb *response, bool has_cap, i
 		v = V_FAILED;
 		msg = psprintf("gave up after %d attempts%s%s", tries, msg[0] ? ": " : "", msg);
 	}
+	/* a 2xx's body is the object, not an error: its message is not one to keep */
+	if (has_status && status >= 200 && status < 300)
+		msg = "";
 	write_verdict(id, &r, v, tries, has_status, status, msg, retry_after_ms);
 	return v == V_RETRY ? "pending" : v == V_DONE ? "done" : "failed";
 }
