@@ -889,32 +889,65 @@ KubeJitteredBackoff(int failures, long base_ms, long max_ms)
 }
 
 /*
- * Log a failure once: the same trouble again (for any request of this
- * worker) stays quiet while it retries with backoff.  Compared without the
- * request, so that one wrong token is one line, not one per resource.
+ * The kind of a failure: its text with every number made "#", so that what
+ * changes from one try to the next (curl's "after 2 ms", an HTTP/2 stream's
+ * number, a port) makes no other kind.
+ */
+static char *
+failure_kind(const char *detail)
+{
+	StringInfoData b;
+
+	initStringInfo(&b);
+	for (const char *c = detail; *c; c++)
+	{
+		if (isdigit((unsigned char) *c))
+		{
+			appendStringInfoChar(&b, '#');
+			while (isdigit((unsigned char) c[1]))
+				c++;
+		}
+		else
+			appendStringInfoChar(&b, *c);
+	}
+	return b.data;
+}
+
+/*
+ * Log a failure once per kind: the same kind of trouble again (for any
+ * request of this worker) stays quiet while it retries with backoff, until
+ * the API server answers again.  Compared without the request, so that one
+ * wrong token is one line, not one per resource; and without its numbers
+ * (failure_kind), so that an outage is a line per kind of failure, not one
+ * per try.
  */
 void
 KubeLogFailure(KubeFailureLog *log, const char *what, const char *detail)
 {
-	if (log->last && strcmp(log->last, detail) == 0)
-		return;
-	if (log->last)
-		pfree(log->last);
-	log->last = MemoryContextStrdup(TopMemoryContext, detail);
+	char	   *kind = failure_kind(detail);
+	ListCell   *lc;
+	MemoryContext old;
+
+	foreach(lc, log->kinds)
+		if (strcmp((char *) lfirst(lc), kind) == 0)
+			return;
+	old = MemoryContextSwitchTo(TopMemoryContext);
+	log->kinds = lappend(log->kinds, pstrdup(kind));
+	MemoryContextSwitchTo(old);
 	ereport(LOG,
 			(errmsg("%s: %s: %s", log->who, what, detail),
-			 errdetail("Retrying with backoff; the same failure is not logged again.")));
+			 errdetail("Retrying with backoff; this kind of failure is not logged again until the API server answers.")));
 }
 
 /* The API server answers again: say so once */
 void
 KubeLogRecovery(KubeFailureLog *log)
 {
-	if (log->last)
+	if (log->kinds != NIL)
 	{
 		ereport(LOG, (errmsg("%s: the API server answers again", log->who)));
-		pfree(log->last);
-		log->last = NULL;
+		list_free_deep(log->kinds);
+		log->kinds = NIL;
 	}
 }
 

@@ -12,6 +12,7 @@
 
 #include "datatype/timestamp.h"
 #include "lib/stringinfo.h"
+#include "nodes/pg_list.h"
 #include "utils/jsonb.h"
 
 #include "kubeconfig.h"
@@ -79,7 +80,7 @@ extern KubeRequest *KubeLoopNextDone(KubeLoop *loop, CURLcode *result);
 typedef struct KubeFailureLog
 {
 	const char *who;			/* "scheduler watch" */
-	char	   *last;			/* the failure last logged, or NULL */
+	List	   *kinds;			/* the kinds of failure logged since it last answered */
 } KubeFailureLog;
 
 extern long KubeJitteredBackoff(int failures, long base_ms, long max_ms);

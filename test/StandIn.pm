@@ -8,6 +8,7 @@
 #   my $state = $api->kjson('GET', '/debug/state');      # dies unless 2xx
 #   $api->provision_fail(1);                             # the provisioner refuses
 #   my $claim = $api->pvc('default', 'data');            # undef if missing
+#   $api->stop; $api->start;                             # an outage
 #
 # Every server started is stopped at the end of the test.
 package StandIn;
@@ -50,7 +51,25 @@ sub new
 		name => $name, work => $work, certdir => $certdir, url => $url, port => $port,
 		server_json => "$certdir/server.json",
 		server => decode_json(slurp_file("$certdir/server.json")),
+		h => $h, args => \@args,
 	}, $class;
+}
+
+# stop(): the server goes away (an outage); start(): it comes back on the
+# same port, with the same CA and token, and nothing stored
+sub stop
+{
+	my ($self) = @_;
+	$self->{h}->kill_kill(grace => 5);
+	return;
+}
+
+sub start
+{
+	my ($self) = @_;
+	my $again = StandIn->new($self->{name}, @{ $self->{args} }, '--port', $self->{port});
+	%$self = %$again;
+	return;
 }
 
 sub url { $_[0]{url} }
