@@ -72,6 +72,12 @@ $$;
 SELECT scheduler.outbox_result(pg_temp.binding('web'), 201);
 SELECT scheduler.outbox_result(pg_temp.binding('web'), 500);
 SELECT name, assumed_node FROM scheduler.pods WHERE name = 'web';
+-- and, as kube-scheduler records after a binding, a Normal Scheduled event
+-- (action Binding), "Successfully assigned <ns>/<name> to <node>", from its
+-- schedulerName, sent as the status writes are (issue 16, item 1)
+SELECT body ->> 'type' AS type, body ->> 'reason' AS reason, body ->> 'action' AS action, body ->> 'message' AS message,
+       body #>> '{source,component}' AS component, body #>> '{involvedObject,name}' AS pod, state
+FROM scheduler.outbox WHERE kind = 'event' AND name = 'web';
 
 -- 409 already assigned to the same node: bound too
 SELECT pg_temp.pod('again', '100m');

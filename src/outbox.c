@@ -1281,6 +1281,48 @@ prebind_applied(int64 id)
 }
 
 /*
+ * A binding done: kube-scheduler's Normal "Scheduled" event on the pod,
+ * "Successfully assigned <ns>/<name> to <node>", reported by its
+ * schedulerName, sent after the binding as the status writes are.
+ */
+static void
+scheduled_event(int64 id)
+{
+	static SPIPlanPtr plan = NULL;
+	Oid			type = INT8OID;
+	Datum		arg = Int64GetDatum(id);
+	HeapTuple	t;
+	TupleDesc	td;
+	EventSpec	e;
+	NewRows		rows = {0};
+
+	run(PlanKept(&plan,
+				"SELECT o.namespace, o.name, o.pod_uid, o.node,"
+				" coalesce((SELECT p.scheduler_name FROM scheduler.pods p WHERE p.uid = o.pod_uid LIMIT 1),"
+				"  'default-scheduler')"
+				" FROM scheduler.outbox o WHERE o.id = $1 AND o.node IS NOT NULL",
+				1, &type),
+		&arg, NULL, SPI_OK_SELECT);
+	if (SPI_processed != 1)
+		return;
+	t = SPI_tuptable->vals[0];
+	td = SPI_tuptable->tupdesc;
+	e.ns = SPI_getvalue(t, td, 1);
+	e.name = SPI_getvalue(t, td, 2);
+	e.uid = SPI_getvalue(t, td, 3);
+	e.reason = "Scheduled";
+	e.action = "Binding";
+	e.message = psprintf("Successfully assigned %s/%s to %s", e.ns, e.name, SPI_getvalue(t, td, 4));
+	e.type = "Normal";
+	e.component = SPI_getvalue(t, td, 5);
+	e.now = k8s_time(GetCurrentTransactionStartTimestamp());
+	if (e.ns == NULL || e.name == NULL || e.uid == NULL)
+		return;
+	rows_add(&rows, "event", e.uid, e.ns, e.name, NULL, event_body(&e));
+	rows_insert(&rows);
+}
+
+/*
  * Apply a response; the row's new state.  A late duplicate report changes
  * nothing.  A retry that would be attempt max_attempts (has_cap) fails
  * instead: "gave up after N attempts".  Attempts stop at the int4 maximum.
@@ -1313,6 +1355,8 @@ record(int64 id, bool has_status, int32 status, Jsonb *response, bool has_cap, i
 	if (has_status && status >= 200 && status < 300)
 		msg = "";
 	write_verdict(id, &r, v, tries, has_status, status, msg, retry_after_ms);
+	if (v == V_DONE && strcmp(r.kind, "binding") == 0)
+		scheduled_event(id);
 	return v == V_RETRY ? "pending" : v == V_DONE ? "done" : "failed";
 }
 

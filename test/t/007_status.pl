@@ -8,7 +8,8 @@
 #     condition is unchanged) and posts no second event within
 #     scheduler.event_interval (kube-scheduler's event recorder aggregates);
 #   * once the pod is bound, PodScheduled is True (the binding sets it) and
-#     no stale Unschedulable condition overwrites it;
+#     no stale Unschedulable condition overwrites it; a Normal Scheduled
+#     event says "Successfully assigned <ns>/<pod> to <node>";
 #   * conditions and events are rate-limited (scheduler.status_qps) and never
 #     hold a binding up: bindings go first.
 use strict;
@@ -92,6 +93,16 @@ bulk('{"generate": {"nodes": {"count": 1, "prefix": "large-", "cpu": "4"}}}');
 ok($node->poll_query_until('postgres', q{SELECT node_name = 'large-0' FROM scheduler.pods WHERE name = 'big-0'}),
 	'a node with room: the pod is bound there');
 is(pod_condition('big-0')->{status}, 'True', 'PodScheduled=True in the API');
+# kube-scheduler's record of the binding: Normal Scheduled, "Successfully
+# assigned default/big-0 to large-0" (what `kubectl describe pod` shows first)
+my @sched;
+$deadline = time + 30;
+until ((@sched = grep { $_->{reason} eq 'Scheduled' } events_for('big-0')) > 0) { last if time > $deadline; usleep(200_000) }
+is(scalar @sched, 1, 'one Scheduled event for the bound pod');
+is($sched[0]{type} . ' ' . $sched[0]{message}, 'Normal Successfully assigned default/big-0 to large-0',
+	'Normal: Successfully assigned default/big-0 to large-0');
+is($sched[0]{action} // '', 'Binding', 'action Binding');
+is($sched[0]{reportingComponent}, 'default-scheduler', 'reported by default-scheduler');
 
 # --- rate limit, bindings first: 20 pods that cannot fit (40 status
 # requests, at 10/s after a burst of 20), then one that fits
