@@ -10,8 +10,11 @@
  *	 condition  PATCH  namespaces/{ns}/pods/{name}/status (strategic merge:
  *	                   PodScheduled False, Unschedulable, the message)
  *	 event      POST   namespaces/{ns}/events (FailedScheduling)
- *	 delete     DELETE namespaces/{ns}/pods/{name} (a preemption victim; its
- *	                   uid a precondition)
+ *	 delete     PATCH  namespaces/{ns}/pods/{name}/status (a preemption victim's
+ *	                   DisruptionTarget condition, as kube-scheduler sets
+ *	                   it first), then DELETE namespaces/{ns}/pods/{name}
+ *	                   (its uid a precondition); a patch refused is the
+ *	                   row's answer, and nothing is deleted
  *	 volume     PATCH  persistentvolumes/{object} (merge patch: VolumeBinding's
  *	                   PreBind of a static binding, spec.claimRef)
  *	 claim      PATCH  namespaces/{ns}/persistentvolumeclaims/{object} (merge
@@ -79,6 +82,7 @@ typedef struct OutboxItem
 	MemoryContext cxt;			/* the item's, its request's and what built it */
 	int64		id;
 	KubeRequest *req;
+	KubeRequest *then;			/* a victim's DELETE, after its DisruptionTarget patch (req) */
 	bool		status_kind;	/* a condition or an event */
 	bool		sent;			/* in the curl multi */
 	bool		answered;
@@ -174,11 +178,53 @@ build_request(KubeConfig *cfg, const OutboxRow *row)
 	if (strcmp(kind, "delete") == 0)
 		return KubeRequestNew(cfg, "DELETE", psprintf("/api/v1/namespaces/%s/pods/%s", ens, ename),
 							  "application/json", body, 30000L);
+	if (strcmp(kind, "disruption") == 0)
+		return KubeRequestNew(cfg, "PATCH", psprintf("/api/v1/namespaces/%s/pods/%s/status", ens, ename),
+							  "application/strategic-merge-patch+json", body, 30000L);
 	if (strcmp(kind, "condition") == 0)
 		return KubeRequestNew(cfg, "PATCH", psprintf("/api/v1/namespaces/%s/pods/%s/status", ens, ename),
 							  "application/strategic-merge-patch+json", body, 30000L);
 	return KubeRequestNew(cfg, "POST", psprintf("/api/v1/namespaces/%s/events", ens),
 						  "application/json", body, 30000L);
+}
+
+/*
+ * A preemption victim's DisruptionTarget condition, as kube-scheduler's
+ * preemption patches it before the deletion: True, reason
+ * PreemptionByScheduler, "<scheduler>: preempting to accommodate a higher
+ * priority pod".  The victim's uid in the patch: another pod of that name
+ * is not patched (the API server refuses a changed uid).
+ */
+static char *
+disruption_patch(const char *uid, const char *scheduler)
+{
+	JsonbParseState *st = NULL;
+
+	pushJsonbValue(&st, WJB_BEGIN_OBJECT, NULL);
+	JPushString(&st, WJB_KEY, "metadata");
+	pushJsonbValue(&st, WJB_BEGIN_OBJECT, NULL);
+	JPushString(&st, WJB_KEY, "uid");
+	JPushString(&st, WJB_VALUE, uid ? uid : "");
+	pushJsonbValue(&st, WJB_END_OBJECT, NULL);
+	JPushString(&st, WJB_KEY, "status");
+	pushJsonbValue(&st, WJB_BEGIN_OBJECT, NULL);
+	JPushString(&st, WJB_KEY, "conditions");
+	pushJsonbValue(&st, WJB_BEGIN_ARRAY, NULL);
+	pushJsonbValue(&st, WJB_BEGIN_OBJECT, NULL);
+	JPushString(&st, WJB_KEY, "type");
+	JPushString(&st, WJB_VALUE, "DisruptionTarget");
+	JPushString(&st, WJB_KEY, "status");
+	JPushString(&st, WJB_VALUE, "True");
+	JPushString(&st, WJB_KEY, "reason");
+	JPushString(&st, WJB_VALUE, "PreemptionByScheduler");
+	JPushString(&st, WJB_KEY, "message");
+	JPushString(&st, WJB_VALUE, psprintf("%s: preempting to accommodate a higher priority pod", scheduler));
+	JPushString(&st, WJB_KEY, "lastTransitionTime");
+	JPushString(&st, WJB_VALUE, OutboxTime(GetCurrentTimestamp()));
+	pushJsonbValue(&st, WJB_END_OBJECT, NULL);
+	pushJsonbValue(&st, WJB_END_ARRAY, NULL);
+	pushJsonbValue(&st, WJB_END_OBJECT, NULL);
+	return JsonbToCString(NULL, &JsonbValueToJsonb(pushJsonbValue(&st, WJB_END_OBJECT, NULL))->root, 256);
 }
 
 /*
@@ -261,6 +307,16 @@ claim(KubeConfig *cfg, long *next_ms)
 		it->cxt = cxt;
 		it->id = row->id;
 		it->req = req;
+		if (strcmp(row->kind, "delete") == 0 && row->object != NULL)
+		{
+			/* kube-scheduler's order: the victim's DisruptionTarget, then its deletion */
+			OutboxRow	patch = *row;
+
+			patch.kind = "disruption";
+			patch.body = disruption_patch(row->uid, row->object);
+			it->then = req;
+			it->req = build_request(cfg, &patch);
+		}
 		it->req->arg = it;
 		it->status_kind = strcmp(row->kind, "condition") == 0 || strcmp(row->kind, "event") == 0;
 		it->retry_after_ms = -1;
@@ -331,6 +387,8 @@ drop_item(OutboxItem *it)
 {
 	flight = list_delete_ptr(flight, it);
 	KubeRequestFree(it->req);
+	if (it->then)
+		KubeRequestFree(it->then);
 	MemoryContextDelete(it->cxt);
 	if (flight == NIL)
 		MemoryContextReset(flight_cxt);
@@ -484,9 +542,20 @@ send_flight(void)
 		while ((req = KubeLoopNextDone(&loop, &result)) != NULL)
 		{
 			OutboxItem *it = (OutboxItem *) req->arg;
+			long		code = result == CURLE_OK ? KubeRequestStatus(req) : 0;
 
 			inflight--;
 			status_inflight -= it->status_kind;
+			if (it->then != NULL && code >= 200 && code < 300)
+			{
+				/* the victim is marked: now its deletion, in the same item */
+				KubeRequestFree(req);
+				it->req = it->then;
+				it->req->arg = it;
+				it->then = NULL;
+				it->sent = false;
+				continue;
+			}
 			trouble |= answered(it, req, result);
 			if (done == NIL)
 				first_done = GetCurrentTimestamp();
@@ -594,6 +663,8 @@ scheduler_bind_main(Datum arg pg_attribute_unused())
 				if (it->sent && !it->answered)
 					KubeLoopRemove(&loop, it->req);
 				KubeRequestFree(it->req);
+				if (it->then)
+					KubeRequestFree(it->then);
 				MemoryContextDelete(it->cxt);
 			}
 			flight = NIL;

@@ -102,8 +102,8 @@ list_strings(List *l)
  */
 
 /* A time as the API server writes it: RFC 3339, UTC, whole seconds */
-static char *
-k8s_time(TimestampTz t)
+char *
+OutboxTime(TimestampTz t)
 {
 	struct pg_tm tm;
 	fsec_t		fsec;
@@ -535,7 +535,7 @@ OutboxWriteDecisions(const OutboxDecision *d, int n, int event_interval_ms)
 	PodFacts   *f;
 	NewRows		rows = {0};
 	List	   *conditions = NIL;
-	char	   *now = k8s_time(GetCurrentTransactionStartTimestamp());
+	char	   *now = OutboxTime(GetCurrentTransactionStartTimestamp());
 
 	if (n == 0)
 		return;
@@ -656,7 +656,10 @@ preempted_message(const char *preemptor_uid, const char *node)
  * OutboxWriteVictims
  *		DefaultPreemption's victims (uids, each with the preemptor's uid and
  *		node): deleted through the API server, the uid a precondition (once
- *		each), and, as kube-scheduler records it, a Preempted event on each.
+ *		each), after a DisruptionTarget condition (the bind worker patches
+ *		it first: the row's object is the preemptor's schedulerName the
+ *		condition's message names), and, as kube-scheduler records it, a
+ *		Preempted event on each.
  */
 void
 OutboxWriteVictims(List *victims, List *preemptors, List *nodes)
@@ -668,7 +671,7 @@ OutboxWriteVictims(List *victims, List *preemptors, List *nodes)
 	const char **preemptor = list_strings(preemptors);
 	NewRows		deletes = {0};
 	NewRows		events = {0};
-	char	   *now = k8s_time(GetCurrentTransactionStartTimestamp());
+	char	   *now = OutboxTime(GetCurrentTransactionStartTimestamp());
 
 	if (victims == NIL)
 		return;
@@ -699,7 +702,11 @@ OutboxWriteVictims(List *victims, List *preemptors, List *nodes)
 		for (int k = 0; k < deletes.n && !seen; k++)
 			seen = strcmp(deletes.uid[k], uid) == 0;
 		if (!seen)
+		{
 			rows_add(&deletes, "delete", uid, ns, name, NULL, delete_body(uid));
+			/* whose DisruptionTarget condition names the preemptor's scheduler */
+			deletes.object[deletes.n - 1] = component;
+		}
 		if (component != NULL)	/* the preemptor is still there */
 		{
 			EventSpec	e = {ns, name, uid, "Preempted", "Preempting",
@@ -1033,12 +1040,12 @@ OutboxClaim(int max_bindings, int max_status, const int64 *exclude, int nexclude
 				0, NULL),
 		NULL, NULL, SPI_OK_UPDATE);
 	run(PlanKept(&due,
-				"(SELECT id, kind, namespace, name, body::text, object FROM scheduler.outbox"
+				"(SELECT id, kind, namespace, name, body::text, object, pod_uid FROM scheduler.outbox"
 				"  WHERE state = 'pending' AND kind IN ('binding', 'delete', 'volume', 'claim')"
 				"  AND next_attempt_at <= now() AND id <> ALL ($3)"
 				"  ORDER BY id LIMIT $1)"
 				" UNION ALL"
-				" (SELECT id, kind, namespace, name, body::text, object FROM scheduler.outbox"
+				" (SELECT id, kind, namespace, name, body::text, object, pod_uid FROM scheduler.outbox"
 				"  WHERE state = 'pending' AND kind IN ('condition', 'event') AND next_attempt_at <= now()"
 				"  AND id <> ALL ($3)"
 				"  ORDER BY id LIMIT $2)",
@@ -1057,6 +1064,7 @@ OutboxClaim(int max_bindings, int max_status, const int64 *exclude, int nexclude
 		r->name = SPI_getvalue(t, td, 4);
 		r->body = SPI_getvalue(t, td, 5);
 		r->object = SPI_getvalue(t, td, 6);
+		r->uid = SPI_getvalue(t, td, 7);
 		rows = lappend(rows, r);
 	}
 	return rows;
@@ -1315,7 +1323,7 @@ scheduled_event(int64 id)
 	e.message = psprintf("Successfully assigned %s/%s to %s", e.ns, e.name, SPI_getvalue(t, td, 4));
 	e.type = "Normal";
 	e.component = SPI_getvalue(t, td, 5);
-	e.now = k8s_time(GetCurrentTransactionStartTimestamp());
+	e.now = OutboxTime(GetCurrentTransactionStartTimestamp());
 	if (e.ns == NULL || e.name == NULL || e.uid == NULL)
 		return;
 	rows_add(&rows, "event", e.uid, e.ns, e.name, NULL, event_body(&e));

@@ -32,9 +32,13 @@ typedef struct OutboxRow
 	char	   *kind;			/* binding, condition, event, delete, volume, claim */
 	char	   *namespace;
 	char	   *name;
-	char	   *object;			/* volume, claim: the object's name */
+	char	   *object;			/* volume, claim: the object's name; delete: the
+								 * preemptor's schedulerName */
 	char	   *body;			/* the request body, JSON text */
+	char	   *uid;			/* the pod's */
 } OutboxRow;
+
+extern char *OutboxTime(TimestampTz t);
 
 /* Is there an API server to tell (scheduler.kube_api_url)? */
 extern bool OutboxEnabled(void);

@@ -1,6 +1,8 @@
 # DefaultPreemption against the API server: a high-priority pod that fits
 # nowhere has lower-priority pods deleted through the API (their uid a
-# precondition), is nominated (status.nominatedNodeName), and is bound once
+# precondition), each after a DisruptionTarget condition (reason
+# PreemptionByScheduler, "<scheduler>: preempting to accommodate a higher
+# priority pod"), as kube-scheduler's preemption sets it first, is nominated (status.nominatedNodeName), and is bound once
 # the victims are gone; a PodDisruptionBudget the API server reports as
 # allowing no disruption keeps its pods, even where taking them would be
 # cheaper by priority (kube-scheduler's pickOneNodeForPreemption: fewest
@@ -57,19 +59,29 @@ ok($node->poll_query_until('postgres',
 	q{SELECT (SELECT count(*) FROM scheduler.pods) = 4 AND (SELECT string_agg(name || '=' || disruptions_allowed, ',' ORDER BY name) FROM scheduler.pdbs) = 'db=0,web=1'}),
 	'pods and budgets are mirrored, with the status the API server computed');
 
+# a deleted victim stays (Terminating) for 2 s, so that its conditions can be read
+k('POST', '/debug/faults', { graceful_delete_seconds => 2 });
 k('POST', '/api/v1/namespaces/default/pods', { kind => 'Pod', apiVersion => 'v1',
 	metadata => { name => 'vip' },
 	spec => { priority => 1000,
 		containers => [ { name => 'c', image => 'pause', resources => { requests => { cpu => '1' } } } ] } });
 
-# the pod is bound to node-a once a web pod is gone
+# the pod is bound to node-a once a web pod is gone; meanwhile, the victim
+# carries kube-scheduler's DisruptionTarget condition
 my $bound = 0;
+my $disruption;
 for (1 .. 300)
 {
+	for my $p (@{ k('GET', '/api/v1/namespaces/default/pods')->{items} })
+	{
+		my ($c) = grep { $_->{type} eq 'DisruptionTarget' } @{ $p->{status}{conditions} // [] };
+		$disruption //= { pod => $p->{metadata}{name}, %$c } if $c;
+	}
 	my $o = k('GET', '/api/v1/namespaces/default/pods/vip');
 	if (($o->{spec}{nodeName} // '') ne '') { $bound = $o->{spec}{nodeName}; last; }
 	select(undef, undef, undef, 0.1);
 }
+k('POST', '/debug/faults', { graceful_delete_seconds => 0 });
 is($bound, 'node-a', 'the high-priority pod is bound where the budget allowed a victim');
 my @left = sort map { $_->{metadata}{name} } @{ k('GET', '/api/v1/namespaces/default/pods')->{items} };
 is(scalar(grep { /^web-/ } @left), 1, 'exactly one web pod was deleted');
@@ -81,6 +93,14 @@ is(q1(q{SELECT count(*) || ' ' || string_agg(DISTINCT state, ',') || ' ' || stri
 my $victim = q1(q{SELECT name FROM scheduler.outbox WHERE kind = 'delete'});
 is(q1(q{SELECT body #>> '{preconditions,uid}' FROM scheduler.outbox WHERE kind = 'delete'}), $uid{$victim},
 	'the precondition is the victim\'s uid');
+# kube-scheduler's preemption: DisruptionTarget=True on the victim, then its deletion
+is($disruption && join(' | ', @$disruption{qw(pod status reason message)}),
+	"$victim | True | PreemptionByScheduler | default-scheduler: preempting to accommodate a higher priority pod",
+	'the victim had DisruptionTarget=True, PreemptionByScheduler, with kube-scheduler\'s message');
+my @calls = grep { $_->{path} =~ m{/pods/\Q$victim\E(/status)?$} && $_->{method} ne 'GET' && $_->{userAgent} =~ /^scheduler\// }
+	@{ k('GET', '/debug/requests') };
+is(join(', ', map { "$_->{method} $_->{code}" } @calls), 'PATCH 200, DELETE 200',
+	'the victim was patched, then deleted');
 ok($node->poll_query_until('postgres',
 	q{SELECT count(*) = 1 FROM scheduler.outbox WHERE kind = 'event' AND body->>'reason' = 'Preempted' AND state = 'done'}),
 	'a Preempted event was sent');
