@@ -250,6 +250,10 @@ SELECT p.namespace, p.name,
                  || '" is neither scheduler.scheduler_name nor a profile''s'
             WHEN q.state = 'gated'
             THEN 'waiting for scheduling gates: [' || array_to_string(p.scheduling_gates, ' ') || ']'
+            WHEN v.terminating > 0
+            THEN 'nominated to node "' || q.nominated_node || '" by preemption: waiting for ' || v.terminating
+                 || CASE WHEN v.terminating = 1 THEN ' victim' ELSE ' victims' END || ' to terminate ('
+                 || coalesce(a.message, 'not tried since') || ')'
             ELSE a.message END AS message,
        q.first_enqueued_at AS since,
        p.scheduler_name,
@@ -261,8 +265,14 @@ CROSS JOIN LATERAL (
            OR EXISTS (SELECT FROM scheduler.profiles pr WHERE pr.scheduler_name = p.scheduler_name)
 ) AS o(ours)
 LEFT JOIN scheduler.pod_attempts a ON a.pod_uid = q.pod_uid AND a.result = 'unschedulable'
+-- a preemptor waits for its victims: the lower-priority pods terminating on its nominated node
+CROSS JOIN LATERAL (
+    SELECT count(*) AS terminating FROM scheduler.pods t
+    WHERE q.nominated_node IS NOT NULL AND coalesce(t.node_name, t.assumed_node) = q.nominated_node
+      AND t.deletion_timestamp IS NOT NULL AND NOT t.terminal AND t.priority < p.priority
+) AS v
 WHERE scheduler.require_role('scheduler_reader');
-COMMENT ON VIEW scheduler.pending_pods IS 'Every pending pod: its queue (active, backoff, unschedulable, gated; other-scheduler when no profile and not scheduler.scheduler_name names its schedulerName), attempts, the plugins that rejected it, kube-scheduler''s message, since when it is pending, its schedulerName, and scheduler.diagnosis() of it (called only when selected)';
+COMMENT ON VIEW scheduler.pending_pods IS 'Every pending pod: its queue (active, backoff, unschedulable, gated; other-scheduler when no profile and not scheduler.scheduler_name names its schedulerName), attempts, the plugins that rejected it, kube-scheduler''s message (or what it waits for: scheduling gates, its preemption victims to terminate), since when it is pending, its schedulerName, and scheduler.diagnosis() of it (called only when selected)';
 
 -- diagnosis()'s preemption victims: a preemptor's Preempted events, and each victim's deletion
 CREATE INDEX outbox_preempted ON scheduler.outbox ((body ->> 'message')) WHERE kind = 'event' AND body ->> 'reason' = 'Preempted';
@@ -306,3 +316,41 @@ COMMENT ON VIEW scheduler.metrics_schedule_attempts IS 'Attempts by result, over
 ALTER TABLE scheduler.watch_state ADD COLUMN listed_at timestamptz;
 COMMENT ON COLUMN scheduler.watch_state.updated_at IS 'When a resourceVersion was last stored: a batch of watch events applied, or a list';
 COMMENT ON COLUMN scheduler.watch_state.listed_at IS 'When a list of the resource was last applied (the watch worker''s list, or scheduler.relist()); NULL when none has been since 0.3';
+
+-- why(): a preemptor's row while its victims terminate (issue 16)
+CREATE OR REPLACE FUNCTION scheduler.why(namespace text, name text)
+    RETURNS TABLE (node text, plugin text, reason text)
+LANGUAGE plpgsql STABLE AS $$
+DECLARE
+    target text;
+BEGIN
+    PERFORM scheduler.require_role('scheduler_reader');
+    SELECT p.uid INTO target FROM scheduler.pods p WHERE p.namespace = $1 AND p.name = $2;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'pod %/% not found', $1, $2
+            USING ERRCODE = 'undefined_object',
+                  HINT = 'Load it with scheduler.apply().';
+    END IF;
+    RETURN QUERY
+        SELECT n.node, d.plugin, d.reason
+        FROM scheduler.pod_attempts a
+             JOIN scheduler.attempt_history h ON h.id = a.history_id
+             LEFT JOIN scheduler.attempt_history s ON s.id = h.diagnosis_of,
+             jsonb_to_recordset(coalesce(h.diagnosis, s.diagnosis)) AS d(plugin text, reason text, nodes jsonb),
+             jsonb_array_elements_text(d.nodes) AS n(node)
+        WHERE a.pod_uid = target AND a.result = 'unschedulable'
+        ORDER BY n.node;
+    -- a preemptor waits for its victims: the lower-priority pods terminating on its nominated node
+    RETURN QUERY
+        SELECT q.nominated_node, 'DefaultPreemption'::text,
+               'nominated by preemption: waiting for ' || v.terminating
+               || CASE WHEN v.terminating = 1 THEN ' victim' ELSE ' victims' END || ' to terminate'
+        FROM scheduler.queue q
+             JOIN scheduler.pods p ON p.uid = q.pod_uid,
+             LATERAL (SELECT count(*) AS terminating FROM scheduler.pods t
+                      WHERE coalesce(t.node_name, t.assumed_node) = q.nominated_node
+                        AND t.deletion_timestamp IS NOT NULL AND NOT t.terminal AND t.priority < p.priority) v
+        WHERE q.pod_uid = target AND q.nominated_node IS NOT NULL AND v.terminating > 0;
+END $$;
+COMMENT ON FUNCTION scheduler.why(text, text) IS 'Why the pod''s latest attempt failed: one row per node, the plugin that rejected it and kube-scheduler''s reason; and, for a pod nominated by preemption, a row for its node while its victims terminate';
+ALTER FUNCTION scheduler.why(text, text) SET search_path = pg_catalog, pg_temp;

@@ -111,6 +111,17 @@ BEGIN
              jsonb_array_elements_text(d.nodes) AS n(node)
         WHERE a.pod_uid = target AND a.result = 'unschedulable'
         ORDER BY n.node;
+    -- a preemptor waits for its victims: the lower-priority pods terminating on its nominated node
+    RETURN QUERY
+        SELECT q.nominated_node, 'DefaultPreemption'::text,
+               'nominated by preemption: waiting for ' || v.terminating
+               || CASE WHEN v.terminating = 1 THEN ' victim' ELSE ' victims' END || ' to terminate'
+        FROM scheduler.queue q
+             JOIN scheduler.pods p ON p.uid = q.pod_uid,
+             LATERAL (SELECT count(*) AS terminating FROM scheduler.pods t
+                      WHERE coalesce(t.node_name, t.assumed_node) = q.nominated_node
+                        AND t.deletion_timestamp IS NOT NULL AND NOT t.terminal AND t.priority < p.priority) v
+        WHERE q.pod_uid = target AND q.nominated_node IS NOT NULL AND v.terminating > 0;
 END $$;
-COMMENT ON FUNCTION scheduler.why(text, text) IS 'Why the pod''s latest attempt failed: one row per node, the plugin that rejected it and kube-scheduler''s reason';
+COMMENT ON FUNCTION scheduler.why(text, text) IS 'Why the pod''s latest attempt failed: one row per node, the plugin that rejected it and kube-scheduler''s reason; and, for a pod nominated by preemption, a row for its node while its victims terminate';
 

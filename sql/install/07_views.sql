@@ -61,6 +61,10 @@ SELECT p.namespace, p.name,
                  || '" is neither scheduler.scheduler_name nor a profile''s'
             WHEN q.state = 'gated'
             THEN 'waiting for scheduling gates: [' || array_to_string(p.scheduling_gates, ' ') || ']'
+            WHEN v.terminating > 0
+            THEN 'nominated to node "' || q.nominated_node || '" by preemption: waiting for ' || v.terminating
+                 || CASE WHEN v.terminating = 1 THEN ' victim' ELSE ' victims' END || ' to terminate ('
+                 || coalesce(a.message, 'not tried since') || ')'
             ELSE a.message END AS message,
        q.first_enqueued_at AS since,
        p.scheduler_name,
@@ -72,8 +76,14 @@ CROSS JOIN LATERAL (
            OR EXISTS (SELECT FROM scheduler.profiles pr WHERE pr.scheduler_name = p.scheduler_name)
 ) AS o(ours)
 LEFT JOIN scheduler.pod_attempts a ON a.pod_uid = q.pod_uid AND a.result = 'unschedulable'
+-- a preemptor waits for its victims: the lower-priority pods terminating on its nominated node
+CROSS JOIN LATERAL (
+    SELECT count(*) AS terminating FROM scheduler.pods t
+    WHERE q.nominated_node IS NOT NULL AND coalesce(t.node_name, t.assumed_node) = q.nominated_node
+      AND t.deletion_timestamp IS NOT NULL AND NOT t.terminal AND t.priority < p.priority
+) AS v
 WHERE scheduler.require_role('scheduler_reader');
-COMMENT ON VIEW scheduler.pending_pods IS 'Every pending pod: its queue (active, backoff, unschedulable, gated; other-scheduler when no profile and not scheduler.scheduler_name names its schedulerName), attempts, the plugins that rejected it, kube-scheduler''s message, since when it is pending, its schedulerName, and scheduler.diagnosis() of it (called only when selected)';
+COMMENT ON VIEW scheduler.pending_pods IS 'Every pending pod: its queue (active, backoff, unschedulable, gated; other-scheduler when no profile and not scheduler.scheduler_name names its schedulerName), attempts, the plugins that rejected it, kube-scheduler''s message (or what it waits for: scheduling gates, its preemption victims to terminate), since when it is pending, its schedulerName, and scheduler.diagnosis() of it (called only when selected)';
 
 -- Metrics, as kube-scheduler's /metrics names them: scheduler_pending_pods
 -- counts the pods of our schedulers only (ours as in pending_pods).

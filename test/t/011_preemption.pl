@@ -69,7 +69,7 @@ k('POST', '/api/v1/namespaces/default/pods', { kind => 'Pod', apiVersion => 'v1'
 # the pod is bound to node-a once a web pod is gone; meanwhile, the victim
 # carries kube-scheduler's DisruptionTarget condition
 my $bound = 0;
-my $disruption;
+my ($disruption, $waiting, $why_row);
 for (1 .. 300)
 {
 	for my $p (@{ k('GET', '/api/v1/namespaces/default/pods')->{items} })
@@ -77,6 +77,10 @@ for (1 .. 300)
 		my ($c) = grep { $_->{type} eq 'DisruptionTarget' } @{ $p->{status}{conditions} // [] };
 		$disruption //= { pod => $p->{metadata}{name}, %$c } if $c;
 	}
+	# while the victim terminates: what pending_pods and why() say of the preemptor
+	$waiting //= q1(q{SELECT message FROM scheduler.pending_pods WHERE name = 'vip' AND message LIKE 'nominated%'}) || undef;
+	$why_row //= q1(q{SELECT string_agg(node || ' | ' || plugin || ' | ' || reason, '; ')
+		FROM scheduler.why('default', 'vip') WHERE plugin = 'DefaultPreemption'}) || undef;
 	my $o = k('GET', '/api/v1/namespaces/default/pods/vip');
 	if (($o->{spec}{nodeName} // '') ne '') { $bound = $o->{spec}{nodeName}; last; }
 	select(undef, undef, undef, 0.1);
@@ -97,6 +101,10 @@ is(q1(q{SELECT body #>> '{preconditions,uid}' FROM scheduler.outbox WHERE kind =
 is($disruption && join(' | ', @$disruption{qw(pod status reason message)}),
 	"$victim | True | PreemptionByScheduler | default-scheduler: preempting to accommodate a higher priority pod",
 	'the victim had DisruptionTarget=True, PreemptionByScheduler, with kube-scheduler\'s message');
+like($waiting // '', qr/^nominated to node "node-a" by preemption: waiting for 1 victim to terminate \(0\/2 nodes are available: /,
+	"pending_pods: the preemptor waits for its victim to terminate ($waiting)");
+is($why_row, 'node-a | DefaultPreemption | nominated by preemption: waiting for 1 victim to terminate',
+	'why(): a row for the nominated node while the victim terminates');
 my @calls = grep { $_->{path} =~ m{/pods/\Q$victim\E(/status)?$} && $_->{method} ne 'GET' && $_->{userAgent} =~ /^scheduler\// }
 	@{ k('GET', '/debug/requests') };
 is(join(', ', map { "$_->{method} $_->{code}" } @calls), 'PATCH 200, DELETE 200',
