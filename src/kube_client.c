@@ -206,6 +206,11 @@ KubeConfigLoad(KubeConfig *cfg, char **error)
 {
 	memset(cfg, 0, sizeof(*cfg));
 	*error = NULL;
+	if (set(scheduler_kube_context) && !set(scheduler_kubeconfig))
+	{
+		*error = pstrdup("scheduler.kube_context is set, but scheduler.kubeconfig is not: a context names one of a kubeconfig's");
+		return false;
+	}
 	if (in_cluster())
 	{
 		const char *host = getenv("KUBERNETES_SERVICE_HOST");

@@ -182,6 +182,14 @@ $node->reload;
 ok($node->wait_for_log(qr/scheduler.kubeconfig and scheduler.kube_api_url are both set: set one or the other/, $log_at),
 	'scheduler.kubeconfig with scheduler.kube_api_url: refused by name');
 
+# a context without a kubeconfig: refused by name, not ignored
+$log_at = -s $node->logfile;
+$node->append_conf('postgresql.conf', "scheduler.kube_api_url = '$url'\nscheduler.kubeconfig = ''\nscheduler.kube_context = 'prod'\n");
+$node->reload;
+ok($node->wait_for_log(qr/scheduler.kube_context is set, but scheduler.kubeconfig is not/, $log_at),
+	'scheduler.kube_context without scheduler.kubeconfig: refused by name');
+$node->append_conf('postgresql.conf', "scheduler.kube_context = ''\nscheduler.kubeconfig = '$kc'\n");
+
 # back to the current context: it works again after the SIGHUP
 $node->append_conf('postgresql.conf', "scheduler.kube_api_url = ''\n");
 $node->reload;
