@@ -354,3 +354,6 @@ BEGIN
 END $$;
 COMMENT ON FUNCTION scheduler.why(text, text) IS 'Why the pod''s latest attempt failed: one row per node, the plugin that rejected it and kube-scheduler''s reason; and, for a pod nominated by preemption, a row for its node while its victims terminate';
 ALTER FUNCTION scheduler.why(text, text) SET search_path = pg_catalog, pg_temp;
+
+-- the events waiting (a Scheduled event is not written when 1000 do)
+CREATE INDEX outbox_pending_events ON scheduler.outbox (id) WHERE state = 'pending' AND kind = 'event';

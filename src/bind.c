@@ -519,6 +519,7 @@ send_flight(void)
 	TimestampTz first_done = 0;
 	TimestampTz started = GetCurrentTimestamp();
 	bool		woken = false;
+	bool		heard = false;	/* a response came (not only timeouts) */
 	ListCell   *lc;
 
 	foreach(lc, flight)
@@ -554,9 +555,13 @@ send_flight(void)
 				it->req->arg = it;
 				it->then = NULL;
 				it->sent = false;
+				/* unless a Retry-After holds the deletions: pending, claimed again after it */
+				if (GetCurrentTimestamp() < bindings_resume_at)
+					drop_item(it);
 				continue;
 			}
 			trouble |= answered(it, req, result);
+			heard |= it->status > 0;
 			if (done == NIL)
 				first_done = GetCurrentTimestamp();
 			done = lappend(done, it);
@@ -576,7 +581,7 @@ send_flight(void)
 			 (woken || TimestampDifferenceExceeds(started, GetCurrentTimestamp(), 1000))))
 			break;
 	}
-	if (!trouble)
+	if (heard && !trouble)
 		KubeLogRecovery(&failures);
 }
 

@@ -898,6 +898,8 @@ KubeJitteredBackoff(int failures, long base_ms, long max_ms)
  * changes from one try to the next (curl's "after 2 ms", an HTTP/2 stream's
  * number, a port) makes no other kind.
  */
+#define MAX_FAILURE_KINDS 32
+
 static char *
 failure_kind(const char *detail)
 {
@@ -936,9 +938,20 @@ KubeLogFailure(KubeFailureLog *log, const char *what, const char *detail)
 	foreach(lc, log->kinds)
 		if (strcmp((char *) lfirst(lc), kind) == 0)
 			return;
+	/* a message naming each object makes a kind each: a bound, then silence */
+	if (list_length(log->kinds) > MAX_FAILURE_KINDS)
+		return;
 	old = MemoryContextSwitchTo(TopMemoryContext);
-	log->kinds = lappend(log->kinds, pstrdup(kind));
+	log->kinds = lappend(log->kinds, pstrdup(list_length(log->kinds) == MAX_FAILURE_KINDS ? "" : kind));
 	MemoryContextSwitchTo(old);
+	if (list_length(log->kinds) > MAX_FAILURE_KINDS)
+	{
+		ereport(LOG,
+				(errmsg("%s: %s: %s", log->who, what, detail),
+				 errdetail("Retrying with backoff; no further failure is logged until the API server answers (%d kinds so far).",
+						   MAX_FAILURE_KINDS + 1)));
+		return;
+	}
 	ereport(LOG,
 			(errmsg("%s: %s: %s", log->who, what, detail),
 			 errdetail("Retrying with backoff; this kind of failure is not logged again until the API server answers.")));

@@ -559,6 +559,8 @@ OutboxWriteDecisions(const OutboxDecision *d, int n, int event_interval_ms)
 			}
 			rows_add(&rows, "binding", d[i].uid, f[i].ns, f[i].name, d[i].node,
 					 binding_body(f[i].ns, f[i].name, d[i].uid, d[i].node));
+			/* the scheduler that placed it, for its Scheduled event */
+			rows.object[rows.n - 1] = f[i].scheduler_name;
 			if (d[i].wait_claims != NIL || nreq > 0)
 			{
 				rows.waits[rows.n - 1] = array_of(NIL, ids, nreq);
@@ -1048,7 +1050,7 @@ OutboxClaim(int max_bindings, int max_status, const int64 *exclude, int nexclude
 				" (SELECT id, kind, namespace, name, body::text, object, pod_uid FROM scheduler.outbox"
 				"  WHERE state = 'pending' AND kind IN ('condition', 'event') AND next_attempt_at <= now()"
 				"  AND id <> ALL ($3)"
-				"  ORDER BY id LIMIT $2)",
+				"  ORDER BY kind = 'event', id LIMIT $2)",
 				3, types),
 		args, NULL, SPI_OK_SELECT);
 	for (uint64 i = 0; i < SPI_processed; i++)
@@ -1304,14 +1306,20 @@ scheduled_event(int64 id)
 	EventSpec	e;
 	NewRows		rows = {0};
 
+	/*
+	 * The binding row names its scheduler (rows written before it did: the
+	 * pod's).  As client-go's broadcaster drops events when 1000 wait, a
+	 * Scheduled event is not written when 1000 events are pending.
+	 */
 	run(PlanKept(&plan,
 				"SELECT o.namespace, o.name, o.pod_uid, o.node,"
-				" coalesce((SELECT p.scheduler_name FROM scheduler.pods p WHERE p.uid = o.pod_uid LIMIT 1),"
-				"  'default-scheduler')"
-				" FROM scheduler.outbox o WHERE o.id = $1 AND o.node IS NOT NULL",
+				" coalesce(o.object, (SELECT p.scheduler_name FROM scheduler.pods p WHERE p.uid = o.pod_uid LIMIT 1))"
+				" FROM scheduler.outbox o WHERE o.id = $1 AND o.node IS NOT NULL"
+				" AND (SELECT count(*) FROM (SELECT 1 FROM scheduler.outbox e"
+				"      WHERE e.state = 'pending' AND e.kind = 'event' LIMIT 1000) w) < 1000",
 				1, &type),
 		&arg, NULL, SPI_OK_SELECT);
-	if (SPI_processed != 1)
+	if (SPI_processed != 1 || SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 5) == NULL)
 		return;
 	t = SPI_tuptable->vals[0];
 	td = SPI_tuptable->tupdesc;

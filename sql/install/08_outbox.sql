@@ -33,7 +33,7 @@ CREATE TABLE scheduler.outbox (
     finished_at     timestamptz,
     last_status     integer,              -- HTTP status of the last response, 0 = no response, -1 = not sent
     last_error      text,
-    object          text,                 -- volume, claim: the PersistentVolume's or claim's name
+    object          text,                 -- volume, claim: the PersistentVolume's or claim's name; binding, delete: the scheduler's name
     waits_for       bigint[],             -- binding: its PreBind requests (volume, claim rows)
     claims          text[],               -- binding: the pod's claims, all bound before it is sent
     wait_until      timestamptz           -- binding waiting for claims: failed when they are not bound by then (NULL once due)
@@ -44,6 +44,8 @@ CREATE INDEX outbox_prebind ON scheduler.outbox (pod_uid) WHERE kind IN ('volume
 -- diagnosis()'s preemption victims: a preemptor's Preempted events, and each victim's deletion
 CREATE INDEX outbox_preempted ON scheduler.outbox ((body ->> 'message')) WHERE kind = 'event' AND body ->> 'reason' = 'Preempted';
 CREATE INDEX outbox_deletes ON scheduler.outbox (pod_uid) WHERE kind = 'delete';
+-- the events waiting (a Scheduled event is not written when 1000 do)
+CREATE INDEX outbox_pending_events ON scheduler.outbox (id) WHERE state = 'pending' AND kind = 'event';
 COMMENT ON TABLE scheduler.outbox IS 'Bindings, PodScheduled conditions and FailedScheduling events for the API server, sent by the bind worker';
 COMMENT ON COLUMN scheduler.outbox.claims IS 'A binding''s claims: it waits until each is bound (spec.volumeName and pv.kubernetes.io/bind-completed), as VolumeBinding''s PreBind does';
 

@@ -161,7 +161,7 @@ is(q1(q{SELECT string_agg(kind, ',' ORDER BY id) FROM scheduler.outbox WHERE nam
 # 2. a static volume the scheduler binds: PATCH the volume, then the binding
 pod('p-static', 'static');
 is(wait_bound('p-static'), 'node-a', 'a WaitForFirstConsumer claim goes where its only volume is');
-is(q1(q{SELECT string_agg(kind || ' ' || coalesce(object, node) || ' ' || state, ', ' ORDER BY id)
+is(q1(q{SELECT string_agg(kind || ' ' || CASE kind WHEN 'binding' THEN node ELSE object END || ' ' || state, ', ' ORDER BY id)
 	FROM scheduler.outbox WHERE name = 'p-static' AND kind <> 'event'}), 'volume pv-static done, binding node-a done',
 	'outbox: the volume\'s claimRef (PreBind), then the binding');
 my @r = requests_for('/persistentvolumes/pv-static', '/pods/p-static/binding');
@@ -177,7 +177,7 @@ claim('dyn', class => 'fast');
 pod('p-dyn', 'dyn');
 my $dyn_node = wait_bound('p-dyn');
 ok($dyn_node ne '', 'a pod whose claim is provisioned is bound');
-is(q1(q{SELECT string_agg(kind || ' ' || coalesce(object, '-') || ' ' || state, ', ' ORDER BY id)
+is(q1(q{SELECT string_agg(kind || ' ' || CASE kind WHEN 'binding' THEN '-' ELSE coalesce(object, '-') END || ' ' || state, ', ' ORDER BY id)
 	FROM scheduler.outbox WHERE name = 'p-dyn' AND kind <> 'event'}), 'claim dyn done, binding - done',
 	'outbox: the claim\'s selected-node (PreBind), then the binding');
 @r = requests_for('/persistentvolumeclaims/dyn', '/pods/p-dyn/binding');
