@@ -13,6 +13,22 @@
 
 #include "plans.h"
 
+/* A plan prepared once with these cursor options, kept for the session */
+static SPIPlanPtr
+kept_with(SPIPlanPtr *cache, const char *sql, int nargs, Oid *types, int options)
+{
+	if (*cache == NULL)
+	{
+		SPIPlanPtr	p = SPI_prepare_cursor(sql, nargs, types, options);
+
+		if (p == NULL)
+			elog(ERROR, "SPI_prepare failed (%s): %s", SPI_result_code_string(SPI_result), sql);
+		SPI_keepplan(p);
+		*cache = p;
+	}
+	return *cache;
+}
+
 /*
  * PlanKept
  *		*cache, prepared from sql on first use and kept for the life of the
@@ -21,16 +37,7 @@
 SPIPlanPtr
 PlanKept(SPIPlanPtr *cache, const char *sql, int nargs, Oid *types)
 {
-	if (*cache == NULL)
-	{
-		SPIPlanPtr	p = SPI_prepare(sql, nargs, types);
-
-		if (p == NULL)
-			elog(ERROR, "SPI_prepare failed (%s): %s", SPI_result_code_string(SPI_result), sql);
-		SPI_keepplan(p);
-		*cache = p;
-	}
-	return *cache;
+	return kept_with(cache, sql, nargs, types, 0);
 }
 
 /*
@@ -45,16 +52,7 @@ PlanKept(SPIPlanPtr *cache, const char *sql, int nargs, Oid *types)
 SPIPlanPtr
 PlanKeptBatch(SPIPlanPtr *cache, const char *sql, int nargs, Oid *types)
 {
-	if (*cache == NULL)
-	{
-		SPIPlanPtr	p = SPI_prepare_cursor(sql, nargs, types, CURSOR_OPT_CUSTOM_PLAN);
-
-		if (p == NULL)
-			elog(ERROR, "SPI_prepare failed (%s): %s", SPI_result_code_string(SPI_result), sql);
-		SPI_keepplan(p);
-		*cache = p;
-	}
-	return *cache;
+	return kept_with(cache, sql, nargs, types, CURSOR_OPT_CUSTOM_PLAN);
 }
 
 /*
@@ -68,14 +66,5 @@ PlanKeptBatch(SPIPlanPtr *cache, const char *sql, int nargs, Oid *types)
 SPIPlanPtr
 PlanKeptGeneric(SPIPlanPtr *cache, const char *sql, int nargs, Oid *types)
 {
-	if (*cache == NULL)
-	{
-		SPIPlanPtr	p = SPI_prepare_cursor(sql, nargs, types, CURSOR_OPT_GENERIC_PLAN);
-
-		if (p == NULL)
-			elog(ERROR, "SPI_prepare failed (%s): %s", SPI_result_code_string(SPI_result), sql);
-		SPI_keepplan(p);
-		*cache = p;
-	}
-	return *cache;
+	return kept_with(cache, sql, nargs, types, CURSOR_OPT_GENERIC_PLAN);
 }
