@@ -189,45 +189,6 @@ build_request(KubeConfig *cfg, const OutboxRow *row)
 }
 
 /*
- * A preemption victim's DisruptionTarget condition, as kube-scheduler's
- * preemption patches it before the deletion: True, reason
- * PreemptionByScheduler, "<scheduler>: preempting to accommodate a higher
- * priority pod".  The victim's uid in the patch: another pod of that name
- * is not patched (the API server refuses a changed uid).
- */
-static char *
-disruption_patch(const char *uid, const char *scheduler)
-{
-	JsonbParseState *st = NULL;
-
-	pushJsonbValue(&st, WJB_BEGIN_OBJECT, NULL);
-	JPushString(&st, WJB_KEY, "metadata");
-	pushJsonbValue(&st, WJB_BEGIN_OBJECT, NULL);
-	JPushString(&st, WJB_KEY, "uid");
-	JPushString(&st, WJB_VALUE, uid ? uid : "");
-	pushJsonbValue(&st, WJB_END_OBJECT, NULL);
-	JPushString(&st, WJB_KEY, "status");
-	pushJsonbValue(&st, WJB_BEGIN_OBJECT, NULL);
-	JPushString(&st, WJB_KEY, "conditions");
-	pushJsonbValue(&st, WJB_BEGIN_ARRAY, NULL);
-	pushJsonbValue(&st, WJB_BEGIN_OBJECT, NULL);
-	JPushString(&st, WJB_KEY, "type");
-	JPushString(&st, WJB_VALUE, "DisruptionTarget");
-	JPushString(&st, WJB_KEY, "status");
-	JPushString(&st, WJB_VALUE, "True");
-	JPushString(&st, WJB_KEY, "reason");
-	JPushString(&st, WJB_VALUE, "PreemptionByScheduler");
-	JPushString(&st, WJB_KEY, "message");
-	JPushString(&st, WJB_VALUE, psprintf("%s: preempting to accommodate a higher priority pod", scheduler));
-	JPushString(&st, WJB_KEY, "lastTransitionTime");
-	JPushString(&st, WJB_VALUE, OutboxTime(GetCurrentTimestamp()));
-	pushJsonbValue(&st, WJB_END_OBJECT, NULL);
-	pushJsonbValue(&st, WJB_END_ARRAY, NULL);
-	pushJsonbValue(&st, WJB_END_OBJECT, NULL);
-	return JsonbToCString(NULL, &JsonbValueToJsonb(pushJsonbValue(&st, WJB_END_OBJECT, NULL))->root, 256);
-}
-
-/*
  * A row no request can be built for fails for good (status -1): a binding's
  * reservation is forgotten, so the pod is back in the queue.
  */
@@ -313,7 +274,7 @@ claim(KubeConfig *cfg, long *next_ms)
 			OutboxRow	patch = *row;
 
 			patch.kind = "disruption";
-			patch.body = disruption_patch(row->uid, row->object);
+			patch.body = OutboxDisruptionPatch(row->uid, row->object);
 			it->then = req;
 			it->req = build_request(cfg, &patch);
 		}
@@ -330,11 +291,10 @@ claim(KubeConfig *cfg, long *next_ms)
 	*next_ms = OutboxNextDue(!bindings_held, !status_held);
 	if (bindings_held || status_held)
 	{
-		long		resume = (Max(bindings_held ? bindings_resume_at : 0,
-								  status_held ? status_resume_at : 0) - now) / 1000 + 1;
+		TimestampTz until = !status_held ? bindings_resume_at : !bindings_held ? status_resume_at
+			: Min(bindings_resume_at, status_resume_at);
+		long		resume = (until - now) / 1000 + 1;
 
-		if (bindings_held && status_held)
-			resume = (Min(bindings_resume_at, status_resume_at) - now) / 1000 + 1;
 		*next_ms = *next_ms < 0 ? resume : Min(*next_ms, resume);
 	}
 	commit();
@@ -381,15 +341,22 @@ response_json(const OutboxItem *it)
 	return p.resp;
 }
 
-/* An item leaves the flight: its request and its memory go */
+/* An item's requests and memory go (it is in no curl multi) */
 static void
-drop_item(OutboxItem *it)
+free_item(OutboxItem *it)
 {
-	flight = list_delete_ptr(flight, it);
 	KubeRequestFree(it->req);
 	if (it->then)
 		KubeRequestFree(it->then);
 	MemoryContextDelete(it->cxt);
+}
+
+/* An item leaves the flight */
+static void
+drop_item(OutboxItem *it)
+{
+	flight = list_delete_ptr(flight, it);
+	free_item(it);
 	if (flight == NIL)
 		MemoryContextReset(flight_cxt);
 }
@@ -667,10 +634,7 @@ scheduler_bind_main(Datum arg pg_attribute_unused())
 
 				if (it->sent && !it->answered)
 					KubeLoopRemove(&loop, it->req);
-				KubeRequestFree(it->req);
-				if (it->then)
-					KubeRequestFree(it->then);
-				MemoryContextDelete(it->cxt);
+				free_item(it);
 			}
 			flight = NIL;
 			MemoryContextReset(flight_cxt);

@@ -168,6 +168,38 @@ KubeApiConfigured(void)
 }
 
 /*
+ * Hand the kubeconfig's inline data to curl as blobs (curl copies each);
+ * false when curl refuses one.
+ */
+static bool
+set_blobs(CURL *e, const KubeConfig *cfg)
+{
+	bool		ok = true;
+
+	if (cfg->ca_data)
+	{
+		struct curl_blob b = {cfg->ca_data, cfg->ca_data_len, CURL_BLOB_COPY};
+
+		ok &= curl_easy_setopt(e, CURLOPT_CAINFO_BLOB, &b) == CURLE_OK;
+	}
+	if (cfg->cert_data)
+	{
+		struct curl_blob b = {cfg->cert_data, cfg->cert_data_len, CURL_BLOB_COPY};
+
+		ok &= curl_easy_setopt(e, CURLOPT_SSLCERT_BLOB, &b) == CURLE_OK;
+		curl_easy_setopt(e, CURLOPT_SSLCERTTYPE, "PEM");
+	}
+	if (cfg->key_data)
+	{
+		struct curl_blob b = {cfg->key_data, cfg->key_data_len, CURL_BLOB_COPY};
+
+		ok &= curl_easy_setopt(e, CURLOPT_SSLKEY_BLOB, &b) == CURLE_OK;
+		curl_easy_setopt(e, CURLOPT_SSLKEYTYPE, "PEM");
+	}
+	return ok;
+}
+
+/*
  * Inline certificate data needs a libcurl that takes it as blobs (7.77 with
  * OpenSSL; not every TLS backend): refused by name, never dropped, which
  * would check the server against the system's CAs instead.
@@ -176,24 +208,19 @@ static bool
 blobs_taken(const KubeConfig *cfg, char **error)
 {
 	CURL	   *e;
-	struct curl_blob b = {(void *) "", 0, CURL_BLOB_COPY};
-	bool		ok = true;
+	bool		ok;
 
 	if (!cfg->ca_data && !cfg->cert_data && !cfg->key_data)
 		return true;
 	curl_init_once();
 	if ((e = curl_easy_init()) == NULL)
 		elog(ERROR, "curl_easy_init failed");
-	if ((cfg->ca_data && curl_easy_setopt(e, CURLOPT_CAINFO_BLOB, &b) != CURLE_OK) ||
-		(cfg->cert_data && curl_easy_setopt(e, CURLOPT_SSLCERT_BLOB, &b) != CURLE_OK) ||
-		(cfg->key_data && curl_easy_setopt(e, CURLOPT_SSLKEY_BLOB, &b) != CURLE_OK))
-	{
+	ok = set_blobs(e, cfg);
+	curl_easy_cleanup(e);
+	if (!ok)
 		*error = psprintf("kubeconfig \"%s\": this libcurl (%s) cannot take inline certificate data:"
 						  " give certificate-authority, client-certificate and client-key as files",
 						  cfg->kubeconfig, curl_version());
-		ok = false;
-	}
-	curl_easy_cleanup(e);
 	return ok;
 }
 
@@ -407,27 +434,8 @@ KubeRequestNew(KubeConfig *cfg, const char *method, const char *path,
 		curl_easy_setopt(e, CURLOPT_SSLCERT, cfg->cert_file);
 	if (cfg->key_file)
 		curl_easy_setopt(e, CURLOPT_SSLKEY, cfg->key_file);
-	/* inline data: curl copies each blob */
-	if (cfg->ca_data)
-	{
-		struct curl_blob b = {cfg->ca_data, cfg->ca_data_len, CURL_BLOB_COPY};
-
-		curl_easy_setopt(e, CURLOPT_CAINFO_BLOB, &b);
-	}
-	if (cfg->cert_data)
-	{
-		struct curl_blob b = {cfg->cert_data, cfg->cert_data_len, CURL_BLOB_COPY};
-
-		curl_easy_setopt(e, CURLOPT_SSLCERT_BLOB, &b);
-		curl_easy_setopt(e, CURLOPT_SSLCERTTYPE, "PEM");
-	}
-	if (cfg->key_data)
-	{
-		struct curl_blob b = {cfg->key_data, cfg->key_data_len, CURL_BLOB_COPY};
-
-		curl_easy_setopt(e, CURLOPT_SSLKEY_BLOB, &b);
-		curl_easy_setopt(e, CURLOPT_SSLKEYTYPE, "PEM");
-	}
+	/* inline data (blobs_taken checked, at load, that this curl takes it) */
+	(void) set_blobs(e, cfg);
 	if (cfg->insecure)
 	{
 		curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 0L);

@@ -238,6 +238,41 @@ event_body(const EventSpec *e)
 	return end_body(&st);
 }
 
+/*
+ * OutboxDisruptionPatch
+ *		A preemption victim's DisruptionTarget condition, as kube-scheduler's
+ *		preemption patches it before the deletion: True, reason
+ *		PreemptionByScheduler, "<scheduler>: preempting to accommodate a
+ *		higher priority pod".  The victim's uid in the patch: another pod of
+ *		that name is not patched (the API server refuses a changed uid).
+ *		The bind worker sends it, then the row's DELETE.
+ */
+char *
+OutboxDisruptionPatch(const char *uid, const char *scheduler)
+{
+	JsonbParseState *st = NULL;
+	Jsonb	   *body;
+
+	begin_object(&st, NULL);
+	begin_object(&st, "metadata");
+	kv(&st, "uid", uid ? uid : "");
+	(void) pushJsonbValue(&st, WJB_END_OBJECT, NULL);
+	begin_object(&st, "status");
+	JPushString(&st, WJB_KEY, "conditions");
+	(void) pushJsonbValue(&st, WJB_BEGIN_ARRAY, NULL);
+	begin_object(&st, NULL);
+	kv(&st, "type", "DisruptionTarget");
+	kv(&st, "status", "True");
+	kv(&st, "reason", "PreemptionByScheduler");
+	kv(&st, "message", psprintf("%s: preempting to accommodate a higher priority pod", scheduler));
+	kv(&st, "lastTransitionTime", OutboxTime(GetCurrentTimestamp()));
+	(void) pushJsonbValue(&st, WJB_END_OBJECT, NULL);
+	(void) pushJsonbValue(&st, WJB_END_ARRAY, NULL);
+	(void) pushJsonbValue(&st, WJB_END_OBJECT, NULL);
+	body = end_body(&st);
+	return JsonbToCString(NULL, &body->root, VARSIZE(body));
+}
+
 /* DeleteOptions: the victim's uid a precondition */
 static Jsonb *
 delete_body(const char *uid)
@@ -358,7 +393,7 @@ jsonb_array(Jsonb **vals, int n)
 }
 
 static Datum
-int8_array(int64 *vals, int n)
+int8_array(const int64 *vals, int n)
 {
 	Datum	   *d = palloc(sizeof(Datum) * Max(n, 1));
 
@@ -1023,13 +1058,9 @@ OutboxClaim(int max_bindings, int max_status, const int64 *exclude, int nexclude
 	static SPIPlanPtr stale = NULL;
 	static SPIPlanPtr due = NULL;
 	Oid			types[3] = {INT4OID, INT4OID, INT8ARRAYOID};
-	Datum	   *ids = palloc(sizeof(Datum) * Max(nexclude, 1));
-	Datum		args[3] = {Int32GetDatum(Max(max_bindings, 0)), Int32GetDatum(Max(max_status, 0)), (Datum) 0};
+	Datum		args[3] = {Int32GetDatum(Max(max_bindings, 0)), Int32GetDatum(Max(max_status, 0)),
+	int8_array(exclude, nexclude)};
 	List	   *rows = NIL;
-
-	for (int i = 0; i < nexclude; i++)
-		ids[i] = Int64GetDatum(exclude[i]);
-	args[2] = PointerGetDatum(construct_array(ids, nexclude, INT8OID, sizeof(int64), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
 
 	settle_waiting_bindings();
 	/* (the pod looked up by uid for each pending condition, whatever the estimates) */

@@ -39,6 +39,7 @@ typedef struct OutboxRow
 } OutboxRow;
 
 extern char *OutboxTime(TimestampTz t);
+extern char *OutboxDisruptionPatch(const char *uid, const char *scheduler);
 
 /* Is there an API server to tell (scheduler.kube_api_url)? */
 extern bool OutboxEnabled(void);
