@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """A stand-in Kubernetes API server for tests (core/v1 nodes, pods, events,
 namespaces, pod bindings, services, replicationcontrollers; apps/v1
-replicasets, statefulsets; policy/v1 poddisruptionbudgets), Python 3 standard
-library only.
+replicasets, statefulsets; policy/v1 poddisruptionbudgets; events.k8s.io/v1
+events, a second view of the core ones), Python 3 standard library only.
 
     python3 kube_apiserver.py --port N --cert-dir DIR [--token TOKEN] [--plain-http]
 
@@ -15,7 +15,8 @@ prints one line "READY https://127.0.0.1:N" (port 0 picks a free port).
 
 What it speaks, as the real server does (v1.20 wire format, JSON only):
   * discovery: /version /api /api/v1 /apis /apis/apps /apis/apps/v1
-    /apis/policy /apis/policy/v1 /openapi/v2, /healthz /livez /readyz
+    /apis/events.k8s.io /apis/events.k8s.io/v1 /apis/policy /apis/policy/v1
+    /openapi/v2, /healthz /livez /readyz
   * GET/LIST/WATCH/POST/PUT/PATCH/DELETE and DELETE-collection on
     /api/v1/{nodes,namespaces}, /api/v1/{pods,events,services,
     replicationcontrollers} (all namespaces, list and watch) and
@@ -50,6 +51,37 @@ What it speaks, as the real server does (v1.20 wire format, JSON only):
   * DELETE removes an object at once (no kubelet, no graceful termination of
     pods unless the graceful_delete_seconds fault asks for it), DeleteOptions
     preconditions {uid, resourceVersion} checked (409 Conflict).
+
+Events are stored once, in core/v1 form, and served twice: at /api/v1 as
+stored (legacy rules: no event validation), and at
+/apis/events.k8s.io/v1/events (all namespaces: list, watch, DELETE-collection)
+and /apis/events.k8s.io/v1/namespaces/{ns}/events[/{name}] (GET, POST, PUT,
+PATCH, DELETE) converted as kube does (regarding <-> involvedObject, note <->
+message, reportingController <-> reportingComponent, deprecatedSource <->
+source, deprecatedFirstTimestamp/deprecatedLastTimestamp/deprecatedCount <->
+firstTimestamp/lastTimestamp/count), kind Event / EventList, apiVersion
+events.k8s.io/v1; field selectors metadata.name, metadata.namespace, reason,
+type, reportingController, regarding.{kind,namespace,name,uid,apiVersion,
+resourceVersion,fieldPath}.  There, as the real server: eventTime and
+series.lastObservedTime are MicroTime (exactly 6 digits of fraction, else 400
+as Go's decoding), written back in UTC; a create is kube's
+ValidateEventCreate for events.k8s.io/v1 (422 Invalid, the fields named as in
+the core type: eventTime required, type Normal or Warning, the deprecated
+fields unset, a series with count >= 2 and lastObservedTime,
+reportingController a qualified name, reportingInstance, action and reason
+required (<= 128 bytes), note <= 1024, regarding.namespace empty only in
+default or kube-system); a PUT or PATCH is ValidateEventUpdate (those rules,
+the series when changed, and the immutable fields: involvedObject, reason,
+message, source, the deprecated timestamps and count, type, eventTime,
+action, related, reportingController, reportingInstance); a PATCH is applied
+to the events.k8s.io/v1 form, 404 when the event is not there; a PUT of a
+name not there creates it (201); DELETE answers a Status.  Errors name the
+resource events.events.k8s.io (kind Event.events.k8s.io for 422), the group
+in their details.  kubectl's table (both paths) is kube's printEvent: LAST
+SEEN the series' lastObservedTime, else lastTimestamp, else the first seen
+(firstTimestamp, else eventTime); COUNT the series' count, else count, else
+1; SOURCE "<source.component or reportingComponent>, <source.host or
+reportingInstance>".  Events do not expire (no --event-ttl).
 
 Services, ReplicationControllers, ReplicaSets and StatefulSets are stored,
 listed and watched only: no controller runs, so a ReplicaSet, StatefulSet or
@@ -323,7 +355,8 @@ RESOURCES = {
 }
 KIND_TO_RESOURCE = {r.kind: r.name for r in RESOURCES.values()}
 KIND_API_VERSION = {r.kind: r.api_version for r in RESOURCES.values()}
-API_GROUPS = {"apps": "apps/v1", "policy": "policy/v1", "storage.k8s.io": "storage.k8s.io/v1"}
+API_GROUPS = {"apps": "apps/v1", "events.k8s.io": "events.k8s.io/v1", "policy": "policy/v1",
+              "storage.k8s.io": "storage.k8s.io/v1"}
 # workloads: metadata.generation is 1 on create and grows with each spec change
 GENERATION_RESOURCES = ("poddisruptionbudgets", "replicationcontrollers", "replicasets", "statefulsets")
 INITIAL_NAMESPACES = ["default", "kube-system", "kube-public", "kube-node-lease"]
@@ -468,12 +501,35 @@ def bad_request(msg):
     return ApiError(400, "BadRequest", msg)
 
 
-def invalid(kind, name, causes):
-    """causes: list of (field, message)."""
-    text = "; ".join("%s: %s" % (f, m) for f, m in causes)
-    return ApiError(422, "Invalid", '%s "%s" is invalid: %s' % (kind, name, text),
-                    {"name": name, "kind": kind,
-                     "causes": [{"reason": "FieldValueInvalid", "message": m, "field": f} for f, m in causes]})
+# a field error's message -> its cause type (apimachinery's field.ErrorType)
+CAUSE_TYPES = (("Required value", "FieldValueRequired"), ("Forbidden", "FieldValueForbidden"),
+               ("Duplicate value", "FieldValueDuplicate"), ("Unsupported value", "FieldValueNotSupported"),
+               ("Too long", "FieldValueTooLong"), ("Not found", "FieldValueNotFound"))
+
+
+def _cause_type(message):
+    for prefix, t in CAUSE_TYPES:
+        if message.startswith(prefix):
+            return t
+    return "FieldValueInvalid"
+
+
+def invalid(kind, name, causes, group=""):
+    """causes: list of (field, message).  A group's kind is named qualified
+    ("Event.events.k8s.io") and the details carry the group, as the real
+    server's; a message repeated is said once (the causes keep each)."""
+    seen, text = set(), []
+    for f, m in causes:
+        if (f, m) not in seen:
+            seen.add((f, m))
+            text.append("%s: %s" % (f, m))
+    details = {"name": name}
+    if group:
+        details["group"] = group
+    details["kind"] = kind
+    details["causes"] = [{"reason": _cause_type(m), "message": m, "field": f} for f, m in causes]
+    return ApiError(422, "Invalid", '%s "%s" is invalid: %s' % (kind + "." + group if group else kind, name,
+                                                                "; ".join(text)), details)
 
 
 def expired(message):
@@ -549,7 +605,9 @@ def order_object(obj):
 
 # ---------------------------------------------------------------- selectors
 
-def parse_field_selector(s, res):
+def parse_field_selector(s, res, fields=None):
+    """fields: the getters by name (the resource's unless given: a view's)."""
+    fields = RESOURCES[res].fields if fields is None else fields
     reqs = []
     if not s:
         return reqs
@@ -561,10 +619,10 @@ def parse_field_selector(s, res):
         if not m:
             raise bad_request('invalid selector: \'%s\'; can\'t understand \'%s\'' % (s, term))
         field, op, value = m.group(1).strip(), m.group(2), m.group(3).strip()
-        getter = RESOURCES[res].fields.get(field)
+        getter = fields.get(field)
         if getter is None:
             raise bad_request('"%s" is not a known field selector: only "%s"' % (
-                field, '", "'.join(sorted(RESOURCES[res].fields))))
+                field, '", "'.join(sorted(fields))))
         reqs.append((getter, op != "!=", value))
     return reqs
 
@@ -640,8 +698,8 @@ def label_match(labels, reqs):
 
 
 class Selector:
-    def __init__(self, res, params):
-        self.fields = parse_field_selector(params.get("fieldSelector", ""), res)
+    def __init__(self, res, params, fields=None):
+        self.fields = parse_field_selector(params.get("fieldSelector", ""), res, fields)
         self.labels = parse_label_selector(params.get("labelSelector", ""))
         self.empty = not self.fields and not self.labels
 
@@ -882,6 +940,28 @@ def json_patch(doc, ops):
     except (KeyError, IndexError, ValueError, TypeError) as e:
         raise ApiError(422, "Invalid", "the server rejected our request due to an error in our request: %s"
                        % e) from None
+    return doc
+
+
+def apply_patch(doc, patch, ctype, res):
+    """doc patched (a PATCH's body patch of Content-Type ctype); res names
+    the strategic merge patch's keys."""
+    if ctype == "application/json-patch+json":
+        doc = json_patch(doc, patch)
+    elif ctype == "application/merge-patch+json":
+        if not isinstance(patch, dict):
+            raise bad_request("a merge patch must be a JSON object")
+        doc = merge_patch(doc, patch)
+    elif ctype == "application/strategic-merge-patch+json":
+        if not isinstance(patch, dict):
+            raise bad_request("a strategic merge patch must be a JSON object")
+        doc = strategic_merge(doc, patch, res)
+    else:
+        raise ApiError(415, "UnsupportedMediaType", 'the body of the request was in an unknown format - '
+                       'accepted media types include: application/json-patch+json, '
+                       'application/merge-patch+json, application/strategic-merge-patch+json')
+    if not isinstance(doc, dict):
+        raise bad_request("the patch did not produce an object")
     return doc
 
 
@@ -1679,6 +1759,454 @@ class VolumeIndex:
         return changed
 
 
+# ---------------------------------------------------------------- events.k8s.io/v1
+
+# The events are stored once, in core/v1 form ("events"); events.k8s.io/v1 is
+# a second view of them, converted both ways as pkg/apis/events/v1 does
+# (events.k8s.io/v1 field -> core/v1 field; eventTime, series, action,
+# related, reportingInstance, reason and type keep their names).
+EVENTS_GROUP = "events.k8s.io"
+EVENTS_V1 = "events.k8s.io/v1"
+EVENT_V1_RENAMES = (("regarding", "involvedObject"), ("note", "message"),
+                    ("reportingController", "reportingComponent"), ("deprecatedSource", "source"),
+                    ("deprecatedFirstTimestamp", "firstTimestamp"), ("deprecatedLastTimestamp", "lastTimestamp"),
+                    ("deprecatedCount", "count"))
+# its field selectors (kube's field label conversions for events.k8s.io/v1),
+# read from the stored core/v1 object
+EVENT_V1_FIELDS = dict(META_FIELDS, **{
+    "regarding." + f: _field("involvedObject", f)
+    for f in ("kind", "namespace", "name", "uid", "apiVersion", "resourceVersion", "fieldPath")})
+EVENT_V1_FIELDS.update({"reason": _field("reason"), "type": _field("type"),
+                        "reportingController": _field("reportingComponent")})
+OBJECT_REFERENCE_FIELDS = (("Kind", "kind"), ("Namespace", "namespace"), ("Name", "name"), ("UID", "uid"),
+                           ("APIVersion", "apiVersion"), ("ResourceVersion", "resourceVersion"),
+                           ("FieldPath", "fieldPath"))
+
+
+def event_to_v1(obj):
+    """A stored core/v1 event (kind-less) as events.k8s.io/v1 serializes it:
+    its fields in the Go type's order, the empty ones left out but for
+    eventTime, regarding, deprecatedSource and the deprecated timestamps
+    (null or {} when unset, as the real server writes them)."""
+    g = obj.get
+    out = {"metadata": g("metadata") or {}, "eventTime": g("eventTime")}
+    if g("series") is not None:
+        out["series"] = g("series")
+    for k, ck in (("reportingController", "reportingComponent"), ("reportingInstance", "reportingInstance"),
+                  ("action", "action"), ("reason", "reason")):
+        if g(ck):
+            out[k] = g(ck)
+    out["regarding"] = g("involvedObject") or {}
+    if g("related") is not None:
+        out["related"] = g("related")
+    if g("message"):
+        out["note"] = g("message")
+    if g("type"):
+        out["type"] = g("type")
+    out["deprecatedSource"] = g("source") or {}
+    out["deprecatedFirstTimestamp"] = g("firstTimestamp")
+    out["deprecatedLastTimestamp"] = g("lastTimestamp")
+    if g("count"):
+        out["deprecatedCount"] = g("count")
+    return out
+
+
+def event_from_v1(ev):
+    """An events.k8s.io/v1 event (decoded: see decode_event_v1) in core/v1
+    form, as the real server's core/v1 view serializes it (source {},
+    unset timestamps null, reportingComponent and reportingInstance always)."""
+    g = ev.get
+    out = {"metadata": g("metadata") or {}, "involvedObject": g("regarding") or {}}
+    if g("reason"):
+        out["reason"] = g("reason")
+    if g("note"):
+        out["message"] = g("note")
+    out["source"] = g("deprecatedSource") or {}
+    out["firstTimestamp"] = g("deprecatedFirstTimestamp")
+    out["lastTimestamp"] = g("deprecatedLastTimestamp")
+    if g("deprecatedCount"):
+        out["count"] = g("deprecatedCount")
+    if g("type"):
+        out["type"] = g("type")
+    out["eventTime"] = g("eventTime")
+    for k in ("series", "action", "related"):
+        if g(k) is not None and g(k) != "":
+            out[k] = g(k)
+    out["reportingComponent"] = g("reportingController") or ""
+    out["reportingInstance"] = g("reportingInstance") or ""
+    return out
+
+
+class EventsV1View:
+    """The events.k8s.io/v1 view of the "events" store for the handler's
+    GET, list, watch and Table output."""
+    res = "events"
+    api_version = EVENTS_V1
+    kind = "Event"
+    list_kind = "EventList"
+    fields = EVENT_V1_FIELDS
+
+    @staticmethod
+    def item(obj):
+        return event_to_v1(obj)
+
+    @staticmethod
+    def full(obj):
+        d = {"kind": "Event", "apiVersion": EVENTS_V1}
+        d.update(event_to_v1(obj))
+        return d
+
+
+EVENTS_V1_VIEW = EventsV1View()
+
+RFC3339_RE = re.compile(r"^([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2}):([0-9]{2})(\.[0-9]+)?"
+                        r"(Z|[+-][0-9]{2}:[0-9]{2})$")
+LAYOUT_TIME = "2006-01-02T15:04:05Z07:00"
+LAYOUT_MICRO = "2006-01-02T15:04:05.000000Z07:00"
+ZERO_TIME = datetime.datetime(1, 1, 1, tzinfo=datetime.timezone.utc)
+
+
+def parse_kube_time(s, micro):
+    """A metav1.Time (micro False: RFC 3339, any fraction) or MicroTime
+    (micro True: exactly 6 digits of fraction, as Go's time.Parse with
+    RFC3339Micro wants) as a UTC datetime (microseconds kept), None for
+    null; ValueError with Go's wording otherwise."""
+    if s is None:
+        return None
+    layout = LAYOUT_MICRO if micro else LAYOUT_TIME
+    if not isinstance(s, str):
+        raise ValueError("json: cannot unmarshal %s into Go value of type string" % _json_type(s))
+    m = RFC3339_RE.match(s)
+    if m and micro and (m.group(7) is None or len(m.group(7)) != 7):
+        rest = s[m.end(6):]
+        raise ValueError('parsing time %s as "%s": cannot parse %s as ".000000"' % (
+            json.dumps(s), layout, json.dumps(rest)))
+    if not m:
+        raise ValueError('parsing time %s as "%s": cannot parse %s as "2006"' % (json.dumps(s), layout, json.dumps(s)))
+    try:
+        frac = m.group(7) or ""
+        us = int((frac[1:] + "000000")[:6]) if frac else 0
+        tz = m.group(8)
+        off = datetime.timedelta(0) if tz == "Z" else \
+            (1 if tz[0] == "+" else -1) * datetime.timedelta(hours=int(tz[1:3]), minutes=int(tz[4:6]))
+        dt = datetime.datetime(*[int(m.group(i)) for i in range(1, 7)], us, tzinfo=datetime.timezone(off))
+        return dt.astimezone(datetime.timezone.utc)
+    except (ValueError, OverflowError) as e:
+        raise ValueError('parsing time %s: %s' % (json.dumps(s), e)) from None
+
+
+def kube_time_text(dt, micro):
+    """A parsed time as the real server writes it back (UTC; MicroTime with
+    6 digits, Time to the second); None (null) for the zero time."""
+    if dt is None or dt == ZERO_TIME:
+        return None
+    text = "%04d-%02d-%02dT%02d:%02d:%02d" % (dt.year, dt.month, dt.day, dt.hour, dt.minute, dt.second)
+    return text + (".%06dZ" % dt.microsecond if micro else "Z")
+
+
+def _time_of(v):
+    """A stored timestamp (already normalized, or as a core/v1 write left
+    it) as a datetime, None when unset, zero or unreadable."""
+    try:
+        dt = parse_kube_time(v, False) if isinstance(v, str) else None
+    except ValueError:
+        return None
+    return None if dt is None or dt == ZERO_TIME else dt
+
+
+def _json_type(v):
+    if isinstance(v, bool):
+        return "bool"
+    if isinstance(v, (int, float)):
+        return "number"
+    if isinstance(v, str):
+        return "string"
+    if isinstance(v, list):
+        return "array"
+    if isinstance(v, dict):
+        return "object"
+    return "null"
+
+
+# events.k8s.io/v1 Event fields: (JSON name, Go type name) for the type checks of decoding
+EVENT_V1_STRINGS = ("reportingController", "reportingInstance", "action", "reason", "note", "type")
+EVENT_V1_OBJECTS = (("metadata", "v1.ObjectMeta"), ("series", "v1.EventSeries"), ("regarding", "v1.ObjectReference"),
+                    ("related", "v1.ObjectReference"), ("deprecatedSource", "v1.EventSource"))
+
+
+def decode_event_v1(obj):
+    """An events.k8s.io/v1 Event as the real server decodes it: kind and
+    apiVersion checked and dropped, each field of its JSON type (400
+    otherwise, as a decoding error), timestamps normalized (eventTime and
+    series.lastObservedTime MicroTime, exactly 6 digits of fraction; the
+    deprecated timestamps Time).  Returns a fresh dict."""
+    def fail(msg):
+        return bad_request('Event in version "v1" cannot be handled as a Event: ' + msg)
+    if not isinstance(obj, dict):
+        raise bad_request("the body of the request was in an unknown format - expected a JSON object")
+    if obj.get("kind") and obj["kind"] != "Event":
+        raise bad_request("the kind in the data (%s) does not match the expected kind (Event)" % obj["kind"])
+    if obj.get("apiVersion") and obj["apiVersion"] != EVENTS_V1:
+        raise bad_request("the API version in the data (%s) does not match the expected API version (%s)"
+                          % (obj["apiVersion"], EVENTS_V1))
+    ev = {k: copy.deepcopy(v) for k, v in obj.items() if k not in ("kind", "apiVersion")}
+
+    def wrong(path, v, gotype):
+        return fail("json: cannot unmarshal %s into Go struct field %s of type %s" % (_json_type(v), path, gotype))
+    for k in EVENT_V1_STRINGS:
+        if ev.get(k) is not None and not isinstance(ev[k], str):
+            raise wrong("Event." + k, ev[k], "string")
+    for k, gotype in EVENT_V1_OBJECTS:
+        if ev.get(k) is not None and not isinstance(ev[k], dict):
+            raise wrong("Event." + k, ev[k], gotype)
+    for k in ("regarding", "related"):
+        for _, f in OBJECT_REFERENCE_FIELDS:
+            v = _get(ev, k, f)
+            if v is not None and not isinstance(v, str):
+                raise wrong("Event.%s.%s" % (k, f), v, "string")
+    for f in ("component", "host"):
+        v = _get(ev, "deprecatedSource", f)
+        if v is not None and not isinstance(v, str):
+            raise wrong("Event.deprecatedSource." + f, v, "string")
+    for path, v in (("Event.deprecatedCount", ev.get("deprecatedCount")),
+                    ("Event.series.count", _get(ev, "series", "count"))):
+        if v is not None and (isinstance(v, bool) or not isinstance(v, int) or not -2 ** 31 <= v < 2 ** 31):
+            raise wrong(path, v, "int32")
+    if ev.get("metadata") is None:
+        ev["metadata"] = {}
+    try:
+        for k, micro in (("eventTime", True), ("deprecatedFirstTimestamp", False),
+                         ("deprecatedLastTimestamp", False)):
+            if k in ev:
+                ev[k] = kube_time_text(parse_kube_time(ev[k], micro), micro)
+        if isinstance(ev.get("series"), dict) and "lastObservedTime" in ev["series"]:
+            ev["series"]["lastObservedTime"] = kube_time_text(parse_kube_time(ev["series"]["lastObservedTime"],
+                                                                              True), True)
+    except ValueError as e:
+        raise fail(str(e)) from None
+    return ev
+
+
+# ---- kube's ValidateEventCreate / ValidateEventUpdate (pkg/apis/core/validation/events.go), on the core form
+
+QUALIFIED_NAME_RE = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
+QUALIFIED_NAME_MSG = ("must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
+                      "alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for "
+                      "validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')")
+DNS1123_SUBDOMAIN_MSG = ("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or "
+                         "'.', and must start and end with an alphanumeric character (e.g. 'example.com', regex "
+                         "used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')")
+
+
+def is_dns1123_subdomain(v):
+    """apimachinery's IsDNS1123Subdomain: its messages."""
+    errs = []
+    if len(v) > 253:
+        errs.append("must be no more than 253 characters")
+    if not DNS1123_SUBDOMAIN.match(v):
+        errs.append(DNS1123_SUBDOMAIN_MSG)
+    return errs
+
+
+def is_qualified_name(v):
+    """apimachinery's IsQualifiedName ([prefix/]name): its messages."""
+    errs = []
+    parts = v.split("/")
+    if len(parts) == 1:
+        name = parts[0]
+    elif len(parts) == 2:
+        prefix, name = parts
+        if not prefix:
+            errs.append("prefix part must be non-empty")
+        else:
+            errs.extend("prefix part " + m for m in is_dns1123_subdomain(prefix))
+    else:
+        return ["a qualified name " + QUALIFIED_NAME_MSG +
+                " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"]
+    if not name:
+        errs.append("name part must be non-empty")
+    elif len(name) > 63:
+        errs.append("name part must be no more than 63 characters")
+    if not QUALIFIED_NAME_RE.match(name):
+        errs.append("name part " + QUALIFIED_NAME_MSG)
+    return errs
+
+
+def _go_quote(v):
+    return json.dumps(v if isinstance(v, str) else _s(v), ensure_ascii=False)
+
+
+def _go_time_text(dt):
+    """Go's time.Time String() in UTC ("2006-01-02 15:04:05.999999999 -0700 MST")."""
+    dt = dt or ZERO_TIME
+    frac = (".%06d" % dt.microsecond).rstrip("0") if dt.microsecond else ""
+    return "%04d-%02d-%02d %02d:%02d:%02d%s +0000 UTC" % (dt.year, dt.month, dt.day, dt.hour, dt.minute,
+                                                         dt.second, frac)
+
+
+def _object_reference_value(ref):
+    """A core.ObjectReference as the field errors print it (Go's %#v), or
+    None for none."""
+    if not isinstance(ref, dict):
+        return None
+    return "core.ObjectReference{%s}" % ", ".join('%s:%s' % (gn, _go_quote(ref.get(jn) or ""))
+                                                   for gn, jn in OBJECT_REFERENCE_FIELDS)
+
+
+def _bytes_len(v):
+    return len(v.encode("utf-8")) if isinstance(v, str) else 0
+
+
+def event_legacy_causes(ev, ns):
+    """kube's legacyValidateEvent, for an events.k8s.io/v1 request (its
+    field names are the core type's but for reportingController)."""
+    causes = []
+    io = ev.get("involvedObject") if isinstance(ev.get("involvedObject"), dict) else {}
+    ions = io.get("namespace") or ""
+    mismatch = ("involvedObject.namespace", "Invalid value: %s: does not match event.namespace" % _go_quote(ions))
+    if _time_of(ev.get("eventTime")) is None:
+        if not ions:
+            if ns not in ("", "default"):
+                causes.append(mismatch)
+        elif ns != ions:
+            causes.append(mismatch)
+    else:
+        if not ions and ns not in ("default", "kube-system"):
+            causes.append(mismatch)
+        rc = ev.get("reportingComponent") or ""
+        if not rc:
+            causes.append(("reportingController", "Required value"))
+        for msg in is_qualified_name(rc):
+            causes.append(("reportingController", "Invalid value: %s: %s" % (_go_quote(rc), msg)))
+        for f, limit, required in (("reportingInstance", 128, True), ("action", 128, True), ("reason", 128, True),
+                                   ("message", 1024, False)):
+            n = _bytes_len(ev.get(f))
+            if required and n == 0:
+                causes.append((f, "Required value"))
+            if n > limit:
+                causes.append((f, 'Invalid value: "": can have at most %d characters' % limit))
+    for msg in is_dns1123_subdomain(ns):
+        causes.append(("namespace", "Invalid value: %s: %s" % (_go_quote(ns), msg)))
+    return causes
+
+
+def _series_causes(ev):
+    s = ev.get("series")
+    if s is None:
+        return []
+    causes = []
+    if not isinstance(s.get("count"), int) or s["count"] < 2:
+        causes.append(("series.count", 'Invalid value: "": should be at least 2'))
+    if _time_of(s.get("lastObservedTime")) is None:
+        causes.append(("series.lastObservedTime", "Required value"))
+    return causes
+
+
+def event_create_causes(ev, ns):
+    """kube's ValidateEventCreate for events.k8s.io/v1 (strict): the
+    legacy rules, metadata, series, eventTime, type and the deprecated
+    fields unset."""
+    causes = event_legacy_causes(ev, ns)
+    md = ev.get("metadata") or {}
+    name = md.get("name") or ""
+    gen = md.get("generateName") or ""
+    if gen:
+        # NameIsDNSSubdomain(prefix=true): a trailing dash masked
+        for msg in is_dns1123_subdomain(gen[:-2] + "a" if len(gen) > 1 and gen.endswith("-") else gen):
+            causes.append(("metadata.generateName", "Invalid value: %s: %s" % (_go_quote(md["generateName"]), msg)))
+    if not name:
+        if not md.get("generateName"):
+            causes.append(("metadata.name", "Required value: name or generateName is required"))
+    else:
+        for msg in is_dns1123_subdomain(name):
+            causes.append(("metadata.name", "Invalid value: %s: %s" % (_go_quote(name), msg)))
+    causes.extend(_series_causes(ev))
+    if _time_of(ev.get("eventTime")) is None:
+        causes.append(("eventTime", "Required value"))
+    if ev.get("type") not in ("Normal", "Warning"):
+        causes.append(("type", 'Invalid value: "": has invalid value: %s' % _s(ev.get("type"))))
+    unset = 'Invalid value: "": needs to be unset'
+    if _time_of(ev.get("firstTimestamp")) is not None:
+        causes.append(("firstTimestamp", unset))
+    if _time_of(ev.get("lastTimestamp")) is not None:
+        causes.append(("lastTimestamp", unset))
+    if ev.get("count"):
+        causes.append(("count", unset))
+    src = ev.get("source") if isinstance(ev.get("source"), dict) else {}
+    if src.get("component") or src.get("host"):
+        causes.append(("source", unset))
+    return causes
+
+
+def _event_semantic(ev):
+    """The fields ValidateEventUpdate compares, each as (value for equality,
+    the value as its field error prints it)."""
+    def ref(v):
+        if not isinstance(v, dict):
+            return None, '"null"'
+        return tuple(v.get(jn) or "" for _, jn in OBJECT_REFERENCE_FIELDS), _object_reference_value(v)
+
+    def text(k):
+        v = ev.get(k) or ""
+        return v, _go_quote(v)
+
+    def tm(k):
+        dt = _time_of(ev.get(k))
+        return dt, _go_time_text(dt)
+    src = ev.get("source") if isinstance(ev.get("source"), dict) else {}
+    comp, host = src.get("component") or "", src.get("host") or ""
+    count = ev.get("count") or 0
+    et = _time_of(ev.get("eventTime"))
+    return {
+        "involvedObject": ref(ev.get("involvedObject") if isinstance(ev.get("involvedObject"), dict) else {}),
+        "reason": text("reason"), "message": text("message"),
+        "source": ((comp, host), "core.EventSource{Component:%s, Host:%s}" % (_go_quote(comp), _go_quote(host))),
+        "firstTimestamp": tm("firstTimestamp"), "lastTimestamp": tm("lastTimestamp"),
+        "count": (count, _s(count)), "type": text("type"),
+        "eventTime": (et, _go_time_text(et)),
+        "action": text("action"), "related": ref(ev.get("related")),
+        "reportingController": text("reportingComponent"), "reportingInstance": text("reportingInstance"),
+    }
+
+
+def _series_key(ev):
+    s = ev.get("series")
+    if not isinstance(s, dict):
+        return None
+    return s.get("count"), _time_of(s.get("lastObservedTime"))
+
+
+def event_update_causes(new, old, ns):
+    """kube's ValidateEventUpdate for events.k8s.io/v1: the legacy rules,
+    the series (when changed) as on create, and the immutable fields (named
+    as in the core type, reason twice, as kube checks it twice)."""
+    causes = event_legacy_causes(new, ns)
+    if _series_key(new) != _series_key(old):
+        causes.extend(_series_causes(new))
+    a, b = _event_semantic(new), _event_semantic(old)
+    for f in ("involvedObject", "reason", "message", "source", "firstTimestamp", "lastTimestamp", "count", "reason",
+              "type", "eventTime", "action", "related", "reportingController", "reportingInstance"):
+        if a[f][0] != b[f][0]:
+            causes.append((f, "Invalid value: %s: field is immutable" % a[f][1]))
+    return causes
+
+
+def events_v1_error(e):
+    """An error of the "events" store as the events.k8s.io/v1 path says it:
+    the resource qualified (events.events.k8s.io), the group in the details."""
+    d = e.details
+    if not isinstance(d, dict) or d.get("group") or d.get("kind") not in ("events", "Event"):
+        return e
+    if d["kind"] == "events":
+        e.message = e.message.replace('events "', 'events.events.k8s.io "', 1)
+    else:
+        e.message = e.message.replace('Event "', 'Event.events.k8s.io "', 1)
+    nd = {"name": d.get("name"), "group": EVENTS_GROUP}
+    nd.update((k, v) for k, v in d.items() if k not in ("name", "group"))
+    e.details = nd
+    return e
+
+
 # ---------------------------------------------------------------- tables
 
 def _col(name, typ="string", desc="", priority=0, fmt=""):
@@ -1703,8 +2231,21 @@ TABLE_COLUMNS = {
               _col("Version", desc="Kubelet Version reported by the node."),
               _col("Internal-IP", priority=1), _col("External-IP", priority=1), _col("OS-Image", priority=1),
               _col("Kernel-Version", priority=1), _col("Container-Runtime", priority=1)],
-    "events": [_col("Last Seen"), _col("Type"), _col("Reason"), _col("Object"), _col("Message"),
-               _col("Name", fmt="name", priority=1)],
+    "events": [_col("Last Seen", desc="The time at which the most recent occurrence of this event was recorded."),
+               _col("Type", desc="Type of this event (Normal, Warning), new types could be added in the future"),
+               _col("Reason", desc="This should be a short, machine understandable string that gives the reason "
+                                   "for the transition into the object's current status."),
+               _col("Object", desc="The object that this event is about."),
+               _col("Subobject", priority=1, desc="If referring to a piece of an object instead of an entire "
+                                                  "object, this string should contain a valid JSON/Go field access "
+                                                  "statement, such as desiredState.manifest.containers[2]."),
+               _col("Source", priority=1, desc="The component reporting this event. Should be a short machine "
+                                               "understandable string."),
+               _col("Message", desc="A human-readable description of the status of this operation."),
+               _col("First Seen", priority=1, desc="The time at which the event was first recorded. (Time of "
+                                                   "server receipt is in TypeMeta.)"),
+               _col("Count", priority=1, desc="The number of times this event has occurred."),
+               _col("Name", fmt="name", priority=1, desc="Name must be unique within a namespace.")],
     "namespaces": [_col("Name", fmt="name"), _col("Status"), _col("Age")],
     "poddisruptionbudgets": [
         _col("Name", fmt="name", desc="Name must be unique within a namespace."),
@@ -1825,6 +2366,31 @@ def _service_cells(spec, st):
     return [typ, _s(spec.get("clusterIP")) or "<none>", ext or "<none>", ",".join(ports) or "<none>"]
 
 
+def event_cells(obj, md, now):
+    """kube's printEvent (wide: the server always prints every column)."""
+    def since(v):
+        dt = _time_of(v)
+        return "<unknown>" if dt is None else human_duration(now - dt.timestamp())
+    io = obj.get("involvedObject") if isinstance(obj.get("involvedObject"), dict) else {}
+    first = since(obj.get("firstTimestamp")) if _time_of(obj.get("firstTimestamp")) else since(obj.get("eventTime"))
+    last = since(obj.get("lastTimestamp")) if _time_of(obj.get("lastTimestamp")) else first
+    count = obj.get("count") if isinstance(obj.get("count"), int) else 0
+    series = obj.get("series")
+    if series is not None:
+        last = since(_get(series, "lastObservedTime"))
+        count = _get(series, "count") if isinstance(_get(series, "count"), int) else 0
+    elif count == 0:
+        count = 1   # singleton events have no count in the new API
+    kind = _s(io.get("kind")).lower()
+    target = "%s/%s" % (kind, io["name"]) if io.get("name") else kind
+    src = obj.get("source") if isinstance(obj.get("source"), dict) else {}
+    component = _s(src.get("component")) or _s(obj.get("reportingComponent"))
+    instance = _s(src.get("host")) or _s(obj.get("reportingInstance"))
+    source = component + ", " + instance if instance else component
+    return [last, _s(obj.get("type")), _s(obj.get("reason")), target, _s(io.get("fieldPath")), source,
+            _s(obj.get("message")).strip(), first, count, md.get("name")]
+
+
 def table_cells(res, obj, now):
     md = obj.get("metadata") or {}
     age = human_duration(now - (parse_rfc3339(md.get("creationTimestamp")) or now))
@@ -1854,12 +2420,7 @@ def table_cells(res, obj, now):
                 info.get("osImage") or "<unknown>", info.get("kernelVersion") or "<unknown>",
                 info.get("containerRuntimeVersion") or "<unknown>"]
     if res == "events":
-        io = obj.get("involvedObject") or {}
-        seen = obj.get("lastTimestamp") or obj.get("eventTime") or md.get("creationTimestamp")
-        last = human_duration(now - (parse_rfc3339(seen) or now))
-        return [last, obj.get("type") or "", obj.get("reason") or "",
-                "%s/%s" % ((io.get("kind") or "").lower(), io.get("name") or ""), obj.get("message") or "",
-                md.get("name")]
+        return event_cells(obj, md, now)
     if res == "poddisruptionbudgets":
         return [md.get("name"), "N/A" if spec.get("minAvailable") is None else _s(spec["minAvailable"]),
                 "N/A" if spec.get("maxUnavailable") is None else _s(spec["maxUnavailable"]),
@@ -1894,9 +2455,11 @@ def table_cells(res, obj, now):
     return [md.get("name"), st.get("phase") or "Active", age]
 
 
-def table_row(res, obj, kind, include, now):
+def table_row(res, obj, kind, include, now, view=None):
     row = {"cells": table_cells(res, obj, now)}
-    if include == "Object":
+    if include == "Object" and view is not None:
+        row["object"] = view.full(obj)
+    elif include == "Object":
         d = {"kind": kind, "apiVersion": KIND_API_VERSION[kind]}
         d.update(obj)
         row["object"] = d
@@ -2537,23 +3100,7 @@ class App:
             old = st.get(res, (ns or "", name))
             if old is None:
                 raise not_found(res, name)
-            doc = old.clone()
-            if ctype == "application/json-patch+json":
-                doc = json_patch(doc, patch)
-            elif ctype == "application/merge-patch+json":
-                if not isinstance(patch, dict):
-                    raise bad_request("a merge patch must be a JSON object")
-                doc = merge_patch(doc, patch)
-            elif ctype == "application/strategic-merge-patch+json":
-                if not isinstance(patch, dict):
-                    raise bad_request("a strategic merge patch must be a JSON object")
-                doc = strategic_merge(doc, patch, res)
-            else:
-                raise ApiError(415, "UnsupportedMediaType", 'the body of the request was in an unknown format - '
-                               'accepted media types include: application/json-patch+json, '
-                               'application/merge-patch+json, application/strategic-merge-patch+json')
-            if not isinstance(doc, dict):
-                raise bad_request("the patch did not produce an object")
+            doc = apply_patch(old.clone(), patch, ctype, res)
             doc.pop("kind", None)
             doc.pop("apiVersion", None)
             md = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}
@@ -2565,6 +3112,86 @@ class App:
                 raise conflict(res, name, "the object has been modified; please apply your changes to the latest "
                                           "version and try again")
             return self._finish_update(res, old, doc, sub)
+
+    # --- events.k8s.io/v1: the "events" store seen as that group version
+    def event_v1_create(self, ns, obj):
+        """POST /apis/events.k8s.io/v1/namespaces/{ns}/events: decoded,
+        converted to the core form, validated as kube's ValidateEventCreate
+        does for events.k8s.io/v1 (422), then created as a core event is
+        (404 for a namespace that is not there, 409 for a name taken)."""
+        ev = decode_event_v1(obj)
+        md = ev["metadata"]
+        if md.get("namespace") and md["namespace"] != ns:
+            raise bad_request("the namespace of the provided object does not match the namespace sent on the "
+                              "request")
+        md["namespace"] = ns
+        core = event_from_v1(ev)
+        st = self.store
+        with st.lock:
+            if not md.get("name") and isinstance(md.get("generateName"), str) and md["generateName"]:
+                for _ in range(100):
+                    md["name"] = md["generateName"] + "".join(random.choice("bcdfghjklmnpqrstvwxz2456789")
+                                                              for _ in range(5))
+                    if (ns, md["name"]) not in st.objs["events"]:
+                        break
+            causes = event_create_causes(core, ns)
+            if causes:
+                raise invalid("Event", _s(md.get("name")), causes, EVENTS_GROUP)
+            return self.create("events", ns, core)
+
+    def event_v1_update(self, ns, name, body):
+        """PUT: (Rec, created).  A name not there is created (events allow
+        create on update), else kube's ValidateEventUpdate."""
+        obj = self._parse(body)
+        ev = decode_event_v1(obj)
+        md = ev["metadata"]
+        if md.get("name") and md["name"] != name:
+            raise bad_request("the name of the object (%s) does not match the name on the URL (%s)"
+                              % (md["name"], name))
+        if md.get("namespace") and md["namespace"] != ns:
+            raise bad_request("the namespace of the provided object does not match the namespace sent on the "
+                              "request")
+        st = self.store
+        with st.lock:
+            old = st.get("events", (ns, name))
+            if old is None:
+                obj = dict(obj, metadata=dict(md, name=name))
+                return self.event_v1_create(ns, obj), True
+            rv = md.get("resourceVersion")
+            if rv and rv != old.obj["metadata"]["resourceVersion"]:
+                raise conflict("events", name, "the object has been modified; please apply your changes to the "
+                                               "latest version and try again")
+            return self._event_v1_replace(ns, old, ev), False
+
+    def event_v1_patch(self, ns, name, body, ctype):
+        """PATCH: applied to the events.k8s.io/v1 form of the stored event
+        (with its kind and apiVersion, as the real server does), decoded back
+        and validated as an update; 404 when the event is not there."""
+        patch = self._parse(body)
+        st = self.store
+        with st.lock:
+            old = st.get("events", (ns, name))
+            if old is None:
+                raise not_found("events", name)
+            doc = apply_patch(EVENTS_V1_VIEW.full(old.clone()), patch, ctype, "events")
+            ev = decode_event_v1(doc)
+            md = ev["metadata"] if isinstance(ev.get("metadata"), dict) else {}
+            omd = old.obj["metadata"]
+            if md.get("uid") and md["uid"] != omd["uid"]:
+                raise conflict("events", name, "Precondition failed: UID in precondition: %s, UID in object meta: %s"
+                               % (md["uid"], omd["uid"]))
+            if md.get("resourceVersion") and md["resourceVersion"] != omd["resourceVersion"]:
+                raise conflict("events", name, "the object has been modified; please apply your changes to the "
+                                               "latest version and try again")
+            return self._event_v1_replace(ns, old, ev)
+
+    def _event_v1_replace(self, ns, old, ev):
+        new = event_from_v1(ev)
+        new["metadata"]["namespace"] = ns
+        causes = event_update_causes(new, old.obj, ns)
+        if causes:
+            raise invalid("Event", old.name, causes, EVENTS_GROUP)
+        return self._finish_update("events", old, new, None)
 
     # --- delete
     def _delete_now(self, res, old):
@@ -2641,8 +3268,8 @@ class App:
             if cur is not None and cur.obj["metadata"]["uid"] == uid and not cur.obj["metadata"].get("finalizers"):
                 self._delete_now(res, cur)
 
-    def delete_collection(self, res, ns, params):
-        sel = Selector(res, params)
+    def delete_collection(self, res, ns, params, view=None):
+        sel = Selector(res, params, view.fields if view else None)
         st = self.store
         out = []
         with st.lock:
@@ -3515,6 +4142,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
             gv, parts = "v1", parts[2:]
         elif len(parts) >= 4 and parts[0] == "apis" and API_GROUPS.get(parts[1]) == parts[1] + "/" + parts[2]:
             gv, parts = API_GROUPS[parts[1]], parts[3:]
+            if gv == EVENTS_V1:
+                try:
+                    return self.route_events_v1(method, parts, params, body)
+                except ApiError as e:
+                    raise events_v1_error(e) from None
         else:
             raise ApiError(404, "NotFound", "the server could not find the requested resource", {})
         known = {r for r, R in RESOURCES.items() if R.api_version == gv}
@@ -3589,6 +4221,57 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return self.send_bytes(200, rec.full_json())
         raise method_not_allowed()
 
+    def route_events_v1(self, method, parts, params, body):
+        """/apis/events.k8s.io/v1/...: the events, seen as events.k8s.io/v1
+        (GET, list, watch, POST, PUT, PATCH, DELETE, DELETE-collection)."""
+        app = self.server.app
+        view = EVENTS_V1_VIEW
+        if parts[0] == "watch":
+            parts = parts[1:]
+            params["watch"] = "true"
+        notfound = ApiError(404, "NotFound", "the server could not find the requested resource", {})
+        if parts == ["events"]:
+            ns, name = None, None
+        elif len(parts) in (3, 4) and parts[0] == "namespaces" and parts[2] == "events":
+            ns, name = parts[1], parts[3] if len(parts) == 4 else None
+        else:
+            raise notfound
+        fmt = self.accept_format()
+        if name is None:
+            if method in ("GET", "HEAD"):
+                if params.get("watch") in TRUE_STRINGS:
+                    return self.serve_watch("events", ns, params, fmt, view)
+                return self.serve_list("events", ns, params, fmt, view)
+            if method == "POST" and ns is not None:
+                self.require_json_body()
+                rec = app.event_v1_create(ns, app._parse(body))
+                return self.send_obj(201, view.full(rec.obj))
+            if method == "DELETE":
+                recs = app.delete_collection("events", ns, params, view)
+                return self.send_list("events", recs, str(app.store.rv), {}, "json", view=view)
+            raise method_not_allowed()
+        if method in ("GET", "HEAD"):
+            with app.store.lock:
+                rec = app.store.get("events", (ns, name))
+            if rec is None:
+                raise not_found("events", name)
+            return self.send_one("events", rec, fmt, params, view)
+        if method == "PUT":
+            self.require_json_body()
+            rec, created = app.event_v1_update(ns, name, body)
+            return self.send_obj(201 if created else 200, view.full(rec.obj))
+        if method == "PATCH":
+            ctype = (self.headers.get("Content-Type") or "").split(";")[0].strip().lower()
+            rec = app.event_v1_patch(ns, name, body, ctype)
+            return self.send_obj(200, view.full(rec.obj))
+        if method == "DELETE":
+            rec = app.delete("events", ns, name, body, params)
+            # events are not returned on delete: a Status, as the real server's
+            return self.send_obj(200, {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success",
+                                       "details": {"name": name, "group": EVENTS_GROUP, "kind": "events",
+                                                   "uid": rec.obj["metadata"]["uid"]}})
+        raise method_not_allowed()
+
     def require_json_body(self):
         ctype = (self.headers.get("Content-Type") or "").split(";")[0].strip().lower()
         if ctype not in ("", "application/json", "*/*"):
@@ -3640,27 +4323,30 @@ class Handler(http.server.BaseHTTPRequestHandler):
         return True
 
     # --- list / get output
-    def send_one(self, res, rec, fmt, params):
+    def send_one(self, res, rec, fmt, params, view=None):
         if fmt == "table":
             tbl = {"kind": "Table", "apiVersion": "meta.k8s.io/v1",
                    "metadata": {"resourceVersion": str(rec.rv)}, "columnDefinitions": TABLE_COLUMNS[res],
-                   "rows": [table_row(res, rec.obj, rec.kind, params.get("includeObject", "Metadata"), time.time())]}
+                   "rows": [table_row(res, rec.obj, rec.kind, params.get("includeObject", "Metadata"), time.time(),
+                                      view)]}
             return self.send_bytes(200, dumps(tbl), "application/json;as=Table;v=v1;g=meta.k8s.io")
         if fmt == "meta":
             return self.send_bytes(200, dumps({"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1",
                                                "metadata": rec.obj["metadata"]}),
                                    "application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io")
+        if view is not None:
+            return self.send_obj(200, view.full(rec.obj))
         return self.send_bytes(200, rec.full_json())
 
-    def send_list(self, res, recs, rv, extra_meta, fmt, include="Metadata"):
-        R = RESOURCES[res]
+    def send_list(self, res, recs, rv, extra_meta, fmt, include="Metadata", view=None):
+        R = view or RESOURCES[res]
         meta = {"resourceVersion": rv}
         meta.update(extra_meta)
         if fmt == "table":
             now = time.time()
             tbl = {"kind": "Table", "apiVersion": "meta.k8s.io/v1", "metadata": meta,
                    "columnDefinitions": TABLE_COLUMNS[res],
-                   "rows": [table_row(res, r.obj, r.kind, include, now) for r in recs]}
+                   "rows": [table_row(res, r.obj, r.kind, include, now, view) for r in recs]}
             return self.send_bytes(200, dumps(tbl), "application/json;as=Table;v=v1;g=meta.k8s.io")
         if fmt == "meta":
             out = {"kind": "PartialObjectMetadataList", "apiVersion": "meta.k8s.io/v1", "metadata": meta,
@@ -3670,12 +4356,13 @@ class Handler(http.server.BaseHTTPRequestHandler):
                                    "application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io")
         data = b"".join([b'{"kind":"%s","apiVersion":"%s","metadata":%s,"items":[' % (
                              R.list_kind.encode(), R.api_version.encode(), dumps(meta)),
-                         b",".join(r.item_json() for r in recs), b"]}"])
+                         b",".join(r.item_json() if view is None else dumps(view.item(r.obj)) for r in recs),
+                         b"]}"])
         return self.send_bytes(200, data)
 
-    def serve_list(self, res, ns, params, fmt):
+    def serve_list(self, res, ns, params, fmt, view=None):
         st = self.server.app.store
-        sel = Selector(res, params)
+        sel = Selector(res, params, view.fields if view else None)
         try:
             limit = int(params.get("limit") or 0)
         except ValueError:
@@ -3749,7 +4436,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
                         extra["remainingItemCount"] = n - i
                     else:
                         extra["remainingItemCount"] = sum(1 for k in keys[i:] if k[0] == ns)
-        return self.send_list(res, out, str(list_rv), extra, fmt, params.get("includeObject", "Metadata"))
+        return self.send_list(res, out, str(list_rv), extra, fmt, params.get("includeObject", "Metadata"), view)
 
     # --- watch
     def _chunk(self, data):
@@ -3783,9 +4470,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
             del buf[:]
         self._wbuf_len = 0
 
-    def _event_bytes(self, etype, res, rec, fmt, w, obj=None):
+    def _event_bytes(self, etype, res, rec, fmt, w, obj=None, view=None):
         """One watch line for a Rec (or a raw dict obj, kind-less)."""
-        if fmt == "json" and obj is None:
+        if fmt == "json" and obj is None and view is None:
             if etype == "ADDED" or etype == "MODIFIED" or etype == "DELETED":
                 return b'{"type":"%s","object":%s}\n' % (etype.encode(), rec.full_json())
         o = obj if obj is not None else rec.obj
@@ -3793,7 +4480,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if fmt == "table":
             tbl = {"kind": "Table", "apiVersion": "meta.k8s.io/v1", "metadata": {
                 "resourceVersion": o["metadata"]["resourceVersion"]}, "rows": [
-                table_row(res, o, kind, w.include, time.time())]}
+                table_row(res, o, kind, w.include, time.time(), view)]}
             if not w.columns_sent:
                 tbl["columnDefinitions"] = TABLE_COLUMNS[res]
                 w.columns_sent = True
@@ -3801,11 +4488,13 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if fmt == "meta":
             return dumps({"type": etype, "object": {"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1",
                                                     "metadata": o["metadata"]}}) + b"\n"
+        if view is not None:
+            return dumps({"type": etype, "object": view.full(o)}) + b"\n"
         d = {"kind": kind, "apiVersion": RESOURCES[res].api_version}
         d.update(o)
         return dumps({"type": etype, "object": d}) + b"\n"
 
-    def _bookmark_bytes(self, res, rv, fmt, initial_end=False):
+    def _bookmark_bytes(self, res, rv, fmt, initial_end=False, view=None):
         md = {"resourceVersion": str(rv), "creationTimestamp": None}
         if initial_end:
             md["annotations"] = {"k8s.io/initial-events-end": "true"}
@@ -3814,6 +4503,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
                    "rows": []}
         elif fmt == "meta":
             obj = {"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata": md}
+        elif view is not None:
+            body = {"metadata": md}
+            body.update(copy.deepcopy(BOOKMARK_BODY[res]))
+            obj = view.full(body)
         else:
             obj = {"kind": RESOURCES[res].kind, "apiVersion": RESOURCES[res].api_version, "metadata": md}
             obj.update(copy.deepcopy(BOOKMARK_BODY.get(res, {"spec": {}, "status": {}})))
@@ -3826,11 +4519,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return True
         return bool(r)
 
-    def serve_watch(self, res, ns, params, fmt):
+    def serve_watch(self, res, ns, params, fmt, view=None):
         app = self.server.app
         st = app.store
         faults = app.faults
-        sel = Selector(res, params)
+        sel = Selector(res, params, view.fields if view else None)
         bookmarks = params.get("allowWatchBookmarks") in TRUE_STRINGS
         rvp = params.get("resourceVersion", "")
         send_initial = params.get("sendInitialEvents")
@@ -3911,7 +4604,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
         def send_event(etype, rec, obj=None):
             stall()
-            line = self._event_bytes(etype, res, rec, fmt, w, obj)
+            line = self._event_bytes(etype, res, rec, fmt, w, obj, view)
             if state["drop"]:
                 return cut(line)
             self._chunk(line)
@@ -3946,7 +4639,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
                     ok = False
                     break
             if ok and send_initial and bookmarks and params.get("sendInitialEvents") in TRUE_STRINGS:
-                self._chunk(self._bookmark_bytes(res, pos, fmt, initial_end=True))
+                self._chunk(self._bookmark_bytes(res, pos, fmt, initial_end=True, view=view))
             next_bookmark = time.time() + faults.bookmark_interval
             while ok:
                 idle_until = time.time() + 0.2 if state["drop"] else None
@@ -3972,7 +4665,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
                     raise ConnectionAbortedError("client gone")
                 if state["drop"] and not events:
                     stall()
-                    cut(self._bookmark_bytes(res, pos, fmt))
+                    cut(self._bookmark_bytes(res, pos, fmt, view=view))
                     break
                 self._wbuf, self._wbuf_len = [], 0
                 for ev in events:
@@ -4005,11 +4698,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 if now >= deadline:
                     if bookmarks:
                         stall()
-                        self._chunk(self._bookmark_bytes(res, pos, fmt))
+                        self._chunk(self._bookmark_bytes(res, pos, fmt, view=view))
                     break
                 if bookmarks and now >= next_bookmark:
                     stall()
-                    self._chunk(self._bookmark_bytes(res, pos, fmt))
+                    self._chunk(self._bookmark_bytes(res, pos, fmt, view=view))
                     next_bookmark = now + faults.bookmark_interval
             if state["abort"]:
                 self.close_connection = True
@@ -4033,6 +4726,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
 _EMPTY_TEMPLATE = {"metadata": {"creationTimestamp": None}, "spec": {"containers": None}}
 BOOKMARK_BODY = {
     "pods": {"spec": {"containers": None}, "status": {}},
+    "events": {"involvedObject": {}, "source": {}, "firstTimestamp": None, "lastTimestamp": None, "eventTime": None,
+               "reportingComponent": "", "reportingInstance": ""},
     "services": {"spec": {}, "status": {"loadBalancer": {}}},
     "replicationcontrollers": {"spec": {}, "status": {"replicas": 0}},
     "replicasets": {"spec": {"selector": None, "template": _EMPTY_TEMPLATE}, "status": {"replicas": 0}},
@@ -4051,6 +4746,11 @@ def api_group(group):
 
 
 def api_resource_list(group_version="v1"):
+    if group_version == EVENTS_V1:
+        # the second view of the core events (see EventsV1View)
+        return {"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": EVENTS_V1, "resources": [
+            {"name": "events", "singularName": "event", "namespaced": True, "kind": "Event", "verbs": VERBS_ALL,
+             "shortNames": ["ev"]}]}
     res = []
     for R in RESOURCES.values():
         if R.api_version != group_version:

@@ -4,7 +4,9 @@
 # clients -- Debian's kubectl 1.20 (package kubernetes-client), the Python
 # `kubernetes` client 22.6 (python3-kubernetes) and curl -- including
 # PodDisruptionBudgets (policy/v1) and the status its disruption controller
-# computes, Services, ReplicationControllers (v1), ReplicaSets and
+# computes, events through core/v1 and events.k8s.io/v1 (one store, two
+# views: conversion, validation, series patches, kubectl's event table),
+# Services, ReplicationControllers (v1), ReplicaSets and
 # StatefulSets (apps/v1), and the storage kinds with what its PV controller
 # and provisioner do (binding, provisioning, the provision_fail fault), then
 # checks the test hooks (faults, bindings record, bulk load, thread hygiene).
@@ -530,6 +532,178 @@ t_events() {
 	K get events | grep -q 'Successfully assigned'
 }
 check "events: POST, list with fieldSelector, kubectl get events" t_events
+
+# ------------------------------------------------------------ 3a. events.k8s.io/v1 (the same events, a second view)
+micro_now() { date -u +%Y-%m-%dT%H:%M:%S.%6NZ; }
+ev1() { # name [extra fields json, after a comma]: an events.k8s.io/v1 Event as kube-scheduler writes it
+	printf '{"apiVersion":"events.k8s.io/v1","kind":"Event","metadata":{"name":"%s","namespace":"default"},"eventTime":"%s","reportingController":"default-scheduler","reportingInstance":"default-scheduler-host","action":"Scheduling","reason":"FailedScheduling","regarding":{"kind":"Pod","namespace":"default","name":"evp","uid":"u-evp","apiVersion":"v1"},"note":"0/3 nodes are available","type":"Warning"%s}' \
+		"$1" "$(micro_now)" "${2:-}"
+}
+EV1=/apis/events.k8s.io/v1/namespaces/default/events
+
+t_events_v1_discovery() {
+	api "$URL/apis" | js 'g=[g for g in d["groups"] if g["name"]=="events.k8s.io"][0]
+assert g["versions"]==[{"groupVersion":"events.k8s.io/v1","version":"v1"}] and g["preferredVersion"]["groupVersion"]=="events.k8s.io/v1", d'
+	api "$URL/apis/events.k8s.io" | js 'assert d["kind"]=="APIGroup" and d["name"]=="events.k8s.io", d'
+	api "$URL/apis/events.k8s.io/v1" | js 'assert d["kind"]=="APIResourceList" and d["groupVersion"]=="events.k8s.io/v1", d
+r=d["resources"]
+assert len(r)==1 and r[0]["name"]=="events" and r[0]["singularName"]=="event" and r[0]["namespaced"] is True, r
+assert r[0]["kind"]=="Event" and r[0]["shortNames"]==["ev"], r
+assert sorted(r[0]["verbs"])==["create","delete","deletecollection","get","list","patch","update","watch"], r'
+	local out
+	out=$(K api-resources --api-group=events.k8s.io)
+	echo "$out"
+	grep -Eq '^events +ev +events.k8s.io/v1 +true +Event' <<<"$out"
+	# kubectl still reads the core events (the core group comes first)
+	K get events -o name | grep -q '^event/py1.1$'
+}
+check "events.k8s.io/v1 discovery: /apis, /apis/events.k8s.io, /apis/events.k8s.io/v1 (events, ev); kubectl api-resources" t_events_v1_discovery
+
+t_events_v1_create() {
+	[ "$(post_json $EV1 "$(ev1 evp.1)")" = 201 ]
+	js 'assert d["kind"]=="Event" and d["apiVersion"]=="events.k8s.io/v1", d
+assert d["note"]=="0/3 nodes are available" and d["regarding"]["name"]=="evp" and d["eventTime"].endswith("Z"), d
+assert d["deprecatedSource"]=={} and d["deprecatedFirstTimestamp"] is None and "deprecatedCount" not in d, d' <"$WORK/body"
+	# the same event through core/v1, in its field names
+	api "$URL/api/v1/namespaces/default/events/evp.1" | js 'assert d["kind"]=="Event" and d["apiVersion"]=="v1", d
+assert d["involvedObject"]=={"kind":"Pod","namespace":"default","name":"evp","uid":"u-evp","apiVersion":"v1"}, d
+assert d["message"]=="0/3 nodes are available" and d["reason"]=="FailedScheduling" and d["type"]=="Warning", d
+assert d["reportingComponent"]=="default-scheduler" and d["reportingInstance"]=="default-scheduler-host", d
+assert d["action"]=="Scheduling" and d["source"]=={} and d["firstTimestamp"] is None and "note" not in d, d
+assert len(d["eventTime"])==len("2006-01-02T15:04:05.000000Z"), d'
+	# a core/v1 event through events.k8s.io/v1
+	api "$URL$EV1/py1.1" | js 'assert d["apiVersion"]=="events.k8s.io/v1" and d["note"].startswith("Successfully assigned"), d
+assert d["regarding"]["name"]=="py1" and d["deprecatedSource"]=={"component":"scheduler"} and "message" not in d, d'
+	# lists: all namespaces and one, field selectors in the group's names
+	api "$URL/apis/events.k8s.io/v1/events?fieldSelector=regarding.name%3Devp,reportingController%3Ddefault-scheduler" |
+		js 'assert d["kind"]=="EventList" and d["apiVersion"]=="events.k8s.io/v1", d
+assert [i["metadata"]["name"] for i in d["items"]]==["evp.1"] and "kind" not in d["items"][0], d'
+	api "$URL$EV1?fieldSelector=metadata.name%3Dpy1.1" | js 'assert [i["metadata"]["name"] for i in d["items"]]==["py1.1"], d'
+	[ "$(api_code GET "$EV1?fieldSelector=involvedObject.name%3Dpy1")" = 400 ]
+	# a duplicate name: 409 AlreadyExists of events.events.k8s.io
+	[ "$(post_json $EV1 "$(ev1 evp.1)")" = 409 ]
+	js 'assert d["reason"]=="AlreadyExists" and d["message"]=="events.events.k8s.io \"evp.1\" already exists", d
+assert d["details"]=={"name":"evp.1","group":"events.k8s.io","kind":"events"}, d' <"$WORK/body"
+}
+check "events.k8s.io/v1 POST: 201, seen through /api/v1 converted (involvedObject, message, reportingComponent); lists, field selectors; 409 on a duplicate" t_events_v1_create
+
+t_events_v1_series() {
+	local t
+	t=$(micro_now)
+	# kube-scheduler's repeat: a strategic merge patch of the series
+	[ "$(api_code PATCH "$EV1/evp.1" -H 'Content-Type: application/strategic-merge-patch+json' \
+		--data-binary "{\"series\":{\"count\":2,\"lastObservedTime\":\"$t\"}}")" = 200 ]
+	js 'assert d["apiVersion"]=="events.k8s.io/v1" and d["series"]["count"]==2, d' <"$WORK/body"
+	api "$URL/api/v1/namespaces/default/events/evp.1" | js 'assert d["series"]=={"count":2,"lastObservedTime":"'"$t"'"}, d
+assert d["message"]=="0/3 nodes are available", d'
+	[ "$(api_code PATCH "$EV1/evp.1" -H 'Content-Type: application/merge-patch+json' \
+		--data-binary "{\"series\":{\"count\":3,\"lastObservedTime\":\"$t\"}}")" = 200 ]
+	[ "$(api_code PATCH "$EV1/evp.1" -H 'Content-Type: application/json-patch+json' \
+		--data-binary '[{"op":"replace","path":"/series/count","value":4}]')" = 200 ]
+	js 'assert d["series"]["count"]==4, d' <"$WORK/body"
+	# a patch of an event that is not there: 404; the client then POSTs it whole, with its series
+	[ "$(api_code PATCH "$EV1/evp.2" -H 'Content-Type: application/strategic-merge-patch+json' \
+		--data-binary "{\"series\":{\"count\":2,\"lastObservedTime\":\"$t\"}}")" = 404 ]
+	js 'assert d["reason"]=="NotFound" and d["message"]=="events.events.k8s.io \"evp.2\" not found", d
+assert d["details"]=={"name":"evp.2","group":"events.k8s.io","kind":"events"}, d' <"$WORK/body"
+	[ "$(post_json $EV1 "$(ev1 evp.2 ",\"series\":{\"count\":2,\"lastObservedTime\":\"$t\"}")")" = 201 ]
+	# PUT replaces (series), and creates a name not there (201)
+	api "$URL$EV1/evp.2" | js 'd["series"]["count"]=5; print(json.dumps(d))' >"$WORK/evput.json"
+	[ "$(api_code PUT "$EV1/evp.2" -H 'Content-Type: application/json' --data-binary @"$WORK/evput.json")" = 200 ]
+	js 'assert d["series"]["count"]==5, d' <"$WORK/body"
+	[ "$(api_code PUT "$EV1/evp.3" -H 'Content-Type: application/json' --data-binary "$(ev1 evp.3)")" = 201 ]
+	# DELETE: a Status naming the group; gone from both views
+	[ "$(api_code DELETE "$EV1/evp.3")" = 200 ]
+	js 'assert d["kind"]=="Status" and d["status"]=="Success" and d["details"]["group"]=="events.k8s.io", d' <"$WORK/body"
+	[ "$(api_code GET /api/v1/namespaces/default/events/evp.3)" = 404 ]
+}
+check "events.k8s.io/v1 PATCH of series (strategic, merge, json), 404 for a missing event then POST; PUT (update, create); DELETE" t_events_v1_series
+
+t_events_v1_watch() {
+	local rv
+	rv=$(cur_rv)
+	( api -N --max-time 5 "$URL/apis/events.k8s.io/v1/watch/namespaces/default/events?resourceVersion=$rv&timeoutSeconds=2" >"$WORK/evw.out" ) &
+	local w=$!
+	wait_watches 1
+	[ "$(post_json /api/v1/namespaces/default/events '{"metadata":{"name":"evw.1"},"involvedObject":{"kind":"Pod","namespace":"default","name":"evw"},"reason":"Scheduled","message":"m","type":"Normal"}')" = 201 ]
+	wait $w
+	js_lines 'assert [(e["type"],e["object"]["apiVersion"],e["object"]["metadata"]["name"],e["object"]["note"]) for e in evs]==[("ADDED","events.k8s.io/v1","evw.1","m")], evs' <"$WORK/evw.out"
+}
+check "events.k8s.io/v1 watch: a core/v1 event created is ADDED in the group's form" t_events_v1_watch
+
+# inv PATH BODY FIELD MESSAGE [METHOD [CONTENT-TYPE]]: the request gets 422 and a cause FIELD with MESSAGE
+inv() {
+	local code
+	code=$(api_code "${5:-POST}" "$1" -H "Content-Type: ${6:-application/json}" --data-binary "$2")
+	[ "$code" = 422 ] || { echo "code $code"; cat "$WORK/body"; return 1; }
+	F=$3 M=$4 js 'import os
+assert d["reason"]=="Invalid" and d["details"]["group"]=="events.k8s.io" and d["details"]["kind"]=="Event", d
+assert d["message"].startswith("Event.events.k8s.io \"%s\" is invalid: " % d["details"]["name"]), d
+assert {"field":os.environ["F"],"message":os.environ["M"]} in [{"field":c["field"],"message":c["message"]} for c in d["details"]["causes"]], d
+assert "%s: %s" % (os.environ["F"], os.environ["M"]) in d["message"], d' <"$WORK/body"
+}
+
+t_events_v1_invalid() {
+	inv $EV1 "$(ev1 evi.1 ',"series":{"count":1,"lastObservedTime":"2024-01-02T03:04:05.000000Z"}')" series.count 'Invalid value: "": should be at least 2'
+	inv $EV1 "$(ev1 evi.1 ',"series":{"count":2}')" series.lastObservedTime 'Required value'
+	inv $EV1 "$(ev1 evi.1 | js 'd["eventTime"]=None; print(json.dumps(d))')" eventTime 'Required value'
+	inv $EV1 "$(ev1 evi.1 | js 'del d["reportingInstance"]; print(json.dumps(d))')" reportingInstance 'Required value'
+	inv $EV1 "$(ev1 evi.1 | js 'del d["action"]; print(json.dumps(d))')" action 'Required value'
+	inv $EV1 "$(ev1 evi.1 | js 'd["reason"]="r"*129; print(json.dumps(d))')" reason 'Invalid value: "": can have at most 128 characters'
+	inv $EV1 "$(ev1 evi.1 | js 'd["type"]="Bad"; print(json.dumps(d))')" type 'Invalid value: "": has invalid value: Bad'
+	inv $EV1 "$(ev1 evi.1 | js 'd["note"]="n"*1025; print(json.dumps(d))')" message 'Invalid value: "": can have at most 1024 characters'
+	inv $EV1 "$(ev1 evi.1 | js 'd["reportingController"]="bad name"; print(json.dumps(d))')" reportingController \
+		"Invalid value: \"bad name\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"
+	inv $EV1 "$(ev1 evi.1 | js 'del d["reportingController"]; print(json.dumps(d))')" reportingController 'Required value'
+	inv $EV1 "$(ev1 evi.1 ',"deprecatedCount":3')" count 'Invalid value: "": needs to be unset'
+	inv $EV1 "$(ev1 evi.1 ',"deprecatedFirstTimestamp":"2024-01-02T03:04:05Z"')" firstTimestamp 'Invalid value: "": needs to be unset'
+	inv $EV1 "$(ev1 evi.1 ',"deprecatedLastTimestamp":"2024-01-02T03:04:05Z"')" lastTimestamp 'Invalid value: "": needs to be unset'
+	inv $EV1 "$(ev1 evi.1 ',"deprecatedSource":{"host":"h"}')" source 'Invalid value: "": needs to be unset'
+	inv $EV1 "$(ev1 "" | js 'del d["metadata"]["name"]; print(json.dumps(d))')" metadata.name 'Required value: name or generateName is required'
+	inv $EV1 "$(ev1 Bad.Name)" metadata.name "Invalid value: \"Bad.Name\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
+	# regarding without a namespace: the event's must be default or kube-system
+	inv /apis/events.k8s.io/v1/namespaces/kube-public/events "$(ev1 evi.1 | js 'del d["metadata"]["namespace"]; d["regarding"]={"kind":"Node","name":"n1"}; print(json.dumps(d))')" \
+		involvedObject.namespace 'Invalid value: "": does not match event.namespace'
+	[ "$(post_json $EV1 "$(ev1 evi.2 | js 'd["regarding"]={"kind":"Node","name":"n1"}; print(json.dumps(d))')")" = 201 ]
+	# every rule at once is every cause, in kube's order
+	[ "$(post_json $EV1 '{"metadata":{"name":"evi.3"},"type":"X","deprecatedCount":2}')" = 422 ]
+	js 'assert [c["field"] for c in d["details"]["causes"]]==["eventTime","type","count"], d
+assert [c["reason"] for c in d["details"]["causes"]]==["FieldValueRequired","FieldValueInvalid","FieldValueInvalid"], d' <"$WORK/body"
+	# updates: the immutable fields (named as in the core type), a series changed to a count of 1
+	inv "$EV1/evp.1" '{"note":"changed"}' message 'Invalid value: "changed": field is immutable' PATCH application/strategic-merge-patch+json
+	inv "$EV1/evp.1" '{"regarding":{"name":"other"}}' involvedObject \
+		'Invalid value: core.ObjectReference{Kind:"Pod", Namespace:"default", Name:"other", UID:"u-evp", APIVersion:"v1", ResourceVersion:"", FieldPath:""}: field is immutable' \
+		PATCH application/merge-patch+json
+	inv "$EV1/evp.1" '{"reportingInstance":"other"}' reportingInstance 'Invalid value: "other": field is immutable' PATCH application/merge-patch+json
+	inv "$EV1/evp.1" '{"series":{"count":1}}' series.count 'Invalid value: "": should be at least 2' PATCH application/strategic-merge-patch+json
+	api "$URL/api/v1/namespaces/default/events/evp.1" | js 'assert d["message"]=="0/3 nodes are available" and d["series"]["count"]==4, d'
+	# the core/v1 path keeps its legacy (lenient) rules
+	[ "$(post_json /api/v1/namespaces/default/events '{"metadata":{"name":"evi.4"},"involvedObject":{"kind":"Pod","name":"x"},"count":3,"source":{"component":"c"}}')" = 201 ]
+	# a MicroTime must have its 6 digits (Go's RFC3339Micro): 400 otherwise
+	[ "$(post_json $EV1 "$(ev1 evi.5 | js 'd["eventTime"]="2024-01-02T03:04:05Z"; print(json.dumps(d))')")" = 400 ]
+	js 'assert d["reason"]=="BadRequest" and "as \"2006-01-02T15:04:05.000000Z07:00\"" in d["message"], d' <"$WORK/body"
+}
+check "events.k8s.io/v1 validation: 422 Invalid for each create rule (series, eventTime, reportingInstance, type, deprecated fields, lengths, names, namespace) and update rule (immutable note/regarding, series); core/v1 stays lenient" t_events_v1_invalid
+
+t_events_table() {
+	local t out
+	t=$(micro_now)
+	[ "$(post_json $EV1 "$(ev1 evt.1 ",\"series\":{\"count\":7,\"lastObservedTime\":\"$t\"}" | js 'd["regarding"]["name"]="evt"; print(json.dumps(d))')")" = 201 ]
+	out=$(K get events -o wide --field-selector involvedObject.name=evt)
+	echo "$out"
+	grep -Eq '^[0-9]+s +Warning +FailedScheduling +pod/evt +default-scheduler, default-scheduler-host +0/3 nodes are available +[0-9]+s +7 +evt\.1$' <<<"$out"
+	# the server's cells: LAST SEEN from lastTimestamp, else the first timestamp; COUNT 1 for a count of 0; SOURCE from source
+	api -H 'Accept: application/json;as=Table;v=v1;g=meta.k8s.io' "$URL/api/v1/namespaces/default/events/py1.1" |
+		js 'assert [c["name"] for c in d["columnDefinitions"]]==["Last Seen","Type","Reason","Object","Subobject","Source","Message","First Seen","Count","Name"], d
+r=d["rows"][0]["cells"]
+assert r[0]=="<unknown>" and r[5]=="scheduler" and r[7]=="<unknown>" and r[8]==1 and r[9]=="py1.1", r'
+	[ "$(post_json /api/v1/namespaces/default/events '{"metadata":{"name":"evt.2"},"involvedObject":{"kind":"Node","name":"n9"},"reason":"R","message":" m ","type":"Normal","count":4,"firstTimestamp":"2020-01-01T00:00:00Z","lastTimestamp":"2020-01-02T00:00:00Z","source":{"component":"kubelet","host":"n9"}}')" = 201 ]
+	api -H 'Accept: application/json;as=Table;v=v1;g=meta.k8s.io' "$URL/api/v1/namespaces/default/events/evt.2" |
+		js 'r=d["rows"][0]["cells"]
+assert r[0].endswith("y") or r[0].endswith("d"), r
+assert r[3]=="node/n9" and r[5]=="kubelet, n9" and r[6]=="m" and r[8]==4, r'
+}
+check "kubectl get events -o wide: the real printEvent (series count and last seen, source from reportingController/reportingInstance, First Seen, Count)" t_events_table
 
 # ------------------------------------------------------------ 3b. PodDisruptionBudgets (policy/v1)
 # Pods of namespace pdbt; "healthy" = bound and Ready=True, or bound, Running and no Ready condition.
