@@ -1,14 +1,16 @@
 -- The outbox: with scheduler.kube_api_url set, schedule_pending() puts a
 -- binding for each choice, and for each failure the PodScheduled condition
--- (when its message changed) and a FailedScheduling event (at most every
--- scheduler.event_interval), in the transaction of the decision.  The bind
+-- (when its message changed) and a FailedScheduling event (events.k8s.io/v1,
+-- its repeats folded into a series as client-go's event broadcaster folds
+-- them; a new one at most every scheduler.event_interval), in the
+-- transaction of the decision.  The bind
 -- worker reports each response through scheduler.outbox_result(), whose
 -- rules are the ones a kube-scheduler binding follows: 201 bound; 409
 -- "already assigned" to the same node bound; another 409 or 404 forgets the
 -- reservation and requeues the pod; 5xx or no response retries with backoff
 -- while the reservation holds.
 \set SHOW_CONTEXT never
-TRUNCATE scheduler.nodes, scheduler.pods, scheduler.pod_attempts, scheduler.outbox;
+TRUNCATE scheduler.nodes, scheduler.pods, scheduler.pod_attempts, scheduler.outbox, scheduler.event_series;
 SET scheduler.pod_initial_backoff = 0;
 SET scheduler.pod_max_backoff = 0;
 
@@ -34,25 +36,54 @@ SELECT name, node, result FROM schedule_pending();
 SELECT kind, namespace, name, node, body, state FROM scheduler.outbox ORDER BY id;
 
 ------------------------------------------------------------------------------
--- A failure: the PodScheduled condition and a FailedScheduling event.  A
--- second failure with the same message sends neither (the condition did not
--- change; the event waits for scheduler.event_interval).
+-- A failure: the PodScheduled condition and a FailedScheduling event, as
+-- kube-scheduler's recorder (client-go's events.k8s.io/v1 EventRecorder)
+-- makes it: Warning, action Scheduling, the FitError message as its note,
+-- regarding the pod, reported by its schedulerName from this host
+-- (reportingInstance "<scheduler>-<hostname>"), eventTime a MicroTime, and
+-- a fixed name "<pod>.<hex Unix nanoseconds>" (a POST sent twice is
+-- answered AlreadyExists, not made twice).  Its key is kept in
+-- scheduler.event_series.
 ------------------------------------------------------------------------------
 SELECT pg_temp.pod('huge', '8');
 SELECT name, result FROM schedule_pending();
 SELECT kind, name, body #>> '{status,conditions,0,reason}' AS reason,
-       coalesce(body #>> '{status,conditions,0,message}', body ->> 'message') AS message,
-       body ->> 'reason' AS event_reason, body #>> '{involvedObject,uid}' AS involved_uid
+       coalesce(body #>> '{status,conditions,0,message}', body ->> 'note') AS message,
+       body ->> 'reason' AS event_reason, body #>> '{regarding,uid}' AS regarding_uid
 FROM scheduler.outbox WHERE name = 'huge' ORDER BY id;
+SELECT body ->> 'apiVersion' AS api, body ->> 'type' AS type, body ->> 'action' AS action,
+       body ->> 'reportingController' AS controller,
+       body ->> 'reportingInstance' LIKE 'default-scheduler-_%' AS instance_is_scheduler_host,
+       body #>> '{metadata,name}' ~ '^huge\.[0-9a-f]{16}$' AS name_is_pod_dot_hex_nanos,
+       object = body #>> '{metadata,name}' AS object_is_event_name,
+       body ->> 'eventTime' ~ '^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$' AS event_time_is_micro,
+       body #>> '{metadata,namespace}' AS namespace, body ? 'series' AS has_series
+FROM scheduler.outbox WHERE name = 'huge' AND kind = 'event';
+SELECT reason, action, type, reporting_controller, count, last_observed IS NULL AS no_series_yet
+FROM scheduler.event_series WHERE regarding_uid = 'u-huge';
+-- The same failure again (the same message): no condition (it did not
+-- change); the event is a repeat, which client-go's broadcaster counts in
+-- its cache and, the second time, writes at once as the Event's series:
+-- count 2 and lastObservedTime, patched onto the Event of that name (its
+-- body the whole Event, created with the series should the patch find
+-- none).  kube-scheduler writes it whatever scheduler.event_interval says.
 UPDATE scheduler.queue SET state = 'active';
 SELECT name, result FROM schedule_pending();
 SELECT kind, count(*) FROM scheduler.outbox WHERE name = 'huge' GROUP BY 1 ORDER BY 1;
--- once the interval has passed, another event; still no new condition
-SET scheduler.event_interval = 0;
+SELECT e.object = c.object AS same_event, e.body -> 'series' ->> 'count' AS series_count,
+       e.body #>> '{series,lastObservedTime}' ~ '^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$' AS observed_is_micro,
+       e.body - 'series' = c.body AS rest_as_created
+FROM scheduler.outbox e JOIN scheduler.outbox c ON c.name = 'huge' AND c.kind = 'event' AND NOT c.body ? 'series'
+WHERE e.name = 'huge' AND e.kind = 'event' AND e.body ? 'series';
+-- a third and a fourth: counted, nothing sent (client-go writes the series
+-- again on its timers only: every 30 minutes, and 6 minutes after the last)
+UPDATE scheduler.queue SET state = 'active';
+SELECT name, result FROM schedule_pending();
 UPDATE scheduler.queue SET state = 'active';
 SELECT name, result FROM schedule_pending();
 SELECT kind, count(*) FROM scheduler.outbox WHERE name = 'huge' GROUP BY 1 ORDER BY 1;
-RESET scheduler.event_interval;
+SELECT count, last_observed >= event_time AS observed_after_made, refreshed_at IS NOT NULL AS series_written
+FROM scheduler.event_series WHERE regarding_uid = 'u-huge';
 -- a new message while the old condition is not sent yet: the old one is
 -- closed unsent, so that it cannot land after the new one
 SELECT scheduler.apply('{"kind": "Node", "metadata": {"name": "n2"}, "spec": {"unschedulable": true}, "status": {"allocatable": {"cpu": "2", "memory": "4Gi", "pods": "10"}}}');
@@ -60,7 +91,39 @@ UPDATE scheduler.queue SET state = 'active';
 SELECT name, result FROM schedule_pending();
 SELECT kind, state, last_error, body #>> '{status,conditions,0,message}' AS message
 FROM scheduler.outbox WHERE name = 'huge' AND kind = 'condition' ORDER BY id;
+-- a new message is a new Event, not a repeat (its key holds the note, as
+-- client-go's holds the pod's resourceVersion, which the new PodScheduled
+-- message changes); within scheduler.event_interval of the last one it is
+-- not made, nor counted
+SELECT count(*) AS events FROM scheduler.outbox WHERE name = 'huge' AND kind = 'event';
+SELECT count(*) AS keys FROM scheduler.event_series WHERE regarding_uid = 'u-huge';
+-- after the interval it is made
+SET scheduler.event_interval = 0;
+UPDATE scheduler.queue SET state = 'active';
+SELECT name, result FROM schedule_pending();
+SELECT body ->> 'note' AS note, body ? 'series' AS has_series
+FROM scheduler.outbox WHERE name = 'huge' AND kind = 'event' ORDER BY id;
+SELECT note, count FROM scheduler.event_series WHERE regarding_uid = 'u-huge' ORDER BY event_time, note;
+RESET scheduler.event_interval;
 DELETE FROM scheduler.nodes WHERE name = 'n2';
+-- kube-scheduler's truncateMessage: a FailedScheduling note longer than the
+-- API's 1024-byte limit (validation's NoteLengthLimit) is cut to 1020 bytes
+-- and " ..." added; the PodScheduled condition keeps the whole message.
+-- (A pod asking for forty extended resources no node has makes a long FitError.)
+SELECT scheduler.apply(jsonb_build_object('kind', 'Pod',
+    'metadata', jsonb_build_object('name', 'greedy', 'namespace', 'default', 'uid', 'u-greedy'),
+    'spec', jsonb_build_object('containers', jsonb_build_array(jsonb_build_object('name', 'c',
+        'resources', jsonb_build_object('requests',
+            (SELECT jsonb_object_agg('example.com/a-rather-long-resource-name-' || i, '1') FROM generate_series(10, 49) i)))))));
+SELECT name, result FROM schedule_pending() WHERE name = 'greedy';
+SELECT octet_length(body ->> 'note') AS note_bytes, right(body ->> 'note', 8) AS note_end,
+       left(body ->> 'note', 1020) = left(p.message, 1020) AS note_is_message_cut
+FROM scheduler.outbox o, scheduler.pod_attempts p
+WHERE o.name = 'greedy' AND o.kind = 'event' AND p.pod_uid = 'u-greedy';
+SELECT octet_length(body #>> '{status,conditions,0,message}') > 1024 AS condition_whole,
+       body #>> '{status,conditions,0,message}' = p.message AS condition_is_message
+FROM scheduler.outbox o, scheduler.pod_attempts p
+WHERE o.name = 'greedy' AND o.kind = 'condition' AND p.pod_uid = 'u-greedy';
 
 ------------------------------------------------------------------------------
 -- Responses.
@@ -75,8 +138,8 @@ SELECT name, assumed_node FROM scheduler.pods WHERE name = 'web';
 -- and, as kube-scheduler records after a binding, a Normal Scheduled event
 -- (action Binding), "Successfully assigned <ns>/<name> to <node>", from its
 -- schedulerName, sent as the status writes are (issue 16, item 1)
-SELECT body ->> 'type' AS type, body ->> 'reason' AS reason, body ->> 'action' AS action, body ->> 'message' AS message,
-       body #>> '{source,component}' AS component, body #>> '{involvedObject,name}' AS pod, state
+SELECT body ->> 'type' AS type, body ->> 'reason' AS reason, body ->> 'action' AS action, body ->> 'note' AS note,
+       body ->> 'reportingController' AS controller, body #>> '{regarding,name}' AS pod, state
 FROM scheduler.outbox WHERE kind = 'event' AND name = 'web';
 
 -- 409 already assigned to the same node: bound too
@@ -133,9 +196,18 @@ SELECT kind, state, attempts FROM scheduler.outbox WHERE name = 'huge' ORDER BY 
 -- no error, where a failure's is kept (issue 16: last_error held the
 -- FailedScheduling message of an event created)
 SELECT kind, last_status, last_error FROM scheduler.outbox WHERE name = 'huge' AND kind = 'event' ORDER BY id;
-SELECT scheduler.outbox_result(id, 201, jsonb_build_object('kind', 'Event', 'message', body ->> 'message'))
+SELECT scheduler.outbox_result(id, 201, jsonb_build_object('kind', 'Event', 'message', body ->> 'note'))
 FROM scheduler.outbox WHERE name = 'huge' AND kind = 'event' AND state = 'pending' ORDER BY id;
 SELECT kind, state, last_status, last_error FROM scheduler.outbox WHERE name = 'huge' AND kind = 'event' ORDER BY id;
+-- an Event's create answered 409 AlreadyExists: the Event is there (this
+-- POST was sent before and its answer lost): done, as client-go does not
+-- retry it; a series' create (after its patch found no Event) answered so:
+-- retried, its patch goes through next time (client-go's recordEvent)
+INSERT INTO scheduler.outbox (kind, pod_uid, namespace, name, object, body)
+VALUES ('event', 'u-x1', 'ns1', 'x1', 'x1.1', '{"metadata": {"name": "x1.1"}}'),
+       ('event', 'u-x2', 'ns1', 'x2', 'x2.1', '{"metadata": {"name": "x2.1"}, "series": {"count": 2}}');
+SELECT name, scheduler.outbox_result(id, 409, '{"kind": "Status", "reason": "AlreadyExists", "code": 409}')
+FROM scheduler.outbox WHERE name IN ('x1', 'x2') ORDER BY name;
 
 SELECT kind, state, count(*) FROM scheduler.outbox GROUP BY 1, 2 ORDER BY 1, 2;
 SELECT scheduler.outbox_result(123456789, 201);
@@ -186,9 +258,14 @@ SELECT name, assumed_node FROM scheduler.pods WHERE name = 'unbuildable';
 -- preemptor's status.nominatedNodeName with its condition, a DeleteOptions
 -- with the victim's uid as precondition, a Preempted event on the victim.
 ------------------------------------------------------------------------------
-TRUNCATE scheduler.nodes, scheduler.pods, scheduler.pod_attempts, scheduler.outbox;
+TRUNCATE scheduler.nodes, scheduler.pods, scheduler.pod_attempts, scheduler.outbox, scheduler.event_series;
+-- (times, an Event's name's nanoseconds and the host in its reportingInstance masked)
 CREATE FUNCTION pg_temp.bodies() RETURNS TABLE (kind text, name text, node text, body text) LANGUAGE sql AS $$
-    SELECT kind, name, node, regexp_replace(body::text, '"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ"', '"<time>"', 'g')
+    SELECT kind, name, node,
+        regexp_replace(regexp_replace(regexp_replace(body::text,
+            '"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{6})?Z"', '"<time>"', 'g'),
+            '\.[0-9a-f]{16}"', '.<nanos>"', 'g'),
+            '("reportingInstance": "default-scheduler-)[^"]+"', '\1<host>"', 'g')
     FROM scheduler.outbox ORDER BY id
 $$;
 SELECT scheduler.apply('{"kind": "Node", "metadata": {"name": "m1"}, "status": {"allocatable": {"cpu": "2", "memory": "4Gi", "pods": "10"}}}');

@@ -275,7 +275,7 @@ WHERE scheduler.require_role('scheduler_reader');
 COMMENT ON VIEW scheduler.pending_pods IS 'Every pending pod: its queue (active, backoff, unschedulable, gated; other-scheduler when no profile and not scheduler.scheduler_name names its schedulerName), attempts, the plugins that rejected it, kube-scheduler''s message (or what it waits for: scheduling gates, its preemption victims to terminate), since when it is pending, its schedulerName, and scheduler.diagnosis() of it (called only when selected)';
 
 -- diagnosis()'s preemption victims: a preemptor's Preempted events, and each victim's deletion
-CREATE INDEX outbox_preempted ON scheduler.outbox ((body ->> 'message')) WHERE kind = 'event' AND body ->> 'reason' = 'Preempted';
+CREATE INDEX outbox_preempted ON scheduler.outbox ((body ->> 'note')) WHERE kind = 'event' AND body ->> 'reason' = 'Preempted';
 CREATE INDEX outbox_deletes ON scheduler.outbox (pod_uid) WHERE kind = 'delete';
 
 -- scheduler.kubeconfig: what a kubeconfig gives, checked from SQL (superusers only)
@@ -357,3 +357,40 @@ ALTER FUNCTION scheduler.why(text, text) SET search_path = pg_catalog, pg_temp;
 
 -- the events waiting (a Scheduled event is not written when 1000 do)
 CREATE INDEX outbox_pending_events ON scheduler.outbox (id) WHERE state = 'pending' AND kind = 'event';
+
+-- The events' series, as client-go's event broadcaster keeps them (its
+-- cache): one row per Event object written through events.k8s.io/v1, by its
+-- key (the pod it regards, reason, action, type, reporting scheduler, the
+-- related pod, and its note, which stands for the pod's resourceVersion in
+-- client-go's key: a new PodScheduled message is a new version).  A repeat
+-- counts here (count, last_observed); the second occurrence patches the
+-- Event's series at once, later ones are written every 30 minutes
+-- (refreshed_at) and when the series ends, 6 minutes after its last
+-- occurrence, when the row goes.  An Event seen once leaves 6 minutes after
+-- it was made.  src/outbox.c reads and writes it.
+CREATE TABLE scheduler.event_series (
+    namespace            text NOT NULL,
+    name                 text NOT NULL,        -- the Event's name: <pod>.<hex nanoseconds>
+    regarding_uid        text NOT NULL,
+    related_uid          text NOT NULL DEFAULT '',
+    type                 text NOT NULL,
+    action               text NOT NULL,
+    reason               text NOT NULL,
+    reporting_controller text NOT NULL,
+    note                 text NOT NULL,
+    event_time           timestamptz NOT NULL,
+    count                integer NOT NULL DEFAULT 1,  -- 1: no series yet
+    last_observed        timestamptz,          -- series.lastObservedTime
+    refreshed_at         timestamptz,          -- the series last put in the outbox
+    body                 jsonb NOT NULL,       -- the Event as created
+    PRIMARY KEY (namespace, name)
+);
+CREATE UNIQUE INDEX event_series_key ON scheduler.event_series
+    (regarding_uid, reason, action, type, reporting_controller, related_uid, note);
+COMMENT ON TABLE scheduler.event_series IS 'The events written through events.k8s.io/v1 and their series (count, last observed), as client-go''s event broadcaster folds repeats: kept 6 minutes past the last occurrence';
+GRANT SELECT ON scheduler.event_series TO scheduler_reader;
+-- 0.2's events were core/v1, which the ClusterRole no longer lets it create:
+-- those not sent yet are closed
+UPDATE scheduler.outbox SET state = 'failed', finished_at = pg_catalog.now(),
+    last_error = 'not sent: a core/v1 event written by 0.2 (events go through events.k8s.io/v1 now)'
+WHERE kind = 'event' AND state = 'pending' AND object IS NULL;

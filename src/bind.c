@@ -9,7 +9,11 @@
  *	                   precondition in the body)
  *	 condition  PATCH  namespaces/{ns}/pods/{name}/status (strategic merge:
  *	                   PodScheduled False, Unschedulable, the message)
- *	 event      POST   namespaces/{ns}/events (FailedScheduling)
+ *	 event      POST   events.k8s.io/v1 namespaces/{ns}/events (FailedScheduling,
+ *	                   Scheduled, Preempted); a repeat PATCHes the Event's
+ *	                   series (strategic merge), and creates it, series and
+ *	                   all, when the patch finds none (404), as client-go's
+ *	                   event broadcaster does
  *	 delete     PATCH  namespaces/{ns}/pods/{name}/status (a preemption victim's
  *	                   DisruptionTarget condition, as kube-scheduler sets
  *	                   it first), then DELETE namespaces/{ns}/pods/{name}
@@ -82,7 +86,9 @@ typedef struct OutboxItem
 	MemoryContext cxt;			/* the item's, its request's and what built it */
 	int64		id;
 	KubeRequest *req;
-	KubeRequest *then;			/* a victim's DELETE, after its DisruptionTarget patch (req) */
+	KubeRequest *then;			/* a victim's DELETE, after its DisruptionTarget patch (req);
+								 * an Event's create, after its series patch */
+	bool		then_if_missing;	/* then follows a 404 (else a 2xx) */
 	bool		status_kind;	/* a condition or an event */
 	bool		sent;			/* in the curl multi */
 	bool		answered;
@@ -104,6 +110,9 @@ static TimestampTz tokens_at = 0;
 /* a 429's Retry-After: no new request of the class before */
 static TimestampTz bindings_resume_at = 0;
 static TimestampTz status_resume_at = 0;
+/* the events' series looked at this often */
+#define SERIES_TICK_MS 10000
+static TimestampTz series_tick_at = 0;
 
 void		scheduler_bind_main(Datum arg);
 
@@ -170,7 +179,20 @@ build_request(KubeConfig *cfg, const OutboxRow *row)
 		return KubeRequestNew(cfg, "PATCH", psprintf("/api/v1/namespaces/%s/persistentvolumeclaims/%s", ens, eobj),
 							  "application/merge-patch+json", body, 30000L);
 	}
-	if (ens == NULL || (ename == NULL && strcmp(kind, "event") != 0))
+	if ((strcmp(kind, "event") == 0 || strcmp(kind, "series") == 0) && row->object != NULL)
+	{
+		/* events.k8s.io/v1: the Event created, or its series patched (by its name) */
+		char	   *eobj = KubePathSegment(row->object);
+
+		if (ens == NULL || eobj == NULL)
+			return NULL;
+		if (strcmp(kind, "series") == 0)
+			return KubeRequestNew(cfg, "PATCH", psprintf("/apis/events.k8s.io/v1/namespaces/%s/events/%s", ens, eobj),
+								  "application/strategic-merge-patch+json", body, 30000L);
+		return KubeRequestNew(cfg, "POST", psprintf("/apis/events.k8s.io/v1/namespaces/%s/events", ens),
+							  "application/json", body, 30000L);
+	}
+	if (ens == NULL || ename == NULL)
 		return NULL;
 	if (strcmp(kind, "binding") == 0)
 		return KubeRequestNew(cfg, "POST", psprintf("/api/v1/namespaces/%s/pods/%s/binding", ens, ename),
@@ -184,8 +206,7 @@ build_request(KubeConfig *cfg, const OutboxRow *row)
 	if (strcmp(kind, "condition") == 0)
 		return KubeRequestNew(cfg, "PATCH", psprintf("/api/v1/namespaces/%s/pods/%s/status", ens, ename),
 							  "application/strategic-merge-patch+json", body, 30000L);
-	return KubeRequestNew(cfg, "POST", psprintf("/api/v1/namespaces/%s/events", ens),
-						  "application/json", body, 30000L);
+	return NULL;				/* an event without its Event's name */
 }
 
 /*
@@ -248,6 +269,12 @@ claim(KubeConfig *cfg, long *next_ms)
 	status_room = status_held ? 0 : Min((int) tokens, STATUS_CAP - flight_status);
 
 	begin("scheduler bind: reading the outbox");
+	/* the events' series: written again, or ended, as client-go's timers do */
+	if (TimestampDifferenceExceeds(series_tick_at, now, SERIES_TICK_MS))
+	{
+		OutboxEventSeriesTick();
+		series_tick_at = now;
+	}
 	rows = OutboxClaim(bindings_held ? 0 : BATCH - flight_bindings, Max(status_room, 0), ids, n);
 	foreach(lc, rows)
 	{
@@ -277,6 +304,24 @@ claim(KubeConfig *cfg, long *next_ms)
 			patch.body = OutboxDisruptionPatch(row->uid, row->object);
 			it->then = req;
 			it->req = build_request(cfg, &patch);
+		}
+		else if (strcmp(row->kind, "event") == 0 && row->object != NULL)
+		{
+			/*
+			 * client-go's recordEvent: a series is patched onto the Event; when
+			 * there is none (404: expired, or never made), the whole Event,
+			 * series and all, is created.
+			 */
+			OutboxRow	patch = *row;
+
+			patch.kind = "series";
+			patch.body = OutboxSeriesPatch(row->body);
+			if (patch.body != NULL)
+			{
+				it->then = req;
+				it->then_if_missing = true;
+				it->req = build_request(cfg, &patch);
+			}
 		}
 		it->req->arg = it;
 		it->status_kind = strcmp(row->kind, "condition") == 0 || strcmp(row->kind, "event") == 0;
@@ -514,16 +559,17 @@ send_flight(void)
 
 			inflight--;
 			status_inflight -= it->status_kind;
-			if (it->then != NULL && code >= 200 && code < 300)
+			if (it->then != NULL &&
+				(it->then_if_missing ? code == 404 : (code >= 200 && code < 300)))
 			{
-				/* the victim is marked: now its deletion, in the same item */
+				/* the victim is marked: now its deletion; or no Event to patch: made */
 				KubeRequestFree(req);
 				it->req = it->then;
 				it->req->arg = it;
 				it->then = NULL;
 				it->sent = false;
-				/* unless a Retry-After holds the deletions: pending, claimed again after it */
-				if (GetCurrentTimestamp() < bindings_resume_at)
+				/* unless a Retry-After holds its class: pending, claimed again after it */
+				if (GetCurrentTimestamp() < (it->status_kind ? status_resume_at : bindings_resume_at))
 					drop_item(it);
 				continue;
 			}

@@ -11,7 +11,10 @@
  *	 condition  PATCH pods/{name}/status: PodScheduled False, Unschedulable
  *	            (SchedulerError when the cycle failed), the message; and
  *	            status.nominatedNodeName after a preemption
- *	 event      POST events: FailedScheduling, or Preempted on a victim
+ *	 event      POST events.k8s.io/v1 events: FailedScheduling, Scheduled
+ *	            after a binding, Preempted on a victim; and a repeat's
+ *	            series (client-go's broadcaster's cache is the table
+ *	            scheduler.event_series, which this file keeps too)
  *	 delete     DELETE pods/{name}, a preemption victim, its uid a
  *	            precondition
  * The bind worker (bind.c) sends them and reports each response here
@@ -24,11 +27,14 @@
 #include "postgres.h"
 
 #include <math.h>
+#include <unistd.h>
 
 #include "access/xact.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "fmgr.h"
+#include "mb/pg_wchar.h"
+#include "miscadmin.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/datetime.h"
@@ -187,55 +193,327 @@ condition_body(bool error, const char *message, const char *now)
 	return end_body(&st);
 }
 
+static Datum jsonb_array(Jsonb **vals, int n);
+
+/* A MicroTime as the API server writes it: RFC 3339, UTC, microseconds */
+static char *
+micro_time(TimestampTz t)
+{
+	struct pg_tm tm;
+	fsec_t		fsec;
+
+	if (timestamp2tm(t, NULL, &tm, &fsec, NULL, NULL) != 0)
+		elog(ERROR, "outbox: timestamp out of range");
+	return psprintf("%04d-%02d-%02dT%02d:%02d:%02d.%06dZ",
+					tm.tm_year, tm.tm_mon, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int) fsec);
+}
+
+/*
+ * An Event's name, as client-go's recorder makes it: "<object>.<Unix time in
+ * nanoseconds, hex>".  The nanoseconds below our microsecond count this
+ * backend's events, so that two of one pod in the same microsecond differ.
+ */
+static char *
+event_name(const char *object, TimestampTz t)
+{
+	static uint32 seq = 0;
+	int64		unix_us = t + (int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * USECS_PER_DAY;
+
+	if (seq == 0)
+		seq = (uint32) MyProcPid;
+	seq++;
+	return psprintf("%s.%llx", object, (unsigned long long) unix_us * 1000 + seq % 1000);
+}
+
+/* This host's name, for reportingInstance ("<scheduler>-<hostname>", as client-go's) */
+static const char *
+host_name(void)
+{
+	static char host[256] = "";
+
+	if (host[0] == '\0' && (gethostname(host, sizeof(host) - 1) != 0 || host[0] == '\0'))
+		strlcpy(host, "localhost", sizeof(host));
+	host[sizeof(host) - 1] = '\0';
+	return host;
+}
+
+/*
+ * kube-scheduler's truncateMessage: a FailedScheduling note longer than the
+ * API's 1024-byte limit is cut to 1020 bytes (here on a character boundary)
+ * and " ..." added.
+ */
+#define NOTE_LENGTH_LIMIT 1024
+static const char *
+truncate_note(const char *msg)
+{
+	int			len = strlen(msg);
+
+	if (len <= NOTE_LENGTH_LIMIT)
+		return msg;
+	len = pg_mbcliplen(msg, len, NOTE_LENGTH_LIMIT - 4);
+	return psprintf("%.*s ...", len, msg);
+}
+
+/*
+ * An event, as kube-scheduler's recorder (client-go's events.k8s.io/v1
+ * EventRecorder) makes it: regarding the pod, related to another (a
+ * preemptor) or none, reported by the pod's scheduler from this host.
+ */
 typedef struct EventSpec
 {
-	const char *ns;
+	const char *ns;				/* the pod it regards */
 	const char *name;
 	const char *uid;
+	const char *related_ns;		/* the related pod; NULL: none */
+	const char *related_name;
+	const char *related_uid;
 	const char *reason;
-	const char *action;			/* NULL: none */
-	const char *message;
+	const char *action;
+	const char *note;
 	const char *type;			/* Warning, Normal */
-	const char *component;		/* the reporting scheduler */
-	const char *now;
+	const char *controller;		/* the reporting scheduler */
+	bool		may_start;		/* may make a new Event (else only counts in its series) */
 } EventSpec;
 
+static void
+pod_reference(JsonbParseState **st, const char *key, const char *ns, const char *name, const char *uid)
+{
+	begin_object(st, key);
+	kv(st, "kind", "Pod");
+	kv(st, "namespace", ns);
+	kv(st, "name", name);
+	kv(st, "uid", uid);
+	kv(st, "apiVersion", "v1");
+	(void) pushJsonbValue(st, WJB_END_OBJECT, NULL);
+}
+
 static Jsonb *
-event_body(const EventSpec *e)
+event_body(const EventSpec *e, const char *name, TimestampTz t)
 {
 	JsonbParseState *st = NULL;
-	JsonbValue	one;
 
 	begin_object(&st, NULL);
-	kv(&st, "apiVersion", "v1");
+	kv(&st, "apiVersion", "events.k8s.io/v1");
 	kv(&st, "kind", "Event");
 	begin_object(&st, "metadata");
-	kv(&st, "generateName", psprintf("%s.", e->name));
+	kv(&st, "name", name);
 	kv(&st, "namespace", e->ns);
 	(void) pushJsonbValue(&st, WJB_END_OBJECT, NULL);
-	begin_object(&st, "involvedObject");
-	kv(&st, "apiVersion", "v1");
-	kv(&st, "kind", "Pod");
-	kv(&st, "namespace", e->ns);
-	kv(&st, "name", e->name);
-	kv(&st, "uid", e->uid);
-	(void) pushJsonbValue(&st, WJB_END_OBJECT, NULL);
+	kv(&st, "eventTime", micro_time(t));
+	kv(&st, "reportingController", e->controller);
+	kv(&st, "reportingInstance", psprintf("%s-%s", e->controller, host_name()));
+	kv(&st, "action", e->action);
 	kv(&st, "reason", e->reason);
-	if (e->action)
-		kv(&st, "action", e->action);
-	kv(&st, "message", e->message);
+	pod_reference(&st, "regarding", e->ns, e->name, e->uid);
+	if (e->related_uid)
+		pod_reference(&st, "related", e->related_ns, e->related_name, e->related_uid);
+	kv(&st, "note", e->note);
 	kv(&st, "type", e->type);
-	begin_object(&st, "source");
-	kv(&st, "component", e->component);
-	(void) pushJsonbValue(&st, WJB_END_OBJECT, NULL);
-	kv(&st, "reportingComponent", e->component);
-	kv(&st, "firstTimestamp", e->now);
-	kv(&st, "lastTimestamp", e->now);
-	JPushString(&st, WJB_KEY, "count");
-	one.type = jbvNumeric;
-	one.val.numeric = int64_to_numeric(1);
-	(void) pushJsonbValue(&st, WJB_VALUE, &one);
 	return end_body(&st);
+}
+
+/* n strings of the events, one field each */
+#define EVENT_FIELD(f) \
+	static Datum \
+	events_##f(const EventSpec *e, int n) \
+	{ \
+		const char **v = palloc(sizeof(char *) * Max(n, 1)); \
+		for (int i = 0; i < n; i++) \
+			v[i] = e[i].f; \
+		return text_array(v, n); \
+	}
+EVENT_FIELD(uid)
+EVENT_FIELD(reason)
+EVENT_FIELD(action)
+EVENT_FIELD(type)
+EVENT_FIELD(controller)
+EVENT_FIELD(note)
+static Datum
+events_related(const EventSpec *e, int n)
+{
+	const char **v = palloc(sizeof(char *) * Max(n, 1));
+
+	for (int i = 0; i < n; i++)
+		v[i] = e[i].related_uid ? e[i].related_uid : "";
+	return text_array(v, n);
+}
+
+/* {"series": {"count": s.count, "lastObservedTime": s.last_observed}} added to s.body, in SQL */
+#define SERIES_BODY(s) \
+	s ".body || jsonb_build_object('series', jsonb_build_object('count', " s ".count," \
+	" 'lastObservedTime', to_char(" s ".last_observed AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"')))"
+
+/*
+ * An event that has happened before (its key in scheduler.event_series)
+ * counts there, as client-go's broadcaster counts a repeat in its cache:
+ * the second occurrence puts the Event's series (count 2) in the outbox at
+ * once; later ones are written by OutboxEventSeriesTick.  Sets bumped[i].
+ */
+static void
+count_repeats(const EventSpec *e, int n, TimestampTz now, bool *bumped)
+{
+	static SPIPlanPtr plan = NULL;
+	Oid			types[8] = {TEXTARRAYOID, TEXTARRAYOID, TEXTARRAYOID, TEXTARRAYOID, TEXTARRAYOID,
+	TEXTARRAYOID, TEXTARRAYOID, TIMESTAMPTZOID};
+	Datum		args[8] = {events_uid(e, n), events_reason(e, n), events_action(e, n), events_type(e, n),
+	events_controller(e, n), events_related(e, n), events_note(e, n), TimestampTzGetDatum(now)};
+
+	run(PlanKeptBatch(&plan,
+				"WITH b AS (UPDATE scheduler.event_series s"
+				"  SET count = least(s.count, 2147483646) + 1, last_observed = $8,"
+				"  refreshed_at = CASE WHEN s.count = 1 THEN $8 ELSE s.refreshed_at END"
+				"  FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[])"
+				"    WITH ORDINALITY AS d(uid, reason, action, type, controller, related, note, i)"
+				"  WHERE s.regarding_uid = d.uid AND s.reason = d.reason AND s.action = d.action"
+				"  AND s.type = d.type AND s.reporting_controller = d.controller"
+				"  AND s.related_uid = d.related AND s.note = d.note"
+				"  RETURNING d.i, s.*),"
+				" p AS (INSERT INTO scheduler.outbox (kind, pod_uid, namespace, name, object, body)"
+				"  SELECT 'event', b.regarding_uid, b.namespace, b.body -> 'regarding' ->> 'name', b.name,"
+				"  " SERIES_BODY("b")
+				"  FROM b WHERE b.count = 2 ORDER BY b.i)"
+				" SELECT i FROM b",
+				8, types),
+		args, NULL, SPI_OK_SELECT);
+	for (uint64 r = 0; r < SPI_processed; r++)
+	{
+		bool		isnull;
+		int64		i = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, 1, &isnull)) - 1;
+
+		if (i >= 0 && i < n)
+			bumped[i] = true;
+	}
+}
+
+/*
+ * write_events
+ *		Record events, as client-go's events.k8s.io/v1 broadcaster does: one
+ *		seen before counts in its series (count_repeats); a new one, when
+ *		it may start, is created (a POST with its fixed name) and its key
+ *		kept.  Returns how many Events were created.
+ */
+static int
+write_events(const EventSpec *e, int n)
+{
+	static SPIPlanPtr plan = NULL;
+	TimestampTz now = GetCurrentTimestamp();
+	bool	   *bumped = palloc0(sizeof(bool) * Max(n, 1));
+	const char **names = palloc(sizeof(char *) * Max(n, 1));
+	const char **ns = palloc(sizeof(char *) * Max(n, 1));
+	Jsonb	  **bodies = palloc(sizeof(Jsonb *) * Max(n, 1));
+	EventSpec  *fresh = palloc(sizeof(EventSpec) * Max(n, 1));
+	int			m = 0;
+	Oid			types[10] = {TEXTARRAYOID, TEXTARRAYOID, JSONBARRAYOID, TEXTARRAYOID, TEXTARRAYOID,
+	TEXTARRAYOID, TEXTARRAYOID, TEXTARRAYOID, TEXTARRAYOID, TEXTARRAYOID};
+	Datum		args[10];
+
+	if (n == 0)
+		return 0;
+	count_repeats(e, n, now, bumped);
+	for (int i = 0; i < n; i++)
+		if (!bumped[i] && e[i].may_start)
+		{
+			fresh[m] = e[i];
+			ns[m] = e[i].ns;
+			names[m] = event_name(e[i].name, now);
+			bodies[m] = event_body(&e[i], names[m], now);
+			m++;
+		}
+	if (m == 0)
+		return 0;
+	args[0] = text_array(ns, m);
+	args[1] = text_array(names, m);
+	args[2] = jsonb_array(bodies, m);
+	args[3] = events_uid(fresh, m);
+	args[4] = events_reason(fresh, m);
+	args[5] = events_action(fresh, m);
+	args[6] = events_type(fresh, m);
+	args[7] = events_controller(fresh, m);
+	args[8] = events_related(fresh, m);
+	args[9] = events_note(fresh, m);
+	/* a key another session made meanwhile: that one stands */
+	run(PlanKeptBatch(&plan,
+				"WITH k AS (INSERT INTO scheduler.event_series (namespace, name, regarding_uid, related_uid,"
+				"  type, action, reason, reporting_controller, note, event_time, body)"
+				"  SELECT d.ns, d.name, d.uid, d.related, d.type, d.action, d.reason, d.controller, d.note,"
+				"  (d.body ->> 'eventTime')::timestamptz, d.body"
+				"  FROM unnest($1::text[], $2::text[], $3::jsonb[], $4::text[], $5::text[], $6::text[],"
+				"    $7::text[], $8::text[], $9::text[], $10::text[])"
+				"    WITH ORDINALITY AS d(ns, name, body, uid, reason, action, type, controller, related, note, i)"
+				"  ORDER BY d.i"
+				"  ON CONFLICT DO NOTHING RETURNING namespace, name, regarding_uid, body)"
+				" INSERT INTO scheduler.outbox (kind, pod_uid, namespace, name, object, body)"
+				" SELECT 'event', k.regarding_uid, k.namespace, k.body -> 'regarding' ->> 'name', k.name, k.body"
+				" FROM k",
+				10, types),
+		args, NULL, SPI_OK_INSERT);
+	return (int) SPI_processed;
+}
+
+/*
+ * OutboxEventSeriesTick
+ *		client-go's broadcaster's two timers, on scheduler.event_series:
+ *		every series is written again 30 minutes after it last was
+ *		(refreshExistingEventSeries: the Event's TTL), and a series whose
+ *		last occurrence is 6 minutes old is written a last time and
+ *		forgotten (finishSeries), as is an Event seen once, 6 minutes after
+ *		it was made.  A series write not sent yet gives way to the newer
+ *		count.  The bind worker calls it every few seconds.  It never
+ *		waits for a row a scheduling call holds (SKIP LOCKED): that row is
+ *		taken next time, and no deadlock fails the call.
+ */
+void
+OutboxEventSeriesTick(void)
+{
+	run_now("WITH due AS (SELECT s.namespace, s.name FROM scheduler.event_series s"
+			"  WHERE CASE WHEN s.count = 1 THEN s.event_time ELSE s.last_observed END"
+			"    < now() - interval '6 minutes'"
+			"  OR (s.count > 1 AND s.refreshed_at < now() - interval '30 minutes')"
+			"  FOR UPDATE SKIP LOCKED),"
+			" fin AS (DELETE FROM scheduler.event_series s USING due"
+			"  WHERE s.namespace = due.namespace AND s.name = due.name"
+			"  AND CASE WHEN s.count = 1 THEN s.event_time ELSE s.last_observed END"
+			"    < now() - interval '6 minutes'"
+			"  RETURNING s.*),"
+			" ref AS (UPDATE scheduler.event_series s SET refreshed_at = now() FROM due"
+			"  WHERE s.namespace = due.namespace AND s.name = due.name"
+			"  AND s.count > 1 AND s.refreshed_at < now() - interval '30 minutes'"
+			"  AND s.last_observed >= now() - interval '6 minutes'"
+			"  RETURNING s.*),"
+			" w AS (SELECT * FROM fin WHERE fin.count > 1 UNION ALL SELECT * FROM ref),"
+			" sup AS (UPDATE scheduler.outbox o SET state = 'done', finished_at = now(),"
+			"  last_error = 'not sent: superseded by a newer count'"
+			"  FROM w WHERE o.state = 'pending' AND o.kind = 'event' AND o.namespace = w.namespace"
+			"  AND o.object = w.name AND o.body ? 'series')"
+			" INSERT INTO scheduler.outbox (kind, pod_uid, namespace, name, object, body)"
+			" SELECT 'event', w.regarding_uid, w.namespace, w.body -> 'regarding' ->> 'name', w.name,"
+			" " SERIES_BODY("w")
+			" FROM w",
+			SPI_OK_INSERT);
+}
+
+/*
+ * OutboxSeriesPatch
+ *		An event row's body with a series: the strategic merge patch of it
+ *		({"series": ...}) that client-go sends first; NULL when the body
+ *		has none (the Event is created).
+ */
+char *
+OutboxSeriesPatch(const char *body)
+{
+	Jsonb	   *jb = DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum(body)));
+	JsonbValue *v;
+	JsonbParseState *st = NULL;
+	Jsonb	   *patch;
+
+	if (!JB_ROOT_IS_OBJECT(jb) ||
+		(v = getKeyJsonValueFromContainer(&jb->root, "series", 6, NULL)) == NULL)
+		return NULL;
+	begin_object(&st, NULL);
+	JPushString(&st, WJB_KEY, "series");
+	(void) pushJsonbValue(&st, WJB_VALUE, v);
+	patch = end_body(&st);
+	return JsonbToCString(NULL, &patch->root, VARSIZE(patch));
 }
 
 /*
@@ -558,7 +836,8 @@ read_facts(const OutboxDecision *d, int n, int event_interval_ms)
 /*
  * OutboxWriteDecisions
  *		A binding per choice; per failure the PodScheduled condition when
- *		its message changed, and a FailedScheduling event at most every
+ *		its message changed, and a FailedScheduling event: a repeat counts
+ *		in its series, and a new one is made at most every
  *		event_interval_ms.  A newer condition closes one of the pod's not
  *		sent yet, unsent: it must not land last.  Rows go in as
  *		kube-scheduler would send them: bindings, conditions, events.
@@ -571,10 +850,13 @@ OutboxWriteDecisions(const OutboxDecision *d, int n, int event_interval_ms)
 	NewRows		rows = {0};
 	List	   *conditions = NIL;
 	char	   *now = OutboxTime(GetCurrentTransactionStartTimestamp());
+	EventSpec  *events;
+	int			nevents = 0;
 
 	if (n == 0)
 		return;
 	f = read_facts(d, n, event_interval_ms);
+	events = palloc(sizeof(EventSpec) * n);
 	for (int i = 0; i < n; i++)
 		if (f[i].found && d[i].node)
 		{
@@ -612,12 +894,20 @@ OutboxWriteDecisions(const OutboxDecision *d, int n, int event_interval_ms)
 			conditions = lappend(conditions, (void *) d[i].uid);
 		}
 	for (int i = 0; i < n; i++)
-		if (f[i].found && !d[i].node && f[i].event_due)
+		if (f[i].found && !d[i].node && f[i].scheduler_name != NULL)
 		{
-			EventSpec	e = {f[i].ns, f[i].name, d[i].uid, "FailedScheduling", NULL, d[i].message,
-			"Warning", f[i].scheduler_name, now};
+			EventSpec  *e = &events[nevents++];
 
-			rows_add(&rows, "event", d[i].uid, f[i].ns, f[i].name, NULL, event_body(&e));
+			memset(e, 0, sizeof(EventSpec));
+			e->ns = f[i].ns;
+			e->name = f[i].name;
+			e->uid = d[i].uid;
+			e->reason = "FailedScheduling";
+			e->action = "Scheduling";
+			e->note = truncate_note(d[i].message);
+			e->type = "Warning";
+			e->controller = f[i].scheduler_name;
+			e->may_start = f[i].event_due;
 		}
 	if (conditions != NIL)
 	{
@@ -632,6 +922,7 @@ OutboxWriteDecisions(const OutboxDecision *d, int n, int event_interval_ms)
 			&arg, NULL, SPI_OK_UPDATE);
 	}
 	rows_insert(&rows);
+	(void) write_events(events, nevents);
 	WorkerWakeAtCommit(WORKER_BIND);
 }
 
@@ -707,15 +998,15 @@ OutboxWriteVictims(List *victims, List *preemptors, List *nodes)
 	const char **node = list_strings(nodes);
 	const char **preemptor = list_strings(preemptors);
 	NewRows		deletes = {0};
-	NewRows		events = {0};
-	char	   *now = OutboxTime(GetCurrentTransactionStartTimestamp());
+	EventSpec  *events = palloc(sizeof(EventSpec) * Max(list_length(victims), 1));
+	int			nevents = 0;
 
 	if (victims == NIL)
 		return;
 	args[0] = TextArrayFromList(victims);
 	args[1] = TextArrayFromList(preemptors);
 	run(PlanKeptBatch(&plan,
-				"SELECT v.i, p.uid, p.namespace, p.name, pr.scheduler_name"
+				"SELECT v.i, p.uid, p.namespace, p.name, pr.scheduler_name, pr.namespace, pr.name"
 				" FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS v(uid, preemptor, i)"
 				" JOIN scheduler.pods p ON p.uid = v.uid"
 				" LEFT JOIN scheduler.pods pr ON pr.uid = v.preemptor"
@@ -744,18 +1035,28 @@ OutboxWriteVictims(List *victims, List *preemptors, List *nodes)
 			/* whose DisruptionTarget condition names the preemptor's scheduler */
 			deletes.object[deletes.n - 1] = component;
 		}
-		if (component != NULL)	/* the preemptor is still there */
+		/* regarding the victim, related to its preemptor (while it is still there) */
+		if (component != NULL && preemptor[i] && node[i])
 		{
-			EventSpec	e = {ns, name, uid, "Preempted", "Preempting",
-				(preemptor[i] && node[i]) ? preempted_message(preemptor[i], node[i]) : NULL,
-			"Normal", component, now};
+			EventSpec  *e = &events[nevents++];
 
-			rows_add(&events, "event", uid, ns, name, NULL, event_body(&e));
+			memset(e, 0, sizeof(EventSpec));
+			e->ns = ns;
+			e->name = name;
+			e->uid = uid;
+			e->related_ns = SPI_getvalue(t, td, 6);
+			e->related_name = SPI_getvalue(t, td, 7);
+			e->related_uid = preemptor[i];
+			e->reason = "Preempted";
+			e->action = "Preempting";
+			e->note = preempted_message(preemptor[i], node[i]);
+			e->type = "Normal";
+			e->controller = component;
+			e->may_start = true;
 		}
 	}
-	for (int k = 0; k < events.n; k++)
-		rows_add(&deletes, events.kind[k], events.uid[k], events.ns[k], events.name[k], NULL, events.body[k]);
 	rows_insert(&deletes);
+	(void) write_events(events, nevents);
 }
 
 /*
@@ -780,7 +1081,7 @@ OutboxVictims(const char *preemptor_uid, const char *node,
 									   " FROM scheduler.outbox e"
 									   " LEFT JOIN scheduler.outbox d ON d.kind = 'delete' AND d.pod_uid = e.pod_uid"
 									   " WHERE e.kind = 'event' AND e.body ->> 'reason' = 'Preempted'"
-									   " AND e.body ->> 'message' = $1"
+									   " AND e.body ->> 'note' = $1 AND NOT e.body ? 'series'"
 									   " ORDER BY e.id, d.id DESC",
 									   1, &type),
 						 &msg, NULL, true, 0) != SPI_OK_SELECT)
@@ -1165,7 +1466,8 @@ typedef enum Verdict
 } Verdict;
 
 /*
- * 201 (200 for a status patch or event): done.  A victim's delete: 202 or
+ * 201 (200 for a status patch or an event's series): done.  An event's 409
+ * (AlreadyExists): done, or retried for a series.  A victim's delete: 202 or
  * 404 (gone already) done too; its 409 (the uid precondition: another pod
  * of that name now) failed.  409 to a binding whose pod is already
  * assigned to the same node: done.  No response (0), 401, 403, 429 or 5xx:
@@ -1173,12 +1475,19 @@ typedef enum Verdict
  * binding): failed.  has_status false (SQL NULL): failed.
  */
 static Verdict
-judge(const char *kind, const char *node, bool has_status, int32 status, const char *msg)
+judge(const char *kind, const char *node, bool series, bool has_status, int32 status, const char *msg)
 {
 	if (!has_status)
 		return V_FAILED;
 	if (status == 200 || status == 201)
 		return V_DONE;
+	/*
+	 * An Event that exists (AlreadyExists): made by this create sent before
+	 * (its answer lost), done, as client-go does not retry it; for a
+	 * series, made meanwhile: retried, its patch goes through next time.
+	 */
+	if (strcmp(kind, "event") == 0 && status == 409)
+		return series ? V_RETRY : V_DONE;
 	if (strcmp(kind, "delete") == 0 && (status == 202 || status == 404))
 		return V_DONE;
 	/* a PreBind patch: any other answer but a retry fails it, and its binding */
@@ -1198,6 +1507,7 @@ typedef struct Request
 	char	   *node;
 	char	   *state;
 	int32		attempts;
+	bool		series;			/* an event's series */
 } Request;
 
 static bool
@@ -1211,7 +1521,7 @@ lock_request(int64 id, Request *r)
 	TupleDesc	td;
 
 	run(PlanKept(&plan,
-				"SELECT kind, pod_uid, node, state, attempts FROM scheduler.outbox WHERE id = $1 FOR UPDATE",
+				"SELECT kind, pod_uid, node, state, attempts, body ? 'series' FROM scheduler.outbox WHERE id = $1 FOR UPDATE",
 				1, &type),
 		&arg, NULL, SPI_OK_SELECT);
 	if (SPI_processed == 0)
@@ -1223,6 +1533,7 @@ lock_request(int64 id, Request *r)
 	r->node = SPI_getvalue(t, td, 3);
 	r->state = SPI_getvalue(t, td, 4);
 	r->attempts = DatumGetInt32(SPI_getbinval(t, td, 5, &isnull));
+	r->series = DatumGetBool(SPI_getbinval(t, td, 6, &isnull)) && !isnull;
 	return true;
 }
 
@@ -1334,8 +1645,7 @@ scheduled_event(int64 id)
 	Datum		arg = Int64GetDatum(id);
 	HeapTuple	t;
 	TupleDesc	td;
-	EventSpec	e;
-	NewRows		rows = {0};
+	EventSpec	e = {0};
 
 	/*
 	 * The binding row names its scheduler (rows written before it did: the
@@ -1350,7 +1660,7 @@ scheduled_event(int64 id)
 				"      WHERE e.state = 'pending' AND e.kind = 'event' LIMIT 1000) w) < 1000",
 				1, &type),
 		&arg, NULL, SPI_OK_SELECT);
-	if (SPI_processed != 1 || SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 5) == NULL)
+	if (SPI_processed != 1)
 		return;
 	t = SPI_tuptable->vals[0];
 	td = SPI_tuptable->tupdesc;
@@ -1359,14 +1669,13 @@ scheduled_event(int64 id)
 	e.uid = SPI_getvalue(t, td, 3);
 	e.reason = "Scheduled";
 	e.action = "Binding";
-	e.message = psprintf("Successfully assigned %s/%s to %s", e.ns, e.name, SPI_getvalue(t, td, 4));
+	e.note = psprintf("Successfully assigned %s/%s to %s", e.ns, e.name, SPI_getvalue(t, td, 4));
 	e.type = "Normal";
-	e.component = SPI_getvalue(t, td, 5);
-	e.now = OutboxTime(GetCurrentTransactionStartTimestamp());
-	if (e.ns == NULL || e.name == NULL || e.uid == NULL)
+	e.controller = SPI_getvalue(t, td, 5);
+	e.may_start = true;
+	if (e.ns == NULL || e.name == NULL || e.uid == NULL || e.controller == NULL)
 		return;
-	rows_add(&rows, "event", e.uid, e.ns, e.name, NULL, event_body(&e));
-	rows_insert(&rows);
+	(void) write_events(&e, 1);
 }
 
 /*
@@ -1390,7 +1699,7 @@ record(int64 id, bool has_status, int32 status, Jsonb *response, bool has_cap, i
 	if (strcmp(r.state, "pending") != 0)
 		return strcmp(r.state, "done") == 0 ? "done" : strcmp(r.state, "failed") == 0 ? "failed" : r.state;
 	tries = Min(r.attempts, PG_INT32_MAX - 1) + 1;
-	v = judge(r.kind, r.node, has_status, status, msg);
+	v = judge(r.kind, r.node, r.series, has_status, status, msg);
 	if (v == V_FAILED && has_status && status == 409 && prebind_applied(id))
 		v = V_DONE;
 	if (v == V_RETRY && has_cap && tries >= max_attempts)

@@ -33,13 +33,15 @@ typedef struct OutboxRow
 	char	   *namespace;
 	char	   *name;
 	char	   *object;			/* volume, claim: the object's name; delete: the
-								 * preemptor's schedulerName */
+								 * preemptor's schedulerName; event: the
+								 * Event's name (NULL: a core/v1 event) */
 	char	   *body;			/* the request body, JSON text */
 	char	   *uid;			/* the pod's */
 } OutboxRow;
 
 extern char *OutboxTime(TimestampTz t);
 extern char *OutboxDisruptionPatch(const char *uid, const char *scheduler);
+extern char *OutboxSeriesPatch(const char *body);
 
 /* Is there an API server to tell (scheduler.kube_api_url)? */
 extern bool OutboxEnabled(void);
@@ -48,7 +50,8 @@ extern bool OutboxEnabled(void);
  * Writing, in the transaction of the decision (inside SPI).  Decisions: a
  * binding per choice; per failure the PodScheduled condition when its
  * message changed (superseding one not sent yet) and a FailedScheduling
- * event at most every event_interval_ms.  Nominations: status.nominatedNodeName
+ * event: a repeat counts in its series, a new one is made at most every
+ * event_interval_ms.  Nominations: status.nominatedNodeName
  * ("" clears it) with the pending condition, or alone.  Victims: a delete
  * (uid precondition) and a Preempted event, per victim uid, naming the
  * preemptor's uid and node.
@@ -86,6 +89,13 @@ extern void OutboxCloseBindingsToDeleted(bool all);
  */
 extern List *OutboxClaim(int max_bindings, int max_status, const int64 *exclude, int nexclude);
 extern long OutboxNextDue(bool bindings, bool status);
+
+/*
+ * The events' series (scheduler.event_series), as client-go's broadcaster
+ * times them: written again every 30 minutes, a last time 6 minutes after
+ * the last occurrence, then forgotten.  The bind worker calls it.
+ */
+extern void OutboxEventSeriesTick(void);
 
 /*
  * The PreBind requests of pods assumed and not bound yet, and not failed:

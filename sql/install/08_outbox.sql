@@ -6,7 +6,8 @@
 -- the one file that reads and writes the table.
 --   binding    POST pods/{name}/binding, carrying the pod's uid
 --   condition  PATCH pods/{name}/status: PodScheduled False, Unschedulable
---   event      POST events: FailedScheduling (Preempted on a victim)
+--   event      POST events.k8s.io/v1 events: FailedScheduling, Scheduled, Preempted
+--              (a repeat: PATCH of the Event's series)
 --   delete     DELETE pods/{name}: a preemption victim, its uid a precondition
 --   volume     PATCH persistentvolumes/{object}: VolumeBinding's PreBind of a
 --              static binding (spec.claimRef), before the pod's binding
@@ -33,7 +34,7 @@ CREATE TABLE scheduler.outbox (
     finished_at     timestamptz,
     last_status     integer,              -- HTTP status of the last response, 0 = no response, -1 = not sent
     last_error      text,
-    object          text,                 -- volume, claim: the PersistentVolume's or claim's name; binding, delete: the scheduler's name
+    object          text,                 -- volume, claim: the PersistentVolume's or claim's name; binding, delete: the scheduler's name; event: the Event's name
     waits_for       bigint[],             -- binding: its PreBind requests (volume, claim rows)
     claims          text[],               -- binding: the pod's claims, all bound before it is sent
     wait_until      timestamptz           -- binding waiting for claims: failed when they are not bound by then (NULL once due)
@@ -42,12 +43,43 @@ CREATE INDEX outbox_pending ON scheduler.outbox (next_attempt_at) WHERE state = 
 CREATE INDEX outbox_waiting ON scheduler.outbox (id) WHERE state = 'pending' AND wait_until IS NOT NULL;
 CREATE INDEX outbox_prebind ON scheduler.outbox (pod_uid) WHERE kind IN ('volume', 'claim') AND state <> 'failed';
 -- diagnosis()'s preemption victims: a preemptor's Preempted events, and each victim's deletion
-CREATE INDEX outbox_preempted ON scheduler.outbox ((body ->> 'message')) WHERE kind = 'event' AND body ->> 'reason' = 'Preempted';
+CREATE INDEX outbox_preempted ON scheduler.outbox ((body ->> 'note')) WHERE kind = 'event' AND body ->> 'reason' = 'Preempted';
 CREATE INDEX outbox_deletes ON scheduler.outbox (pod_uid) WHERE kind = 'delete';
 -- the events waiting (a Scheduled event is not written when 1000 do)
 CREATE INDEX outbox_pending_events ON scheduler.outbox (id) WHERE state = 'pending' AND kind = 'event';
 COMMENT ON TABLE scheduler.outbox IS 'Bindings, PodScheduled conditions and FailedScheduling events for the API server, sent by the bind worker';
 COMMENT ON COLUMN scheduler.outbox.claims IS 'A binding''s claims: it waits until each is bound (spec.volumeName and pv.kubernetes.io/bind-completed), as VolumeBinding''s PreBind does';
+
+-- The events' series, as client-go's event broadcaster keeps them (its
+-- cache): one row per Event object written through events.k8s.io/v1, by its
+-- key (the pod it regards, reason, action, type, reporting scheduler, the
+-- related pod, and its note, which stands for the pod's resourceVersion in
+-- client-go's key: a new PodScheduled message is a new version).  A repeat
+-- counts here (count, last_observed); the second occurrence patches the
+-- Event's series at once, later ones are written every 30 minutes
+-- (refreshed_at) and when the series ends, 6 minutes after its last
+-- occurrence, when the row goes.  An Event seen once leaves 6 minutes after
+-- it was made.  src/outbox.c reads and writes it.
+CREATE TABLE scheduler.event_series (
+    namespace            text NOT NULL,
+    name                 text NOT NULL,        -- the Event's name: <pod>.<hex nanoseconds>
+    regarding_uid        text NOT NULL,
+    related_uid          text NOT NULL DEFAULT '',
+    type                 text NOT NULL,
+    action               text NOT NULL,
+    reason               text NOT NULL,
+    reporting_controller text NOT NULL,
+    note                 text NOT NULL,
+    event_time           timestamptz NOT NULL,
+    count                integer NOT NULL DEFAULT 1,  -- 1: no series yet
+    last_observed        timestamptz,          -- series.lastObservedTime
+    refreshed_at         timestamptz,          -- the series last put in the outbox
+    body                 jsonb NOT NULL,       -- the Event as created
+    PRIMARY KEY (namespace, name)
+);
+CREATE UNIQUE INDEX event_series_key ON scheduler.event_series
+    (regarding_uid, reason, action, type, reporting_controller, related_uid, note);
+COMMENT ON TABLE scheduler.event_series IS 'The events written through events.k8s.io/v1 and their series (count, last observed), as client-go''s event broadcaster folds repeats: kept 6 minutes past the last occurrence';
 
 /*
  * A response to an outbox request (the bind worker calls this):

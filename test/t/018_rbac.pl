@@ -12,7 +12,8 @@
 #     PodScheduled condition with nominatedNodeName, unless the pod is bound
 #     before it goes out);
 #   * a pod that fits nowhere: its PodScheduled=False condition and a
-#     FailedScheduling event;
+#     FailedScheduling event (events.k8s.io/v1), and after a second failure
+#     the Event's series (a patch);
 #   * VolumeBinding's PreBind (015's cases 2 and 3): a volume's claimRef and a
 #     claim's selected-node, each a merge patch, then the Bindings;
 #   * a pod of another schedulerName (kube-scheduler's), which they leave
@@ -380,6 +381,12 @@ ok($node->poll_query_until($database,
 	  FROM (VALUES ('delete', 'low-%'), ('event', 'Preempted'), ('condition', 'huge'), ('event', 'FailedScheduling'),
 	    ('volume', 'pv-static'), ('claim', 'dyn')) w(kind, what)}),
 	'sent: a victim\'s deletion and its Preempted event, the PodScheduled condition and FailedScheduling event of the pod that fits nowhere, the two PreBind patches');
+# the pod that fits nowhere fails again, with the same message: its Event's
+# series is patched (events.k8s.io/v1, as client-go's broadcaster does)
+q1(q{UPDATE scheduler.queue SET state = 'active' WHERE pod_uid = (SELECT uid FROM scheduler.pods WHERE name = 'huge')});
+ok($node->poll_query_until($database,
+	q{SELECT EXISTS (SELECT FROM scheduler.outbox WHERE kind = 'event' AND name = 'huge' AND body ? 'series' AND state = 'done')}),
+	'sent: the series of the FailedScheduling event, after a second failure');
 is(q1(q{SELECT count(*) FROM scheduler.outbox WHERE name = 'theirs'}), 0, 'nothing for kube-scheduler\'s pod');
 
 # the watches end, are logged, and are opened again
