@@ -107,17 +107,27 @@ list_strings(List *l)
  * ------------------------------------------------------------------------
  */
 
-/* A time as the API server writes it: RFC 3339, UTC, whole seconds */
-char *
-OutboxTime(TimestampTz t)
+/*
+ * A time as the API server writes it: RFC 3339, UTC, whole seconds (a Time),
+ * or with six fractional digits (a MicroTime, which Go reads only so)
+ */
+static char *
+rfc3339(TimestampTz t, bool micro)
 {
 	struct pg_tm tm;
 	fsec_t		fsec;
 
 	if (timestamp2tm(t, NULL, &tm, &fsec, NULL, NULL) != 0)
 		elog(ERROR, "outbox: timestamp out of range");
-	return psprintf("%04d-%02d-%02dT%02d:%02d:%02dZ",
-					tm.tm_year, tm.tm_mon, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+	return psprintf("%04d-%02d-%02dT%02d:%02d:%02d%s%.*dZ",
+					tm.tm_year, tm.tm_mon, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+					micro ? "." : "", micro ? 6 : 0, micro ? (int) fsec : 0);
+}
+
+char *
+OutboxTime(TimestampTz t)
+{
+	return rfc3339(t, false);
 }
 
 /* key: a string, or null when val is NULL */
@@ -194,19 +204,6 @@ condition_body(bool error, const char *message, const char *now)
 }
 
 static Datum jsonb_array(Jsonb **vals, int n);
-
-/* A MicroTime as the API server writes it: RFC 3339, UTC, microseconds */
-static char *
-micro_time(TimestampTz t)
-{
-	struct pg_tm tm;
-	fsec_t		fsec;
-
-	if (timestamp2tm(t, NULL, &tm, &fsec, NULL, NULL) != 0)
-		elog(ERROR, "outbox: timestamp out of range");
-	return psprintf("%04d-%02d-%02dT%02d:%02d:%02d.%06dZ",
-					tm.tm_year, tm.tm_mon, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int) fsec);
-}
 
 /*
  * An Event's name, as client-go's recorder makes it: "<object>.<Unix time in
@@ -299,7 +296,7 @@ event_body(const EventSpec *e, const char *name, TimestampTz t)
 	kv(&st, "name", name);
 	kv(&st, "namespace", e->ns);
 	(void) pushJsonbValue(&st, WJB_END_OBJECT, NULL);
-	kv(&st, "eventTime", micro_time(t));
+	kv(&st, "eventTime", rfc3339(t, true));
 	kv(&st, "reportingController", e->controller);
 	kv(&st, "reportingInstance", psprintf("%s-%s", e->controller, host_name()));
 	kv(&st, "action", e->action);
