@@ -268,13 +268,21 @@ claim(KubeConfig *cfg, long *next_ms)
 	 */
 	status_room = status_held ? 0 : Min((int) tokens, STATUS_CAP - flight_status);
 
-	begin("scheduler bind: reading the outbox");
-	/* the events' series: written again, or ended, as client-go's timers do */
+	/*
+	 * the events' series: written again, or ended, as client-go's timers do;
+	 * in a transaction of its own, so that its row locks are not held while
+	 * the claim waits for a scheduling call (a deadlock that would fail the
+	 * call), and an error in it holds no claim back (nor is retried before
+	 * the next tick)
+	 */
 	if (TimestampDifferenceExceeds(series_tick_at, now, SERIES_TICK_MS))
 	{
-		OutboxEventSeriesTick();
 		series_tick_at = now;
+		begin("scheduler bind: the events' series");
+		OutboxEventSeriesTick();
+		commit();
 	}
+	begin("scheduler bind: reading the outbox");
 	rows = OutboxClaim(bindings_held ? 0 : BATCH - flight_bindings, Max(status_room, 0), ids, n);
 	foreach(lc, rows)
 	{

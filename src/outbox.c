@@ -483,7 +483,7 @@ OutboxEventSeriesTick(void)
 			"  FROM w WHERE o.state = 'pending' AND o.kind = 'event' AND o.namespace = w.namespace"
 			"  AND o.object = w.name AND o.body ? 'series')"
 			" INSERT INTO scheduler.outbox (kind, pod_uid, namespace, name, object, body)"
-			" SELECT 'event', w.regarding_uid, w.namespace, w.body -> 'regarding' ->> 'name', w.name,"
+			" SELECT 'event', w.regarding_uid, w.namespace, coalesce(w.body -> 'regarding' ->> 'name', ''), w.name,"
 			" " SERIES_BODY("w")
 			" FROM w",
 			SPI_OK_INSERT);

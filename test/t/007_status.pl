@@ -143,6 +143,20 @@ cmp_ok($ev[0]{series}{count} // 0, '>', 2, "the count grows on the API server ($
 like(describe_line($ev[0]), qr/^Warning  FailedScheduling  \(x(\d+)\)  default-scheduler  \Q$message\E$/,
 	'kubectl describe pod: one line, its count grown');
 
+# the Event gone from the API server (its TTL, or deleted): the series'
+# patch finds none (404) and the whole Event is created, series and all, as
+# client-go's recordEvent falls back
+my $ename = (new_events_for('big-0'))[0]{metadata}{name};
+kreq('DELETE', "/apis/events.k8s.io/v1/namespaces/default/events/$ename");
+is(scalar(events_for('big-0')), 0, 'the Event deleted on the API server');
+q1(q{UPDATE scheduler.event_series SET refreshed_at = refreshed_at - interval '31 minutes'});
+$deadline = time + 40;
+until ((@ev = events_for('big-0')) == 1) { last if time > $deadline; usleep(300_000) }
+is(scalar(@ev) . ' ' . $ev[0]{metadata}{name}, "1 $ename", 'made again under its name, after the patch found none');
+cmp_ok($ev[0]{series}{count} // 0, '>', 2, "with its series ($ev[0]{series}{count})");
+is(q1(q{SELECT last_status FROM scheduler.outbox WHERE name = 'big-0' AND kind = 'event' AND body ? 'series'
+	ORDER BY id DESC LIMIT 1}), '201', 'the refresh answered by the create (201)');
+
 # --- room comes: bound, PodScheduled True
 bulk('{"generate": {"nodes": {"count": 1, "prefix": "large-", "cpu": "4"}}}');
 ok($node->poll_query_until('postgres', q{SELECT node_name = 'large-0' FROM scheduler.pods WHERE name = 'big-0'}),
