@@ -150,13 +150,14 @@ write_history(Attempt *attempts, int n, Datum *args)
 			  " SELECT d.id, d.uid, p.namespace, p.name, now(),"
 			  " CASE WHEN d.node IS NULL THEN 'unschedulable' ELSE 'scheduled' END,"
 			  " d.node, d.message, ARRAY(SELECT jsonb_array_elements_text(d.rejected)), d.diagnosis, d.diag_of,"
-			  " CASE WHEN isfinite(coalesce(q.moved_at, q.first_enqueued_at))"
-			  "      THEN now() - coalesce(q.moved_at, q.first_enqueued_at) END, d.cycle_us * interval '1 microsecond'"
+			  " CASE WHEN isfinite(q.since) THEN now() - q.since END, d.cycle_us * interval '1 microsecond'"
 			  " FROM unnest($1::text[], $2::text[], $3::text[], $4::jsonb[], $5::jsonb[], $6::bool[], $7::int8[],"
 			  "             $8::int8[], $9::int8[])"
 			  "   AS d(uid, node, message, diagnosis, rejected, error, cycle_us, id, diag_of)"
-			  " JOIN scheduler.pods p ON p.uid = d.uid"
-			  " LEFT JOIN scheduler.queue q ON q.pod_uid = d.uid",
+			  " JOIN scheduler.pods p ON p.uid = d.uid,"
+			  /* looked up by key: a join was hashed over the whole queue per chunk */
+			  " LATERAL (SELECT (SELECT coalesce(q.moved_at, q.first_enqueued_at) FROM scheduler.queue q"
+			  "                  WHERE q.pod_uid = d.uid) AS since) q",
 			  9, htypes, hargs, NULL, SPI_OK_INSERT);
 	return hargs[7];
 }
