@@ -69,4 +69,45 @@ SELECT pg_temp.pod('big', 1, '{}', '{"resources": {"requests": {"cpu": "8"}}}');
 SELECT pg_temp.pod('small', 2, '{}', '{"resources": {"requests": {"cpu": "2"}}}');
 SELECT name, node, result FROM schedule_pending() ORDER BY name;
 
+
+-- Scores.  The raw score of a plugin whose Score reads only the pod's signed
+-- fields and the node (NodeResourcesFit, BalancedAllocation, ImageLocality,
+-- TaintToleration, NodeAffinity) is kept per class and node too, and read
+-- again while the node is unchanged.  Kept scores must give what computing
+-- them gives, as kube-scheduler computes every score in every cycle.
+
+-- A node changed by the pod before (it was assumed there) is scored again:
+-- eight pods of one class on eight empty nodes, each goes where the fewest
+-- requests are (LeastAllocated), so each to a node of its own.  Scores kept
+-- past the change would tie every node, and eight random picks are all
+-- different once in 400.
+SELECT pg_temp.reset();
+SELECT count(pg_temp.node('n' || i)) FROM generate_series(1, 8) i;
+SELECT count(pg_temp.pod('p' || i, i)) FROM generate_series(1, 8) i;
+SELECT count(*) AS pods, count(DISTINCT node) AS nodes FROM schedule_pending();
+
+-- The same, for pods whose Filter verdicts are not kept (a required pod
+-- anti-affinity term, to pods none of them matches, makes InterPodAffinity's
+-- PreFilter count other pods): their node-local scores still are.
+SELECT pg_temp.reset();
+SELECT count(pg_temp.node('n' || i)) FROM generate_series(1, 8) i;
+SELECT count(pg_temp.pod('p' || i, i, '{"affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [{"labelSelector": {"matchLabels": {"app": "none"}}, "topologyKey": "kubernetes.io/hostname"}]}}}'))
+FROM generate_series(1, 8) i;
+SELECT count(*) AS pods, count(DISTINCT node) AS nodes FROM schedule_pending();
+
+-- ImageLocality signs the images: a score-only field.  Node "img" has the
+-- image (1000 MiB), "roomy" does not and has four times the cpu.  The first
+-- pod, without that image, prefers roomy (NodeResourcesFit and
+-- BalancedAllocation); img is left unchanged.  The second asks for the same
+-- resources with the image: on img, ImageLocality gives it
+-- 100 * (1000 MiB * 1/2 - 23 MiB) / (1000 MiB - 23 MiB) = 48, which outweighs
+-- roomy's lead (82 + 93 against 85 + 87).  Read as the first pod's score
+-- there (0), it would go to roomy too.
+SELECT pg_temp.reset();
+SELECT pg_temp.node('img', '{"status": {"allocatable": {"cpu": "4", "memory": "4Gi", "pods": "110"}, "images": [{"names": ["nginx:1.25"], "sizeBytes": 1048576000}]}}');
+SELECT pg_temp.node('roomy', '{"status": {"allocatable": {"cpu": "16", "memory": "4Gi", "pods": "110"}}}');
+SELECT pg_temp.pod('no-image', 1, '{}', '{"image": "pause:3.10"}');
+SELECT pg_temp.pod('with-image', 2, '{}', '{"image": "nginx:1.25"}');
+SELECT name, node, result FROM schedule_pending() ORDER BY name;
+
 SELECT pg_temp.reset();

@@ -12,7 +12,12 @@
  * signs the fields it reads: Plugin.sign, codec.c) form a class;
  * a verdict is kept per class and node together with the node's generation,
  * which the snapshot bumps whenever any of that changes (snapshot.c).  The
- * same goes for DefaultPreemption's dry run on a node.
+ * same goes for DefaultPreemption's dry run on a node, and for the raw
+ * score of a plugin whose Score reads the pod's signed fields and the node
+ * alone (Plugin.score_node_local: NodeResourcesFit, BalancedAllocation,
+ * ImageLocality, TaintToleration, NodeAffinity); as ImageLocality's also
+ * weighs how many nodes have an image, scores are kept only while the
+ * images are counted alike (snap->images_version).
  *
  * The cache lives beside the snapshot and is emptied at each refresh (the
  * profile, its args and the budgets can only change between calls).
@@ -33,6 +38,12 @@ typedef struct Entry
 	Status		status;			/* its reasons shared among the class's entries */
 	void	   *preempt;		/* DefaultPreemption's, or NULL */
 	uint64		preempt_generation;
+	/* the raw scores of the node-local scorers, and what they were read of */
+	int64	   *scores;			/* by profile plugin */
+	uint64		scores_kept;	/* bit i: scores[i] is kept (0: none) */
+	uint64		scores_generation;
+	uint64		scores_labels;
+	uint64		scores_stamp;
 } Entry;
 
 struct EquivClass
@@ -43,11 +54,16 @@ struct EquivClass
 	uint64		last_used;
 	MemoryContext cxt;
 	List	   *statuses;		/* Status *: the distinct verdicts, shared */
+	/* scores (EquivScoresUsable): kept for one profile, while the images are counted alike */
+	const Profile *scores_profile;
+	uint64		scores_images;
+	uint64		scores_stamp;	/* an entry's scores are good only with this stamp */
 };
 
 static MemoryContext equiv_cxt = NULL;
 static List *classes = NIL;
 static uint64 clock_ticks = 0;
+static uint64 stamps = 0;
 static uint64 equiv_refreshes = 0;	/* the snapshot refresh they were made for */
 
 /*
@@ -104,6 +120,8 @@ class_key(const Profile *prof, const PodInfo *pod)
 	return PodKeyText(&key, pod);
 }
 
+static EquivClass *class_for(CycleCtx *ctx, const PodInfo *pod);
+
 /* Did every plugin whose PreFilter state counts other pods skip this pod? */
 bool
 PreFilterIsPodLocal(const CycleCtx *ctx)
@@ -118,20 +136,36 @@ PreFilterIsPodLocal(const CycleCtx *ctx)
 
 /*
  * EquivClassFor
- *		The class of a pod whose PreFilters ran in ctx, or NULL when its
- *		verdicts may depend on pods elsewhere (a plugin that reads other
- *		pods did not skip) or it is nominated.
+ *		The class of a pod whose PreFilters ran in ctx, for its Filter
+ *		verdicts and preemption's dry runs: NULL when its verdicts may
+ *		depend on pods elsewhere (a plugin that reads other pods did not
+ *		skip) or it is nominated.  *scores (unless NULL) is the class for
+ *		its node-local scores, which other pods do not sway: the same class,
+ *		also when the verdicts depend on pods elsewhere; NULL when the pod is
+ *		nominated.
  */
 EquivClass *
-EquivClassFor(CycleCtx *ctx, const PodInfo *pod)
+EquivClassFor(CycleCtx *ctx, const PodInfo *pod, EquivClass **scores)
+{
+	EquivClass *c = NULL;
+	bool		local = PreFilterIsPodLocal(ctx);
+
+	if (local || scores)
+		c = class_for(ctx, pod);
+	if (scores)
+		*scores = c;
+	return local ? c : NULL;
+}
+
+/* The class of the pod's signature, made when there is none yet; NULL when it has none */
+static EquivClass *
+class_for(CycleCtx *ctx, const PodInfo *pod)
 {
 	char	   *key;
 	ListCell   *lc;
 	EquivClass *c;
 	MemoryContext old;
 
-	if (!PreFilterIsPodLocal(ctx))
-		return NULL;
 	forget_if_refreshed(ctx->snap);
 	key = class_key(ctx->profile, pod);
 	if (key == NULL)
@@ -280,4 +314,65 @@ MemoryContext
 EquivMemory(EquivClass *c)
 {
 	return c->cxt;
+}
+
+/*
+ * EquivScoresUsable
+ *		May the node-local raw scores of prof's plugins be kept in c, and
+ *		read back?  A class keeps them for one profile; those kept before
+ *		the nodes' images were last counted are dropped (ImageLocality
+ *		weighs an image by the share of nodes that have it).
+ */
+bool
+EquivScoresUsable(EquivClass *c, const ClusterSnapshot *snap, const Profile *prof)
+{
+	if (prof->nplugins > 64)
+		return false;
+	if (c->scores_profile == NULL)
+		c->scores_profile = prof;
+	else if (c->scores_profile != prof)
+		return false;
+	if (c->scores_stamp == 0 || c->scores_images != snap->images_version)
+	{
+		c->scores_stamp = ++stamps;
+		c->scores_images = snap->images_version;
+	}
+	return true;
+}
+
+/*
+ * The raw scores kept for node (by profile plugin; *kept: which of them are
+ * there), or NULL when none is still good: the node has changed since, or
+ * its labels, or the class dropped them.  After EquivScoresUsable(c) only.
+ */
+const int64 *
+EquivScoresGet(EquivClass *c, const NodeInfo *node, uint64 *kept)
+{
+	Entry	   *e = entry(c, node);
+
+	if (e->scores_kept == 0 || e->scores_stamp != c->scores_stamp || node->generation == 0 ||
+		e->scores_generation != node->generation || e->scores_labels != node->labels_version)
+		return NULL;
+	*kept = e->scores_kept;
+	return e->scores;
+}
+
+/* Keep node's raw scores: raw[i][k] for each plugin i in mask (k: the node's index in raw) */
+void
+EquivScoresPut(EquivClass *c, const NodeInfo *node, int64 **raw, int k, uint64 mask)
+{
+	Entry	   *e = entry(c, node);
+	const Profile *prof = c->scores_profile;
+
+	if (mask == 0 || node->generation == 0)
+		return;
+	if (e->scores == NULL)
+		e->scores = MemoryContextAlloc(c->cxt, sizeof(int64) * Max(prof->nplugins, 1));
+	for (int i = 0; i < prof->nplugins; i++)
+		if (mask & (UINT64CONST(1) << i))
+			e->scores[i] = raw[i][k];
+	e->scores_kept = mask;
+	e->scores_generation = node->generation;
+	e->scores_labels = node->labels_version;
+	e->scores_stamp = c->scores_stamp;
 }

@@ -404,12 +404,53 @@ RunFilters(CycleCtx *ctx, const PodInfo *pod, const NodeInfo *node, Status *st)
 }
 
 /*
+ * The raw scores kept for the pod's class on each node (equivalence.c), in
+ * ks: NULL when the pod has no class or keeps none.
+ */
+typedef struct KeptScores
+{
+	const int64 **row;			/* per node: its kept scores, or NULL */
+	uint64	   *mask;			/* per node: which plugins' are there */
+	uint64		local;			/* the node-local plugins that scored */
+} KeptScores;
+
+static KeptScores *
+kept_scores(CycleCtx *ctx, NodeInfo **nodes, int n)
+{
+	KeptScores *ks;
+
+	if (ctx->scores_class == NULL || n == 0 || !EquivScoresUsable(ctx->scores_class, ctx->snap, ctx->profile))
+		return NULL;
+	ks = palloc(sizeof(KeptScores));
+	ks->row = palloc(sizeof(int64 *) * n);
+	ks->mask = palloc(sizeof(uint64) * n);
+	ks->local = 0;
+	for (int k = 0; k < n; k++)
+		ks->row[k] = EquivScoresGet(ctx->scores_class, nodes[k], &ks->mask[k]);
+	return ks;
+}
+
+/* After every plugin scored: keep what the nodes did not have kept */
+static void
+keep_scores(CycleCtx *ctx, KeptScores *ks, NodeInfo **nodes, int n, int64 **raw)
+{
+	if (ks == NULL || ks->local == 0)
+		return;
+	for (int k = 0; k < n; k++)
+		if (ks->row[k] == NULL || (ks->mask[k] & ks->local) != ks->local)
+			EquivScoresPut(ctx->scores_class, nodes[k], raw, k, ks->local);
+}
+
+/*
  * RunScores
  *		PreScore, Score and NormalizeScore of every scoring plugin over the
  *		feasible nodes.  raw[p][k] and norm[p][k] per plugin p and node k
  *		(NULL rows for plugins that did not score); totals[k] the weighted sum.
  *		On a plugin error returns false with the error in *err (the cycle
- *		fails for this pod only, as in kube-scheduler).
+ *		fails for this pod only, as in kube-scheduler).  The raw score of a
+ *		node-local plugin (score_node_local) on a node unchanged since a pod
+ *		of the same class was scored there is the one kept then
+ *		(equivalence.c): the same number, not computed again.
  */
 bool
 RunScores(CycleCtx *ctx, const PodInfo *pod, NodeInfo **nodes, int n,
@@ -417,6 +458,7 @@ RunScores(CycleCtx *ctx, const PodInfo *pod, NodeInfo **nodes, int n,
 {
 	const Profile *prof = ctx->profile;
 	int			scorers = 0;
+	KeptScores *ks = kept_scores(ctx, nodes, n);
 
 	*err = NULL;
 	memset(totals, 0, sizeof(int64) * Max(n, 1));
@@ -426,6 +468,7 @@ RunScores(CycleCtx *ctx, const PodInfo *pod, NodeInfo **nodes, int n,
 		int			weight = prof->plugins[i].weight;
 		Status		st = {CODE_SUCCESS, NIL};
 		int64	   *scores;
+		uint64		local;
 
 		raw[i] = norm[i] = NULL;
 		if (pl->score == NULL || weight == 0)
@@ -443,8 +486,16 @@ RunScores(CycleCtx *ctx, const PodInfo *pod, NodeInfo **nodes, int n,
 			}
 		}
 		raw[i] = palloc(sizeof(int64) * Max(n, 1));
+		local = ks && pl->score_node_local ? UINT64CONST(1) << i : 0;
+		if (ks)
+			ks->local |= local;
 		for (int k = 0; k < n; k++)
 		{
+			if (local && ks->row[k] && (ks->mask[k] & local))
+			{
+				raw[i][k] = ks->row[k][i];
+				continue;
+			}
 			/* the first plugin to score reads the nodes from memory */
 			if (scorers == 1 && k + PREFETCH_AHEAD < n)
 				prefetch_node(nodes[k + PREFETCH_AHEAD]);
@@ -480,6 +531,7 @@ RunScores(CycleCtx *ctx, const PodInfo *pod, NodeInfo **nodes, int n,
 	if (scorers == 0)
 		for (int k = 0; k < n; k++)
 			totals[k] = 1;
+	keep_scores(ctx, ks, nodes, n, raw);
 	return true;
 }
 
@@ -752,7 +804,7 @@ RunSchedulingCycle(ClusterSnapshot *snap, const Profile *profile, const PodInfo 
 			RunPostFilters(ctx, pod, res);
 		return;
 	}
-	ctx->equiv = EquivClassFor(ctx, pod);
+	ctx->equiv = EquivClassFor(ctx, pod, &ctx->scores_class);
 	cand = CandidateNodes(snap, names, restricted, &ncand, &res->nabsent);
 	if (ncand == 0)
 	{

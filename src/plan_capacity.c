@@ -835,7 +835,7 @@ fit_new_nodes(CapacityPlan *p, PlanTemplate *t, const PodInfo *pod, CycleResult 
 	ctx = res->ctx;
 	if (!RunPreFilters(ctx, pod, res, &names, &restricted))
 		return NULL;
-	ctx->equiv = EquivClassFor(ctx, pod);
+	ctx->equiv = EquivClassFor(ctx, pod, NULL);
 	for (int k = 0; k < t->nnodes; k++)
 	{
 		NodeInfo   *node = SnapshotNode(p->snap, t->node_names[k]);

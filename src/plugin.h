@@ -99,6 +99,14 @@ typedef struct Plugin
 	void		(*normalize) (PluginCall *call, const PodInfo *pod, int64 *scores, int n, Status *st);
 
 	/*
+	 * Score reads only what its sign signs of the pod, the node (what bumps
+	 * its generation, and its labels) and, of the rest of the cluster, the
+	 * nodes' images: a node's raw score is kept for the pod's class
+	 * (equivalence.c) and read again while none of that has changed.
+	 */
+	bool		score_node_local;
+
+	/*
 	 * PostFilter, run when no node passed: may make room (preemption),
 	 * setting res->nominated and res->victims on Success.  Its message joins
 	 * the FitError.
@@ -117,9 +125,11 @@ typedef struct Plugin
 
 	/*
 	 * SignPod: PodKeyAdd the pod's fields (POD_FIELD) that its PreFilter,
-	 * Filter and PostFilter read, so that pods signed alike share kept
-	 * verdicts (equivalence.c).  A plugin with one of those and no sign
-	 * leaves its profile's pods without a class: nothing is kept for them.
+	 * Filter and PostFilter read, and its PreScore and Score when its score
+	 * is score_node_local, so that pods signed alike share kept verdicts
+	 * and scores (equivalence.c).  A plugin with one of those filtering
+	 * stages and no sign leaves its profile's pods without a class: nothing
+	 * is kept for them.
 	 */
 	void		(*sign) (const PodInfo *pod, PodKey *key);
 
@@ -232,6 +242,7 @@ typedef struct CycleCtx
 	int			nfilters;		/* the plugins whose Filter runs, from skip_filter; -1: not known */
 	struct FilterStep *filters; /* them, in profile order */
 	struct EquivClass *equiv;	/* the pod's equivalence class, or NULL */
+	struct EquivClass *scores_class;	/* its class for node-local scores, or NULL */
 } CycleCtx;
 
 /* A Filter a cycle runs: the plugin's function, its call, its profile index */

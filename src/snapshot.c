@@ -216,6 +216,7 @@ image_count(const char *image, int delta)
 	if (!found)
 		e->nodes = 0;
 	e->nodes += delta;
+	cache->images_version++;	/* ImageLocality's kept scores are stale (equivalence.c) */
 }
 
 /* The node of that name, when it exists */

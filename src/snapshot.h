@@ -28,6 +28,7 @@ typedef struct ClusterSnapshot
 	HTAB	   *image_nodes;	/* normalized image name -> nodes having it */
 	int			nordinals;		/* NodeInfo ordinals given out */
 	uint64		nodes_version;	/* bumped when nodes come, go or change labels */
+	uint64		images_version; /* bumped when a node's images are counted or uncounted */
 	uint64		generations;	/* the last NodeInfo generation given out */
 	uint64		refreshes;		/* SnapshotGet calls: what was read once per call is stale after */
 	MemoryContext cxt;			/* where it lives */

@@ -131,9 +131,18 @@ score(PluginCall *call, const PodInfo *pod, const NodeInfo *node, Status *st pg_
 	return (int64) ((1 - std) * 100);
 }
 
+/* SignPod: its PreScore and Score read the requests */
+static void
+sign(const PodInfo *pod pg_attribute_unused(), PodKey *key)
+{
+	PodKeyAdd(key, POD_FIELD(requests));
+}
+
 const Plugin NodeResourcesBalancedAllocationPlugin = {
+	.sign = sign,
 	.name = "NodeResourcesBalancedAllocation",
 	.parse_args = parse_args,
 	.prescore = prescore,
 	.score = score,
+	.score_node_local = true,
 };

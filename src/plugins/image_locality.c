@@ -63,8 +63,17 @@ score(PluginCall *call, const PodInfo *pod, const NodeInfo *node, Status *st pg_
 	return MulDiv(MAX_NODE_SCORE, sum - MIN_THRESHOLD, max_threshold - MIN_THRESHOLD);
 }
 
+/* SignPod: its Score reads the images (and nothing of the pod else) */
+static void
+sign(const PodInfo *pod pg_attribute_unused(), PodKey *key)
+{
+	PodKeyAdd(key, POD_FIELD(images));
+}
+
 const Plugin ImageLocalityPlugin = {
+	.sign = sign,
 	.name = "ImageLocality",
 	.prescore = prescore,
 	.score = score,
+	.score_node_local = true,
 };

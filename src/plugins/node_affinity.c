@@ -768,7 +768,7 @@ hint(const PodInfo *pod, const ClusterEvent *ev)
 	return NodeNowPasses(filter, pod, ev);
 }
 
-/* SignPod: PreFilter and Filter read the node selector and the node affinity */
+/* SignPod: PreFilter and Filter read the node selector and the node affinity, PreScore and Score the affinity */
 static void
 sign(const PodInfo *pod pg_attribute_unused(), PodKey *key)
 {
@@ -783,6 +783,7 @@ const Plugin NodeAffinityPlugin = {
 	.filter = filter,
 	.prescore = prescore,
 	.score = score,
+	.score_node_local = true,
 	.normalize = normalize,
 	.events = {
 		{RES_NODE, ACT_ADD | ACT_UPDATE_NODE_LABEL, hint},

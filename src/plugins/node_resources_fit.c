@@ -449,6 +449,7 @@ const Plugin NodeResourcesFitPlugin = {
 	.prefilter = prefilter,
 	.filter = filter,
 	.score = score,
+	.score_node_local = true,
 	.events = {
 		{RES_ASSIGNED_POD, ACT_DELETE | ACT_UPDATE_POD_SCALE_DOWN, pod_hint},
 		{RES_NODE, ACT_ADD | ACT_UPDATE_NODE_ALLOCATABLE, node_hint},

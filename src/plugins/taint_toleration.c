@@ -90,7 +90,7 @@ hint(const PodInfo *pod, const ClusterEvent *ev)
 	return NodeNowPasses(filter, pod, ev);
 }
 
-/* SignPod: its Filter reads the tolerations */
+/* SignPod: its Filter, PreScore and Score read the tolerations */
 static void
 sign(const PodInfo *pod pg_attribute_unused(), PodKey *key)
 {
@@ -103,6 +103,7 @@ const Plugin TaintTolerationPlugin = {
 	.filter = filter,
 	.prescore = prescore,
 	.score = score,
+	.score_node_local = true,
 	.normalize = normalize,
 	.events = {
 		{RES_NODE, ACT_ADD | ACT_UPDATE_NODE_TAINT, hint},
