@@ -420,15 +420,16 @@ forget(Datum uids, bool deleted)
 	Oid			t = TEXTARRAYOID;
 
 	/*
-	 * = ANY of the array (a constant in the batch's custom plan): an index
-	 * scan for a batch of a few hundred, a hashed filter over the table for
-	 * a relist's thousands.  A join with unnest() was planned as a hash join
-	 * that read the whole queue for every batch.
+	 * Looked up by key whatever the sizes: = ANY of the array, one generic
+	 * plan, is an index scan of the primary key (a bitmap one when planned
+	 * on an empty table).  Planned for each batch, a join with unnest(), or
+	 * = ANY of a constant array, read the whole queue once the batch was a
+	 * few hundred pods: once per chunk of schedule_pending()'s write-back.
 	 */
-	run(PlanKeptBatch(&queue_plan, "DELETE FROM scheduler.queue WHERE pod_uid = ANY($1)", 1, &t),
+	run(PlanKeptGeneric(&queue_plan, "DELETE FROM scheduler.queue WHERE pod_uid = ANY($1)", 1, &t),
 		&uids, SPI_OK_DELETE);
 	if (deleted)
-		run(PlanKeptBatch(&attempts_plan, "DELETE FROM scheduler.pod_attempts WHERE pod_uid = ANY($1)", 1, &t),
+		run(PlanKeptGeneric(&attempts_plan, "DELETE FROM scheduler.pod_attempts WHERE pod_uid = ANY($1)", 1, &t),
 			&uids, SPI_OK_DELETE);
 }
 
