@@ -105,6 +105,14 @@ exec_args(const char *sql, int n, Oid *types, Datum *args, const char *nulls, in
 static void write_preemptions(Attempt *attempts, int n, bool outbox);
 
 /*
+ * The rejecting plugins (d.rejected, a jsonb array of names) as text[]: a
+ * scheduled pod's none without running a subquery for it
+ */
+#define REJECTED_BY \
+	"CASE WHEN d.rejected = '[]'::jsonb THEN '{}'::text[]" \
+	" ELSE ARRAY(SELECT jsonb_array_elements_text(d.rejected)) END"
+
+/*
  * The history, before the queue rows change: how long each pod waited in
  * active, and its cycle (args: write_results' first 7).  Their ids first,
  * so that an attempt can name the one whose diagnosis it shares (pods that
@@ -149,7 +157,7 @@ write_history(Attempt *attempts, int n, Datum *args)
 			  " OVERRIDING SYSTEM VALUE"
 			  " SELECT d.id, d.uid, p.namespace, p.name, now(),"
 			  " CASE WHEN d.node IS NULL THEN 'unschedulable' ELSE 'scheduled' END,"
-			  " d.node, d.message, ARRAY(SELECT jsonb_array_elements_text(d.rejected)), d.diagnosis, d.diag_of,"
+			  " d.node, d.message, " REJECTED_BY ", d.diagnosis, d.diag_of,"
 			  " CASE WHEN isfinite(q.since) THEN now() - q.since END, d.cycle_us * interval '1 microsecond'"
 			  " FROM unnest($1::text[], $2::text[], $3::text[], $4::jsonb[], $5::jsonb[], $6::bool[], $7::int8[],"
 			  "             $8::int8[], $9::int8[])"
@@ -177,7 +185,7 @@ write_latest(Datum *args, Oid *types, const char *nulls, Datum history_ids)
 			  " SELECT d.uid, 1, now(),"
 			  " CASE WHEN d.node IS NULL THEN 'unschedulable' ELSE 'scheduled' END,"
 			  " d.node, d.message,"
-			  " ARRAY(SELECT jsonb_array_elements_text(d.rejected)), d.history_id,"
+			  " " REJECTED_BY ", d.history_id,"
 			  " CASE WHEN $9 AND d.node IS NULL THEN d.message END,"
 			  " CASE WHEN $9 AND d.node IS NULL THEN now() END"
 			  " FROM unnest($1::text[], $2::text[], $3::text[], $4::int8[], $5::jsonb[])"
