@@ -420,16 +420,16 @@ forget(Datum uids, bool deleted)
 	Oid			t = TEXTARRAYOID;
 
 	/*
-	 * Looked up by key whatever the sizes: = ANY of the array, one generic
-	 * plan, is an index scan of the primary key (a bitmap one when planned
-	 * on an empty table).  Planned for each batch, a join with unnest(), or
-	 * = ANY of a constant array, read the whole queue once the batch was a
-	 * few hundred pods: once per chunk of schedule_pending()'s write-back.
+	 * = ANY of the array, planned for each batch (a constant there): an
+	 * index scan of the primary key for a few uids, a hashed filter over
+	 * the table for many.  (A generic plan made before the table was
+	 * analyzed scans it for every batch, with a linear search of the array
+	 * for each row; a join with unnest() hashed the whole table.)
 	 */
-	run(PlanKeptGeneric(&queue_plan, "DELETE FROM scheduler.queue WHERE pod_uid = ANY($1)", 1, &t),
+	run(PlanKeptBatch(&queue_plan, "DELETE FROM scheduler.queue WHERE pod_uid = ANY($1)", 1, &t),
 		&uids, SPI_OK_DELETE);
 	if (deleted)
-		run(PlanKeptGeneric(&attempts_plan, "DELETE FROM scheduler.pod_attempts WHERE pod_uid = ANY($1)", 1, &t),
+		run(PlanKeptBatch(&attempts_plan, "DELETE FROM scheduler.pod_attempts WHERE pod_uid = ANY($1)", 1, &t),
 			&uids, SPI_OK_DELETE);
 }
 
