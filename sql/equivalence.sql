@@ -110,4 +110,17 @@ SELECT pg_temp.pod('no-image', 1, '{}', '{"image": "pause:3.10"}');
 SELECT pg_temp.pod('with-image', 2, '{}', '{"image": "nginx:1.25"}');
 SELECT name, node, result FROM schedule_pending() ORDER BY name;
 
+
+-- The images are told apart as lists: ["a", "b|c"] is not ["a|b", "c"] (the
+-- API server takes an image with any characters but blanks).  The same
+-- nodes, img now having "a|b:latest"; both pods ask for 500m twice.  The
+-- second, whose "a|b" img has, gets 100 * (500 MiB - 23 MiB) / (2000 MiB -
+-- 23 MiB) = 24 there, against roomy's lead of 7 (83 + 93 against 82 + 87).
+SELECT pg_temp.reset();
+SELECT pg_temp.node('img', '{"status": {"allocatable": {"cpu": "4", "memory": "4Gi", "pods": "110"}, "images": [{"names": ["a|b:latest"], "sizeBytes": 1048576000}]}}');
+SELECT pg_temp.node('roomy', '{"status": {"allocatable": {"cpu": "16", "memory": "4Gi", "pods": "110"}}}');
+SELECT pg_temp.pod('split-after-a', 1, '{"containers": [{"name": "a", "image": "a", "resources": {"requests": {"cpu": "500m"}}}, {"name": "b", "image": "b|c", "resources": {"requests": {"cpu": "500m"}}}]}');
+SELECT pg_temp.pod('split-after-b', 2, '{"containers": [{"name": "a", "image": "a|b", "resources": {"requests": {"cpu": "500m"}}}, {"name": "b", "image": "c", "resources": {"requests": {"cpu": "500m"}}}]}');
+SELECT name, node, result FROM schedule_pending() ORDER BY name;
+
 SELECT pg_temp.reset();

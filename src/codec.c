@@ -800,10 +800,26 @@ PodInfoFromTuple(PodInfo *pod, HeapTuple tup, TupleDesc desc)
  * Signatures
  * ------------------------------------------------------------------------
  */
+/* a string in a signature: its length first, so no two lists read alike */
+static void
+sign_counted(StringInfo buf, const char *s)
+{
+	if (s == NULL)
+		appendStringInfoString(buf, "-;");
+	else
+		appendStringInfo(buf, "%zu:%s", strlen(s), s);
+}
+
+/*
+ * A field's string: counted too, as an image (which the API server takes
+ * with any characters but blanks) may hold the separator: ["a|b", "c"] and
+ * ["a", "b|c"] read alike uncounted.
+ */
 static void
 sign_str(StringInfo buf, const char *s)
 {
-	appendStringInfo(buf, "|%s", s ? s : "\x01");
+	appendStringInfoChar(buf, '|');
+	sign_counted(buf, s);
 }
 
 static void
@@ -956,16 +972,6 @@ static void
 sign_owner_refs(const PodInfo *pod, StringInfo buf)
 {
 	sign_jsonb(buf, pod->owner_refs);
-}
-
-/* a string in a signature: its length first, so no two lists read alike */
-static void
-sign_counted(StringInfo buf, const char *s)
-{
-	if (s == NULL)
-		appendStringInfoString(buf, "-;");
-	else
-		appendStringInfo(buf, "%zu:%s", strlen(s), s);
 }
 
 static void
