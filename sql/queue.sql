@@ -216,6 +216,17 @@ SELECT result, count(*) FILTER (WHERE queue_wait IS NULL OR cycle_time IS NULL) 
 FROM scheduler.attempt_history GROUP BY 1 ORDER BY 1;
 SELECT * FROM scheduler.metrics_pending_pods ORDER BY queue;
 SELECT metric, samples > 0 AS sampled, p50_ms >= 0 AS p50_ok FROM scheduler.metrics_latency ORDER BY 1;
+-- the queue wait is from when the pod was last moved to active, else from
+-- when it entered the queue, to the attempt (now(): the call's transaction),
+-- one pod that fits and one that does not
+BEGIN;
+SELECT pg_temp.pod('waited-moved', '100m'), pg_temp.pod('waited-entered', '64');
+UPDATE scheduler.queue q SET first_enqueued_at = now() - interval '7 minutes',
+    moved_at = CASE WHEN p.name = 'waited-moved' THEN now() - interval '3 minutes' END
+FROM scheduler.pods p WHERE p.uid = q.pod_uid AND p.name LIKE 'waited-%';
+SELECT count(*) FROM schedule_pending();
+SELECT name, result, queue_wait FROM scheduler.attempt_history WHERE name LIKE 'waited-%' ORDER BY name;
+ROLLBACK;
 SET scheduler.history_retention = 0;
 SELECT count(*) FROM schedule_pending();
 -- what is left is each pod's latest attempt, which why() reads

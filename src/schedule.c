@@ -90,6 +90,7 @@ typedef struct Attempt
 	const char *profile;		/* its schedulerName: the metrics' profile */
 	int64		queued_attempts;	/* attempts before this one (scheduler.queue) */
 	TimestampTz first_enqueued; /* when it entered the queue; -infinity unknown */
+	TimestampTz queued_since;	/* since when it waited in active (read with it); 0: not read */
 	TimestampTz ended;			/* when its cycle ended */
 } Attempt;
 
@@ -124,12 +125,14 @@ write_history(Attempt *attempts, int n, Datum *args)
 {
 	int			dims[1] = {n};
 	int			lbs[1] = {1};
-	Datum		hargs[9];
-	Oid			htypes[9] = {TEXTARRAYOID, TEXTARRAYOID, TEXTARRAYOID, JSONBARRAYOID, JSONBARRAYOID,
-	BOOLARRAYOID, INT8ARRAYOID, INT8ARRAYOID, INT8ARRAYOID};
+	Datum		hargs[10];
+	Oid			htypes[10] = {TEXTARRAYOID, TEXTARRAYOID, TEXTARRAYOID, JSONBARRAYOID, JSONBARRAYOID,
+	BOOLARRAYOID, INT8ARRAYOID, INT8ARRAYOID, INT8ARRAYOID, TIMESTAMPTZARRAYOID};
 	Datum	   *ids = palloc(sizeof(Datum) * n);
 	Datum	   *of = palloc(sizeof(Datum) * n);
 	bool	   *of_nulls = palloc(sizeof(bool) * n);
+	Datum	   *since = palloc(sizeof(Datum) * n);
+	bool	   *since_nulls = palloc(sizeof(bool) * n);
 	Oid			t = INT4OID;
 	Datum		v = Int32GetDatum(n);
 
@@ -147,10 +150,14 @@ write_history(Attempt *attempts, int n, Datum *args)
 	{
 		of_nulls[i] = (attempts[i].diagnosis_of < 0);
 		of[i] = of_nulls[i] ? (Datum) 0 : ids[attempts[i].diagnosis_of];
+		since_nulls[i] = (attempts[i].queued_since == 0);
+		since[i] = TimestampTzGetDatum(attempts[i].queued_since);
 	}
 	memcpy(hargs, args, sizeof(Datum) * 7);
 	hargs[7] = PointerGetDatum(construct_array(ids, n, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
 	hargs[8] = PointerGetDatum(construct_md_array(of, of_nulls, 1, dims, lbs, INT8OID, 8,
+												  FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+	hargs[9] = PointerGetDatum(construct_md_array(since, since_nulls, 1, dims, lbs, TIMESTAMPTZOID, 8,
 												  FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
 	exec_args("INSERT INTO scheduler.attempt_history (id, pod_uid, namespace, name, attempted_at, result,"
 			  " node, message, rejected_by, diagnosis, diagnosis_of, queue_wait, cycle_time)"
@@ -160,13 +167,17 @@ write_history(Attempt *attempts, int n, Datum *args)
 			  " d.node, d.message, " REJECTED_BY ", d.diagnosis, d.diag_of,"
 			  " CASE WHEN isfinite(q.since) THEN now() - q.since END, d.cycle_us * interval '1 microsecond'"
 			  " FROM unnest($1::text[], $2::text[], $3::text[], $4::jsonb[], $5::jsonb[], $6::bool[], $7::int8[],"
-			  "             $8::int8[], $9::int8[])"
-			  "   AS d(uid, node, message, diagnosis, rejected, error, cycle_us, id, diag_of)"
+			  "             $8::int8[], $9::int8[], $10::timestamptz[])"
+			  "   AS d(uid, node, message, diagnosis, rejected, error, cycle_us, id, diag_of, since)"
 			  " JOIN scheduler.pods p ON p.uid = d.uid,"
-			  /* looked up by key: a join was hashed over the whole queue per chunk */
-			  " LATERAL (SELECT (SELECT coalesce(q.moved_at, q.first_enqueued_at) FROM scheduler.queue q"
-			  "                  WHERE q.pod_uid = d.uid) AS since) q",
-			  9, htypes, hargs, NULL, SPI_OK_INSERT);
+			  /*
+			   * as read with the pod (a popped pod's row does not move while
+			   * it is tried), else looked up by key (a join was hashed over
+			   * the whole queue per chunk)
+			   */
+			  " LATERAL (SELECT coalesce(d.since, (SELECT coalesce(q.moved_at, q.first_enqueued_at)"
+			  "                                    FROM scheduler.queue q WHERE q.pod_uid = d.uid)) AS since) q",
+			  10, htypes, hargs, NULL, SPI_OK_INSERT);
 	return hargs[7];
 }
 
@@ -329,6 +340,7 @@ write_results(Attempt *attempts, int n, CallMetrics *m)
 	int			dims[1] = {n};
 	int			lbs[1] = {1};
 	Datum		history_ids;
+	int			failed = 0;
 
 	if (n == 0)
 		return;
@@ -336,6 +348,7 @@ write_results(Attempt *attempts, int n, CallMetrics *m)
 	{
 		Attempt    *a = &attempts[i];
 
+		failed += (a->node == NULL);
 		uids[i] = CStringGetTextDatum(a->pod.uid);
 		node_nulls[i] = (a->node == NULL);
 		nodes[i] = a->node ? CStringGetTextDatum(a->node) : (Datum) 0;
@@ -370,7 +383,8 @@ write_results(Attempt *attempts, int n, CallMetrics *m)
 			  2, types, args, nulls, SPI_OK_UPDATE);
 
 	/* the failures: back to the queue (backoff or unschedulable) */
-	SchedQueueRequeue(args[0], args[1], args[4], args[5], args[9], args[10]);
+	if (failed > 0)
+		SchedQueueRequeue(args[0], args[1], args[4], args[5], args[9], args[10]);
 
 	/* the outbox, when an API server is configured; else PreBind is done here */
 	if (outbox)
@@ -959,7 +973,8 @@ read_queue(Run *r, int64 max_pods)
 	char	   *profile = pstrdup(scheduler_scheduler_name);
 
 	SchedQueuePop(scheduler_scheduler_name, max_pods,
-				  psprintf("%s, q.attempts, q.first_enqueued_at", PodInfoColumnsQualified));
+				  psprintf("%s, q.attempts, q.first_enqueued_at, coalesce(q.moved_at, q.first_enqueued_at)",
+						   PodInfoColumnsQualified));
 	r->npods = (int) SPI_processed;
 	r->attempts = palloc0(sizeof(Attempt) * Max(r->npods, 1));
 	for (int i = 0; i < r->npods; i++)
@@ -980,6 +995,8 @@ read_queue(Run *r, int64 max_pods)
 			TIMESTAMP_NOBEGIN(a->first_enqueued);
 		else
 			a->first_enqueued = DatumGetTimestampTz(d);
+		d = SPI_getbinval(tup, desc, POD_NCOLUMNS + 3, &isnull);
+		a->queued_since = isnull ? 0 : DatumGetTimestampTz(d);
 	}
 	SPI_freetuptable(SPI_tuptable);
 }
