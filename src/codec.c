@@ -800,14 +800,31 @@ PodInfoFromTuple(PodInfo *pod, HeapTuple tup, TupleDesc desc)
  * Signatures
  * ------------------------------------------------------------------------
  */
+/* an integer's digits (pg_lltoa: no format string to parse, once per field of every pod) */
+static void
+append_int(StringInfo buf, int64 v)
+{
+	char		digits[MAXINT8LEN + 1];
+	int			len = pg_lltoa(v, digits);
+
+	appendBinaryStringInfo(buf, digits, len);
+}
+
 /* a string in a signature: its length first, so no two lists read alike */
 static void
 sign_counted(StringInfo buf, const char *s)
 {
+	size_t		len;
+
 	if (s == NULL)
+	{
 		appendStringInfoString(buf, "-;");
-	else
-		appendStringInfo(buf, "%zu:%s", strlen(s), s);
+		return;
+	}
+	len = strlen(s);
+	append_int(buf, (int64) len);
+	appendStringInfoChar(buf, ':');
+	appendBinaryStringInfo(buf, s, (int) len);
 }
 
 /*
@@ -835,7 +852,8 @@ sign_jsonb(StringInfo buf, Jsonb *jb)
 static void
 sign_int(StringInfo buf, int64 v)
 {
-	appendStringInfo(buf, "|%lld", (long long) v);
+	appendStringInfoChar(buf, '|');
+	append_int(buf, v);
 }
 
 static void
@@ -1028,9 +1046,11 @@ PodKeyText(PodKey *key, const PodInfo *pod)
 	for (int i = 0; i < POD_NCOLUMNS; i++)
 		if (key->fields & (UINT64CONST(1) << i))
 		{
-			appendStringInfo(&buf, "#%d", i);
+			appendStringInfoChar(&buf, '#');
+			append_int(&buf, i);
 			pod_signers[i] (pod, &buf);
 		}
-	appendStringInfo(&buf, "#%s", key->extra.data);
+	appendStringInfoChar(&buf, '#');
+	appendBinaryStringInfo(&buf, key->extra.data, key->extra.len);
 	return buf.data;
 }
