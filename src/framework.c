@@ -442,6 +442,41 @@ keep_scores(CycleCtx *ctx, KeptScores *ks, NodeInfo **nodes, int n, int64 **raw)
 }
 
 /*
+ * Plugin i's raw scores of the nodes, into out: with ks (the plugin's are
+ * kept), those kept for the pod's class read back, the others computed.
+ * first: the first plugin to score, which reads the nodes from memory.
+ * False on the plugin's error (in *st).
+ */
+static bool
+score_nodes(CycleCtx *ctx, int i, const PodInfo *pod, NodeInfo **nodes, int n,
+			const KeptScores *ks, bool first, int64 *out, Status *st)
+{
+	int64		(*score) (PluginCall *, const PodInfo *, const NodeInfo *, Status *) =
+		ctx->profile->plugins[i].plugin->score;
+	PluginCall *call = &ctx->calls[i];
+	const int64 **rows = ks ? ks->row : NULL;
+	const uint64 *masks = ks ? ks->mask : NULL;
+	uint64		bit = ks ? UINT64CONST(1) << i : 0;	/* ks: at most 64 plugins */
+
+	for (int k = 0; k < n; k++)
+	{
+		if (rows && rows[k] && (masks[k] & bit))
+		{
+			out[k] = rows[k][i];
+			continue;
+		}
+		if (first && k + PREFETCH_AHEAD < n)
+			prefetch_node(nodes[k + PREFETCH_AHEAD]);
+		st->code = CODE_SUCCESS;
+		st->reasons = NIL;
+		out[k] = score(call, pod, nodes[k], st);
+		if (st->code != CODE_SUCCESS)
+			return false;
+	}
+	return true;
+}
+
+/*
  * RunScores
  *		PreScore, Score and NormalizeScore of every scoring plugin over the
  *		feasible nodes.  raw[p][k] and norm[p][k] per plugin p and node k
@@ -489,24 +524,10 @@ RunScores(CycleCtx *ctx, const PodInfo *pod, NodeInfo **nodes, int n,
 		local = ks && pl->score_node_local ? UINT64CONST(1) << i : 0;
 		if (ks)
 			ks->local |= local;
-		for (int k = 0; k < n; k++)
+		if (!score_nodes(ctx, i, pod, nodes, n, local ? ks : NULL, scorers == 1, raw[i], &st))
 		{
-			if (local && ks->row[k] && (ks->mask[k] & local))
-			{
-				raw[i][k] = ks->row[k][i];
-				continue;
-			}
-			/* the first plugin to score reads the nodes from memory */
-			if (scorers == 1 && k + PREFETCH_AHEAD < n)
-				prefetch_node(nodes[k + PREFETCH_AHEAD]);
-			st.code = CODE_SUCCESS;
-			st.reasons = NIL;
-			raw[i][k] = pl->score(&ctx->calls[i], pod, nodes[k], &st);
-			if (st.code != CODE_SUCCESS)
-			{
-				*err = psprintf("running Score plugin \"%s\": %s", pl->name, StatusMessage(&st));
-				return false;
-			}
+			*err = psprintf("running Score plugin \"%s\": %s", pl->name, StatusMessage(&st));
+			return false;
 		}
 		scores = palloc(sizeof(int64) * Max(n, 1));
 		memcpy(scores, raw[i], sizeof(int64) * n);
