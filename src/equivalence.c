@@ -24,10 +24,14 @@
  */
 #include "postgres.h"
 
+#include "access/xact.h"
 #include "utils/jsonb.h"
 #include "utils/memutils.h"
 
 #include "equivalence.h"
+#include "worker.h"
+
+static void forget_at_end(XactEvent event, void *arg);
 
 #define MAX_CLASSES 16
 
@@ -39,8 +43,8 @@ typedef struct Entry
 	void	   *preempt;		/* DefaultPreemption's, or NULL */
 	uint64		preempt_generation;
 	/* the raw scores of the node-local scorers, and what they were read of */
-	int64	   *scores;			/* by profile plugin */
-	uint64		scores_kept;	/* bit i: scores[i] is kept (0: none) */
+	int64	   *scores;			/* by the class's slot of each (slot[]) */
+	uint64		scores_kept;	/* bit i: profile plugin i's is kept (0: none) */
 	uint64		scores_generation;
 	uint64		scores_labels;
 	uint64		scores_stamp;
@@ -56,6 +60,8 @@ struct EquivClass
 	List	   *statuses;		/* Status *: the distinct verdicts, shared */
 	/* scores (EquivScoresUsable): kept for one profile, while the images are counted alike */
 	const Profile *scores_profile;
+	int		   *slot;			/* per profile plugin: its place in an entry's scores, or -1 */
+	int			nslots;
 	uint64		scores_images;
 	uint64		scores_stamp;	/* an entry's scores are good only with this stamp */
 };
@@ -78,8 +84,15 @@ forget_if_refreshed(const ClusterSnapshot *snap)
 	if (equiv_cxt)
 		MemoryContextReset(equiv_cxt);
 	else
+	{
+		static bool registered = false;
+
+		if (!registered)
+			RegisterXactCallback(forget_at_end, NULL);
+		registered = true;
 		equiv_cxt = AllocSetContextCreate(TopMemoryContext, "scheduler equivalence classes",
 										  ALLOCSET_DEFAULT_SIZES);
+	}
 	classes = NIL;
 	equiv_refreshes = snap->refreshes;
 }
@@ -329,7 +342,12 @@ EquivScoresUsable(EquivClass *c, const ClusterSnapshot *snap, const Profile *pro
 	if (prof->nplugins > 64)
 		return false;
 	if (c->scores_profile == NULL)
+	{
 		c->scores_profile = prof;
+		c->slot = MemoryContextAlloc(c->cxt, sizeof(int) * Max(prof->nplugins, 1));
+		for (int i = 0; i < prof->nplugins; i++)
+			c->slot[i] = prof->plugins[i].plugin->score_node_local ? c->nslots++ : -1;
+	}
 	else if (c->scores_profile != prof)
 		return false;
 	if (c->scores_stamp == 0 || c->scores_images != snap->images_version)
@@ -341,9 +359,10 @@ EquivScoresUsable(EquivClass *c, const ClusterSnapshot *snap, const Profile *pro
 }
 
 /*
- * The raw scores kept for node (by profile plugin; *kept: which of them are
- * there), or NULL when none is still good: the node has changed since, or
- * its labels, or the class dropped them.  After EquivScoresUsable(c) only.
+ * The raw scores kept for node (profile plugin i's at EquivScoreSlot(c, i);
+ * *kept: bit i, plugin i's is there), or NULL when none is still good: the
+ * node has changed since, or its labels, or the class dropped them.  After
+ * EquivScoresUsable(c) only.
  */
 const int64 *
 EquivScoresGet(EquivClass *c, const NodeInfo *node, uint64 *kept)
@@ -367,12 +386,36 @@ EquivScoresPut(EquivClass *c, const NodeInfo *node, int64 **raw, int k, uint64 m
 	if (mask == 0 || node->generation == 0)
 		return;
 	if (e->scores == NULL)
-		e->scores = MemoryContextAlloc(c->cxt, sizeof(int64) * Max(prof->nplugins, 1));
+		e->scores = MemoryContextAlloc(c->cxt, sizeof(int64) * Max(c->nslots, 1));
 	for (int i = 0; i < prof->nplugins; i++)
 		if (mask & (UINT64CONST(1) << i))
-			e->scores[i] = raw[i][k];
+			e->scores[c->slot[i]] = raw[i][k];
 	e->scores_kept = mask;
 	e->scores_generation = node->generation;
 	e->scores_labels = node->labels_version;
 	e->scores_stamp = c->scores_stamp;
+}
+
+/* Where plugin i's score is in a row EquivScoresGet returns (it is node-local) */
+int
+EquivScoreSlot(EquivClass *c, int i)
+{
+	return c->slot[i];
+}
+
+/*
+ * At the end of each top-level transaction, a session that does not keep
+ * its snapshot (WorkerKeepSnapshot, as snapshot.c frees it) frees every
+ * class: they were made on that snapshot.
+ */
+static void
+forget_at_end(XactEvent event, void *arg pg_attribute_unused())
+{
+	if ((event == XACT_EVENT_COMMIT || event == XACT_EVENT_ABORT) && equiv_cxt != NULL &&
+		!WorkerKeepSnapshot())
+	{
+		MemoryContextDelete(equiv_cxt);
+		equiv_cxt = NULL;
+		classes = NIL;
+	}
 }

@@ -23,5 +23,6 @@ extern MemoryContext EquivMemory(EquivClass *c);
 extern bool EquivScoresUsable(EquivClass *c, const ClusterSnapshot *snap, const Profile *prof);
 extern const int64 *EquivScoresGet(EquivClass *c, const NodeInfo *node, uint64 *kept);
 extern void EquivScoresPut(EquivClass *c, const NodeInfo *node, int64 **raw, int k, uint64 mask);
+extern int	EquivScoreSlot(EquivClass *c, int i);
 
 #endif							/* SCHEDULER_EQUIVALENCE_H */

@@ -457,12 +457,13 @@ score_nodes(CycleCtx *ctx, int i, const PodInfo *pod, NodeInfo **nodes, int n,
 	const int64 **rows = ks ? ks->row : NULL;
 	const uint64 *masks = ks ? ks->mask : NULL;
 	uint64		bit = ks ? UINT64CONST(1) << i : 0;	/* ks: at most 64 plugins */
+	int			slot = ks ? EquivScoreSlot(ctx->scores_class, i) : -1;
 
 	for (int k = 0; k < n; k++)
 	{
 		if (rows && rows[k] && (masks[k] & bit))
 		{
-			out[k] = rows[k][i];
+			out[k] = rows[k][slot];
 			continue;
 		}
 		if (first && k + PREFETCH_AHEAD < n)

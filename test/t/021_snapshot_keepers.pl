@@ -55,6 +55,16 @@ is($s{s2}->query_safe($kept), '1', 's2: kept until its transaction ends');
 $s{s2}->query_safe('COMMIT');
 is($s{s2}->query_safe($kept), '0', 's2: freed at COMMIT');
 
+# the equivalence classes a cycle made (simulate() runs cycles: the pod
+# "big") hold per node verdicts and scores: they go with the snapshot
+my $classes = q{SELECT count(*) FROM pg_backend_memory_contexts WHERE name = 'scheduler equivalence classes'};
+$s{s3}->query_safe('BEGIN');
+like($s{s3}->query_safe(q{SELECT string_agg(name || ' ' || result, ',') FROM scheduler.simulate('[]')}),
+	qr/big unschedulable/, 's3: simulate() tried the pending pod');
+is($s{s3}->query_safe($classes), '1', 's3: its cycle made equivalence classes, kept until its transaction ends');
+$s{s3}->query_safe('COMMIT');
+is($s{s3}->query_safe($classes), '0', 's3: freed at COMMIT, with its snapshot');
+
 # s1 gives its place up; the next to ask takes it
 $s{s1}->query_safe('SET scheduler.keep_snapshot = off');
 $s{s1}->query_safe($filter);
