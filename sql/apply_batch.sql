@@ -90,3 +90,24 @@ SELECT scheduler.apply_events(ARRAY['[1]'::jsonb]);
 -- and the next batch works (the failed one left nothing open)
 SELECT scheduler.apply_events(ARRAY[pg_temp.ev('ADDED', 'd', 'u-d')]);
 SELECT name, queue FROM pg_temp.rows WHERE name = 'd';
+
+-- apply() of a List writes its pods and nodes in batches too (one upsert
+-- per kind, the statement triggers run once).  What it leaves is what
+-- applying the items one by one leaves: a repeated pod as its last item,
+-- a pod whose node comes later in the list on that node, a List of other
+-- kinds (PodDisruptionBudgets) beside; the count is that of the changes.
+TRUNCATE scheduler.nodes, scheduler.pods, scheduler.pod_attempts, scheduler.queue;
+SELECT scheduler.apply('{"kind": "List", "items": [
+    {"kind": "Pod", "metadata": {"name": "l1", "namespace": "default", "uid": "u-l1", "labels": {"v": "1"}},
+     "spec": {"containers": [{"name": "c"}]}},
+    {"kind": "Pod", "metadata": {"name": "l2", "namespace": "default", "uid": "u-l2"},
+     "spec": {"nodeName": "ln", "containers": [{"name": "c"}]}},
+    {"kind": "Pod", "metadata": {"name": "l1", "namespace": "default", "uid": "u-l1", "labels": {"v": "2"}},
+     "spec": {"containers": [{"name": "c"}]}},
+    {"kind": "Node", "metadata": {"name": "ln", "uid": "u-ln"}, "status": {"allocatable": {"cpu": "1", "pods": "3"}}},
+    {"kind": "PodDisruptionBudget", "apiVersion": "policy/v1", "metadata": {"name": "b", "namespace": "default", "uid": "u-b"},
+     "spec": {"minAvailable": 1, "selector": {"matchLabels": {"v": "2"}}}}]}') AS changed;
+SELECT * FROM pg_temp.rows;
+SELECT name, uid FROM scheduler.nodes;
+SELECT node, pods FROM scheduler.snapshot();
+SELECT count(*) AS pdbs FROM scheduler.pdbs;

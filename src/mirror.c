@@ -58,6 +58,9 @@ typedef struct ApplyCtx
 	bool		what_if;		/* MirrorApplyWhatIf: nodes and pods only, gathered, never written */
 } ApplyCtx;
 
+/* apply() of a List writes its pods and nodes this many at a time */
+#define LIST_BATCH 1000
+
 static int	apply_document(JsonbValue *docv, ApplyCtx *ctx);
 static int	apply_object(JsonbValue *obj, const char *kind, bool deleted, const char *where, ApplyCtx *ctx);
 
@@ -1332,12 +1335,29 @@ apply_document(JsonbValue *docv, ApplyCtx *ctx)
 		int			n = 0;
 
 		/*
-		 * Row by row: a batch (MirrorBatchBegin) measured slower for a whole
-		 * list (the arrays copy every object twice), faster only for the
-		 * watch worker's batches of events.
+		 * In batches of LIST_BATCH (MirrorBatch), as relist() and the watch
+		 * write: row by row, each pod's statement ran the pods trigger's
+		 * statements for one row, each planned anew (20000 pods: 27.7
+		 * billion instructions, half of them planning; in batches 4.3).
 		 */
+		bool		own = (ctx->batch == NULL && !ctx->what_if);
+
+		if (own)
+			ctx->batch = MirrorBatchBegin();
 		for (int i = 0; items && i < (int) JsonContainerSize(items); i++)
+		{
 			n += apply_list_item(items, i, kind, item_kind, ctx);
+			if (own && (i + 1) % LIST_BATCH == 0)
+			{
+				n += MirrorBatchEnd(ctx->batch);
+				ctx->batch = MirrorBatchBegin();
+			}
+		}
+		if (own)
+		{
+			n += MirrorBatchEnd(ctx->batch);
+			ctx->batch = NULL;
+		}
 		return n;
 	}
 
