@@ -366,3 +366,21 @@ FROM scheduler.outbox WHERE kind = 'claim';
 SELECT kind, object, state, last_status, last_error FROM scheduler.outbox WHERE kind IN ('volume', 'claim') ORDER BY id;
 TRUNCATE scheduler.pods, scheduler.queue, scheduler.outbox, scheduler.persistent_volumes,
     scheduler.persistent_volume_claims, scheduler.storage_classes;
+
+-- A Scheduled event is not written while 1000 events wait, as client-go's
+-- broadcaster drops events when 1000 wait.  The bind worker records a
+-- flight's responses in one transaction: the waiting events are counted
+-- once in it, then followed as it writes them.  998 wait; of three
+-- bindings recorded together the first two get their event, the third none.
+SELECT pg_temp.pod('cap-' || i, '100m') FROM generate_series(1, 3) i;
+SELECT count(*) FILTER (WHERE node IS NOT NULL) AS placed FROM schedule_pending();
+INSERT INTO scheduler.outbox (kind, pod_uid, namespace, name, body)
+SELECT 'event', 'u-filler-' || i, 'default', 'filler-' || i, '{}' FROM generate_series(1, 998) i;
+BEGIN;
+SELECT name, scheduler.outbox_result(pg_temp.binding(name), 201) FROM (VALUES ('cap-1'), ('cap-2'), ('cap-3')) v(name);
+COMMIT;
+SELECT p.name, count(o.id) AS scheduled_events
+FROM (VALUES ('cap-1'), ('cap-2'), ('cap-3')) p(name)
+LEFT JOIN scheduler.outbox o ON o.kind = 'event' AND o.name = p.name AND o.body ->> 'reason' = 'Scheduled'
+GROUP BY p.name ORDER BY p.name;
+SELECT count(*) AS waiting FROM scheduler.outbox WHERE kind = 'event' AND state = 'pending';

@@ -35,6 +35,7 @@
 #include "fmgr.h"
 #include "mb/pg_wchar.h"
 #include "miscadmin.h"
+#include "storage/proc.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/datetime.h"
@@ -1638,23 +1639,41 @@ static void
 scheduled_event(int64 id)
 {
 	static SPIPlanPtr plan = NULL;
+	static SPIPlanPtr count_plan = NULL;
+	static LocalTransactionId counted_in = InvalidLocalTransactionId;
+	static int64 waiting = 0;
 	Oid			type = INT8OID;
 	Datum		arg = Int64GetDatum(id);
 	HeapTuple	t;
 	TupleDesc	td;
 	EventSpec	e = {0};
+	bool		isnull;
 
 	/*
-	 * The binding row names its scheduler (rows written before it did: the
-	 * pod's).  As client-go's broadcaster drops events when 1000 wait, a
-	 * Scheduled event is not written when 1000 events are pending.
+	 * As client-go's broadcaster drops events when 1000 wait, a Scheduled
+	 * event is not written when 1000 events are pending: counted once per
+	 * transaction (the bind worker records a flight's responses in one),
+	 * then followed as this transaction writes them.  Counting at each
+	 * binding read the 1000 rows again for every one while they waited.
 	 */
+	if (MyProc->lxid != counted_in)
+	{
+		run(PlanKept(&count_plan,
+					 "SELECT count(*) FROM (SELECT 1 FROM scheduler.outbox e"
+					 " WHERE e.state = 'pending' AND e.kind = 'event' LIMIT 1000) w",
+					 0, NULL),
+			NULL, NULL, SPI_OK_SELECT);
+		waiting = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+		counted_in = MyProc->lxid;
+	}
+	if (waiting >= 1000)
+		return;
+
+	/* The binding row names its scheduler (rows written before it did: the pod's) */
 	run(PlanKept(&plan,
 				"SELECT o.namespace, o.name, o.pod_uid, o.node,"
 				" coalesce(o.object, (SELECT p.scheduler_name FROM scheduler.pods p WHERE p.uid = o.pod_uid LIMIT 1))"
-				" FROM scheduler.outbox o WHERE o.id = $1 AND o.node IS NOT NULL"
-				" AND (SELECT count(*) FROM (SELECT 1 FROM scheduler.outbox e"
-				"      WHERE e.state = 'pending' AND e.kind = 'event' LIMIT 1000) w) < 1000",
+				" FROM scheduler.outbox o WHERE o.id = $1 AND o.node IS NOT NULL",
 				1, &type),
 		&arg, NULL, SPI_OK_SELECT);
 	if (SPI_processed != 1)
@@ -1672,7 +1691,7 @@ scheduled_event(int64 id)
 	e.may_start = true;
 	if (e.ns == NULL || e.name == NULL || e.uid == NULL || e.controller == NULL)
 		return;
-	(void) write_events(&e, 1);
+	waiting += write_events(&e, 1);
 }
 
 /*
