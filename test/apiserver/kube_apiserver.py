@@ -2471,11 +2471,37 @@ def table_row(res, obj, kind, include, now, view=None):
 
 # ---------------------------------------------------------------- store
 
+class Wakeup:
+    """Store.cond: wakes the watches of the resources committed to since the
+    last notify_all (each resource's watches wait on a condition of its own,
+    so a commit of a pod does not wake the watches of nodes, claims or
+    events to scan an event none of them sends)."""
+
+    def __init__(self, store):
+        self.store = store
+        self.conds = {r: threading.Condition(store.lock) for r in RESOURCES}
+        self.changed = set()       # resources committed to, their watches not yet woken
+
+    def notify_all(self):
+        for r in self.changed:
+            self.conds[r].notify_all()
+        self.changed.clear()
+
+    def notify_every_watch(self):
+        self.changed.clear()
+        for c in self.conds.values():
+            c.notify_all()
+
+    def wait(self, res, timeout):
+        self.conds[res].wait(timeout)
+
+
 class Store:
     def __init__(self, history_max):
         self.lock = threading.RLock()
-        self.cond = threading.Condition(self.lock)
+        self.cond = Wakeup(self)
         self.rv = 0
+        self.res_rv = {r: 0 for r in RESOURCES}  # the newest event of each resource
         self.objs = {r: {} for r in RESOURCES}
         self._sorted = {r: None for r in RESOURCES}
         self.history = []          # Event, one per resourceVersion, rv = compacted_rv + 1 + index
@@ -2507,6 +2533,8 @@ class Store:
                 self._sorted[res] = None
             self.objs[res][key] = rec
         self.history.append(Event(rv, res, etype, key, rec, prev))
+        self.res_rv[res] = rv
+        self.cond.changed.add(res)
         if len(self.history) > self.history_max + max(self.history_max // 10, 1):
             drop = len(self.history) - self.history_max
             self.compacted_rv = self.history[drop - 1].rv
@@ -2731,7 +2759,7 @@ class Faults:
                     app.store.compact()
                 if body.get("close_watches"):
                     app.store.watch_generation += 1
-                app.store.cond.notify_all()
+                app.store.cond.notify_every_watch()
         return self.describe()
 
     def describe(self):
@@ -4644,15 +4672,19 @@ class Handler(http.server.BaseHTTPRequestHandler):
             while ok:
                 idle_until = time.time() + 0.2 if state["drop"] else None
                 with st.lock:
-                    while st.rv <= pos and st.watch_generation == generation:
+                    while st.res_rv[res] <= pos and st.watch_generation == generation:
                         now = time.time()
                         wait = min(deadline, next_bookmark if bookmarks else deadline, now + 1.0,
                                    idle_until or deadline) - now
                         if wait <= 0:
                             break
-                        st.cond.wait(wait)
+                        st.cond.wait(res, wait)
                         if self._client_gone():
                             raise ConnectionAbortedError("client gone")
+                    if st.res_rv[res] <= pos:
+                        # nothing of res since pos: where a scan of the
+                        # events after it would have brought pos
+                        pos = max(pos, st.rv)
                     if st.watch_generation != generation:
                         break
                     if pos < st.compacted_rv:
