@@ -592,6 +592,10 @@ class Event:
         return self._line
 
 
+def pod_bound(obj):
+    return bool((obj.get("spec") or {}).get("nodeName"))
+
+
 def order_object(obj):
     out = {}
     for k in ("metadata", "spec", "status"):
@@ -2502,6 +2506,7 @@ class Store:
         self.cond = Wakeup(self)
         self.rv = 0
         self.res_rv = {r: 0 for r in RESOURCES}  # the newest event of each resource
+        self.pods_bound = 0        # pods with spec.nodeName (/debug/state counts them)
         self.objs = {r: {} for r in RESOURCES}
         self._sorted = {r: None for r in RESOURCES}
         self.history = []          # Event, one per resourceVersion, rv = compacted_rv + 1 + index
@@ -2534,6 +2539,8 @@ class Store:
             self.objs[res][key] = rec
         self.history.append(Event(rv, res, etype, key, rec, prev))
         self.res_rv[res] = rv
+        if res == "pods":
+            self.pods_bound += (etype != "DELETED" and pod_bound(rec.obj)) - (prev is not None and pod_bound(prev.obj))
         self.cond.changed.add(res)
         if len(self.history) > self.history_max + max(self.history_max // 10, 1):
             drop = len(self.history) - self.history_max
@@ -2869,6 +2876,7 @@ class App:
         self.max_body = max_body
         self.verbose = verbose
         self.bindings = []
+        self.bindings_succeeded = 0   # of self.bindings, those answered 201 (/debug/state)
         self.bindings_lock = threading.Lock()
         self.requests = collections.deque(maxlen=20000)
         self.request_count = 0
@@ -3701,6 +3709,7 @@ class App:
         with self.bindings_lock:
             entry["seq"] = len(self.bindings) + 1
             self.bindings.append(entry)
+            self.bindings_succeeded += code == 201
 
     # --- bulk
     def bulk(self, body):
@@ -3794,6 +3803,7 @@ class App:
             rv = st.rv
         with self.bindings_lock:
             self.bindings = []
+            self.bindings_succeeded = 0
         self.requests.clear()
         self.faults.reset()
         return {"resourceVersion": str(rv)}
@@ -3802,15 +3812,14 @@ class App:
         st = self.store
         with st.lock:
             counts = {r: len(st.objs[r]) for r in RESOURCES}
-            pods = st.objs["pods"].values()
-            bound = sum(1 for p in pods if (p.obj.get("spec") or {}).get("nodeName"))
+            bound = st.pods_bound
             out = {"resourceVersion": str(st.rv), "compactedResourceVersion": str(st.compacted_rv),
                    "historySize": len(st.history), "historyMax": st.history_max, "counts": counts,
                    "pods": {"bound": bound, "unbound": counts["pods"] - bound}}
         with self.bindings_lock:
             b = self.bindings
-            out["bindings"] = {"total": len(b), "succeeded": sum(1 for e in b if e["code"] == 201),
-                               "failed": sum(1 for e in b if e["code"] != 201)}
+            out["bindings"] = {"total": len(b), "succeeded": self.bindings_succeeded,
+                               "failed": len(b) - self.bindings_succeeded}
         with self.conn_lock:
             out["activeWatches"] = len(self.watches)
             out["watches"] = [{"id": w.id, "target": w.target, "eventsSent": w.sent,
@@ -4142,6 +4151,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             if method == "DELETE":
                 with app.bindings_lock:
                     app.bindings = []
+                    app.bindings_succeeded = 0
                 return self.send_obj(200, [])
         if p == "/debug/requests" and method == "GET":
             items = list(app.requests)
