@@ -542,7 +542,7 @@ def expired(message):
 class Rec:
     """One stored version of an object.  obj is never mutated after storing;
     it holds no kind/apiVersion (list items carry none)."""
-    __slots__ = ("obj", "kind", "rv", "_item", "_full")
+    __slots__ = ("obj", "kind", "rv", "_item", "_full", "_matches")
 
     def __init__(self, obj, kind):
         self.obj = obj
@@ -550,6 +550,7 @@ class Rec:
         self.rv = int(obj["metadata"]["resourceVersion"])
         self._item = None
         self._full = None
+        self._matches = None       # Selector.key -> whether obj matches it (Selector.match_rec)
 
     def item_json(self):
         if self._item is None:
@@ -707,6 +708,22 @@ class Selector:
         self.fields = parse_field_selector(params.get("fieldSelector", ""), res, fields)
         self.labels = parse_label_selector(params.get("labelSelector", ""))
         self.empty = not self.fields and not self.labels
+        # what the answer depends on: the getters (a view's or the resource's) and the text
+        self.key = (res, id(fields), params.get("fieldSelector", ""), params.get("labelSelector", ""))
+
+    def match_rec(self, rec):
+        """match(rec.obj), remembered on the Rec (its obj never changes): a
+        watch tests each stored version as the new object and again as the
+        old one, and every watch with the same selectors asks the same."""
+        if self.empty:
+            return True
+        m = rec._matches
+        if m is None:
+            m = rec._matches = {}
+        r = m.get(self.key)
+        if r is None:
+            r = m[self.key] = self.match(rec.obj)
+        return r
 
     def match(self, obj):
         if self.empty:
@@ -4717,8 +4734,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
                     if sel.empty:
                         ok = send_event(ev.type, ev.rec)
                     else:
-                        cur_ok = ev.type != "DELETED" and sel.match(ev.rec.obj)
-                        old_ok = ev.prev is not None and sel.match(ev.prev.obj)
+                        cur_ok = ev.type != "DELETED" and sel.match_rec(ev.rec)
+                        old_ok = ev.prev is not None and sel.match_rec(ev.prev)
                         if ev.type == "DELETED":
                             ok = send_event("DELETED", ev.rec) if old_ok else True
                         elif cur_ok and old_ok:
