@@ -33,9 +33,10 @@
 #                 binds the claim, then the bind worker sends the Binding);
 #                 the outcome checked, a wrong one fails the bench (wffc.py)
 # The pods of the ingest phases name another scheduler, so only the mirror
-# works on them.  The stand-in is single-process Python, which bounds the
-# bind figure; it is also quoted beside kube-scheduler's default API client
-# rate (kubeAPIQPS 50, burst 100), which its bindings go through.
+# works on them.  The stand-in is single-process Python, on the same cores
+# as the workers (bind_standin says whether it bounded the bind figure); the
+# figure is also quoted beside kube-scheduler's default API client rate
+# (kubeAPIQPS 50, burst 100), which its bindings go through.
 # With only=ingest (run --only ingest) just the ingest figures are measured;
 # with only=wffc just wffc_provisioned_pvs; with only=bind the ingest and
 # bind figures.
