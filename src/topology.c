@@ -39,6 +39,14 @@
 /* changes a DomainArray holds for its next use; past that it is made afresh */
 #define DOMAIN_MAX_PENDING 64
 
+/* A change to a node's count, not yet in a DomainSums' sums */
+struct NodeDelta
+{
+	NodeDelta  *next;
+	const NodeInfo *node;
+	int32		delta;
+};
+
 /* A change to a pair's count, by value, not yet in a DomainArray's counts */
 struct DomainDelta
 {
@@ -295,6 +303,101 @@ counts_match(const TopologyCounts *tc, const PodRef *p)
 	return true;
 }
 
+static void
+sums_forget(DomainSums *ds)
+{
+	while (ds->pending)
+	{
+		NodeDelta  *d = ds->pending;
+
+		ds->pending = d->next;
+		pfree(d);
+	}
+	ds->npending = 0;
+	if (ds->sums)
+		pfree(ds->sums);
+	ds->sums = NULL;
+}
+
+/* Node n's count moved by delta: kept for the sums' next use */
+static void
+sums_note(TopologyCounts *tc, const NodeInfo *n, int delta)
+{
+	DomainSums *ds = &tc->sums;
+	NodeDelta  *d;
+
+	if (ds->sums == NULL)
+		return;
+	if (ds->npending >= DOMAIN_MAX_PENDING)
+	{
+		sums_forget(ds);		/* made afresh at the next use */
+		return;
+	}
+	d = MemoryContextAlloc(tc->cxt, sizeof(NodeDelta));
+	d->node = n;
+	d->delta = delta;
+	d->next = ds->pending;
+	ds->pending = d;
+	ds->npending++;
+}
+
+/* Apply the changes noted since; false when one is for a node col did not number */
+static bool
+sums_catch_up(DomainSums *ds, const NodeLabelColumn *col)
+{
+	bool		ok = true;
+
+	for (NodeDelta *d = ds->pending; d && ok; d = d->next)
+	{
+		int32		v = NodeLabelOf(col, d->node);
+
+		if (v >= 0)
+			ds->sums[v] += d->delta;
+		else if (v != NODE_LABEL_NONE)
+			ok = false;
+	}
+	while (ds->pending)
+	{
+		NodeDelta  *d = ds->pending;
+
+		ds->pending = d->next;
+		pfree(d);
+	}
+	ds->npending = 0;
+	return ok;
+}
+
+/*
+ * TopologyCountsByDomain
+ *		tc's per-node counts summed by the number in col (the column of its
+ *		first term's key, current) of each of the snapshot's nodes that has
+ *		the key, as a walk over snap->nodes adding TopologyNodeCount by
+ *		NodeLabelNumber would sum them; col->nvalues of them.  Good until
+ *		tc next changes.
+ */
+const int64 *
+TopologyCountsByDomain(ClusterSnapshot *snap, TopologyCounts *tc, const NodeLabelColumn *col)
+{
+	DomainSums *ds = &tc->sums;
+
+	if (ds->sums != NULL && ds->version == col->version && ds->nsums == col->nvalues &&
+		sums_catch_up(ds, col))
+		return ds->sums;
+	sums_forget(ds);
+	ds->sums = MemoryContextAllocZero(tc->cxt, sizeof(int64) * Max(col->nvalues, 1));
+	ds->nsums = col->nvalues;
+	ds->version = col->version;
+	for (int i = 0; i < snap->nnodes; i++)
+	{
+		const NodeInfo *node = snap->nodes[i];
+		int32		d = NodeLabelNumber(col, node);
+
+		if (d >= 0)
+			ds->sums[d] += TopologyNodeCount(tc, node);
+	}
+	return ds->sums;
+}
+
 /*
  * A pod counted in (sign 1) or out (-1).  The per-node array is made in the
  * set's own context (repalloc keeps it there), whatever context the caller
@@ -319,6 +422,7 @@ counts_add(TopologyCounts *tc, const PodRef *p, const NodeInfo *n, int sign)
 	}
 	tc->node_counts[n->ordinal] += sign;
 	tc->total += sign;
+	sums_note(tc, n, sign);
 	for (int i = 0; i < tc->nterms; i++)
 	{
 		const char *key = tc->terms[i].topology_key;

@@ -9,6 +9,23 @@
 #include "snapshot.h"
 
 typedef struct DomainDelta DomainDelta;
+typedef struct NodeDelta NodeDelta;
+
+/*
+ * A term set's per-node counts summed by domain: over the snapshot's nodes
+ * (snap->nodes), by the number of each node's value in the column of the
+ * first term's key.  Made by one walk over the nodes when the column is
+ * new, then brought up to date at each use from the changes noted since
+ * (by node; past 64, or a node the column did not number, made afresh).
+ */
+typedef struct DomainSums
+{
+	uint64		version;		/* the column's version sums is for */
+	int64	   *sums;			/* by value number; NULL: not made */
+	int			nsums;
+	NodeDelta  *pending;
+	int			npending;
+} DomainSums;
 
 /*
  * A pair table's counts for one topology key by the number of the key's
@@ -49,6 +66,7 @@ typedef struct TopologyCounts
 	bool		skip_terminating;
 	HTAB	   *pairs;			/* (topology key, value) -> matching pods */
 	DomainArray *domains;		/* per term, for its topology key */
+	DomainSums	sums;			/* node_counts by domain of the first term's key */
 	int32	   *node_counts;	/* by NodeInfo ordinal */
 	int			nnode_counts;
 	int64		total;
@@ -75,6 +93,7 @@ typedef struct OwnedTerm
 extern TopologyCounts *TopologyCountsFor(ClusterSnapshot *snap, const AffinityTerm *terms, int nterms,
 										 bool skip_terminating);
 extern int32 TopologyNodeCount(const TopologyCounts *tc, const NodeInfo *node);
+extern const int64 *TopologyCountsByDomain(ClusterSnapshot *snap, TopologyCounts *tc, const NodeLabelColumn *col);
 extern List *TopologyOwnedTerms(ClusterSnapshot *snap);
 extern int64 TopologyPairCount(HTAB *pairs, const char *key, const char *value, int valuelen);
 extern void TopologyCountsDomains(ClusterSnapshot *snap, TopologyCounts *tc, int term, TopologyDomains *td);

@@ -647,13 +647,22 @@ count_domains_each(SpreadConstraint *cs, int n, ClusterSnapshot *snap, const Pod
 /*
  * count_domains' walk for one constraint and no node that does not count:
  * a node counts in its domain when it has one (with one constraint, having
- * its key is having every key).
+ * its key is having every key).  every_node: no candidates to keep to.
  */
 static void
-count_domains_one(SpreadConstraint *c, ClusterSnapshot *snap, bool require_all)
+count_domains_one(SpreadConstraint *c, ClusterSnapshot *snap, bool require_all, bool every_node)
 {
 	const TopologyCounts *tc = c->counts;
 
+	if (require_all && every_node)
+	{
+		/* every node with the key counts: every domain, with its sum */
+		const int64 *sums = TopologyCountsByDomain(snap, c->counts, c->domains);
+
+		for (int d = 0; d < c->domains->nvalues; d++)
+			c->domain_count[d] = sums[d];
+		return;
+	}
 	for (int i = 0; i < snap->nnodes; i++)
 	{
 		const NodeInfo *node = snap->nodes[i];
@@ -707,7 +716,7 @@ count_domains(SpreadConstraint *cs, int n, ClusterSnapshot *snap, const PodInfo 
 			}
 		}
 	if (n == 1 && !(gate ? needs_node_check(&cs[0], req, pod) : (req != NULL || pod->node_selector != NULL)))
-		count_domains_one(&cs[0], snap, require_all);
+		count_domains_one(&cs[0], snap, require_all, only_nodes == NULL);
 	else
 		count_domains_each(cs, n, snap, pod, require_all);
 	for (int k = 0; k < n; k++)
