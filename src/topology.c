@@ -186,7 +186,7 @@ domains_make(ClusterSnapshot *snap, HTAB *pairs, DomainArray *da, const char *ke
 	int			keylen = strlen(key);
 	NodeLabelColumn *col = NodeLabelColumnFor(snap, key, keylen);
 
-	if (da->counts == NULL || da->version != col->version || da->ncounts != col->nvalues)
+	if (da->counts == NULL || da->serial != col->serial || da->ncounts != col->nvalues)
 	{
 		HASH_SEQ_STATUS seq;
 		PairEntry  *e;
@@ -196,7 +196,7 @@ domains_make(ClusterSnapshot *snap, HTAB *pairs, DomainArray *da, const char *ke
 			pfree(da->counts);
 		da->counts = MemoryContextAllocZero(da->cxt, sizeof(int64) * Max(col->nvalues, 1));
 		da->ncounts = col->nvalues;
-		da->version = col->version;
+		da->serial = col->serial;
 		hash_seq_init(&seq, pairs);
 		while ((e = hash_seq_search(&seq)) != NULL)
 		{
@@ -224,7 +224,7 @@ domains_make(ClusterSnapshot *snap, HTAB *pairs, DomainArray *da, const char *ke
 	td->pairs = pairs;
 	td->key = key;
 	td->col = col;
-	td->col_version = col->version;
+	td->col_serial = col->serial;
 	td->da = da;
 	td->changes = da->changes;
 }
@@ -380,13 +380,13 @@ TopologyCountsByDomain(ClusterSnapshot *snap, TopologyCounts *tc, const NodeLabe
 {
 	DomainSums *ds = &tc->sums;
 
-	if (ds->sums != NULL && ds->version == col->version && ds->nsums == col->nvalues &&
+	if (ds->sums != NULL && ds->serial == col->serial && ds->nsums == col->nvalues &&
 		sums_catch_up(ds, col))
 		return ds->sums;
 	sums_forget(ds);
 	ds->sums = MemoryContextAllocZero(tc->cxt, sizeof(int64) * Max(col->nvalues, 1));
 	ds->nsums = col->nvalues;
-	ds->version = col->version;
+	ds->serial = col->serial;
 	for (int i = 0; i < snap->nnodes; i++)
 	{
 		const NodeInfo *node = snap->nodes[i];

@@ -20,7 +20,7 @@ typedef struct NodeDelta NodeDelta;
  */
 typedef struct DomainSums
 {
-	uint64		version;		/* the column's version sums is for */
+	uint64		serial;			/* the column numbering sums is for */
 	int64	   *sums;			/* by value number; NULL: not made */
 	int			nsums;
 	NodeDelta  *pending;
@@ -37,7 +37,7 @@ typedef struct DomainSums
 typedef struct DomainArray
 {
 	MemoryContext cxt;
-	uint64		version;		/* the column's version counts is for; 0: none */
+	uint64		serial;			/* the column numbering counts is for */
 	int64	   *counts;			/* by value number */
 	int			ncounts;
 	DomainDelta *pending;		/* changes not yet in counts, newest first */
@@ -51,7 +51,7 @@ typedef struct TopologyDomains
 	HTAB	   *pairs;
 	const char *key;
 	const NodeLabelColumn *col;
-	uint64		col_version;	/* col->version when made */
+	uint64		col_serial;		/* col->serial when made */
 	const DomainArray *da;
 	uint64		changes;		/* da->changes when made */
 } TopologyDomains;
@@ -112,7 +112,7 @@ TopologyDomainsCount(const TopologyDomains *td, const NodeInfo *node, bool *has_
 {
 	int32		v;
 
-	if (td->da->changes == td->changes && td->col->version == td->col_version &&
+	if (td->da->changes == td->changes && td->col->serial == td->col_serial &&
 		(v = NodeLabelOf(td->col, node)) != NODE_LABEL_UNKNOWN)
 	{
 		*has_key = v >= 0;
