@@ -26,25 +26,6 @@
 
 #define MAX_CLASSES 16
 
-typedef struct Entry
-{
-	uint64		generation;		/* 0: empty */
-	int			rejected_by;
-	Status		status;			/* its reasons shared among the class's entries */
-	void	   *preempt;		/* DefaultPreemption's, or NULL */
-	uint64		preempt_generation;
-} Entry;
-
-struct EquivClass
-{
-	char	   *key;
-	Entry	   *entries;		/* by node ordinal */
-	int			nentries;
-	uint64		last_used;
-	MemoryContext cxt;
-	List	   *statuses;		/* Status *: the distinct verdicts, shared */
-};
-
 static MemoryContext equiv_cxt = NULL;
 static List *classes = NIL;
 static uint64 clock_ticks = 0;
@@ -168,7 +149,7 @@ EquivClassFor(CycleCtx *ctx, const PodInfo *pod)
 		c->cxt = cxt;
 		c->key = pstrdup(key);
 		c->nentries = Max(ctx->snap->nordinals, 1);
-		c->entries = palloc0(sizeof(Entry) * c->nentries);
+		c->entries = palloc0(sizeof(EquivEntry) * c->nentries);
 		c->last_used = clock_ticks;
 	}
 	MemoryContextSwitchTo(equiv_cxt);
@@ -177,31 +158,18 @@ EquivClassFor(CycleCtx *ctx, const PodInfo *pod)
 	return c;
 }
 
-static Entry *
+static EquivEntry *
 entry(EquivClass *c, const NodeInfo *node)
 {
 	if (node->ordinal >= c->nentries)
 	{
 		int			n = node->ordinal + 1 + c->nentries / 2;
 
-		c->entries = repalloc(c->entries, sizeof(Entry) * n);
-		memset(c->entries + c->nentries, 0, sizeof(Entry) * (n - c->nentries));
+		c->entries = repalloc(c->entries, sizeof(EquivEntry) * n);
+		memset(c->entries + c->nentries, 0, sizeof(EquivEntry) * (n - c->nentries));
 		c->nentries = n;
 	}
 	return &c->entries[node->ordinal];
-}
-
-/* The kept Filter verdict for node, if still good: *rejected (-1 passes) and *st */
-bool
-EquivFilterGet(EquivClass *c, const NodeInfo *node, int *rejected, Status *st)
-{
-	Entry	   *e = entry(c, node);
-
-	if (e->generation != node->generation || node->generation == 0)
-		return false;
-	*rejected = e->rejected_by;
-	*st = e->status;
-	return true;
 }
 
 static bool
@@ -225,7 +193,7 @@ same_reasons(List *a, List *b)
 void
 EquivFilterPut(EquivClass *c, const NodeInfo *node, int rejected, const Status *st)
 {
-	Entry	   *e = entry(c, node);
+	EquivEntry *e = entry(c, node);
 	ListCell   *lc;
 	Status	   *shared = NULL;
 
@@ -259,7 +227,7 @@ EquivFilterPut(EquivClass *c, const NodeInfo *node, int rejected, const Status *
 void *
 EquivPreemptGet(EquivClass *c, const NodeInfo *node)
 {
-	Entry	   *e = entry(c, node);
+	EquivEntry *e = entry(c, node);
 
 	if (e->preempt_generation != node->generation || node->generation == 0)
 		return NULL;
@@ -270,7 +238,7 @@ EquivPreemptGet(EquivClass *c, const NodeInfo *node)
 void
 EquivPreemptPut(EquivClass *c, const NodeInfo *node, void *result)
 {
-	Entry	   *e = entry(c, node);
+	EquivEntry *e = entry(c, node);
 
 	e->preempt_generation = node->generation;
 	e->preempt = result;
