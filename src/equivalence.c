@@ -35,37 +35,6 @@ static void forget_at_end(XactEvent event, void *arg);
 
 #define MAX_CLASSES 16
 
-typedef struct Entry
-{
-	uint64		generation;		/* 0: empty */
-	int			rejected_by;
-	Status		status;			/* its reasons shared among the class's entries */
-	void	   *preempt;		/* DefaultPreemption's, or NULL */
-	uint64		preempt_generation;
-	/* the raw scores of the node-local scorers, and what they were read of */
-	int64	   *scores;			/* by the class's slot of each (slot[]) */
-	uint64		scores_kept;	/* bit i: profile plugin i's is kept (0: none) */
-	uint64		scores_generation;
-	uint64		scores_labels;
-	uint64		scores_stamp;
-} Entry;
-
-struct EquivClass
-{
-	char	   *key;
-	Entry	   *entries;		/* by node ordinal */
-	int			nentries;
-	uint64		last_used;
-	MemoryContext cxt;
-	List	   *statuses;		/* Status *: the distinct verdicts, shared */
-	/* scores (EquivScoresUsable): kept for one profile, while the images are counted alike */
-	const Profile *scores_profile;
-	int		   *slot;			/* per profile plugin: its place in an entry's scores, or -1 */
-	int			nslots;
-	uint64		scores_images;
-	uint64		scores_stamp;	/* an entry's scores are good only with this stamp */
-};
-
 static MemoryContext equiv_cxt = NULL;
 static List *classes = NIL;
 static uint64 clock_ticks = 0;
@@ -215,7 +184,7 @@ class_for(CycleCtx *ctx, const PodInfo *pod)
 		c->cxt = cxt;
 		c->key = pstrdup(key);
 		c->nentries = Max(ctx->snap->nordinals, 1);
-		c->entries = palloc0(sizeof(Entry) * c->nentries);
+		c->entries = palloc0(sizeof(EquivEntry) * c->nentries);
 		c->last_used = clock_ticks;
 	}
 	MemoryContextSwitchTo(equiv_cxt);
@@ -224,31 +193,18 @@ class_for(CycleCtx *ctx, const PodInfo *pod)
 	return c;
 }
 
-static Entry *
+static EquivEntry *
 entry(EquivClass *c, const NodeInfo *node)
 {
 	if (node->ordinal >= c->nentries)
 	{
 		int			n = node->ordinal + 1 + c->nentries / 2;
 
-		c->entries = repalloc(c->entries, sizeof(Entry) * n);
-		memset(c->entries + c->nentries, 0, sizeof(Entry) * (n - c->nentries));
+		c->entries = repalloc(c->entries, sizeof(EquivEntry) * n);
+		memset(c->entries + c->nentries, 0, sizeof(EquivEntry) * (n - c->nentries));
 		c->nentries = n;
 	}
 	return &c->entries[node->ordinal];
-}
-
-/* The kept Filter verdict for node, if still good: *rejected (-1 passes) and *st */
-bool
-EquivFilterGet(EquivClass *c, const NodeInfo *node, int *rejected, Status *st)
-{
-	Entry	   *e = entry(c, node);
-
-	if (e->generation != node->generation || node->generation == 0)
-		return false;
-	*rejected = e->rejected_by;
-	*st = e->status;
-	return true;
 }
 
 static bool
@@ -272,7 +228,7 @@ same_reasons(List *a, List *b)
 void
 EquivFilterPut(EquivClass *c, const NodeInfo *node, int rejected, const Status *st)
 {
-	Entry	   *e = entry(c, node);
+	EquivEntry *e = entry(c, node);
 	ListCell   *lc;
 	Status	   *shared = NULL;
 
@@ -306,7 +262,7 @@ EquivFilterPut(EquivClass *c, const NodeInfo *node, int rejected, const Status *
 void *
 EquivPreemptGet(EquivClass *c, const NodeInfo *node)
 {
-	Entry	   *e = entry(c, node);
+	EquivEntry *e = entry(c, node);
 
 	if (e->preempt_generation != node->generation || node->generation == 0)
 		return NULL;
@@ -317,7 +273,7 @@ EquivPreemptGet(EquivClass *c, const NodeInfo *node)
 void
 EquivPreemptPut(EquivClass *c, const NodeInfo *node, void *result)
 {
-	Entry	   *e = entry(c, node);
+	EquivEntry *e = entry(c, node);
 
 	e->preempt_generation = node->generation;
 	e->preempt = result;
@@ -358,29 +314,11 @@ EquivScoresUsable(EquivClass *c, const ClusterSnapshot *snap, const Profile *pro
 	return true;
 }
 
-/*
- * The raw scores kept for node (profile plugin i's at EquivScoreSlot(c, i);
- * *kept: bit i, plugin i's is there), or NULL when none is still good: the
- * node has changed since, or its labels, or the class dropped them.  After
- * EquivScoresUsable(c) only.
- */
-const int64 *
-EquivScoresGet(EquivClass *c, const NodeInfo *node, uint64 *kept)
-{
-	Entry	   *e = entry(c, node);
-
-	if (e->scores_kept == 0 || e->scores_stamp != c->scores_stamp || node->generation == 0 ||
-		e->scores_generation != node->generation || e->scores_labels != node->labels_version)
-		return NULL;
-	*kept = e->scores_kept;
-	return e->scores;
-}
-
 /* Keep node's raw scores: raw[i][k] for each plugin i in mask (k: the node's index in raw) */
 void
 EquivScoresPut(EquivClass *c, const NodeInfo *node, int64 **raw, int k, uint64 mask)
 {
-	Entry	   *e = entry(c, node);
+	EquivEntry *e = entry(c, node);
 	const Profile *prof = c->scores_profile;
 
 	if (mask == 0 || node->generation == 0)

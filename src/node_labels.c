@@ -43,6 +43,9 @@ struct NodeLabelValue
 	int32		number;			/* -1: a free slot */
 };
 
+/* fills so far, in this backend: each numbering's serial */
+static uint64 column_fills = 0;
+
 /* The columns made for a snapshot */
 struct NodeLabelIndex
 {
@@ -110,6 +113,7 @@ fill(NodeLabelColumn *c, ClusterSnapshot *snap)
 	while (nslots < 2 * Max(snap->nnodes, 1))
 		nslots *= 2;
 	c->version = snap->nodes_version;
+	c->serial = ++column_fills;
 	c->nvalues = 0;
 	c->values = palloc(sizeof(char *) * Max(snap->nnodes, 1));
 	c->lens = palloc(sizeof(int) * Max(snap->nnodes, 1));

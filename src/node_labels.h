@@ -39,6 +39,7 @@ typedef struct NodeLabelColumn
 	char	   *key;
 	int			keylen;
 	uint64		version;		/* snap->nodes_version it was made at */
+	uint64		serial;			/* this numbering's: no other fill had it */
 	uint64		used_at;		/* snap->refreshes it was last asked for at */
 	int			nvalues;
 	char	  **values;			/* by number, NUL-terminated copies */

@@ -30,11 +30,31 @@
 #include "common/hashfn.h"
 #include "utils/memutils.h"
 
+#include "labels.h"
 #include "snapshot.h"
 #include "topology.h"
 
 #define PAIR_KEYSIZE 400
 #define TOPOLOGY_MAX_COUNTS 64
+/* changes a DomainArray holds for its next use; past that it is made afresh */
+#define DOMAIN_MAX_PENDING 64
+
+/* A change to a node's count, not yet in a DomainSums' sums */
+struct NodeDelta
+{
+	NodeDelta  *next;
+	const NodeInfo *node;
+	int32		delta;
+};
+
+/* A change to a pair's count, by value, not yet in a DomainArray's counts */
+struct DomainDelta
+{
+	DomainDelta *next;
+	int64		delta;
+	int			len;
+	char		value[FLEXIBLE_ARRAY_MEMBER];
+};
 
 typedef struct PairEntry
 {
@@ -82,10 +102,9 @@ pair_key(char *buf, const char *key, int keylen, const char *value, int valuelen
 	return true;
 }
 
-/* Add delta to a pair's count; a count come to 0 goes unless keep_zero */
+/* Add delta to a pair's count; a count come to 0 goes */
 static void
-pair_delta(HTAB *pairs, const char *key, int keylen, const char *value, int valuelen, int64 delta,
-		   bool keep_zero)
+pair_delta(HTAB *pairs, const char *key, int keylen, const char *value, int valuelen, int64 delta)
 {
 	char		buf[PAIR_KEYSIZE];
 	PairEntry  *e;
@@ -97,32 +116,8 @@ pair_delta(HTAB *pairs, const char *key, int keylen, const char *value, int valu
 	if (!found)
 		e->count = 0;
 	e->count += delta;
-	if (e->count == 0 && !keep_zero)
+	if (e->count == 0)
 		hash_search(pairs, buf, HASH_REMOVE, NULL);
-}
-
-/* Add delta to the pair (key, the node's value of key), when the node has key. */
-static void
-pair_add(HTAB *pairs, const NodeInfo *node, const char *key, int64 delta)
-{
-	int			vlen;
-	const char *v = LabelGet(node->labels, key, strlen(key), &vlen);
-
-	if (v)
-		pair_delta(pairs, key, strlen(key), v, vlen, delta, false);
-}
-
-HTAB *
-TopologyPairTable(void)
-{
-	return pair_table(CurrentMemoryContext);
-}
-
-/* Add delta to (key, value), keeping entries that come to 0 */
-void
-TopologyPairAdd(HTAB *pairs, const char *key, const char *value, int64 delta)
-{
-	pair_delta(pairs, key, strlen(key), value, strlen(value), delta, true);
 }
 
 int64
@@ -137,31 +132,112 @@ TopologyPairCount(HTAB *pairs, const char *key, const char *value, int valuelen)
 	return e ? e->count : 0;
 }
 
-/* The count of the pair (key, the node's value of key); 0 when the node lacks key */
-int64
-TopologyNodePairCount(HTAB *pairs, const NodeInfo *node, const char *key)
+/* ------------------------------------------------------------------------
+ * Pair counts by the number of their value in the nodes' label column
+ * ------------------------------------------------------------------------
+ */
+static void
+domain_forget_pending(DomainArray *da)
 {
-	int			vlen;
-	const char *v = LabelGet(node->labels, key, strlen(key), &vlen);
+	while (da->pending)
+	{
+		DomainDelta *d = da->pending;
 
-	return v ? TopologyPairCount(pairs, key, v, vlen) : 0;
+		da->pending = d->next;
+		pfree(d);
+	}
+	da->npending = 0;
 }
 
-/* Iterate the pairs: call fn(key, value, count, arg) for each */
-void
-TopologyPairsForEach(HTAB *pairs, void (*fn) (const char *key, const char *value, int64 count, void *arg), void *arg)
+/*
+ * The pair (a key of keylen bytes, value) of da's table moved by delta:
+ * kept for da's next use.  A pair too long for the table is never counted
+ * there (pair_key), nor here.
+ */
+static void
+domain_note(DomainArray *da, int keylen, const char *value, int valuelen, int64 delta)
 {
-	HASH_SEQ_STATUS seq;
-	PairEntry  *e;
+	DomainDelta *d;
 
-	hash_seq_init(&seq, pairs);
-	while ((e = hash_seq_search(&seq)) != NULL)
+	da->changes++;
+	if (da->counts == NULL || keylen + valuelen + 2 > PAIR_KEYSIZE)
+		return;
+	if (da->npending >= DOMAIN_MAX_PENDING)
 	{
-		char	   *sep = strchr(e->key, '\x01');
-		char	   *key = pnstrdup(e->key, sep - e->key);
-
-		fn(key, sep + 1, e->count, arg);
+		/* made afresh from the table at the next use */
+		domain_forget_pending(da);
+		pfree(da->counts);
+		da->counts = NULL;
+		return;
 	}
+	d = MemoryContextAlloc(da->cxt, offsetof(DomainDelta, value) + valuelen);
+	memcpy(d->value, value, valuelen);
+	d->len = valuelen;
+	d->delta = delta;
+	d->next = da->pending;
+	da->pending = d;
+	da->npending++;
+}
+
+/* Bring da up to date with its table for the column of key, and view it in td */
+static void
+domains_make(ClusterSnapshot *snap, HTAB *pairs, DomainArray *da, const char *key, TopologyDomains *td)
+{
+	int			keylen = strlen(key);
+	NodeLabelColumn *col = NodeLabelColumnFor(snap, key, keylen);
+
+	if (da->counts == NULL || da->serial != col->serial || da->ncounts != col->nvalues)
+	{
+		HASH_SEQ_STATUS seq;
+		PairEntry  *e;
+
+		domain_forget_pending(da);
+		if (da->counts)
+			pfree(da->counts);
+		da->counts = MemoryContextAllocZero(da->cxt, sizeof(int64) * Max(col->nvalues, 1));
+		da->ncounts = col->nvalues;
+		da->serial = col->serial;
+		hash_seq_init(&seq, pairs);
+		while ((e = hash_seq_search(&seq)) != NULL)
+		{
+			char	   *sep = strchr(e->key, '\x01');
+			int32		v;
+
+			if (sep - e->key != keylen || memcmp(e->key, key, keylen) != 0)
+				continue;
+			v = NodeLabelValueNumber(col, sep + 1, strlen(sep + 1));
+			if (v >= 0)
+				da->counts[v] += e->count;
+		}
+	}
+	else
+	{
+		for (DomainDelta *d = da->pending; d; d = d->next)
+		{
+			int32		v = NodeLabelValueNumber(col, d->value, d->len);
+
+			if (v >= 0)
+				da->counts[v] += d->delta;
+		}
+		domain_forget_pending(da);
+	}
+	td->pairs = pairs;
+	td->key = key;
+	td->col = col;
+	td->col_serial = col->serial;
+	td->da = da;
+	td->changes = da->changes;
+}
+
+/* TopologyDomainsCount when the array cannot answer: the node's label and the table */
+int64
+TopologyDomainsCountSlow(const TopologyDomains *td, const NodeInfo *node, bool *has_key)
+{
+	int			vlen;
+	const char *v = LabelGet(node->labels, td->key, strlen(td->key), &vlen);
+
+	*has_key = (v != NULL);
+	return v ? TopologyPairCount(td->pairs, td->key, v, vlen) : 0;
 }
 
 /* ------------------------------------------------------------------------
@@ -227,6 +303,101 @@ counts_match(const TopologyCounts *tc, const PodRef *p)
 	return true;
 }
 
+static void
+sums_forget(DomainSums *ds)
+{
+	while (ds->pending)
+	{
+		NodeDelta  *d = ds->pending;
+
+		ds->pending = d->next;
+		pfree(d);
+	}
+	ds->npending = 0;
+	if (ds->sums)
+		pfree(ds->sums);
+	ds->sums = NULL;
+}
+
+/* Node n's count moved by delta: kept for the sums' next use */
+static void
+sums_note(TopologyCounts *tc, const NodeInfo *n, int delta)
+{
+	DomainSums *ds = &tc->sums;
+	NodeDelta  *d;
+
+	if (ds->sums == NULL)
+		return;
+	if (ds->npending >= DOMAIN_MAX_PENDING)
+	{
+		sums_forget(ds);		/* made afresh at the next use */
+		return;
+	}
+	d = MemoryContextAlloc(tc->cxt, sizeof(NodeDelta));
+	d->node = n;
+	d->delta = delta;
+	d->next = ds->pending;
+	ds->pending = d;
+	ds->npending++;
+}
+
+/* Apply the changes noted since; false when one is for a node col did not number */
+static bool
+sums_catch_up(DomainSums *ds, const NodeLabelColumn *col)
+{
+	bool		ok = true;
+
+	for (NodeDelta *d = ds->pending; d && ok; d = d->next)
+	{
+		int32		v = NodeLabelOf(col, d->node);
+
+		if (v >= 0)
+			ds->sums[v] += d->delta;
+		else if (v != NODE_LABEL_NONE)
+			ok = false;
+	}
+	while (ds->pending)
+	{
+		NodeDelta  *d = ds->pending;
+
+		ds->pending = d->next;
+		pfree(d);
+	}
+	ds->npending = 0;
+	return ok;
+}
+
+/*
+ * TopologyCountsByDomain
+ *		tc's per-node counts summed by the number in col (the column of its
+ *		first term's key, current) of each of the snapshot's nodes that has
+ *		the key, as a walk over snap->nodes adding TopologyNodeCount by
+ *		NodeLabelNumber would sum them; col->nvalues of them.  Good until
+ *		tc next changes.
+ */
+const int64 *
+TopologyCountsByDomain(ClusterSnapshot *snap, TopologyCounts *tc, const NodeLabelColumn *col)
+{
+	DomainSums *ds = &tc->sums;
+
+	if (ds->sums != NULL && ds->serial == col->serial && ds->nsums == col->nvalues &&
+		sums_catch_up(ds, col))
+		return ds->sums;
+	sums_forget(ds);
+	ds->sums = MemoryContextAllocZero(tc->cxt, sizeof(int64) * Max(col->nvalues, 1));
+	ds->nsums = col->nvalues;
+	ds->serial = col->serial;
+	for (int i = 0; i < snap->nnodes; i++)
+	{
+		const NodeInfo *node = snap->nodes[i];
+		int32		d = NodeLabelNumber(col, node);
+
+		if (d >= 0)
+			ds->sums[d] += TopologyNodeCount(tc, node);
+	}
+	return ds->sums;
+}
+
 /*
  * A pod counted in (sign 1) or out (-1).  The per-node array is made in the
  * set's own context (repalloc keeps it there), whatever context the caller
@@ -251,8 +422,22 @@ counts_add(TopologyCounts *tc, const PodRef *p, const NodeInfo *n, int sign)
 	}
 	tc->node_counts[n->ordinal] += sign;
 	tc->total += sign;
+	sums_note(tc, n, sign);
 	for (int i = 0; i < tc->nterms; i++)
-		pair_add(tc->pairs, n, tc->terms[i].topology_key, sign);
+	{
+		const char *key = tc->terms[i].topology_key;
+		int			keylen = strlen(key);
+		int			vlen;
+		const char *v = LabelGet(n->labels, key, keylen, &vlen);
+
+		if (v == NULL)
+			continue;
+		pair_delta(tc->pairs, key, keylen, v, vlen, sign);
+		/* every term of this key sees the pair move */
+		for (int j = 0; j < tc->nterms; j++)
+			if (strcmp(tc->terms[j].topology_key, key) == 0)
+				domain_note(&tc->domains[j], keylen, v, vlen, sign);
+	}
 }
 
 /*
@@ -319,6 +504,9 @@ TopologyCountsFor(ClusterSnapshot *snap, const AffinityTerm *terms, int nterms, 
 	for (int i = 0; i < nterms; i++)
 		tc->terms[i] = AffinityTermCopy(&terms[i]);
 	tc->pairs = pair_table(tc->cxt);
+	tc->domains = palloc0(sizeof(DomainArray) * Max(nterms, 1));
+	for (int i = 0; i < nterms; i++)
+		tc->domains[i].cxt = tc->cxt;
 	tc->last_used = ts->clock;
 
 	hash_seq_init(&seq, snap->pods);
@@ -333,6 +521,13 @@ TopologyCountsFor(ClusterSnapshot *snap, const AffinityTerm *terms, int nterms, 
 	ts->counts = lappend(ts->counts, tc);
 	MemoryContextSwitchTo(old);
 	return tc;
+}
+
+/* The view of tc's pairs for its term'th term's topology key */
+void
+TopologyCountsDomains(ClusterSnapshot *snap, TopologyCounts *tc, int term, TopologyDomains *td)
+{
+	domains_make(snap, tc->pairs, &tc->domains[term], tc->terms[term].topology_key, td);
 }
 
 int32
@@ -376,9 +571,25 @@ owned_term(TopologyState *ts, int kind, const AffinityTerm *t)
 	o->kind = kind;
 	o->term = AffinityTermCopy(t);
 	o->pairs = pair_table(ts->cxt);
+	o->domains.cxt = ts->cxt;
 	b->terms = lappend(b->terms, o);
 	ts->owned_list = lappend(ts->owned_list, o);
 	return o;
+}
+
+/* An owner of o joins (sign 1) or leaves (-1) node n */
+static void
+owned_pair_add(OwnedTerm *o, const NodeInfo *n, int sign)
+{
+	const char *key = o->term.topology_key;
+	int			keylen = strlen(key);
+	int			vlen;
+	const char *v = LabelGet(n->labels, key, keylen, &vlen);
+
+	if (v == NULL)
+		return;
+	pair_delta(o->pairs, key, keylen, v, vlen, sign);
+	domain_note(&o->domains, keylen, v, vlen, sign);
 }
 
 static void
@@ -406,8 +617,15 @@ owned_add(TopologyState *ts, const PodRef *p, const NodeInfo *n, int sign)
 			if (o == NULL)
 				t->owned = o = owned_term(ts, k, t);
 			o->owners += sign;
-			pair_add(o->pairs, n, o->term.topology_key, sign);
+			owned_pair_add(o, n, sign);
 		}
+}
+
+/* The view of o's pairs */
+void
+TopologyOwnedDomains(ClusterSnapshot *snap, OwnedTerm *o, TopologyDomains *td)
+{
+	domains_make(snap, o->pairs, &o->domains, o->term.topology_key, td);
 }
 
 /* The distinct terms of pods on nodes (OwnedTerm *; owners may be 0) */

@@ -65,7 +65,20 @@ typedef struct Candidate
 	NodeInfo   *node;
 	List	   *victims;		/* PodRef *, most important first */
 	int			violations;
+	/* what pickOneNodeForPreemption compares, worked out once */
+	int32		top;			/* the highest victim priority */
+	int64		sum;			/* sum of (priority + MaxInt32 + 1) */
+	int			nvictims;
+	TimestampTz earliest;		/* earliest start among the highest-priority victims */
 } Candidate;
+
+/* Candidates as found, in an array grown as they come */
+typedef struct Candidates
+{
+	Candidate  *c;
+	int			n;
+	int			cap;
+} Candidates;
 
 /* util.MoreImportantPod, as a list_sort comparator: higher priority, then started earlier */
 int
@@ -297,29 +310,43 @@ earliest_start_of_highest(List *victims)
 	return earliest;
 }
 
+/* A candidate found: node, its victims (most important first) and the budgets they violate */
+static void
+add_candidate(Candidates *cs, NodeInfo *node, List *victims, int violations)
+{
+	Candidate  *c;
+	ListCell   *lc;
+
+	if (cs->n == cs->cap)
+	{
+		cs->cap = Max(64, cs->cap * 2);
+		cs->c = cs->c ? repalloc(cs->c, sizeof(Candidate) * cs->cap) : palloc(sizeof(Candidate) * cs->cap);
+	}
+	c = &cs->c[cs->n++];
+	c->node = node;
+	c->victims = victims;
+	c->violations = violations;
+	c->top = ((PodRef *) linitial(victims))->priority;
+	c->sum = 0;
+	foreach(lc, victims)
+		c->sum += (int64) ((PodRef *) lfirst(lc))->priority + (int64) PG_INT32_MAX + 1;
+	c->nvictims = list_length(victims);
+	c->earliest = earliest_start_of_highest(victims);
+}
+
 /* pickOneNodeForPreemption: is a a better choice than b? */
 static bool
 better(const Candidate *a, const Candidate *b)
 {
-	int64		sa = 0,
-				sb = 0;
-	ListCell   *lc;
-	int32		ha = ((PodRef *) linitial(a->victims))->priority;
-	int32		hb = ((PodRef *) linitial(b->victims))->priority;
-
 	if (a->violations != b->violations)
 		return a->violations < b->violations;
-	if (ha != hb)
-		return ha < hb;
-	foreach(lc, a->victims)
-		sa += (int64) ((PodRef *) lfirst(lc))->priority + (int64) PG_INT32_MAX + 1;
-	foreach(lc, b->victims)
-		sb += (int64) ((PodRef *) lfirst(lc))->priority + (int64) PG_INT32_MAX + 1;
-	if (sa != sb)
-		return sa < sb;
-	if (list_length(a->victims) != list_length(b->victims))
-		return list_length(a->victims) < list_length(b->victims);
-	return earliest_start_of_highest(a->victims) > earliest_start_of_highest(b->victims);
+	if (a->top != b->top)
+		return a->top < b->top;
+	if (a->sum != b->sum)
+		return a->sum < b->sum;
+	if (a->nvictims != b->nvictims)
+		return a->nvictims < b->nvictims;
+	return a->earliest > b->earliest;
 }
 
 /* The FitError of the dry runs, as PostFilter's message */
@@ -425,10 +452,9 @@ postfilter(PluginCall *call pg_attribute_unused(), const PodInfo *pod, CycleResu
 	int			npdbs;
 	NodeVerdict *tried;
 	int			ntried = 0;
-	List	   *nonviolating = NIL;
-	List	   *violating = NIL;
+	Candidates	nonviolating = {NULL, 0, 0};
+	Candidates	violating = {NULL, 0, 0};
 	Candidate  *best = NULL;
-	ListCell   *lc;
 
 	/* 1. eligible? */
 	if (!eligible(res, pod, st))
@@ -470,16 +496,8 @@ postfilter(PluginCall *call pg_attribute_unused(), const PodInfo *pod, CycleResu
 		victims = dry_run(res, pod, node, pdbs, npdbs, &violations, &s);
 		if (victims != NIL)
 		{
-			Candidate  *c = palloc(sizeof(Candidate));
-
-			c->node = node;
-			c->victims = victims;
-			c->violations = violations;
-			if (violations == 0)
-				nonviolating = lappend(nonviolating, c);
-			else
-				violating = lappend(violating, c);
-			if (nonviolating != NIL && list_length(nonviolating) + list_length(violating) >= ncandidates)
+			add_candidate(violations == 0 ? &nonviolating : &violating, node, victims, violations);
+			if (nonviolating.n > 0 && nonviolating.n + violating.n >= ncandidates)
 				break;
 			continue;
 		}
@@ -488,16 +506,16 @@ postfilter(PluginCall *call pg_attribute_unused(), const PodInfo *pod, CycleResu
 		tried[ntried].status = s;
 		ntried++;
 	}
-	if (nonviolating == NIL && violating == NIL)
+	if (nonviolating.n == 0 && violating.n == 0)
 	{
 		dry_run_failure(res, tried, ntried, st);
 		return;
 	}
 
 	/* 3. the best candidate, non-violating ones first as found */
-	foreach(lc, list_concat(nonviolating, violating))
+	for (int i = 0; i < nonviolating.n + violating.n; i++)
 	{
-		Candidate  *c = lfirst(lc);
+		Candidate  *c = i < nonviolating.n ? &nonviolating.c[i] : &violating.c[i - nonviolating.n];
 
 		if (best == NULL || better(c, best))
 			best = c;

@@ -51,15 +51,30 @@ typedef struct FilterState
 {
 	PodAffinity *pa;
 	TopologyCounts *affinity;	/* pods matching all required affinity terms */
-	TopologyCounts **anti;		/* per required anti-affinity term */
+	TopologyDomains *affinity_by;	/* its pairs, per term's key */
+	TopologyDomains *anti;		/* per required anti-affinity term */
 	bool		self_match;		/* the pod matches all its own affinity terms */
-	List	   *existing_anti;	/* OwnedTerm *: existing anti-affinity against it */
+	TopologyDomains *existing_anti; /* existing anti-affinity terms against it */
+	int			nexisting_anti;
 } FilterState;
 
+/* A table of pairs the score adds, times factor */
+typedef struct ScoreSource
+{
+	TopologyDomains pairs;
+	int64		factor;
+} ScoreSource;
+
+/*
+ * Per topology pair, the sum over the sources of factor * the pair's count
+ * (each source counts pairs of its own term's key only); a node scores the
+ * sum over the pairs it has.
+ */
 typedef struct ScoreState
 {
-	HTAB	   *scores;			/* (topology key, value) -> score */
-	List	   *keys;			/* the distinct topology keys in scores */
+	ScoreSource *sources;
+	int			nsources;
+	int			maxsources;
 } ScoreState;
 
 typedef struct CallState
@@ -224,6 +239,7 @@ prefilter(PluginCall *call, const PodInfo *pod, Status *st, List **node_names pg
 	Jsonb	   *ns_labels = NULL;
 	bool		ns_read = false;
 	ListCell   *lc;
+	List	   *matching = NIL;
 	PodAffinity *pa = PodAffinityParse(pod->affinity, pod->namespace, pod->labels, &err);
 
 	if (err)
@@ -244,21 +260,29 @@ prefilter(PluginCall *call, const PodInfo *pod, Status *st, List **node_names pg
 
 		if (o->kind == OWNED_REQ_ANTI && hash_get_num_entries(o->pairs) > 0 &&
 			owned_matches(o, pod, &ns_labels, &ns_read))
-			fs->existing_anti = lappend(fs->existing_anti, o);
+			matching = lappend(matching, o);
 	}
-	if (fs->existing_anti == NIL && pa->nreq_aff == 0 && pa->nreq_anti == 0)
+	if (matching == NIL && pa->nreq_aff == 0 && pa->nreq_anti == 0)
 	{
 		st->code = CODE_SKIP;
 		return;
 	}
+	fs->nexisting_anti = list_length(matching);
+	fs->existing_anti = palloc(sizeof(TopologyDomains) * Max(fs->nexisting_anti, 1));
+	foreach(lc, matching)
+		TopologyOwnedDomains(call->snap, lfirst(lc), &fs->existing_anti[foreach_current_index(lc)]);
 	if (pa->nreq_aff > 0)
 	{
 		fs->affinity = TopologyCountsFor(call->snap, pa->req_aff, pa->nreq_aff, false);
+		fs->affinity_by = palloc(sizeof(TopologyDomains) * pa->nreq_aff);
+		for (int i = 0; i < pa->nreq_aff; i++)
+			TopologyCountsDomains(call->snap, fs->affinity, i, &fs->affinity_by[i]);
 		fs->self_match = matches_all(pa->req_aff, pa->nreq_aff, pod->namespace, pod->labels);
 	}
-	fs->anti = palloc(sizeof(TopologyCounts *) * Max(pa->nreq_anti, 1));
+	fs->anti = palloc(sizeof(TopologyDomains) * Max(pa->nreq_anti, 1));
 	for (int i = 0; i < pa->nreq_anti; i++)
-		fs->anti[i] = TopologyCountsFor(call->snap, &pa->req_anti[i], 1, false);
+		TopologyCountsDomains(call->snap, TopologyCountsFor(call->snap, &pa->req_anti[i], 1, false), 0,
+							  &fs->anti[i]);
 	call_state(call)->filter = fs;
 }
 
@@ -269,13 +293,12 @@ satisfies_affinity(const FilterState *fs, const NodeInfo *node)
 
 	for (int i = 0; i < fs->pa->nreq_aff; i++)
 	{
-		const char *key = fs->pa->req_aff[i].topology_key;
-		int			len;
-		const char *v = LabelGet(node->labels, key, strlen(key), &len);
+		bool		has_key;
+		int64		count = TopologyDomainsCount(&fs->affinity_by[i], node, &has_key);
 
-		if (v == NULL)
+		if (!has_key)
 			return false;		/* every topology key must be on the node */
-		if (TopologyPairCount(fs->affinity->pairs, key, v, len) <= 0)
+		if (count <= 0)
 			pods_exist = false;
 	}
 	if (pods_exist)
@@ -288,7 +311,7 @@ static void
 filter(PluginCall *call, const PodInfo *pod pg_attribute_unused(), const NodeInfo *node, Status *st)
 {
 	FilterState *fs = call->state ? ((CallState *) call->state)->filter : NULL;
-	ListCell   *lc;
+	bool		has_key;
 
 	if (fs == NULL)
 	{
@@ -301,53 +324,49 @@ filter(PluginCall *call, const PodInfo *pod pg_attribute_unused(), const NodeInf
 		return;
 	}
 	for (int i = 0; i < fs->pa->nreq_anti; i++)
-		if (TopologyNodePairCount(fs->anti[i]->pairs, node, fs->pa->req_anti[i].topology_key) > 0)
+		if (TopologyDomainsCount(&fs->anti[i], node, &has_key) > 0)
 		{
 			StatusSet(st, CODE_UNSCHEDULABLE, ErrReasonAntiAffinityRulesNotMatch);
 			return;
 		}
-	foreach(lc, fs->existing_anti)
-	{
-		OwnedTerm  *o = lfirst(lc);
-
-		if (TopologyNodePairCount(o->pairs, node, o->term.topology_key) > 0)
+	for (int i = 0; i < fs->nexisting_anti; i++)
+		if (TopologyDomainsCount(&fs->existing_anti[i], node, &has_key) > 0)
 		{
 			StatusSet(st, CODE_UNSCHEDULABLE, ErrReasonExistingAntiAffinityRulesNotMatch);
 			return;
 		}
-	}
 }
 
 /* ------------------------------------------------------------------------
  * PreScore, Score, NormalizeScore
  * ------------------------------------------------------------------------
  */
-typedef struct AddArg
-{
-	ScoreState *ss;
-	int64		factor;
-} AddArg;
-
+/* Add the view of a table (one with pairs: else it adds nothing) as a source, times factor */
 static void
-add_pair(const char *key, const char *value, int64 count, void *arg)
+add_source(ScoreState *ss, const TopologyDomains *td, int64 factor)
 {
-	AddArg	   *a = arg;
-	ListCell   *lc;
-	bool		known = false;
-
-	TopologyPairAdd(a->ss->scores, key, value, a->factor * count);
-	foreach(lc, a->ss->keys)
-		known |= (strcmp(lfirst(lc), key) == 0);
-	if (!known)
-		a->ss->keys = lappend(a->ss->keys, pstrdup(key));
+	if (ss->nsources == ss->maxsources)
+	{
+		ss->maxsources = Max(4, ss->maxsources * 2);
+		ss->sources = ss->sources ? repalloc(ss->sources, sizeof(ScoreSource) * ss->maxsources) :
+			palloc(sizeof(ScoreSource) * ss->maxsources);
+	}
+	ss->sources[ss->nsources].pairs = *td;
+	ss->sources[ss->nsources].factor = factor;
+	ss->nsources++;
 }
 
+/* The source of a term's matching pods, when any pod matches */
 static void
-add_pairs(ScoreState *ss, HTAB *pairs, int64 factor)
+add_counts(PluginCall *call, ScoreState *ss, const AffinityTerm *term, int64 factor)
 {
-	AddArg		a = {ss, factor};
+	TopologyCounts *tc = TopologyCountsFor(call->snap, term, 1, false);
+	TopologyDomains td;
 
-	TopologyPairsForEach(pairs, add_pair, &a);
+	if (hash_get_num_entries(tc->pairs) == 0)
+		return;
+	TopologyCountsDomains(call->snap, tc, 0, &td);
+	add_source(ss, &td, factor);
 }
 
 static void
@@ -385,12 +404,11 @@ prescore(PluginCall *call, const PodInfo *pod, NodeInfo **nodes pg_attribute_unu
 	merge_namespaces(pa->pref_anti, pa->npref_anti);
 
 	ss = palloc0(sizeof(ScoreState));
-	ss->scores = TopologyPairTable();
 	/* the pod's preferred terms, over the pods that match them */
 	for (int i = 0; i < pa->npref_aff; i++)
-		add_pairs(ss, TopologyCountsFor(call->snap, &pa->pref_aff[i], 1, false)->pairs, pa->pref_aff[i].weight);
+		add_counts(call, ss, &pa->pref_aff[i], pa->pref_aff[i].weight);
 	for (int i = 0; i < pa->npref_anti; i++)
-		add_pairs(ss, TopologyCountsFor(call->snap, &pa->pref_anti[i], 1, false)->pairs, -(int64) pa->pref_anti[i].weight);
+		add_counts(call, ss, &pa->pref_anti[i], -(int64) pa->pref_anti[i].weight);
 	/* the existing pods' terms that this pod matches */
 	foreach(lc, TopologyOwnedTerms(call->snap))
 	{
@@ -408,9 +426,14 @@ prescore(PluginCall *call, const PodInfo *pod, NodeInfo **nodes pg_attribute_unu
 		else
 			continue;
 		if (owned_matches(o, pod, &ns_labels, &ns_read))
-			add_pairs(ss, o->pairs, factor);
+		{
+			TopologyDomains td;
+
+			TopologyOwnedDomains(call->snap, o, &td);
+			add_source(ss, &td, factor);
+		}
 	}
-	if (ss->keys == NIL)
+	if (ss->nsources == 0)
 	{
 		st->code = CODE_SKIP;
 		return;
@@ -423,10 +446,10 @@ score(PluginCall *call, const PodInfo *pod pg_attribute_unused(), const NodeInfo
 {
 	ScoreState *ss = ((CallState *) call->state)->score;
 	int64		sum = 0;
-	ListCell   *lc;
+	bool		has_key;
 
-	foreach(lc, ss->keys)
-		(void) AddSaturating(&sum, TopologyNodePairCount(ss->scores, node, lfirst(lc)));
+	for (int i = 0; i < ss->nsources; i++)
+		(void) AddSaturating(&sum, ss->sources[i].factor * TopologyDomainsCount(&ss->sources[i].pairs, node, &has_key));
 	return sum;
 }
 

@@ -64,6 +64,7 @@ typedef struct SpreadConstraint
 	int64	   *domain_count;
 	int			ndomains_eligible;
 	int64		min_count;
+	int			self_match;		/* PreFilter: the pod counts itself (1) or not (0) */
 } SpreadConstraint;
 
 typedef struct Args
@@ -81,6 +82,7 @@ typedef struct State
 	int			nignored;
 	double	   *weight;			/* per constraint */
 	NodeInfo  **scored;			/* the nodes PreScore was given, in order */
+	const PodInfo *pod;			/* PreFilter's pod, whose self_match it holds */
 } State;
 
 #define ARGS "PodTopologySpread args"
@@ -611,6 +613,70 @@ domain_of(const SpreadConstraint *c, const NodeInfo *node, bool require_all)
 	return (d < 0 && !require_all) ? c->domains->nvalues : d;
 }
 
+/* count_domains' walk over the nodes, each checked for each constraint */
+static void
+count_domains_each(SpreadConstraint *cs, int n, ClusterSnapshot *snap, const PodInfo *pod, bool require_all)
+{
+	const void *req = RequiredNodeAffinity(pod);
+	bool		gate = scheduler_features.NodeInclusionPolicyInPodTopologySpread;
+
+	for (int i = 0; i < snap->nnodes; i++)
+	{
+		const NodeInfo *node = snap->nodes[i];
+
+		if (!gate && (req != NULL || pod->node_selector != NULL) && !RequiredNodeAffinityMatches(req, snap, pod, node))
+			continue;
+		if (require_all && !has_all_keys(cs, n, node))
+			continue;
+		for (int k = 0; k < n; k++)
+		{
+			SpreadConstraint *c = &cs[k];
+			int32		d = domain_of(c, node, require_all);
+
+			if (d < 0 || c->domain_count[d] == -2)
+				continue;
+			if (gate && needs_node_check(c, req, pod) && !node_included(c, snap, pod, req, node))
+				continue;
+			if (c->domain_count[d] < 0)
+				c->domain_count[d] = 0;
+			c->domain_count[d] += TopologyNodeCount(c->counts, node);
+		}
+	}
+}
+
+/*
+ * count_domains' walk for one constraint and no node that does not count:
+ * a node counts in its domain when it has one (with one constraint, having
+ * its key is having every key).  every_node: no candidates to keep to.
+ */
+static void
+count_domains_one(SpreadConstraint *c, ClusterSnapshot *snap, bool require_all, bool every_node)
+{
+	const TopologyCounts *tc = c->counts;
+
+	if (require_all && every_node)
+	{
+		/* every node with the key counts: every domain, with its sum */
+		const int64 *sums = TopologyCountsByDomain(snap, c->counts, c->domains);
+
+		for (int d = 0; d < c->domains->nvalues; d++)
+			c->domain_count[d] = sums[d];
+		return;
+	}
+	for (int i = 0; i < snap->nnodes; i++)
+	{
+		const NodeInfo *node = snap->nodes[i];
+		int32		d = domain_of(c, node, require_all);
+
+		if (d < 0 || c->domain_count[d] == -2)
+			continue;
+		if (c->domain_count[d] < 0)
+			c->domain_count[d] = 0;
+		if (node->ordinal < tc->nnode_counts)
+			c->domain_count[d] += tc->node_counts[node->ordinal];
+	}
+}
+
 /*
  * The matching pods per domain over the nodes that count, for each
  * constraint (calPreFilterState's TpValueToMatchNum); only_nodes, when not
@@ -649,28 +715,10 @@ count_domains(SpreadConstraint *cs, int n, ClusterSnapshot *snap, const PodInfo 
 					cs[k].domain_count[d] = -1;
 			}
 		}
-	for (int i = 0; i < snap->nnodes; i++)
-	{
-		const NodeInfo *node = snap->nodes[i];
-
-		if (!gate && (req != NULL || pod->node_selector != NULL) && !RequiredNodeAffinityMatches(req, snap, pod, node))
-			continue;
-		if (require_all && !has_all_keys(cs, n, node))
-			continue;
-		for (int k = 0; k < n; k++)
-		{
-			SpreadConstraint *c = &cs[k];
-			int32		d = domain_of(c, node, require_all);
-
-			if (d < 0 || c->domain_count[d] == -2)
-				continue;
-			if (gate && needs_node_check(c, req, pod) && !node_included(c, snap, pod, req, node))
-				continue;
-			if (c->domain_count[d] < 0)
-				c->domain_count[d] = 0;
-			c->domain_count[d] += TopologyNodeCount(c->counts, node);
-		}
-	}
+	if (n == 1 && !(gate ? needs_node_check(&cs[0], req, pod) : (req != NULL || pod->node_selector != NULL)))
+		count_domains_one(&cs[0], snap, require_all, only_nodes == NULL);
+	else
+		count_domains_each(cs, n, snap, pod, require_all);
 	for (int k = 0; k < n; k++)
 	{
 		SpreadConstraint *c = &cs[k];
@@ -718,6 +766,9 @@ prefilter(PluginCall *call, const PodInfo *pod, Status *st, List **node_names pg
 		return;
 	}
 	count_domains(s->constraints, s->nconstraints, call->snap, pod, NULL, true);
+	for (int k = 0; k < s->nconstraints; k++)
+		s->constraints[k].self_match = LabelSelectorMatches(s->constraints[k].selector, pod->labels) ? 1 : 0;
+	s->pod = pod;
 }
 
 static void
@@ -741,7 +792,7 @@ filter(PluginCall *call, const PodInfo *pod, const NodeInfo *node, Status *st)
 		}
 		min = c->ndomains_eligible < c->min_domains ? 0 : c->min_count;
 		match = c->domain_count[d] > 0 ? c->domain_count[d] : 0;
-		if (LabelSelectorMatches(c->selector, pod->labels))
+		if (pod == s->pod ? c->self_match : LabelSelectorMatches(c->selector, pod->labels))
 			match++;
 		if (match - min > c->max_skew)
 		{
