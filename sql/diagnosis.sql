@@ -306,5 +306,28 @@ SELECT namespace, name, message FROM scheduler.pending_pods WHERE name = 'pinned
 SELECT count(*) FROM scheduler.pending_pods;
 SELECT name, diagnosis FROM scheduler.pending_pods WHERE name = 'pinned';
 
+-- Pods that fail alike in one call share one stored diagnosis, and the
+-- same document is not built again (explain.c's DiagnosisToJsonbReusing);
+-- pods whose groups have the same plugins, reasons and sizes but not the
+-- same nodes each get their own: "away-b" is rejected by NodeAffinity on
+-- b alone, "away-c" on c alone, then "away-c2" as "away-c".
+TRUNCATE scheduler.nodes, scheduler.pods, scheduler.pod_attempts, scheduler.attempt_history;
+SELECT scheduler.apply(jsonb_build_object('kind', 'Node', 'metadata',
+    jsonb_build_object('name', z, 'labels', jsonb_build_object('zone', z)),
+    'status', '{"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "10"}}'::jsonb)) AS applied
+FROM unnest(ARRAY['a', 'b', 'c']) z;
+SELECT pg_temp.pod(p, '8', '1Gi', jsonb_build_object('affinity', jsonb_build_object('nodeAffinity', jsonb_build_object(
+    'requiredDuringSchedulingIgnoredDuringExecution', jsonb_build_object('nodeSelectorTerms', jsonb_build_array(
+        jsonb_build_object('matchExpressions', jsonb_build_array(
+            jsonb_build_object('key', 'zone', 'operator', 'NotIn', 'values', jsonb_build_array(z))))))))))
+FROM (VALUES ('away-b', 'b'), ('away-c', 'c'), ('away-c2', 'c')) v(p, z);
+SELECT name, result FROM schedule_pending() ORDER BY name;
+SELECT * FROM pg_temp.doc_rows('away-b') ORDER BY 1, 2;
+SELECT * FROM pg_temp.doc_rows('away-c') ORDER BY 1, 2;
+SELECT * FROM pg_temp.doc_rows('away-c2') ORDER BY 1, 2;
+SELECT h.name, h.diagnosis IS NOT NULL AS stored, o.name AS shares
+FROM scheduler.attempt_history h LEFT JOIN scheduler.attempt_history o ON o.id = h.diagnosis_of
+WHERE h.name LIKE 'away-%' ORDER BY h.name;
+
 RESET scheduler.pod_initial_backoff;
 RESET scheduler.pod_max_backoff;

@@ -115,12 +115,16 @@ FitErrorMessage(const CycleResult *res)
 	counts = palloc(sizeof(ReasonCount) * cap);
 	if (res->prefilter_plugin < 0)
 	{
-		for (int i = 0; i < res->nverdicts; i++)
+		/* a run of verdicts sharing their reasons (equivalence.c) counted at once */
+		for (int i = 0, run; i < res->nverdicts; i += run)
 		{
 			ListCell   *lc;
 
+			for (run = 1; i + run < res->nverdicts &&
+				 res->verdicts[i + run].status.reasons == res->verdicts[i].status.reasons; run++)
+				;
 			foreach(lc, res->verdicts[i].status.reasons)
-				count_reason(&counts, &ncounts, &cap, lfirst(lc), 1);
+				count_reason(&counts, &ncounts, &cap, lfirst(lc), run);
 		}
 		if (res->nabsent > 0)
 			count_reason(&counts, &ncounts, &cap, absent_reason(res), res->nabsent);
@@ -256,6 +260,94 @@ absent_nodes(const CycleResult *res)
 }
 
 /*
+ * The verdicts' groups (by plugin, code and message), in the order of the
+ * nodes in the snapshot (NodeTree order), not the order this search
+ * happened to start at: pods that failed alike get the same diagnosis,
+ * byte for byte (schedule.c keeps such a diagnosis once).  first[g] is the
+ * first verdict of group g; order[] (*norder of them) the verdicts in that
+ * order, gidx[] each one's group.  With key, the groups are written there
+ * too (plugin, code, message, reasons, then each node's group by
+ * position), and *keyed is false when a node has no position to write.
+ */
+static int
+group_verdicts(const CycleResult *res, char **msgs, int *first, int *order, int *norder, int *gidx,
+			   StringInfo key, bool *keyed)
+{
+	int			n = res->nverdicts;
+	int			npos = res->snap ? res->snap->nnodes : 0;
+	int		   *bypos = palloc(sizeof(int) * Max(npos, 1));
+	int			nrest = 0;
+	int			ngroups = 0;
+
+	*keyed = (key != NULL);
+	*norder = 0;
+	for (int p = 0; p < npos; p++)
+		bypos[p] = -1;
+	for (int i = 0; i < n; i++)
+	{
+		int			p = res->verdicts[i].node->position;
+
+		if (p >= 0 && p < npos && res->snap->nodes[p] == res->verdicts[i].node)
+			bypos[p] = i;
+		else
+			gidx[nrest++] = i;	/* not placed by position: after the others */
+	}
+	for (int p = 0; p < npos; p++)
+		if (bypos[p] >= 0)
+			order[(*norder)++] = bypos[p];
+	if (nrest > 0)
+		*keyed = false;
+	for (int j = 0; j < nrest; j++)
+		order[(*norder)++] = gidx[j];
+	for (int j = 0; j < *norder; j++)
+	{
+		int			i = order[j];
+		const NodeVerdict *v = &res->verdicts[i];
+		int			g;
+
+		for (g = 0; g < ngroups; g++)
+		{
+			const NodeVerdict *w = &res->verdicts[first[g]];
+			const char *m = msgs[first[g]];
+
+			if (w->rejected_by == v->rejected_by && w->status.code == v->status.code &&
+				(m == msgs[i] || strcmp(m, msgs[i]) == 0))
+				break;
+		}
+		if (g == ngroups)
+			first[ngroups++] = i;
+		gidx[j] = g;
+	}
+	for (int g = 0; *keyed && g < ngroups; g++)
+	{
+		const NodeVerdict *v = &res->verdicts[first[g]];
+		ListCell   *lc;
+		int32		x[2] = {v->rejected_by, (int32) v->status.code};
+
+		appendBinaryStringInfo(key, (char *) x, sizeof(x));
+		appendBinaryStringInfo(key, msgs[first[g]], strlen(msgs[first[g]]) + 1);
+		x[0] = list_length(v->status.reasons);
+		appendBinaryStringInfo(key, (char *) x, sizeof(int32));
+		foreach(lc, v->status.reasons)
+			appendBinaryStringInfo(key, lfirst(lc), strlen(lfirst(lc)) + 1);
+	}
+	if (*keyed)
+	{
+		/* then the nodes: their positions, and each one's group */
+		int32		x[2] = {ngroups, *norder};
+
+		appendBinaryStringInfo(key, (char *) x, sizeof(x));
+		for (int j = 0; j < *norder; j++)
+		{
+			x[0] = res->verdicts[order[j]].node->position;
+			x[1] = gidx[j];
+			appendBinaryStringInfo(key, (char *) x, sizeof(x));
+		}
+	}
+	return ngroups;
+}
+
+/*
  * DiagnosisToJsonb
  *		Every node's rejection, grouped by plugin and message:
  *		[{"plugin": ..., "code": ..., "reason": ..., "nodes": [...]}, ...],
@@ -268,12 +360,39 @@ absent_nodes(const CycleResult *res)
 Jsonb *
 DiagnosisToJsonb(const CycleResult *res)
 {
-	int			n = res->nverdicts;
-	char	  **msgs = palloc0(sizeof(char *) * Max(n, 1));
-	JsonbValue	top;
-	JsonbValue *groups = palloc(sizeof(JsonbValue) * (n + 2));
-	int			ngroups = 0;
+	return DiagnosisToJsonbReusing(res, NULL);
+}
 
+/*
+ * DiagnosisToJsonbReusing
+ *		The same, given the last one made (reuse: its groups' key and its
+ *		document, in reuse->cxt; NULL: none kept): when this cycle's groups
+ *		are the same, plugin, message, reasons and nodes alike, with no
+ *		PreFilter rejection and no node left out, the kept document is the
+ *		answer, not made again (schedule_pending()'s pods that fail alike
+ *		on every node, a document listing each node).
+ */
+Jsonb *
+DiagnosisToJsonbReusing(const CycleResult *res, DiagnosisReuse *reuse)
+{
+	int			n = res->nverdicts;
+	char	  **msgs = palloc(sizeof(char *) * Max(n, 1));
+	JsonbValue	top;
+	JsonbValue *groups;
+	int			ngroups = 0;
+	int		   *first = palloc(sizeof(int) * Max(n, 1));
+	int		   *order = palloc(sizeof(int) * Max(n, 1));
+	int		   *gidx = palloc(sizeof(int) * Max(n, 1));
+	int			norder;
+	List	  **nodes;
+	int			nverdict_groups;
+	StringInfoData key;
+	bool		keyed = false;
+	Jsonb	   *doc;
+
+	if (reuse && (res->prefilter_plugin >= 0 || res->nabsent > 0))
+		reuse = NULL;
+	groups = palloc(sizeof(JsonbValue) * (n + 2));
 	if (res->prefilter_plugin >= 0 && res->snap)
 	{
 		List	   *all = NIL;
@@ -291,74 +410,20 @@ DiagnosisToJsonb(const CycleResult *res)
 		else
 			msgs[i] = StatusMessage(&res->verdicts[i].status);
 	}
-
-	/*
-	 * The groups, in the order of the nodes in the snapshot (NodeTree
-	 * order), not the order this search happened to start at: pods that
-	 * failed alike get the same diagnosis, byte for byte (schedule.c keeps
-	 * such a diagnosis once).
-	 */
+	if (reuse)
+		initStringInfo(&key);
+	nverdict_groups = group_verdicts(res, msgs, first, order, &norder, gidx, reuse ? &key : NULL, &keyed);
+	if (keyed && reuse->doc && reuse->key.len == key.len && memcmp(reuse->key.data, key.data, key.len) == 0)
+		return reuse->doc;
+	nodes = palloc0(sizeof(List *) * Max(nverdict_groups, 1));
+	for (int j = 0; j < norder; j++)
+		nodes[gidx[j]] = lappend(nodes[gidx[j]], res->verdicts[order[j]].node->name);
+	for (int g = 0; g < nverdict_groups; g++)
 	{
-		int			npos = res->snap ? res->snap->nnodes : 0;
-		int		   *bypos = palloc(sizeof(int) * Max(npos, 1));
-		int		   *order = palloc(sizeof(int) * Max(n, 1));
-		int			norder = 0;
-		int		   *group_of = palloc(sizeof(int) * Max(n, 1));	/* first verdict of each group */
-		List	  **group_nodes = palloc0(sizeof(List *) * Max(n, 1));
-		int			first_group = ngroups;
+		const NodeVerdict *v = &res->verdicts[first[g]];
 
-		for (int p = 0; p < npos; p++)
-			bypos[p] = -1;
-		for (int i = 0; i < n; i++)
-		{
-			int			p = res->verdicts[i].node->position;
-
-			if (p >= 0 && p < npos && res->snap->nodes[p] == res->verdicts[i].node)
-				bypos[p] = i;
-			else
-				order[norder++] = i;	/* not placed by position: after the others */
-		}
-		{
-			int		   *all = palloc(sizeof(int) * Max(n, 1));
-			int			k = 0;
-
-			for (int p = 0; p < npos; p++)
-				if (bypos[p] >= 0)
-					all[k++] = bypos[p];
-			for (int j = 0; j < norder; j++)
-				all[k++] = order[j];
-			order = all;
-			norder = k;
-		}
-		for (int j = 0; j < norder; j++)
-		{
-			int			i = order[j];
-			const NodeVerdict *v = &res->verdicts[i];
-			int			g;
-
-			for (g = first_group; g < ngroups; g++)
-			{
-				const NodeVerdict *w = &res->verdicts[group_of[g - first_group]];
-				const char *m = msgs[group_of[g - first_group]];
-
-				if (w->rejected_by == v->rejected_by && w->status.code == v->status.code &&
-					(m == msgs[i] || strcmp(m, msgs[i]) == 0))
-					break;
-			}
-			if (g == ngroups)
-			{
-				group_of[g - first_group] = i;
-				ngroups++;
-			}
-			group_nodes[g - first_group] = lappend(group_nodes[g - first_group], v->node->name);
-		}
-		for (int g = first_group; g < ngroups; g++)
-		{
-			const NodeVerdict *v = &res->verdicts[group_of[g - first_group]];
-
-			make_group(&groups[g], res->profile->plugins[v->rejected_by].plugin->name, v->status.code,
-					   msgs[group_of[g - first_group]], group_nodes[g - first_group], v->status.reasons);
-		}
+		make_group(&groups[ngroups++], res->profile->plugins[v->rejected_by].plugin->name, v->status.code,
+				   msgs[first[g]], nodes[g], v->status.reasons);
 	}
 	if (res->nabsent > 0 && res->snap)
 	{
@@ -372,7 +437,19 @@ DiagnosisToJsonb(const CycleResult *res)
 	top.val.array.rawScalar = false;
 	top.val.array.nElems = ngroups;
 	top.val.array.elems = groups;
-	return JsonbValueToJsonb(&top);
+	doc = JsonbValueToJsonb(&top);
+	if (keyed)
+	{
+		MemoryContext old = MemoryContextSwitchTo(reuse->cxt);
+
+		if (reuse->key.data == NULL)
+			initStringInfo(&reuse->key);
+		resetStringInfo(&reuse->key);
+		appendBinaryStringInfo(&reuse->key, key.data, key.len);
+		reuse->doc = DatumGetJsonbPCopy(JsonbPGetDatum(doc));
+		MemoryContextSwitchTo(old);
+	}
+	return doc;
 }
 
 /* The plugins that rejected the pod somewhere, sorted, as a jsonb array. */

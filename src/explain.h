@@ -31,6 +31,16 @@ extern char *FitErrorMessage(const CycleResult *res);
 extern char *FitErrorFromReasons(int nnodes, const char *const *reasons, const int *counts, int n,
 								 const char *prefilter_msg, const char *postfilter_msg);
 extern Jsonb *DiagnosisToJsonb(const CycleResult *res);
+
+/* The last diagnosis schedule_pending() made, to give again when the next is the same */
+typedef struct DiagnosisReuse
+{
+	MemoryContext cxt;			/* where key and doc live */
+	StringInfoData key;			/* the groups' key (data NULL: none yet) */
+	Jsonb	   *doc;			/* NULL: none kept */
+} DiagnosisReuse;
+
+extern Jsonb *DiagnosisToJsonbReusing(const CycleResult *res, DiagnosisReuse *reuse);
 extern Jsonb *RejectingPlugins(const CycleResult *res);
 
 #endif							/* SCHEDULER_EXPLAIN_H */

@@ -657,6 +657,7 @@ typedef struct Run
 	int			holder;			/* the attempt holding this chunk's last diagnosis */
 	MemoryContext cycle_cxt;	/* one pod's cycle */
 	MemoryContext results_cxt;	/* the attempts of the chunk being written */
+	DiagnosisReuse diag_reuse;	/* the chunk's last diagnosis made (results_cxt) */
 	bool		in_subxact;
 	MemoryContext back;			/* the call's context, around subtransactions */
 	ResourceOwner owner;
@@ -700,6 +701,8 @@ flush_attempts(Run *r, int upto)
 	r->written = upto;
 	r->holder = -1;
 	MemoryContextReset(r->results_cxt);
+	r->diag_reuse.doc = NULL;
+	r->diag_reuse.key.data = NULL;
 }
 
 /* One pod's cycle; its outcome in *a (results_cxt).  May throw. */
@@ -716,7 +719,7 @@ schedule_one(Run *r, int i)
 	RunSchedulingCycle(r->snap, r->profile, &a->pod, &r->next_start, &res);
 	if (res.chosen)
 		(void) RunReservePlugins(&a->pod, &res);
-	diagnosis = res.chosen ? NULL : DiagnosisToJsonb(&res);
+	diagnosis = res.chosen ? NULL : DiagnosisToJsonbReusing(&res, &r->diag_reuse);
 	MemoryContextSwitchTo(r->results_cxt);
 	if (res.chosen)
 	{
@@ -1055,6 +1058,7 @@ SchedulePending(int64 max_pods, ReturnSetInfo *rsinfo)
 	r.cycle_cxt = AllocSetContextCreate(r.back, "scheduling cycle", ALLOCSET_DEFAULT_SIZES);
 	r.metrics = MetricsBegin();
 	r.results_cxt = AllocSetContextCreate(r.back, "scheduling results", ALLOCSET_DEFAULT_SIZES);
+	r.diag_reuse.cxt = r.results_cxt;
 
 	/* 1. one scheduler at a time, and no writer in between */
 	LockRelationOid(SchedulerRelid("cycle_lock"), ExclusiveLock);
