@@ -394,34 +394,3 @@ GRANT SELECT ON scheduler.event_series TO scheduler_reader;
 UPDATE scheduler.outbox SET state = 'failed', finished_at = pg_catalog.now(),
     last_error = 'not sent: a core/v1 event written by 0.2 (events go through events.k8s.io/v1 now)'
 WHERE kind = 'event' AND state = 'pending' AND object IS NULL;
-
--- The assume that schedule_pending() writes, and the watch's status
--- updates, are heap-only updates: no index names assumed_node, and a page
--- keeps room.  The pods on a node are indexed by spec.nodeName when bound,
--- the terminating ones (a preemptor's victims) all together.
-DROP INDEX scheduler.pods_on_node;
-CREATE INDEX pods_bound_on_node ON scheduler.pods (node_name) WHERE node_name IS NOT NULL;
-CREATE INDEX pods_terminating ON scheduler.pods (node_name) WHERE deletion_timestamp IS NOT NULL;
-ALTER TABLE scheduler.pods SET (fillfactor = 70);
--- (the pods summed per node in one pass, not looked up node by node)
-CREATE OR REPLACE VIEW scheduler.snapshot_from_tables AS
-SELECT n.name AS node, n.unschedulable, n.allocatable,
-       coalesce(r.requested, '{}') AS requested,
-       coalesce(u.nonzero_cpu, 0) AS nonzero_cpu, coalesce(u.nonzero_memory, 0) AS nonzero_memory,
-       coalesce(u.pods, 0)::integer AS pods
-FROM scheduler.nodes n
-LEFT JOIN (SELECT coalesce(node_name, assumed_node) AS node, sum(nonzero_cpu) AS nonzero_cpu,
-                  sum(nonzero_memory) AS nonzero_memory, count(*) AS pods
-           FROM scheduler.pods
-           WHERE coalesce(node_name, assumed_node) IS NOT NULL
-             AND NOT terminal
-           GROUP BY 1) u ON u.node = n.name
-LEFT JOIN (SELECT t.node, jsonb_object_agg(t.key, t.total) AS requested
-           FROM (SELECT coalesce(p.node_name, p.assumed_node) AS node, r.key, sum(r.value::numeric) AS total
-                 FROM scheduler.pods p,
-                      jsonb_each(CASE WHEN jsonb_typeof(p.requests) = 'object' THEN p.requests END) r
-                 WHERE coalesce(p.node_name, p.assumed_node) IS NOT NULL AND jsonb_typeof(r.value) = 'number'
-                   AND NOT p.terminal
-                 GROUP BY 1, 2) t
-           GROUP BY t.node) r ON r.node = n.name
-WHERE scheduler.require_role('scheduler_reader');

@@ -35,9 +35,8 @@
 /*
  * The deleted nodes' names, through a subquery kept apart by OFFSET 0 so
  * that the UPDATEs do not copy the transition table's whole rows (toasted
- * objects included) for EvalPlanQual.  No index holds the assumed pods by
- * node (so that the assume is a heap-only update): a node's deletion reads
- * the pods once, as a hash join with the deleted names.
+ * objects included) for EvalPlanQual.  The pods are matched on the
+ * expression of the index pods_on_node.
  */
 static const char *const forget_deleted =
 "UPDATE scheduler.pods p SET assumed_node = NULL"

@@ -59,7 +59,7 @@ CREATE TABLE scheduler.pods (
     -- gcePersistentDisk, awsElasticBlockStore, rbd, iscsi); NULL when none
     volumes            jsonb,
     UNIQUE (namespace, name)
-) WITH (fillfactor = 70);
+);
 COMMENT ON TABLE scheduler.pods IS 'Mirror of Kubernetes Pods, written by scheduler.apply(); assumed_node by schedule_pending()';
 COMMENT ON COLUMN scheduler.pods.requests IS 'effective request as kube-scheduler computes it (containers summed, max with init containers, sidecars added, overhead added), normalized';
 COMMENT ON COLUMN scheduler.pods.nonzero_cpu IS 'effective cpu request in millicores with the 100m default for containers that set none (used for scoring)';
@@ -67,14 +67,7 @@ COMMENT ON COLUMN scheduler.pods.terminal IS 'phase Succeeded or Failed: the pod
 COMMENT ON COLUMN scheduler.pods.pending IS 'waits for a node: not bound or assumed, not being deleted, not terminal (the scheduling queue holds exactly these pods)';
 COMMENT ON COLUMN scheduler.pods.nonzero_memory IS 'effective memory request in bytes with the 200Mi default for containers that set none (used for scoring)';
 
--- The pods on a node: the bound ones by spec.nodeName, the terminating ones
--- (a preemptor's victims, counted by pending_pods and why()) all together.
--- No index names assumed_node, and a page keeps room (fillfactor): the
--- assume that schedule_pending() writes, and the watch's status updates,
--- are heap-only updates that write no index.  The pods assumed on a node
--- are read by a scan, when the node is deleted (forget_assumed.c).
-CREATE INDEX pods_bound_on_node ON scheduler.pods (node_name) WHERE node_name IS NOT NULL;
-CREATE INDEX pods_terminating ON scheduler.pods (node_name) WHERE deletion_timestamp IS NOT NULL;
+CREATE INDEX pods_on_node ON scheduler.pods ((coalesce(node_name, assumed_node)));
 -- No index of pending pods by schedulerName: the queue (scheduler.queue)
 -- holds them, and the pop reads it.  (0.1's, a hash index on one key that
 -- every pending pod shares, cost each write a walk of one long chain.)

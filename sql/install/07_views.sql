@@ -121,11 +121,15 @@ HAVING scheduler.require_role('scheduler_reader');
 COMMENT ON VIEW scheduler.metrics_latency IS 'Latency percentiles over the retained history, in ms: time in the active queue before an attempt (queue_wait), and the scheduling cycle (cycle_time)';
 
 -- The same, computed from the tables from scratch: for checking the cache.
--- (The pods are summed per node in one pass, not looked up node by node:
--- no index holds the assumed pods by node.)
 CREATE VIEW scheduler.snapshot_from_tables AS
 SELECT n.name AS node, n.unschedulable, n.allocatable,
-       coalesce(r.requested, '{}') AS requested,
+       coalesce((SELECT jsonb_object_agg(key, total) FROM (
+            SELECT r.key, sum(r.value::numeric) AS total
+            FROM scheduler.pods p,
+                 jsonb_each(CASE WHEN jsonb_typeof(p.requests) = 'object' THEN p.requests END) r
+            WHERE coalesce(p.node_name, p.assumed_node) = n.name AND jsonb_typeof(r.value) = 'number'
+              AND NOT p.terminal
+            GROUP BY r.key) t), '{}') AS requested,
        coalesce(u.nonzero_cpu, 0) AS nonzero_cpu, coalesce(u.nonzero_memory, 0) AS nonzero_memory,
        coalesce(u.pods, 0)::integer AS pods
 FROM scheduler.nodes n
@@ -135,14 +139,6 @@ LEFT JOIN (SELECT coalesce(node_name, assumed_node) AS node, sum(nonzero_cpu) AS
            WHERE coalesce(node_name, assumed_node) IS NOT NULL
              AND NOT terminal
            GROUP BY 1) u ON u.node = n.name
-LEFT JOIN (SELECT t.node, jsonb_object_agg(t.key, t.total) AS requested
-           FROM (SELECT coalesce(p.node_name, p.assumed_node) AS node, r.key, sum(r.value::numeric) AS total
-                 FROM scheduler.pods p,
-                      jsonb_each(CASE WHEN jsonb_typeof(p.requests) = 'object' THEN p.requests END) r
-                 WHERE coalesce(p.node_name, p.assumed_node) IS NOT NULL AND jsonb_typeof(r.value) = 'number'
-                   AND NOT p.terminal
-                 GROUP BY 1, 2) t
-           GROUP BY t.node) r ON r.node = n.name
 WHERE scheduler.require_role('scheduler_reader');
 COMMENT ON VIEW scheduler.snapshot_from_tables IS 'The nodes as scheduler.snapshot() shows them, computed from the tables from scratch: for checking the snapshot cache';
 END $install$;
