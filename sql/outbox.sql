@@ -384,3 +384,16 @@ FROM (VALUES ('cap-1'), ('cap-2'), ('cap-3')) p(name)
 LEFT JOIN scheduler.outbox o ON o.kind = 'event' AND o.name = p.name AND o.body ->> 'reason' = 'Scheduled'
 GROUP BY p.name ORDER BY p.name;
 SELECT count(*) AS waiting FROM scheduler.outbox WHERE kind = 'event' AND state = 'pending';
+-- 1000 wait now.  An event answered in the same transaction frees its
+-- place: recorded between two bindings, the second gets its event.
+SELECT pg_temp.pod('cap-' || i, '100m') FROM generate_series(4, 5) i;
+SELECT count(*) FILTER (WHERE node IS NOT NULL) AS placed FROM schedule_pending();
+BEGIN;
+SELECT scheduler.outbox_result(pg_temp.binding('cap-4'), 201) AS cap_4;
+SELECT scheduler.outbox_result((SELECT id FROM scheduler.outbox WHERE kind = 'event' AND name = 'filler-1'), 201) AS filler_1;
+SELECT scheduler.outbox_result(pg_temp.binding('cap-5'), 201) AS cap_5;
+COMMIT;
+SELECT p.name, count(o.id) AS scheduled_events
+FROM (VALUES ('cap-4'), ('cap-5')) p(name)
+LEFT JOIN scheduler.outbox o ON o.kind = 'event' AND o.name = p.name AND o.body ->> 'reason' = 'Scheduled'
+GROUP BY p.name ORDER BY p.name;

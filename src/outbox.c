@@ -1630,6 +1630,10 @@ prebind_applied(int64 id)
 	return SPI_processed > 0;
 }
 
+/* The events pending, as scheduled_event() counts them in this transaction */
+static LocalTransactionId counted_in = InvalidLocalTransactionId;
+static int64 waiting = 0;
+
 /*
  * A binding done: kube-scheduler's Normal "Scheduled" event on the pod,
  * "Successfully assigned <ns>/<name> to <node>", reported by its
@@ -1640,8 +1644,6 @@ scheduled_event(int64 id)
 {
 	static SPIPlanPtr plan = NULL;
 	static SPIPlanPtr count_plan = NULL;
-	static LocalTransactionId counted_in = InvalidLocalTransactionId;
-	static int64 waiting = 0;
 	Oid			type = INT8OID;
 	Datum		arg = Int64GetDatum(id);
 	HeapTuple	t;
@@ -1653,8 +1655,11 @@ scheduled_event(int64 id)
 	 * As client-go's broadcaster drops events when 1000 wait, a Scheduled
 	 * event is not written when 1000 events are pending: counted once per
 	 * transaction (the bind worker records a flight's responses in one),
-	 * then followed as this transaction writes them.  Counting at each
-	 * binding read the 1000 rows again for every one while they waited.
+	 * then followed as this transaction writes events and records theirs
+	 * (events_left).  Counting at each binding read the 1000 rows again for
+	 * every one while they waited.  An estimate, as client-go's is: what
+	 * other sessions commit meanwhile is not seen, so the cap may be passed
+	 * by a flight.
 	 */
 	if (MyProc->lxid != counted_in)
 	{
@@ -1694,6 +1699,14 @@ scheduled_event(int64 id)
 	waiting += write_events(&e, 1);
 }
 
+/* An event's request left the pending ones: the count above follows it */
+static void
+events_left(void)
+{
+	if (MyProc->lxid == counted_in && waiting > 0)
+		waiting--;
+}
+
 /*
  * Apply a response; the row's new state.  A late duplicate report changes
  * nothing.  A retry that would be attempt max_attempts (has_cap) fails
@@ -1727,6 +1740,8 @@ record(int64 id, bool has_status, int32 status, Jsonb *response, bool has_cap, i
 	if (has_status && status >= 200 && status < 300)
 		msg = "";
 	write_verdict(id, &r, v, tries, has_status, status, msg, retry_after_ms);
+	if (v != V_RETRY && strcmp(r.kind, "event") == 0)
+		events_left();
 	if (v == V_DONE && strcmp(r.kind, "binding") == 0)
 		scheduled_event(id);
 	return v == V_RETRY ? "pending" : v == V_DONE ? "done" : "failed";
