@@ -58,7 +58,7 @@ typedef struct ApplyCtx
 	bool		what_if;		/* MirrorApplyWhatIf: nodes and pods only, gathered, never written */
 } ApplyCtx;
 
-/* apply() of a List writes its pods and nodes this many at a time */
+/* apply() and relist() of a List write its pods and nodes this many at a time (MirrorBatch) */
 #define LIST_BATCH 1000
 
 static int	apply_document(JsonbValue *docv, ApplyCtx *ctx);
@@ -1292,6 +1292,41 @@ apply_list_item(JsonbContainer *items, int i, const char *kind, const char *item
 	return apply_object(item, ik, false, psprintf("%s: %s", kind, path), ctx);
 }
 
+/*
+ * A List's items (but those in left_out), their pods and nodes written in
+ * batches of LIST_BATCH (MirrorBatch) as the watch writes its events, when
+ * the caller has no batch of its own: one by one, each pod's statement ran
+ * the pods trigger's statements for one row, each planned anew (20000 pods
+ * through apply(): 27.7 billion instructions, half of them planning; in
+ * batches 4.3).  Returns how many objects changed.
+ */
+static int
+apply_items(JsonbContainer *items, const char *list_kind, const char *item_kind, Bitmapset *left_out,
+			ApplyCtx *ctx)
+{
+	int			n = 0;
+	bool		own = (ctx->batch == NULL && !ctx->what_if);
+
+	if (own)
+		ctx->batch = MirrorBatchBegin();
+	for (int i = 0; i < (int) JsonContainerSize(items); i++)
+	{
+		if (!bms_is_member(i, left_out))
+			n += apply_list_item(items, i, list_kind, item_kind, ctx);
+		if (own && (i + 1) % LIST_BATCH == 0)
+		{
+			n += MirrorBatchEnd(ctx->batch);
+			ctx->batch = MirrorBatchBegin();
+		}
+	}
+	if (own)
+	{
+		n += MirrorBatchEnd(ctx->batch);
+		ctx->batch = NULL;
+	}
+	return n;
+}
+
 /* The kind of a List's items when they say none: "Pod" of "PodList" */
 static char *
 item_kind_of(const char *list_kind)
@@ -1331,34 +1366,8 @@ apply_document(JsonbValue *docv, ApplyCtx *ctx)
 	if (is_list_kind(kind))
 	{
 		JsonbContainer *items = JGetArray(doc, "items", kind, NULL);
-		char	   *item_kind = item_kind_of(kind);
-		int			n = 0;
 
-		/*
-		 * In batches of LIST_BATCH (MirrorBatch), as relist() and the watch
-		 * write: row by row, each pod's statement ran the pods trigger's
-		 * statements for one row, each planned anew (20000 pods: 27.7
-		 * billion instructions, half of them planning; in batches 4.3).
-		 */
-		bool		own = (ctx->batch == NULL && !ctx->what_if);
-
-		if (own)
-			ctx->batch = MirrorBatchBegin();
-		for (int i = 0; items && i < (int) JsonContainerSize(items); i++)
-		{
-			n += apply_list_item(items, i, kind, item_kind, ctx);
-			if (own && (i + 1) % LIST_BATCH == 0)
-			{
-				n += MirrorBatchEnd(ctx->batch);
-				ctx->batch = MirrorBatchBegin();
-			}
-		}
-		if (own)
-		{
-			n += MirrorBatchEnd(ctx->batch);
-			ctx->batch = NULL;
-		}
-		return n;
+		return items ? apply_items(items, kind, item_kind_of(kind), NULL, ctx) : 0;
 	}
 
 	return apply_object(docv, kind, false, NULL, ctx);
@@ -1504,8 +1513,6 @@ scheduler_apply_events(PG_FUNCTION_ARGS)
  * ------------------------------------------------------------------------
  */
 
-/* How many items of a list are gathered into one batch */
-#define RELIST_BATCH 1000
 
 /* The rows of kind k whose uids are in neither uids nor keep go */
 static int
@@ -1588,19 +1595,7 @@ MirrorRelist(Jsonb *doc, Datum keep, Bitmapset *left_out)
 	rv = JGetString(md, "resourceVersion", list_kind, "metadata");
 
 	ctx.only = k;
-	/* pods and nodes written in batches, as the watch writes them (MirrorBatch) */
-	ctx.batch = MirrorBatchBegin();
-	for (int i = 0; i < (int) JsonContainerSize(items); i++)
-	{
-		if (!bms_is_member(i, left_out))
-			changed += apply_list_item(items, i, list_kind, k->kind, &ctx);
-		if ((i + 1) % RELIST_BATCH == 0)
-		{
-			changed += MirrorBatchEnd(ctx.batch);
-			ctx.batch = MirrorBatchBegin();
-		}
-	}
-	changed += MirrorBatchEnd(ctx.batch);
+	changed += apply_items(items, list_kind, k->kind, left_out, &ctx);
 	changed += delete_unlisted(k, TextArrayFromList(ctx.uids), keep);
 	if (rv && rv[0] != '\0')
 		store_resource_version(k->resource, rv, true);
