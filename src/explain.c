@@ -370,7 +370,9 @@ DiagnosisToJsonb(const CycleResult *res)
  *		are the same, plugin, message, reasons and nodes alike, with no
  *		PreFilter rejection and no node left out, the kept document is the
  *		answer, not made again (schedule_pending()'s pods that fail alike
- *		on every node, a document listing each node).
+ *		on every node, a document listing each node).  A document kept is
+ *		returned as reuse->doc, which lives in reuse->cxt and is never
+ *		freed there: a caller whose results live as long may hold it.
  */
 Jsonb *
 DiagnosisToJsonbReusing(const CycleResult *res, DiagnosisReuse *reuse)
@@ -448,6 +450,7 @@ DiagnosisToJsonbReusing(const CycleResult *res, DiagnosisReuse *reuse)
 		appendBinaryStringInfo(&reuse->key, key.data, key.len);
 		reuse->doc = DatumGetJsonbPCopy(JsonbPGetDatum(doc));
 		MemoryContextSwitchTo(old);
+		return reuse->doc;		/* the caller may keep it as it is, in reuse->cxt */
 	}
 	return doc;
 }

@@ -745,13 +745,16 @@ schedule_one(Run *r, int i)
 	}
 	else
 	{
+		Jsonb	   *held = r->holder >= 0 ? r->attempts[r->holder].diagnosis : NULL;
+
 		a->message = FitErrorMessage(&res);
-		if (r->holder >= 0 && VARSIZE(r->attempts[r->holder].diagnosis) == VARSIZE(diagnosis) &&
-			memcmp(r->attempts[r->holder].diagnosis, diagnosis, VARSIZE(diagnosis)) == 0)
+		if (held && (held == diagnosis ||
+					 (VARSIZE(held) == VARSIZE(diagnosis) && memcmp(held, diagnosis, VARSIZE(diagnosis)) == 0)))
 			a->diagnosis_of = r->holder - r->written;
 		else
 		{
-			a->diagnosis = DatumGetJsonbPCopy(JsonbPGetDatum(diagnosis));
+			/* a document the reuse kept is in results_cxt already */
+			a->diagnosis = diagnosis == r->diag_reuse.doc ? diagnosis : DatumGetJsonbPCopy(JsonbPGetDatum(diagnosis));
 			r->holder = i;
 		}
 		a->error = (res.error != NULL);
