@@ -90,3 +90,21 @@ SELECT count(*) FROM (SELECT scheduler.apply(jsonb_build_object('type', 'DELETED
 SELECT pg_temp.spread('g-3');
 SELECT name, result FROM schedule_pending() ORDER BY name;
 SELECT * FROM pg_temp.zones;
+
+-- A pod with more preferred terms than the sets kept (64): each term's set
+-- of counts is asked for in PreScore and read in Score, so the sets the
+-- cycle asked for stay through it (TopologyCycleBegin).  Forgetting the
+-- oldest ones under it made Score read freed memory.  90 anti-affinity
+-- terms, each matching the app=x pods (m1 holds 8 of them, m2..m9 9, m0
+-- none): kube-scheduler's raw score is -(weight 100) per term per matching
+-- pod on the node.
+TRUNCATE scheduler.pods, scheduler.pod_attempts, scheduler.attempt_history;
+SELECT pg_temp.placed_pods('x-', 80, 9);
+SELECT scheduler.apply(pg_temp.pod('many-terms', '{"app": "z"}', jsonb_build_object('affinity',
+    jsonb_build_object('podAntiAffinity', jsonb_build_object('preferredDuringSchedulingIgnoredDuringExecution',
+        (SELECT jsonb_agg(jsonb_build_object('weight', 100, 'podAffinityTerm', jsonb_build_object(
+            'labelSelector', jsonb_build_object('matchExpressions', jsonb_build_array(jsonb_build_object(
+                'key', 'app', 'operator', 'In', 'values', jsonb_build_array('x', 'y' || t)))),
+            'topologyKey', 'kubernetes.io/hostname'))) FROM generate_series(1, 90) t))))));
+SELECT node, raw FROM scheduler.score('default', 'many-terms', false)
+WHERE plugin = 'InterPodAffinity' ORDER BY node;

@@ -31,6 +31,7 @@
 #include "jsonutil.h"
 #include "equivalence.h"
 #include "framework.h"
+#include "topology.h"
 
 #define MAX_NODE_SCORE 100
 #define MIN_FEASIBLE_NODES_TO_FIND 100
@@ -660,6 +661,7 @@ NewCycleCtx(ClusterSnapshot *snap, const Profile *profile)
 
 	ctx->snap = snap;
 	ctx->profile = profile;
+	TopologyCycleBegin(snap);	/* the term sets this cycle asks for stay through it */
 	ctx->calls = palloc0(sizeof(PluginCall) * Max(profile->nplugins, 1));
 	ctx->skip_filter = palloc0(sizeof(bool) * Max(profile->nplugins, 1));
 	ctx->filters = palloc(sizeof(FilterStep) * Max(profile->nplugins, 1));

@@ -15,7 +15,11 @@
  *	   these afresh for every pod (topologyToMatchedTermCount, and topology
  *	   spreading's TpValueToMatchNum); here they are made the first time a
  *	   term set is asked for, by one pass over the pods, and kept.  The
- *	   TOPOLOGY_MAX_COUNTS most recently used sets are kept.
+ *	   TOPOLOGY_MAX_COUNTS most recently used sets are kept, and every set
+ *	   the current cycle asked for (TopologyCycleBegin): a plugin holds
+ *	   them, and views into them, from its PreFilter or PreScore to its
+ *	   last Filter or Score, so none is forgotten under it, however many
+ *	   terms the pod has.
  *
  *	 - Terms that pods on nodes carry (OwnedTerm): each distinct required
  *	   or preferred (anti-)affinity term of the pods on nodes, with the
@@ -75,6 +79,7 @@ struct TopologyState
 	HTAB	   *owned;			/* hash of key -> OwnedBucket */
 	List	   *owned_list;		/* every OwnedTerm */
 	uint64		clock;
+	uint64		cycle_from;		/* the clock when the current cycle began: sets used since stay */
 };
 
 static HTAB *
@@ -441,6 +446,18 @@ counts_add(TopologyCounts *tc, const PodRef *p, const NodeInfo *n, int sign)
 }
 
 /*
+ * TopologyCycleBegin
+ *		A cycle begins (framework.c's NewCycleCtx): the term sets it asks
+ *		for from now on stay until the next one begins.
+ */
+void
+TopologyCycleBegin(ClusterSnapshot *snap)
+{
+	if (snap->topology)
+		snap->topology->cycle_from = snap->topology->clock + 1;
+}
+
+/*
  * TopologyCountsFor
  *		The counts of pods (on nodes) matching every one of terms, made on the
  *		first call for an equal term set and kept current after.  The terms'
@@ -474,7 +491,7 @@ TopologyCountsFor(ClusterSnapshot *snap, const AffinityTerm *terms, int nterms, 
 		}
 	}
 
-	/* forget the least recently used set */
+	/* forget the least recently used set, unless the current cycle uses it */
 	if (list_length(ts->counts) >= TOPOLOGY_MAX_COUNTS)
 	{
 		TopologyCounts *oldest = NULL;
@@ -483,11 +500,14 @@ TopologyCountsFor(ClusterSnapshot *snap, const AffinityTerm *terms, int nterms, 
 		{
 			TopologyCounts *c = lfirst(lc);
 
-			if (oldest == NULL || c->last_used < oldest->last_used)
+			if (c->last_used < ts->cycle_from && (oldest == NULL || c->last_used < oldest->last_used))
 				oldest = c;
 		}
-		ts->counts = list_delete_ptr(ts->counts, oldest);
-		MemoryContextDelete(oldest->cxt);
+		if (oldest)
+		{
+			ts->counts = list_delete_ptr(ts->counts, oldest);
+			MemoryContextDelete(oldest->cxt);
+		}
 	}
 
 	{

@@ -90,6 +90,7 @@ typedef struct OwnedTerm
 	DomainArray domains;		/* pairs by the key's value numbers */
 } OwnedTerm;
 
+extern void TopologyCycleBegin(ClusterSnapshot *snap);
 extern TopologyCounts *TopologyCountsFor(ClusterSnapshot *snap, const AffinityTerm *terms, int nterms,
 										 bool skip_terminating);
 extern int32 TopologyNodeCount(const TopologyCounts *tc, const NodeInfo *node);
