@@ -10,6 +10,7 @@
 #include "postgres.h"
 
 #include "executor/spi.h"
+#include "utils/guc.h"
 
 #include "plans.h"
 
@@ -67,4 +68,32 @@ SPIPlanPtr
 PlanKeptGeneric(SPIPlanPtr *cache, const char *sql, int nargs, Oid *types)
 {
 	return kept_with(cache, sql, nargs, types, CURSOR_OPT_GENERIC_PLAN);
+}
+
+/*
+ * PlanByKeysBegin, PlanByKeysEnd
+ *		Between them, statements are planned without sequential scans where
+ *		an index can serve (enable_seqscan off, set as a function's SET
+ *		clause sets it, and undone by PlanByKeysEnd or by the error that
+ *		ends the transaction).  For the statements that write a chunk of
+ *		rows named by key (write-back, and the triggers those writes fire):
+ *		costed against a table that is mostly cached, a few hundred keys
+ *		looked up one by one look dearer than one pass over the table, and
+ *		a pass per chunk makes a call's writing grow with the square of
+ *		its pods.
+ */
+int
+PlanByKeysBegin(void)
+{
+	int			level = NewGUCNestLevel();
+
+	(void) set_config_option("enable_seqscan", "off", PGC_USERSET, PGC_S_SESSION,
+							 GUC_ACTION_SAVE, true, 0, false);
+	return level;
+}
+
+void
+PlanByKeysEnd(int level)
+{
+	AtEOXact_GUC(true, level);
 }

@@ -15,5 +15,7 @@
 extern SPIPlanPtr PlanKept(SPIPlanPtr *cache, const char *sql, int nargs, Oid *types);
 extern SPIPlanPtr PlanKeptBatch(SPIPlanPtr *cache, const char *sql, int nargs, Oid *types);
 extern SPIPlanPtr PlanKeptGeneric(SPIPlanPtr *cache, const char *sql, int nargs, Oid *types);
+extern int	PlanByKeysBegin(void);
+extern void PlanByKeysEnd(int level);
 
 #endif							/* SCHEDULER_PLANS_H */

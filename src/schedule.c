@@ -58,6 +58,7 @@
 #include "jsonutil.h"
 #include "metrics.h"
 #include "outbox.h"
+#include "plans.h"
 #include "explain.h"
 #include "framework.h"
 #include "profile.h"
@@ -696,8 +697,12 @@ subxact_end(Run *r, bool commit)
 static void
 flush_attempts(Run *r, int upto)
 {
+	int			level;
+
 	subxact_end(r, true);
+	level = PlanByKeysBegin();
 	write_results(r->attempts + r->written, upto - r->written, r->metrics);
+	PlanByKeysEnd(level);
 	r->written = upto;
 	r->holder = -1;
 	MemoryContextReset(r->results_cxt);
