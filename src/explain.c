@@ -259,6 +259,17 @@ absent_nodes(const CycleResult *res)
 	return out;
 }
 
+/* Verdicts a and b go in one group: the same plugin, code and message */
+static inline bool
+same_group(const CycleResult *res, char **msgs, int a, int b)
+{
+	const NodeVerdict *w = &res->verdicts[a];
+	const NodeVerdict *v = &res->verdicts[b];
+
+	return w->rejected_by == v->rejected_by && w->status.code == v->status.code &&
+		(msgs[a] == msgs[b] || strcmp(msgs[a], msgs[b]) == 0);
+}
+
 /*
  * The verdicts' groups (by plugin, code and message), in the order of the
  * nodes in the snapshot (NodeTree order), not the order this search
@@ -302,20 +313,19 @@ group_verdicts(const CycleResult *res, char **msgs, int *first, int *order, int 
 	for (int j = 0; j < *norder; j++)
 	{
 		int			i = order[j];
-		const NodeVerdict *v = &res->verdicts[i];
 		int			g;
 
-		for (g = 0; g < ngroups; g++)
+		/* the previous node's group first: neighbours mostly fail alike */
+		if (j > 0 && same_group(res, msgs, first[gidx[j - 1]], i))
+			g = gidx[j - 1];
+		else
 		{
-			const NodeVerdict *w = &res->verdicts[first[g]];
-			const char *m = msgs[first[g]];
-
-			if (w->rejected_by == v->rejected_by && w->status.code == v->status.code &&
-				(m == msgs[i] || strcmp(m, msgs[i]) == 0))
-				break;
+			for (g = 0; g < ngroups; g++)
+				if (same_group(res, msgs, first[g], i))
+					break;
+			if (g == ngroups)
+				first[ngroups++] = i;
 		}
-		if (g == ngroups)
-			first[ngroups++] = i;
 		gidx[j] = g;
 	}
 	for (int g = 0; *keyed && g < ngroups; g++)
@@ -335,14 +345,20 @@ group_verdicts(const CycleResult *res, char **msgs, int *first, int *order, int 
 	{
 		/* then the nodes: their positions, and each one's group */
 		int32		x[2] = {ngroups, *norder};
+		int32	   *out;
 
 		appendBinaryStringInfo(key, (char *) x, sizeof(x));
+		/* room for them all, then written in place (a node at a time was most of the cost) */
+		enlargeStringInfo(key, (int) (sizeof(int32) * 2 * *norder));
+		out = (int32 *) (key->data + key->len);
 		for (int j = 0; j < *norder; j++)
 		{
 			x[0] = res->verdicts[order[j]].node->position;
 			x[1] = gidx[j];
-			appendBinaryStringInfo(key, (char *) x, sizeof(x));
+			memcpy(out + 2 * j, x, sizeof(x));
 		}
+		key->len += (int) (sizeof(int32) * 2 * *norder);
+		key->data[key->len] = '\0';
 	}
 	return ngroups;
 }
