@@ -804,7 +804,6 @@ RunSchedulingCycle(ClusterSnapshot *snap, const Profile *profile, const PodInfo 
 	int			start;
 	int			examined = 0;
 	int			percentage;
-	int			verdicts_cap;
 
 	memset(res, 0, sizeof(*res));
 	res->ctx = ctx;
@@ -844,9 +843,12 @@ RunSchedulingCycle(ClusterSnapshot *snap, const Profile *profile, const PodInfo 
 		profile->percentage_of_nodes_to_score : scheduler_percentage_of_nodes_to_score;
 	to_find = NumFeasibleNodesToFind(percentage, ncand);
 	feasible = palloc(sizeof(NodeInfo *) * Max(to_find, 1));
-	/* grown as nodes are rejected: most searches stop long before ncand */
-	verdicts_cap = Min(ncand, 1024);
-	res->verdicts = palloc(sizeof(NodeVerdict) * verdicts_cap);
+	/*
+	 * room for every candidate: an unschedulable pod's search rejects them
+	 * all, and growing by doubling copied them over and over (a block this
+	 * size is malloc'd apart, and only the part written is touched)
+	 */
+	res->verdicts = palloc(sizeof(NodeVerdict) * Max(ncand, 1));
 	start = (*next_start) % ncand;	/* 0 <= *next_start: SchedulePending's */
 
 	for (int i = 0; i < ncand && nfeasible < to_find; i++)
@@ -871,11 +873,7 @@ RunSchedulingCycle(ClusterSnapshot *snap, const Profile *profile, const PodInfo 
 		{
 			NodeVerdict *v;
 
-			if (res->nverdicts == verdicts_cap)
-			{
-				verdicts_cap = Min(ncand, verdicts_cap * 2);
-				res->verdicts = repalloc(res->verdicts, sizeof(NodeVerdict) * verdicts_cap);
-			}
+			Assert(res->nverdicts < ncand);
 			v = &res->verdicts[res->nverdicts++];
 
 			v->node = node;
