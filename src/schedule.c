@@ -67,7 +67,12 @@
 #include "scheduling_queue.h"
 
 
-#define WRITE_CHUNK 256
+/*
+ * The results are written every WRITE_CHUNK pods, or sooner when what the
+ * chunk holds (diagnoses over every node, mostly) passes WRITE_CHUNK_BYTES
+ */
+#define WRITE_CHUNK 1024
+#define WRITE_CHUNK_BYTES (8 * 1024 * 1024)
 
 typedef struct Attempt
 {
@@ -700,6 +705,8 @@ flush_attempts(Run *r, int upto)
 	int			level;
 
 	subxact_end(r, true);
+	if (upto > r->written)
+		elog(DEBUG1, "schedule_pending: writing %d attempts", upto - r->written);
 	level = PlanByKeysBegin();
 	write_results(r->attempts + r->written, upto - r->written, r->metrics);
 	PlanByKeysEnd(level);
@@ -1022,9 +1029,9 @@ run_pods(Run *r, int64 max_pods)
 	read_queue(r, max_pods);
 
 	/*
-	 * 4. one cycle per pod; the results are written every WRITE_CHUNK pods
-	 * (same transaction), so that what failing pods leave (a diagnosis over
-	 * every node) does not pile up
+	 * 4. one cycle per pod; the results are written by chunks (same
+	 * transaction), so that what failing pods leave (a diagnosis over every
+	 * node) does not pile up, and each statement writes many rows
 	 */
 	for (int i = 0; i < r->npods; i++)
 	{
@@ -1032,7 +1039,8 @@ run_pods(Run *r, int64 max_pods)
 		if (try_one(r, i))
 			continue;
 		emit_row(r, &r->attempts[i]);
-		if (i + 1 - r->written == WRITE_CHUNK)
+		if (i + 1 - r->written == WRITE_CHUNK ||
+			MemoryContextMemAllocated(r->results_cxt, false) > WRITE_CHUNK_BYTES)
 			flush_attempts(r, i + 1);
 	}
 
