@@ -270,15 +270,37 @@ same_group(const CycleResult *res, char **msgs, int a, int b)
 		(msgs[a] == msgs[b] || strcmp(msgs[a], msgs[b]) == 0);
 }
 
+/* Group g (in the order first seen) for verdict i: remap[] of its raw group */
+static inline int
+ordered_group(int *remap, int *first, int *ngroups, const int *raw, int i)
+{
+	int			g = remap[raw[i]];
+
+	if (g < 0)
+	{
+		g = remap[raw[i]] = (*ngroups)++;
+		first[g] = i;
+	}
+	return g;
+}
+
 /*
  * The verdicts' groups (by plugin, code and message), in the order of the
  * nodes in the snapshot (NodeTree order), not the order this search
  * happened to start at: pods that failed alike get the same diagnosis,
  * byte for byte (schedule.c keeps such a diagnosis once).  first[g] is the
  * first verdict of group g; order[] (*norder of them) the verdicts in that
- * order, gidx[] each one's group.  With key, the groups are written there
- * too (plugin, code, message, reasons, then each node's group by
- * position), and *keyed is false when a node has no position to write.
+ * order, gidx[] each one's group; msgs[i] verdict i's message.  With key,
+ * the groups are written there too (each node's position and group, then
+ * each group's plugin, code, message and reasons, then how many groups
+ * and nodes: read from its end, a key has one meaning), and *keyed is
+ * false when a node has no position to write.
+ *
+ * Two passes, as this runs for every node of every unschedulable pod: the
+ * verdicts as the search made them, each put in a raw group (a verdict
+ * sharing its Status with the one before, as equivalence.c's do, goes
+ * with it unexamined) and at its position; then the positions in order,
+ * numbering the groups as they come.
  */
 static int
 group_verdicts(const CycleResult *res, char **msgs, int *first, int *order, int *norder, int *gidx,
@@ -287,78 +309,99 @@ group_verdicts(const CycleResult *res, char **msgs, int *first, int *order, int 
 	int			n = res->nverdicts;
 	int			npos = res->snap ? res->snap->nnodes : 0;
 	int		   *bypos = palloc(sizeof(int) * Max(npos, 1));
+	int		   *raw = palloc(sizeof(int) * Max(n, 1));
+	int		   *raw_first = palloc(sizeof(int) * Max(n, 1));
+	int		   *rest = palloc(sizeof(int) * Max(n, 1));
+	int		   *remap;
+	int			nraw = 0;
 	int			nrest = 0;
 	int			ngroups = 0;
+	char	   *pairs = NULL;
 
 	*keyed = (key != NULL);
 	*norder = 0;
-	for (int p = 0; p < npos; p++)
-		bypos[p] = -1;
+	memset(bypos, -1, sizeof(int) * Max(npos, 1));
 	for (int i = 0; i < n; i++)
 	{
-		int			p = res->verdicts[i].node->position;
+		const NodeVerdict *v = &res->verdicts[i];
+		int			p = v->node->position;
 
-		if (p >= 0 && p < npos && res->snap->nodes[p] == res->verdicts[i].node)
-			bypos[p] = i;
-		else
-			gidx[nrest++] = i;	/* not placed by position: after the others */
-	}
-	for (int p = 0; p < npos; p++)
-		if (bypos[p] >= 0)
-			order[(*norder)++] = bypos[p];
-	if (nrest > 0)
-		*keyed = false;
-	for (int j = 0; j < nrest; j++)
-		order[(*norder)++] = gidx[j];
-	for (int j = 0; j < *norder; j++)
-	{
-		int			i = order[j];
-		int			g;
-
-		/* the previous node's group first: neighbours mostly fail alike */
-		if (j > 0 && same_group(res, msgs, first[gidx[j - 1]], i))
-			g = gidx[j - 1];
+		if (i > 0 && v->status.reasons == v[-1].status.reasons &&
+			v->rejected_by == v[-1].rejected_by && v->status.code == v[-1].status.code)
+		{
+			msgs[i] = msgs[i - 1];
+			raw[i] = raw[i - 1];
+		}
 		else
 		{
-			for (g = 0; g < ngroups; g++)
-				if (same_group(res, msgs, first[g], i))
-					break;
-			if (g == ngroups)
-				first[ngroups++] = i;
-		}
-		gidx[j] = g;
-	}
-	for (int g = 0; *keyed && g < ngroups; g++)
-	{
-		const NodeVerdict *v = &res->verdicts[first[g]];
-		ListCell   *lc;
-		int32		x[2] = {v->rejected_by, (int32) v->status.code};
+			int			g;
 
-		appendBinaryStringInfo(key, (char *) x, sizeof(x));
-		appendBinaryStringInfo(key, msgs[first[g]], strlen(msgs[first[g]]) + 1);
-		x[0] = list_length(v->status.reasons);
-		appendBinaryStringInfo(key, (char *) x, sizeof(int32));
-		foreach(lc, v->status.reasons)
-			appendBinaryStringInfo(key, lfirst(lc), strlen(lfirst(lc)) + 1);
+			msgs[i] = StatusMessage(&v->status);
+			for (g = 0; g < nraw; g++)
+				if (same_group(res, msgs, raw_first[g], i))
+					break;
+			if (g == nraw)
+				raw_first[nraw++] = i;
+			raw[i] = g;
+		}
+		if (p >= 0 && p < npos && res->snap->nodes[p] == v->node)
+			bypos[p] = i;
+		else
+			rest[nrest++] = i;	/* not placed by position: after the others */
+	}
+	if (nrest > 0)
+		*keyed = false;
+	remap = palloc(sizeof(int) * Max(nraw, 1));
+	memset(remap, -1, sizeof(int) * Max(nraw, 1));
+	if (*keyed)
+	{
+		/* room for every node's (position, group), written in place below */
+		enlargeStringInfo(key, (int) (sizeof(int32) * 2 * Max(n, 1)));
+		pairs = key->data + key->len;
+	}
+	for (int p = 0; p < npos; p++)
+	{
+		int			i = bypos[p];
+
+		if (i < 0)
+			continue;
+		order[*norder] = i;
+		gidx[*norder] = ordered_group(remap, first, &ngroups, raw, i);
+		if (pairs)
+		{
+			int32		x[2] = {p, gidx[*norder]};
+
+			memcpy(pairs + sizeof(x) * *norder, x, sizeof(x));
+		}
+		(*norder)++;
+	}
+	for (int j = 0; j < nrest; j++)
+	{
+		order[*norder] = rest[j];
+		gidx[*norder] = ordered_group(remap, first, &ngroups, raw, rest[j]);
+		(*norder)++;
 	}
 	if (*keyed)
 	{
-		/* then the nodes: their positions, and each one's group */
 		int32		x[2] = {ngroups, *norder};
-		int32	   *out;
 
-		appendBinaryStringInfo(key, (char *) x, sizeof(x));
-		/* room for them all, then written in place (a node at a time was most of the cost) */
-		enlargeStringInfo(key, (int) (sizeof(int32) * 2 * *norder));
-		out = (int32 *) (key->data + key->len);
-		for (int j = 0; j < *norder; j++)
-		{
-			x[0] = res->verdicts[order[j]].node->position;
-			x[1] = gidx[j];
-			memcpy(out + 2 * j, x, sizeof(x));
-		}
-		key->len += (int) (sizeof(int32) * 2 * *norder);
+		/* after the pairs: the groups, then how many groups and nodes */
+		key->len += (int) (sizeof(x) * *norder);
 		key->data[key->len] = '\0';
+		for (int g = 0; g < ngroups; g++)
+		{
+			const NodeVerdict *v = &res->verdicts[first[g]];
+			ListCell   *lc;
+			int32		y[2] = {v->rejected_by, (int32) v->status.code};
+
+			appendBinaryStringInfo(key, (char *) y, sizeof(y));
+			appendBinaryStringInfo(key, msgs[first[g]], strlen(msgs[first[g]]) + 1);
+			y[0] = list_length(v->status.reasons);
+			appendBinaryStringInfo(key, (char *) y, sizeof(int32));
+			foreach(lc, v->status.reasons)
+				appendBinaryStringInfo(key, lfirst(lc), strlen(lfirst(lc)) + 1);
+		}
+		appendBinaryStringInfo(key, (char *) x, sizeof(x));
 	}
 	return ngroups;
 }
@@ -419,14 +462,6 @@ DiagnosisToJsonbReusing(const CycleResult *res, DiagnosisReuse *reuse)
 			all = lappend(all, res->snap->nodes[i]->name);
 		make_group(&groups[ngroups++], res->profile->plugins[res->prefilter_plugin].plugin->name,
 				   res->prefilter_status.code, StatusMessage(&res->prefilter_status), all, NIL);
-	}
-	for (int i = 0; i < n; i++)
-	{
-		/* verdicts from equivalence.c share their Status: one message each */
-		if (i > 0 && res->verdicts[i].status.reasons == res->verdicts[i - 1].status.reasons)
-			msgs[i] = msgs[i - 1];
-		else
-			msgs[i] = StatusMessage(&res->verdicts[i].status);
 	}
 	if (reuse)
 		initStringInfo(&key);
