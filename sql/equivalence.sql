@@ -123,4 +123,47 @@ SELECT pg_temp.pod('split-after-a', 1, '{"containers": [{"name": "a", "image": "
 SELECT pg_temp.pod('split-after-b', 2, '{"containers": [{"name": "a", "image": "a|b", "resources": {"requests": {"cpu": "500m"}}}, {"name": "b", "image": "c", "resources": {"requests": {"cpu": "500m"}}}]}');
 SELECT name, node, result FROM schedule_pending() ORDER BY name;
 
+------------------------------------------------------------------------------
+-- A pod whose verdicts depend on pods elsewhere (its required pod
+-- anti-affinity: InterPodAffinity reads other pods) keeps, per node, only
+-- the verdict of the Filters before the first plugin of the profile that
+-- reads pods (NodeUnschedulable to NodeResourcesFit); the rest run every
+-- time.  Nodes a (tainted), b and c, 4 cpu each; in one call:
+--   web-1..3: 1 cpu, app=web, anti-affinity to app=web per node.  Two fit
+--     (b and c), the third is turned away by a's taint (kept) and by the
+--     anti-affinity on b and c, which runs after their kept passes: as in
+--     kube-scheduler, "1 node(s) had untolerated taint {k: v}, 2 node(s)
+--     didn't match pod anti-affinity rules".
+--   batch-1..3: 3 cpu, app=batch, anti-affinity to app=none (no pod has it:
+--     InterPodAffinity still runs).  Two fit, one on b and one on c (3 cpu
+--     left on each); the third finds neither with room: a node's kept
+--     verdict goes with the pod assumed there (its generation), so b and c
+--     say "Insufficient cpu" (NodeResourcesFit comes before
+--     InterPodAffinity), and nothing is over-committed.
+SELECT pg_temp.reset();
+SELECT pg_temp.node(n, jsonb_build_object('metadata', jsonb_build_object('name', n,
+                          'labels', jsonb_build_object('kubernetes.io/hostname', n)))
+                       || CASE WHEN n = 'a' THEN '{"spec": {"taints": [{"key": "k", "value": "v", "effect": "NoSchedule"}]}}'
+                          ELSE '{}' END::jsonb)
+FROM unnest(ARRAY['a', 'b', 'c']) n;
+-- (each pod labelled: pg_temp.pod's object with metadata.labels)
+SELECT scheduler.apply(jsonb_build_object('kind', 'List', 'items', jsonb_agg(
+    jsonb_set(jsonb_build_object('kind', 'Pod',
+        'metadata', jsonb_build_object('name', p.name, 'namespace', 'default',
+            'creationTimestamp', to_char(timestamptz '2024-01-01 00:00:00+00' + p.created * interval '1 second',
+                                         'YYYY-MM-DD"T"HH24:MI:SS"Z"')),
+        'spec', jsonb_build_object('containers', jsonb_build_array(jsonb_build_object('name', 'c',
+                'resources', jsonb_build_object('requests', jsonb_build_object('cpu', p.cpu)))),
+            'affinity', jsonb_build_object('podAntiAffinity', jsonb_build_object(
+                'requiredDuringSchedulingIgnoredDuringExecution', jsonb_build_array(jsonb_build_object(
+                    'labelSelector', jsonb_build_object('matchLabels', jsonb_build_object('app', p.avoid)),
+                    'topologyKey', 'kubernetes.io/hostname'))))),
+        'status', jsonb_build_object('phase', 'Pending')),
+    '{metadata,labels}', jsonb_build_object('app', p.app)))))
+FROM (SELECT 'web-' || i AS name, i AS created, '1' AS cpu, 'web' AS app, 'web' AS avoid FROM generate_series(1, 3) i
+      UNION ALL
+      SELECT 'batch-' || i, 10 + i, '3', 'batch', 'none' FROM generate_series(1, 3) i) p;
+SELECT name, result, CASE WHEN node IS NULL THEN message END AS message FROM schedule_pending() ORDER BY name;
+SELECT node, requested, allocatable FROM scheduler.node_usage WHERE resource = 'cpu' ORDER BY node;
+
 SELECT pg_temp.reset();

@@ -222,40 +222,58 @@ same_reasons(List *a, List *b)
 }
 
 /*
- * Keep a verdict.  Equal verdicts share one list of reasons, so that those
- * who group them (DiagnosisToJsonb) can tell them equal by pointer.
+ * st as one of the class's distinct statuses, made when it has none like
+ * it: equal verdicts kept share one list of reasons, so that those who
+ * group them (DiagnosisToJsonb) can tell them equal by pointer
  */
-void
-EquivFilterPut(EquivClass *c, const NodeInfo *node, int rejected, const Status *st)
+static const Status *
+shared_status(EquivClass *c, const Status *st)
 {
-	EquivEntry *e = entry(c, node);
 	ListCell   *lc;
-	Status	   *shared = NULL;
+	Status	   *shared;
+	MemoryContext old;
 
 	foreach(lc, c->statuses)
 	{
 		Status	   *x = lfirst(lc);
 
 		if (x->code == st->code && same_reasons(x->reasons, st->reasons))
-		{
-			shared = x;
-			break;
-		}
+			return x;
 	}
-	if (shared == NULL)
-	{
-		MemoryContext old = MemoryContextSwitchTo(c->cxt);
+	old = MemoryContextSwitchTo(c->cxt);
+	shared = palloc0(sizeof(Status));
+	shared->code = st->code;
+	foreach(lc, st->reasons)
+		shared->reasons = lappend(shared->reasons, pstrdup(lfirst(lc)));
+	c->statuses = lappend(c->statuses, shared);
+	MemoryContextSwitchTo(old);
+	return shared;
+}
 
-		shared = palloc0(sizeof(Status));
-		shared->code = st->code;
-		foreach(lc, st->reasons)
-			shared->reasons = lappend(shared->reasons, pstrdup(lfirst(lc)));
-		c->statuses = lappend(c->statuses, shared);
-		MemoryContextSwitchTo(old);
-	}
+/* Keep a verdict */
+void
+EquivFilterPut(EquivClass *c, const NodeInfo *node, int rejected, const Status *st)
+{
+	EquivEntry *e = entry(c, node);
+
 	e->generation = node->generation;
 	e->rejected_by = rejected;
-	e->status = *shared;
+	e->status = *shared_status(c, st);
+}
+
+/*
+ * EquivPrefixPut
+ *		Keep the verdict of the pod's first CycleCtx.nprefix Filters on node
+ *		(rejected -1: they pass it), as EquivFilterPut keeps a whole one.
+ */
+void
+EquivPrefixPut(EquivClass *c, const NodeInfo *node, int rejected, const Status *st)
+{
+	EquivEntry *e = entry(c, node);
+
+	e->prefix_generation = node->generation;
+	e->prefix_rejected = rejected;
+	e->prefix_status = *shared_status(c, st);
 }
 
 /* DefaultPreemption's dry run on node, if still good */

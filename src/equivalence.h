@@ -17,6 +17,10 @@ typedef struct EquivEntry
 	uint64		generation;		/* 0: empty */
 	int			rejected_by;
 	Status		status;			/* its reasons shared among the class's entries */
+	/* the verdict of the Filters before any that reads pods (EquivPrefixGet) */
+	uint64		prefix_generation;
+	int			prefix_rejected;
+	Status		prefix_status;
 	void	   *preempt;		/* DefaultPreemption's, or NULL */
 	uint64		preempt_generation;
 	/* the raw scores of the node-local scorers, and what they were read of */
@@ -48,6 +52,7 @@ typedef struct EquivClass
 extern EquivClass *EquivClassFor(CycleCtx *ctx, const PodInfo *pod, EquivClass **scores);
 extern bool PreFilterIsPodLocal(const CycleCtx *ctx);
 extern void EquivFilterPut(EquivClass *c, const NodeInfo *node, int rejected, const Status *st);
+extern void EquivPrefixPut(EquivClass *c, const NodeInfo *node, int rejected, const Status *st);
 extern void *EquivPreemptGet(EquivClass *c, const NodeInfo *node);
 extern void EquivPreemptPut(EquivClass *c, const NodeInfo *node, void *result);
 extern MemoryContext EquivMemory(EquivClass *c);
@@ -72,6 +77,26 @@ EquivFilterGet(EquivClass *c, const NodeInfo *node, int *rejected, Status *st)
 		return false;
 	*rejected = e->rejected_by;
 	*st = e->status;
+	return true;
+}
+
+/*
+ * The kept verdict of the pod's Filters before the first plugin that reads
+ * pods (CycleCtx.nprefix of them), if still good: for a pod whose verdicts
+ * depend on pods elsewhere, the node-local part of them, which does not.
+ */
+static inline bool
+EquivPrefixGet(EquivClass *c, const NodeInfo *node, int *rejected, Status *st)
+{
+	const EquivEntry *e;
+
+	if ((unsigned) node->ordinal >= (unsigned) c->nentries)
+		return false;
+	e = &c->entries[node->ordinal];
+	if (e->prefix_generation != node->generation || node->generation == 0)
+		return false;
+	*rejected = e->prefix_rejected;
+	*st = e->prefix_status;
 	return true;
 }
 

@@ -340,30 +340,45 @@ prefetch_node(const NodeInfo *n)
 #endif
 }
 
-/* Filter one node, stopping at the first plugin that does not pass it. */
-static int
-run_filters(CycleCtx *ctx, const PodInfo *pod, const NodeInfo *node, Status *st)
+/*
+ * The plugins to run, listed once per pod (skip_filter is PreFilter's); one
+ * whose PreFilter found that it passes every node is left out.  The first
+ * nprefix of them come before any plugin of the profile that reads pods
+ * (whether it runs for this pod or not): what they say of a node depends on
+ * the pod's signed fields and the node alone (equivalence.c).
+ */
+static void
+list_filters(CycleCtx *ctx)
 {
 	const Profile *prof = ctx->profile;
+	int			reader = prof->nplugins;
 
-	/*
-	 * the plugins to run, listed once per pod (skip_filter is PreFilter's);
-	 * one whose PreFilter found that it passes every node is left out
-	 */
-	if (ctx->nfilters < 0)
-	{
-		ctx->nfilters = 0;
-		for (int i = 0; i < prof->nplugins; i++)
-			if (!ctx->skip_filter[i] && !ctx->calls[i].passes_every_node)
-			{
-				FilterStep *f = &ctx->filters[ctx->nfilters++];
+	for (int i = 0; i < prof->nplugins; i++)
+		if (prof->plugins[i].plugin->reads_pods && prof->plugins[i].plugin->filter)
+		{
+			reader = i;
+			break;
+		}
+	ctx->nfilters = 0;
+	ctx->nprefix = 0;
+	for (int i = 0; i < prof->nplugins; i++)
+		if (!ctx->skip_filter[i] && !ctx->calls[i].passes_every_node)
+		{
+			FilterStep *f = &ctx->filters[ctx->nfilters++];
 
-				f->filter = prof->plugins[i].plugin->filter;
-				f->call = &ctx->calls[i];
-				f->plugin = i;
-			}
-	}
-	for (const FilterStep *f = ctx->filters, *end = f + ctx->nfilters; f < end; f++)
+			f->filter = prof->plugins[i].plugin->filter;
+			f->call = &ctx->calls[i];
+			f->plugin = i;
+			if (i < reader)
+				ctx->nprefix = ctx->nfilters;
+		}
+}
+
+/* Filter one node with steps [from, to), stopping at the first that does not pass it */
+static int
+run_steps(CycleCtx *ctx, const PodInfo *pod, const NodeInfo *node, Status *st, int from, int to)
+{
+	for (const FilterStep *f = ctx->filters + from, *end = ctx->filters + to; f < end; f++)
 	{
 		st->code = CODE_SUCCESS;
 		st->reasons = NIL;
@@ -372,11 +387,47 @@ run_filters(CycleCtx *ctx, const PodInfo *pod, const NodeInfo *node, Status *st)
 		{
 			if (st->code == CODE_ERROR)
 				st->reasons = list_make1(psprintf("running \"%s\" filter plugin: %s",
-												  prof->plugins[f->plugin].plugin->name, StatusMessage(st)));
+												  ctx->profile->plugins[f->plugin].plugin->name,
+												  StatusMessage(st)));
 			return f->plugin;
 		}
 	}
+	st->code = CODE_SUCCESS;
+	st->reasons = NIL;
 	return -1;
+}
+
+/* Filter one node, stopping at the first plugin that does not pass it. */
+static int
+run_filters(CycleCtx *ctx, const PodInfo *pod, const NodeInfo *node, Status *st)
+{
+	if (ctx->nfilters < 0)
+		list_filters(ctx);
+	return run_steps(ctx, pod, node, st, 0, ctx->nfilters);
+}
+
+/*
+ * Filter one node for a pod whose verdicts depend on pods elsewhere, the
+ * verdict of the node-local first steps kept in its class c: read from
+ * there while the node is unchanged, else made and kept; the steps after
+ * them run every time.  (A node with nominated pods is filtered whole,
+ * twice: RunFilters.)
+ */
+static int
+filter_by_prefix(CycleCtx *ctx, EquivClass *c, const PodInfo *pod, const NodeInfo *node, Status *st)
+{
+	int			rejected;
+
+	if (ctx->nfilters < 0)
+		list_filters(ctx);
+	if (!EquivPrefixGet(c, node, &rejected, st))
+	{
+		rejected = run_steps(ctx, pod, node, st, 0, ctx->nprefix);
+		EquivPrefixPut(c, node, rejected, st);
+	}
+	if (rejected >= 0)
+		return rejected;
+	return run_steps(ctx, pod, node, st, ctx->nprefix, ctx->nfilters);
 }
 
 /*
@@ -859,12 +910,18 @@ RunSchedulingCycle(ClusterSnapshot *snap, const Profile *profile, const PodInfo 
 
 		prefetch_node(cand[(start + i + PREFETCH_AHEAD) % ncand]);
 
-		if (ctx->equiv == NULL || !EquivFilterGet(ctx->equiv, node, &rejected, &st))
+		if (ctx->equiv != NULL)
 		{
-			rejected = RunFilters(ctx, pod, node, &st);
-			if (ctx->equiv)
+			if (!EquivFilterGet(ctx->equiv, node, &rejected, &st))
+			{
+				rejected = RunFilters(ctx, pod, node, &st);
 				EquivFilterPut(ctx->equiv, node, rejected, &st);
+			}
 		}
+		else if (ctx->scores_class != NULL && node->nominated == NIL)
+			rejected = filter_by_prefix(ctx, ctx->scores_class, pod, node, &st);
+		else
+			rejected = RunFilters(ctx, pod, node, &st);
 
 		examined++;
 		if (rejected < 0)

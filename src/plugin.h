@@ -241,6 +241,7 @@ typedef struct CycleCtx
 	bool	   *skip_filter;	/* per profile plugin; after a change, nfilters = -1 */
 	int			nfilters;		/* the plugins whose Filter runs, from skip_filter; -1: not known */
 	struct FilterStep *filters; /* them, in profile order */
+	int			nprefix;		/* the first of them, before any plugin that reads pods */
 	struct EquivClass *equiv;	/* the pod's equivalence class, or NULL */
 	struct EquivClass *scores_class;	/* its class for node-local scores, or NULL */
 } CycleCtx;
