@@ -77,10 +77,15 @@ PlanKeptGeneric(SPIPlanPtr *cache, const char *sql, int nargs, Oid *types)
  *		clause sets it, and undone by PlanByKeysEnd or by the error that
  *		ends the transaction).  For the statements that write a chunk of
  *		rows named by key (write-back, and the triggers those writes fire):
- *		costed against a table that is mostly cached, a few hundred keys
- *		looked up one by one look dearer than one pass over the table, and
- *		a pass per chunk makes a call's writing grow with the square of
- *		its pods.
+ *		costed against a table that is mostly cached, a thousand keys looked
+ *		up one by one look dearer than one pass over the table, and a pass
+ *		per chunk makes a call's writing grow with the square of its pods.
+ *		(Only sequential scans are ruled out: on a table a few chunks big,
+ *		the planner may still join over the whole of its index, which reads
+ *		about as many rows as the lookups would.  Forcing nested loops too
+ *		would be worse where no index serves, as for the outbox's pending
+ *		conditions by pod.)  User triggers on the extension's tables, which
+ *		only their owner can make, run under it too.
  */
 int
 PlanByKeysBegin(void)

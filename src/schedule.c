@@ -698,18 +698,26 @@ subxact_end(Run *r, bool commit)
 	r->in_subxact = false;
 }
 
-/* Write the attempts [r->written, upto): their subtransaction ends first */
+/*
+ * Write the attempts [r->written, upto): their subtransaction ends first.
+ * What the writing makes (the arrays of every diagnosis) goes with the
+ * chunk, in results_cxt: made in the call's context, it stayed there until
+ * the call ended, a chunk's worth at each chunk.
+ */
 static void
 flush_attempts(Run *r, int upto)
 {
 	int			level;
+	MemoryContext old;
 
 	subxact_end(r, true);
-	if (upto > r->written)
-		elog(DEBUG1, "schedule_pending: writing %d attempts", upto - r->written);
 	level = PlanByKeysBegin();
+	old = MemoryContextSwitchTo(r->results_cxt);
 	write_results(r->attempts + r->written, upto - r->written, r->metrics);
+	MemoryContextSwitchTo(old);
 	PlanByKeysEnd(level);
+	if (upto > r->written)
+		elog(DEBUG1, "schedule_pending: wrote %d attempts", upto - r->written);
 	r->written = upto;
 	r->holder = -1;
 	MemoryContextReset(r->results_cxt);
