@@ -15,6 +15,8 @@
  */
 #include "postgres.h"
 
+#include "access/htup_details.h"
+#include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
@@ -214,10 +216,71 @@ static const char node_columns[] =
 const char *const NodeColumns = node_columns + 2;
 
 /* A cell being decoded; what is kept goes to keep, the rest is scratch */
-typedef struct RowRead
+/*
+ * A stored row's columns, taken apart once (heap_deform_tuple) for the
+ * decoders that read them by number: read one by one, each column past a
+ * varlena one was found again from the row's start.
+ */
+typedef struct Deformed
 {
 	HeapTuple	tup;
 	TupleDesc	desc;
+	Datum	   *values;
+	bool	   *nulls;
+} Deformed;
+
+static void
+deform(Deformed *d, HeapTuple tup, TupleDesc desc, int ncolumns)
+{
+	if (desc->natts < ncolumns)
+		elog(ERROR, "a row of %d columns where %d are read", desc->natts, ncolumns);
+	d->tup = tup;
+	d->desc = desc;
+	d->values = palloc(sizeof(Datum) * desc->natts);
+	d->nulls = palloc(sizeof(bool) * desc->natts);
+	heap_deform_tuple(tup, desc, d->values, d->nulls);
+}
+
+static void
+deformed_free(Deformed *d)
+{
+	pfree(d->values);
+	pfree(d->nulls);
+}
+
+/* column col (1-based) as text, or NULL; a text column without its output function */
+static char *
+deformed_text(const Deformed *d, int col)
+{
+	if (d->nulls[col - 1])
+		return NULL;
+	if (TupleDescAttr(d->desc, col - 1)->atttypid == TEXTOID)
+		return TextDatumGetCString(d->values[col - 1]);
+	return SPI_getvalue(d->tup, d->desc, col);
+}
+
+static Datum
+deformed_datum(const Deformed *d, int col, bool *isnull)
+{
+	*isnull = d->nulls[col - 1];
+	return d->values[col - 1];
+}
+
+static Jsonb *
+deformed_jsonb(const Deformed *d, int col)
+{
+	return d->nulls[col - 1] ? NULL : DatumGetJsonbPCopy(d->values[col - 1]);
+}
+
+static int64
+deformed_int64(const Deformed *d, int col)
+{
+	return d->nulls[col - 1] ? 0 : DatumGetInt64(d->values[col - 1]);
+}
+
+typedef struct RowRead
+{
+	Deformed	row;
 	int			col;			/* 1-based */
 	MemoryContext keep;
 	List	  **problems;
@@ -234,7 +297,7 @@ problem(RowRead *r, const char *field, const char *err)
 static char *
 read_text(RowRead *r)
 {
-	return SPI_getvalue(r->tup, r->desc, r->col);
+	return deformed_text(&r->row, r->col);
 }
 
 static char *
@@ -249,7 +312,7 @@ static bool
 read_bool(RowRead *r)
 {
 	bool		isnull;
-	Datum		d = SPI_getbinval(r->tup, r->desc, r->col, &isnull);
+	Datum		d = deformed_datum(&r->row, r->col, &isnull);
 
 	return !isnull && DatumGetBool(d);
 }
@@ -257,7 +320,7 @@ read_bool(RowRead *r)
 static Jsonb *
 read_jsonb(RowRead *r)
 {
-	return TupleJsonb(r->tup, r->desc, r->col);
+	return deformed_jsonb(&r->row, r->col);
 }
 
 /* a jsonb object kept, or NULL (for what is none, noted when field is given) */
@@ -330,7 +393,7 @@ decode_ref_requests(PodRef *p, RowRead *r)
 static int64
 read_nonnegative(RowRead *r, const char *field)
 {
-	int64		n = TupleInt64(r->tup, r->desc, r->col);
+	int64		n = deformed_int64(&r->row, r->col);
 
 	if (n < 0)
 	{
@@ -392,7 +455,7 @@ static void
 decode_ref_priority(PodRef *p, RowRead *r)
 {
 	bool		isnull;
-	Datum		d = SPI_getbinval(r->tup, r->desc, r->col, &isnull);
+	Datum		d = deformed_datum(&r->row, r->col, &isnull);
 
 	p->priority = isnull ? 0 : DatumGetInt32(d);
 }
@@ -401,7 +464,7 @@ static void
 decode_ref_start_time(PodRef *p, RowRead *r)
 {
 	bool		isnull;
-	Datum		d = SPI_getbinval(r->tup, r->desc, r->col, &isnull);
+	Datum		d = deformed_datum(&r->row, r->col, &isnull);
 
 	p->start_time = isnull ? 0 : DatumGetTimestampTz(d);
 }
@@ -437,26 +500,30 @@ StaticAssertDecl(POD_REF_COL_uid < POD_REF_COL_counts && POD_REF_COL_node < POD_
 bool
 PodRefFromTuple(PodRef *p, HeapTuple tup, TupleDesc desc, MemoryContext keep, List **problems)
 {
-	RowRead		r = {tup, desc, 0, keep, problems, false};
+	RowRead		r = {{0}, 0, keep, problems, false};
+	bool		counted = true;
 
 	memset(p, 0, sizeof(*p));
-	for (int i = 0; i < POD_REF_NCOLUMNS; i++)
+	deform(&r.row, tup, desc, POD_REF_NCOLUMNS);
+	for (int i = 0; i < POD_REF_NCOLUMNS && counted; i++)
 	{
 		r.col = i + 1;
 		pod_ref_decoders[i] (p, &r);
 		if (i == POD_REF_COL_counts)
 		{
 			if (p->uid == NULL || p->node == NULL || !r.counts)
-				return false;
-			if (strlen(p->node) >= NODE_NAME_KEYSIZE)
+				counted = false;
+			else if (strlen(p->node) >= NODE_NAME_KEYSIZE)
 			{
 				problem(&r, NULL, "its node's name is longer than a node name can be; it counts on no node");
-				return false;
+				counted = false;
 			}
-			p->node = MemoryContextStrdup(keep, p->node);
+			else
+				p->node = MemoryContextStrdup(keep, p->node);
 		}
 	}
-	return true;
+	deformed_free(&r.row);
+	return counted;
 }
 
 static void
@@ -525,13 +592,15 @@ StaticAssertDecl(lengthof(node_decoders) == NODE_NCOLUMNS, "a decoder per column
 void
 NodeInfoFromTuple(NodeInfo *n, HeapTuple tup, TupleDesc desc, MemoryContext keep, List **problems)
 {
-	RowRead		r = {tup, desc, 0, keep, problems, false};
+	RowRead		r = {{0}, 0, keep, problems, false};
 
+	deform(&r.row, tup, desc, NODE_NCOLUMNS);
 	for (int i = 0; i < NODE_NCOLUMNS; i++)
 	{
 		r.col = i + 1;
 		node_decoders[i] (n, &r);
 	}
+	deformed_free(&r.row);
 	n->exists = true;
 }
 
@@ -557,27 +626,26 @@ note_invalid(PodInfo *pod, const char *column, const char *err)
 
 typedef struct PodCell
 {
-	HeapTuple	tup;
-	TupleDesc	desc;
+	Deformed	row;
 	int			col;			/* 1-based */
 } PodCell;
 
 static char *
 cell_text(const PodCell *c)
 {
-	return SPI_getvalue(c->tup, c->desc, c->col);
+	return deformed_text(&c->row, c->col);
 }
 
 static Datum
 cell_datum(const PodCell *c, bool *isnull)
 {
-	return SPI_getbinval(c->tup, c->desc, c->col, isnull);
+	return deformed_datum(&c->row, c->col, isnull);
 }
 
 static Jsonb *
 cell_jsonb(const PodCell *c)
 {
-	return TupleJsonb(c->tup, c->desc, c->col);
+	return deformed_jsonb(&c->row, c->col);
 }
 
 /* a jsonb object (or NULL); what is not one is noted and left out */
@@ -662,7 +730,7 @@ decode_requests(PodInfo *pod, const PodCell *c)
 static void
 decode_nonzero_cpu(PodInfo *pod, const PodCell *c)
 {
-	pod->nonzero_cpu = TupleInt64(c->tup, c->desc, c->col);
+	pod->nonzero_cpu = deformed_int64(&c->row, c->col);
 	if (pod->nonzero_cpu < 0)
 		note_invalid(pod, "nonzero_cpu", "negative");
 }
@@ -670,7 +738,7 @@ decode_nonzero_cpu(PodInfo *pod, const PodCell *c)
 static void
 decode_nonzero_memory(PodInfo *pod, const PodCell *c)
 {
-	pod->nonzero_memory = TupleInt64(c->tup, c->desc, c->col);
+	pod->nonzero_memory = deformed_int64(&c->row, c->col);
 	if (pod->nonzero_memory < 0)
 		note_invalid(pod, "nonzero_memory", "negative");
 }
@@ -786,14 +854,16 @@ StaticAssertDecl(lengthof(pod_decoders) == POD_NCOLUMNS, "a decoder per column")
 void
 PodInfoFromTuple(PodInfo *pod, HeapTuple tup, TupleDesc desc)
 {
-	PodCell		c = {tup, desc, 0};
+	PodCell		c = {{0}, 0};
 
 	memset(pod, 0, sizeof(*pod));
+	deform(&c.row, tup, desc, POD_NCOLUMNS);
 	for (int i = 0; i < POD_NCOLUMNS; i++)
 	{
 		c.col = i + 1;
 		pod_decoders[i] (pod, &c);
 	}
+	deformed_free(&c.row);
 }
 
 /* ------------------------------------------------------------------------
