@@ -318,33 +318,37 @@ group_verdicts(const CycleResult *res, char **msgs, int *first, int *order, int 
 	int			ngroups = 0;
 	char	   *pairs = NULL;
 
+	const NodeVerdict *verdicts = res->verdicts;
+	NodeInfo  **nodes = res->snap ? res->snap->nodes : NULL;
+	int			g = -1;			/* the raw group of the run going on */
+	char	   *msg = NULL;		/* and its message */
+
 	*keyed = (key != NULL);
 	*norder = 0;
 	memset(bypos, -1, sizeof(int) * Max(npos, 1));
+	/*
+	 * (verdicts and nodes read from locals, not through res: to the
+	 * compiler, each store below might change res)
+	 */
 	for (int i = 0; i < n; i++)
 	{
-		const NodeVerdict *v = &res->verdicts[i];
-		int			p = v->node->position;
+		const NodeVerdict *v = &verdicts[i];
+		const NodeInfo *node = v->node;
+		int			p = node->position;
 
-		if (i > 0 && v->status.reasons == v[-1].status.reasons &&
-			v->rejected_by == v[-1].rejected_by && v->status.code == v[-1].status.code)
+		if (i == 0 || v->status.reasons != v[-1].status.reasons ||
+			v->rejected_by != v[-1].rejected_by || v->status.code != v[-1].status.code)
 		{
-			msgs[i] = msgs[i - 1];
-			raw[i] = raw[i - 1];
-		}
-		else
-		{
-			int			g;
-
-			msgs[i] = StatusMessage(&v->status);
+			msgs[i] = msg = StatusMessage(&v->status);
 			for (g = 0; g < nraw; g++)
 				if (same_group(res, msgs, raw_first[g], i))
 					break;
 			if (g == nraw)
 				raw_first[nraw++] = i;
-			raw[i] = g;
 		}
-		if (p >= 0 && p < npos && res->snap->nodes[p] == v->node)
+		msgs[i] = msg;
+		raw[i] = g;
+		if (p >= 0 && p < npos && nodes[p] == node)
 			bypos[p] = i;
 		else
 			rest[nrest++] = i;	/* not placed by position: after the others */
@@ -359,27 +363,34 @@ group_verdicts(const CycleResult *res, char **msgs, int *first, int *order, int 
 		enlargeStringInfo(key, (int) (sizeof(int32) * 2 * Max(n, 1)));
 		pairs = key->data + key->len;
 	}
-	for (int p = 0; p < npos; p++)
 	{
-		int			i = bypos[p];
+		int			k = 0;
 
-		if (i < 0)
-			continue;
-		order[*norder] = i;
-		gidx[*norder] = ordered_group(remap, first, &ngroups, raw, i);
-		if (pairs)
+		for (int p = 0; p < npos; p++)
 		{
-			int32		x[2] = {p, gidx[*norder]};
+			int			i = bypos[p];
+			int			og;
 
-			memcpy(pairs + sizeof(x) * *norder, x, sizeof(x));
+			if (i < 0)
+				continue;
+			og = ordered_group(remap, first, &ngroups, raw, i);
+			order[k] = i;
+			gidx[k] = og;
+			if (pairs)
+			{
+				int32		x[2] = {p, og};
+
+				memcpy(pairs + sizeof(x) * k, x, sizeof(x));
+			}
+			k++;
 		}
-		(*norder)++;
-	}
-	for (int j = 0; j < nrest; j++)
-	{
-		order[*norder] = rest[j];
-		gidx[*norder] = ordered_group(remap, first, &ngroups, raw, rest[j]);
-		(*norder)++;
+		for (int j = 0; j < nrest; j++)
+		{
+			order[k] = rest[j];
+			gidx[k] = ordered_group(remap, first, &ngroups, raw, rest[j]);
+			k++;
+		}
+		*norder = k;
 	}
 	if (*keyed)
 	{
@@ -451,6 +462,8 @@ DiagnosisToJsonbReusing(const CycleResult *res, DiagnosisReuse *reuse)
 	bool		keyed = false;
 	Jsonb	   *doc;
 
+	if (reuse)
+		reuse->matched = false;
 	if (reuse && (res->prefilter_plugin >= 0 || res->nabsent > 0))
 		reuse = NULL;
 	groups = palloc(sizeof(JsonbValue) * (n + 2));
@@ -467,7 +480,10 @@ DiagnosisToJsonbReusing(const CycleResult *res, DiagnosisReuse *reuse)
 		initStringInfo(&key);
 	nverdict_groups = group_verdicts(res, msgs, first, order, &norder, gidx, reuse ? &key : NULL, &keyed);
 	if (keyed && reuse->doc && reuse->key.len == key.len && memcmp(reuse->key.data, key.data, key.len) == 0)
+	{
+		reuse->matched = true;
 		return reuse->doc;
+	}
 	nodes = palloc0(sizeof(List *) * Max(nverdict_groups, 1));
 	for (int j = 0; j < norder; j++)
 		nodes[gidx[j]] = lappend(nodes[gidx[j]], res->verdicts[order[j]].node->name);
@@ -500,6 +516,7 @@ DiagnosisToJsonbReusing(const CycleResult *res, DiagnosisReuse *reuse)
 		resetStringInfo(&reuse->key);
 		appendBinaryStringInfo(&reuse->key, key.data, key.len);
 		reuse->doc = DatumGetJsonbPCopy(JsonbPGetDatum(doc));
+		reuse->rejected = NULL;
 		MemoryContextSwitchTo(old);
 		return reuse->doc;		/* the caller may keep it as it is, in reuse->cxt */
 	}

@@ -38,6 +38,8 @@ typedef struct DiagnosisReuse
 	MemoryContext cxt;			/* where key and doc live */
 	StringInfoData key;			/* the groups' key (data NULL: none yet) */
 	Jsonb	   *doc;			/* NULL: none kept */
+	bool		matched;		/* the last call returned doc for its key */
+	Jsonb	   *rejected;		/* the caller's: RejectingPlugins of doc's cycle, or NULL */
 } DiagnosisReuse;
 
 extern Jsonb *DiagnosisToJsonbReusing(const CycleResult *res, DiagnosisReuse *reuse);

@@ -723,6 +723,7 @@ flush_attempts(Run *r, int upto)
 	MemoryContextReset(r->results_cxt);
 	r->diag_reuse.doc = NULL;
 	r->diag_reuse.key.data = NULL;
+	r->diag_reuse.rejected = NULL;
 }
 
 /* One pod's cycle; its outcome in *a (results_cxt).  May throw. */
@@ -779,7 +780,19 @@ schedule_one(Run *r, int i)
 		}
 		a->error = (res.error != NULL);
 	}
-	a->rejected_by = RejectingPlugins(&res);
+	/*
+	 * the same groups as the kept diagnosis's cycle (no PreFilter rejection,
+	 * no node left out): the same plugins rejected the pod, not counted again
+	 * over every node
+	 */
+	if (diagnosis && r->diag_reuse.matched && r->diag_reuse.rejected)
+		a->rejected_by = r->diag_reuse.rejected;
+	else
+	{
+		a->rejected_by = RejectingPlugins(&res);
+		if (diagnosis && diagnosis == r->diag_reuse.doc)
+			r->diag_reuse.rejected = a->rejected_by;
+	}
 	if (res.nominated)
 	{
 		ListCell   *lc;
