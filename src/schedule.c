@@ -700,21 +700,24 @@ subxact_end(Run *r, bool commit)
 
 /*
  * Write the attempts [r->written, upto): their subtransaction ends first.
- * What the writing makes (the arrays of every diagnosis) goes with the
- * chunk, in results_cxt: made in the call's context, it stayed there until
- * the call ended, a chunk's worth at each chunk.
+ * What the writing makes goes with the chunk: the arrays of every
+ * diagnosis, in results_cxt; and what is made after a statement, in the
+ * procedure context of an SPI connection of the chunk's own (SPI leaves its
+ * procedure context current when a statement returns: the call's, which
+ * lasts until the call ends, a chunk's worth at each chunk).
  */
 static void
 flush_attempts(Run *r, int upto)
 {
 	int			level;
-	MemoryContext old;
 
 	subxact_end(r, true);
 	level = PlanByKeysBegin();
-	old = MemoryContextSwitchTo(r->results_cxt);
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "schedule_pending: SPI_connect failed");
+	MemoryContextSwitchTo(r->results_cxt);
 	write_results(r->attempts + r->written, upto - r->written, r->metrics);
-	MemoryContextSwitchTo(old);
+	SPI_finish();				/* back in the call's context */
 	PlanByKeysEnd(level);
 	if (upto > r->written)
 		elog(DEBUG1, "schedule_pending: wrote %d attempts", upto - r->written);
