@@ -250,30 +250,15 @@ shared_status(EquivClass *c, const Status *st)
 	return shared;
 }
 
-/* Keep a verdict */
+/* Keep a verdict of this kind (rejected -1: it passes the node) */
 void
-EquivFilterPut(EquivClass *c, const NodeInfo *node, int rejected, const Status *st)
+EquivVerdictPut(EquivClass *c, VerdictKind kind, const NodeInfo *node, int rejected, const Status *st)
 {
-	EquivEntry *e = entry(c, node);
+	KeptVerdict *v = &entry(c, node)->verdicts[kind];
 
-	e->generation = node->generation;
-	e->rejected_by = rejected;
-	e->status = *shared_status(c, st);
-}
-
-/*
- * EquivPrefixPut
- *		Keep the verdict of the pod's first CycleCtx.nprefix Filters on node
- *		(rejected -1: they pass it), as EquivFilterPut keeps a whole one.
- */
-void
-EquivPrefixPut(EquivClass *c, const NodeInfo *node, int rejected, const Status *st)
-{
-	EquivEntry *e = entry(c, node);
-
-	e->prefix_generation = node->generation;
-	e->prefix_rejected = rejected;
-	e->prefix_status = *shared_status(c, st);
+	v->generation = node->generation;
+	v->rejected_by = rejected;
+	v->status = *shared_status(c, st);
 }
 
 /* DefaultPreemption's dry run on node, if still good */

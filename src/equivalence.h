@@ -11,16 +11,31 @@
 
 #include "plugin.h"
 
+/* A Filter verdict kept for a node, good while the node's generation holds */
+typedef struct KeptVerdict
+{
+	uint64		generation;		/* 0: none */
+	int			rejected_by;	/* -1: passes */
+	Status		status;			/* its reasons shared among the class's entries */
+} KeptVerdict;
+
+/*
+ * Which of a node's verdicts: a pod's whole one (its Filters read no other
+ * pods), or that of its Filters before the profile's first plugin that
+ * reads pods (CycleCtx.nprefix of them), for a pod whose verdicts depend on
+ * pods elsewhere: the node-local part of them, which does not
+ */
+typedef enum VerdictKind
+{
+	VERDICT_WHOLE,
+	VERDICT_PREFIX,
+	VERDICT_KINDS
+} VerdictKind;
+
 /* What a class knows of one node, kept while the node's generation holds */
 typedef struct EquivEntry
 {
-	uint64		generation;		/* 0: empty */
-	int			rejected_by;
-	Status		status;			/* its reasons shared among the class's entries */
-	/* the verdict of the Filters before any that reads pods (EquivPrefixGet) */
-	uint64		prefix_generation;
-	int			prefix_rejected;
-	Status		prefix_status;
+	KeptVerdict verdicts[VERDICT_KINDS];
 	void	   *preempt;		/* DefaultPreemption's, or NULL */
 	uint64		preempt_generation;
 	/* the raw scores of the node-local scorers, and what they were read of */
@@ -31,7 +46,7 @@ typedef struct EquivEntry
 	uint64		scores_stamp;
 } EquivEntry;
 
-/* A class (here for EquivFilterGet, which a search calls for every node) */
+/* A class (here for EquivVerdictGet, which a search calls for every node) */
 typedef struct EquivClass
 {
 	char	   *key;
@@ -51,8 +66,8 @@ typedef struct EquivClass
 /* equivalence.c */
 extern EquivClass *EquivClassFor(CycleCtx *ctx, const PodInfo *pod, EquivClass **scores);
 extern bool PreFilterIsPodLocal(const CycleCtx *ctx);
-extern void EquivFilterPut(EquivClass *c, const NodeInfo *node, int rejected, const Status *st);
-extern void EquivPrefixPut(EquivClass *c, const NodeInfo *node, int rejected, const Status *st);
+extern void EquivVerdictPut(EquivClass *c, VerdictKind kind, const NodeInfo *node, int rejected,
+							const Status *st);
 extern void *EquivPreemptGet(EquivClass *c, const NodeInfo *node);
 extern void EquivPreemptPut(EquivClass *c, const NodeInfo *node, void *result);
 extern MemoryContext EquivMemory(EquivClass *c);
@@ -61,42 +76,22 @@ extern void EquivScoresPut(EquivClass *c, const NodeInfo *node, int64 **raw, int
 extern int	EquivScoreSlot(EquivClass *c, int i);
 
 /*
- * The kept Filter verdict for node, if still good: *rejected (-1 passes)
- * and *st.  A node past the entries has none kept (EquivFilterPut makes
- * room).
+ * The kept verdict of this kind for node, if still good: *rejected (-1
+ * passes) and *st.  A node past the entries has none kept
+ * (EquivVerdictPut makes room).
  */
 static inline bool
-EquivFilterGet(EquivClass *c, const NodeInfo *node, int *rejected, Status *st)
+EquivVerdictGet(EquivClass *c, VerdictKind kind, const NodeInfo *node, int *rejected, Status *st)
 {
-	const EquivEntry *e;
+	const KeptVerdict *v;
 
 	if ((unsigned) node->ordinal >= (unsigned) c->nentries)
 		return false;
-	e = &c->entries[node->ordinal];
-	if (e->generation != node->generation || node->generation == 0)
+	v = &c->entries[node->ordinal].verdicts[kind];
+	if (v->generation != node->generation || node->generation == 0)
 		return false;
-	*rejected = e->rejected_by;
-	*st = e->status;
-	return true;
-}
-
-/*
- * The kept verdict of the pod's Filters before the first plugin that reads
- * pods (CycleCtx.nprefix of them), if still good: for a pod whose verdicts
- * depend on pods elsewhere, the node-local part of them, which does not.
- */
-static inline bool
-EquivPrefixGet(EquivClass *c, const NodeInfo *node, int *rejected, Status *st)
-{
-	const EquivEntry *e;
-
-	if ((unsigned) node->ordinal >= (unsigned) c->nentries)
-		return false;
-	e = &c->entries[node->ordinal];
-	if (e->prefix_generation != node->generation || node->generation == 0)
-		return false;
-	*rejected = e->prefix_rejected;
-	*st = e->prefix_status;
+	*rejected = v->rejected_by;
+	*st = v->status;
 	return true;
 }
 
@@ -105,7 +100,7 @@ EquivPrefixGet(EquivClass *c, const NodeInfo *node, int *rejected, Status *st)
  * *kept: bit i, plugin i's is there), or NULL when none is still good: the
  * node has changed since, or its labels, or the class dropped them (none
  * kept for a node past the entries: EquivScoresPut makes room).  After
- * EquivScoresUsable(c) only; inline for the same reason as EquivFilterGet.
+ * EquivScoresUsable(c) only; inline for the same reason as EquivVerdictGet.
  */
 static inline const int64 *
 EquivScoresGet(EquivClass *c, const NodeInfo *node, uint64 *kept)

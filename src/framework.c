@@ -420,10 +420,10 @@ filter_by_prefix(CycleCtx *ctx, EquivClass *c, const PodInfo *pod, const NodeInf
 
 	if (ctx->nfilters < 0)
 		list_filters(ctx);
-	if (!EquivPrefixGet(c, node, &rejected, st))
+	if (!EquivVerdictGet(c, VERDICT_PREFIX, node, &rejected, st))
 	{
 		rejected = run_steps(ctx, pod, node, st, 0, ctx->nprefix);
-		EquivPrefixPut(c, node, rejected, st);
+		EquivVerdictPut(c, VERDICT_PREFIX, node, rejected, st);
 	}
 	if (rejected >= 0)
 		return rejected;
@@ -912,10 +912,10 @@ RunSchedulingCycle(ClusterSnapshot *snap, const Profile *profile, const PodInfo 
 
 		if (ctx->equiv != NULL)
 		{
-			if (!EquivFilterGet(ctx->equiv, node, &rejected, &st))
+			if (!EquivVerdictGet(ctx->equiv, VERDICT_WHOLE, node, &rejected, &st))
 			{
 				rejected = RunFilters(ctx, pod, node, &st);
-				EquivFilterPut(ctx->equiv, node, rejected, &st);
+				EquivVerdictPut(ctx->equiv, VERDICT_WHOLE, node, rejected, &st);
 			}
 		}
 		else if (ctx->scores_class != NULL && node->nominated == NIL)

@@ -844,11 +844,11 @@ fit_new_nodes(CapacityPlan *p, PlanTemplate *t, const PodInfo *pod, CycleResult 
 
 		if (node == NULL || (restricted && !NameListed(names, node->name)))
 			continue;
-		if (ctx->equiv == NULL || !EquivFilterGet(ctx->equiv, node, &rejected, &st))
+		if (ctx->equiv == NULL || !EquivVerdictGet(ctx->equiv, VERDICT_WHOLE, node, &rejected, &st))
 		{
 			rejected = RunFilters(ctx, pod, node, &st);
 			if (ctx->equiv)
-				EquivFilterPut(ctx->equiv, node, rejected, &st);
+				EquivVerdictPut(ctx->equiv, VERDICT_WHOLE, node, rejected, &st);
 		}
 		if (rejected < 0)
 		{
