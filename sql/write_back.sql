@@ -85,7 +85,7 @@ DROP TABLE passes;
 -- lists 300 nodes (64 kB as held): 125 make a chunk.
 TRUNCATE scheduler.nodes, scheduler.pods, scheduler.pod_attempts, scheduler.attempt_history;
 SELECT scheduler.apply(jsonb_build_object('kind', 'List', 'items', jsonb_agg(jsonb_build_object('kind', 'Node',
-    'metadata', jsonb_build_object('name', 'n' || i || '-' || repeat('x', 200),
+    'metadata', jsonb_build_object('name', 'n' || i || '-' || repeat('x', 201),
                                    'labels', jsonb_build_object('kubernetes.io/hostname', 'n' || i)),
     'spec', jsonb_build_object('taints', jsonb_build_array(
         jsonb_build_object('key', 't', 'value', 'v' || i, 'effect', 'NoSchedule'))),
@@ -110,13 +110,16 @@ SELECT message FROM scheduler.pod_attempts WHERE pod_uid = 'q7';
 
 ------------------------------------------------------------------------------
 -- What a chunk's writing makes goes with the chunk: a call's memory does not
--- grow by a chunk's diagnoses at every chunk.  The peak of the backend's
--- own memory (Linux's /proc: VmHWM less the shared memory it has touched,
--- RssShmem) over a call of 250 such pods (2 chunks) and over one of 2000
--- (16 chunks), each from a fresh backend: the second peaks less than 25 MB
--- higher (each chunk's 8 MB stayed in the call's context until the call
--- ended: over 100 MB higher).  Where /proc does not tell, the check is not
--- made and reads the same.
+-- grow by a chunk's diagnoses, nor by what is made after each of its
+-- statements (the outbox's decisions and facts: an API server is
+-- configured, which no worker here reaches), at every chunk.  The peak of
+-- the backend's own memory (Linux's /proc: VmHWM less the shared memory it
+-- has touched, RssShmem) over a call of 250 such pods (2 chunks) and over
+-- one of 4000 (32 chunks), each from a fresh backend: the second peaks
+-- less than 20 MB higher (each chunk's 8 MB stayed in the call's context
+-- until the call ended: over 100 MB higher; what was made after its
+-- statements, in SPI's procedure context: about 50 MB).  Where /proc does
+-- not tell, the check is not made and reads the same.
 TRUNCATE scheduler.pods, scheduler.pod_attempts, scheduler.attempt_history;
 CREATE FUNCTION peak_kb() RETURNS bigint LANGUAGE sql AS $$
     SELECT substring(s FROM 'VmHWM:\s+(\d+) kB')::bigint - substring(s FROM 'RssShmem:\s+(\d+) kB')::bigint
@@ -137,6 +140,7 @@ SELECT coalesce(pg_read_file('/proc/self/status', 0, 100000, true) ~ 'VmHWM:.*Rs
 SELECT big_diagnosis_pods(1, 250);
 \connect
 SET log_temp_files = -1;
+SET scheduler.kube_api_url = 'https://127.0.0.1:6443';
 \if :have_proc
 SELECT peak_kb() AS before_kb \gset
 \endif
@@ -144,9 +148,10 @@ SELECT count(*) FROM schedule_pending();
 \if :have_proc
 SELECT (peak_kb() - :before_kb) / 1024 AS grew_small \gset
 \endif
-SELECT big_diagnosis_pods(251, 2250);
+SELECT big_diagnosis_pods(251, 4250);
 \connect
 SET log_temp_files = -1;
+SET scheduler.kube_api_url = 'https://127.0.0.1:6443';
 \if :have_proc
 SELECT peak_kb() AS before_kb \gset
 \endif
@@ -154,6 +159,6 @@ SELECT count(*) FROM schedule_pending();
 \if :have_proc
 SELECT (peak_kb() - :before_kb) / 1024 AS grew_big \gset
 \endif
-SELECT :grew_big - :grew_small < 25 AS bounded;
+SELECT :grew_big - :grew_small < 20 AS bounded;
 DROP FUNCTION peak_kb();
 DROP FUNCTION big_diagnosis_pods(int, int);

@@ -81,11 +81,12 @@ PlanKeptGeneric(SPIPlanPtr *cache, const char *sql, int nargs, Oid *types)
  *		up one by one look dearer than one pass over the table, and a pass
  *		per chunk makes a call's writing grow with the square of its pods.
  *		(Only sequential scans are ruled out: on a table a few chunks big,
- *		the planner may still join over the whole of its index, which reads
- *		about as many rows as the lookups would.  Forcing nested loops too
- *		would be worse where no index serves, as for the outbox's pending
- *		conditions by pod.)  User triggers on the extension's tables, which
- *		only their owner can make, run under it too.
+ *		up to a few thousand pods, the planner may still hash the whole of
+ *		it, read through its primary key, for each chunk; past that it looks
+ *		the keys up.  Forcing nested loops too would be worse where no index
+ *		serves, as for the outbox's pending conditions by pod.)  User
+ *		triggers on the extension's tables, which only their owner can make,
+ *		run under it too.
  */
 int
 PlanByKeysBegin(void)

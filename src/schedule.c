@@ -717,7 +717,7 @@ flush_attempts(Run *r, int upto)
 		elog(ERROR, "schedule_pending: SPI_connect failed");
 	MemoryContextSwitchTo(r->results_cxt);
 	write_results(r->attempts + r->written, upto - r->written, r->metrics);
-	SPI_finish();				/* back in the call's context */
+	SPI_finish();				/* back in the context current at SPI_connect */
 	PlanByKeysEnd(level);
 	if (upto > r->written)
 		elog(DEBUG1, "schedule_pending: wrote %d attempts", upto - r->written);
