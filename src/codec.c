@@ -215,7 +215,6 @@ static const char node_columns[] =
 #undef NODE_COLUMN
 const char *const NodeColumns = node_columns + 2;
 
-/* A cell being decoded; what is kept goes to keep, the rest is scratch */
 /*
  * A stored row's columns, taken apart once (heap_deform_tuple) for the
  * decoders that read them by number: read one by one, each column past a
@@ -278,6 +277,7 @@ deformed_int64(const Deformed *d, int col)
 	return d->nulls[col - 1] ? 0 : DatumGetInt64(d->values[col - 1]);
 }
 
+/* A cell being decoded; what is kept goes to keep, the rest is scratch */
 typedef struct RowRead
 {
 	Deformed	row;
