@@ -317,10 +317,9 @@ group_verdicts(const CycleResult *res, char **msgs, int *first, int *order, int 
 	int			nrest = 0;
 	int			ngroups = 0;
 	char	   *pairs = NULL;
-
 	const NodeVerdict *verdicts = res->verdicts;
 	NodeInfo  **nodes = res->snap ? res->snap->nodes : NULL;
-	int			g = -1;			/* the raw group of the run going on */
+	int			rg = -1;		/* the raw group of the run going on */
 	char	   *msg = NULL;		/* and its message */
 
 	*keyed = (key != NULL);
@@ -339,15 +338,16 @@ group_verdicts(const CycleResult *res, char **msgs, int *first, int *order, int 
 		if (i == 0 || v->status.reasons != v[-1].status.reasons ||
 			v->rejected_by != v[-1].rejected_by || v->status.code != v[-1].status.code)
 		{
-			msgs[i] = msg = StatusMessage(&v->status);
-			for (g = 0; g < nraw; g++)
-				if (same_group(res, msgs, raw_first[g], i))
+			msg = StatusMessage(&v->status);
+			msgs[i] = msg;		/* (same_group reads it) */
+			for (rg = 0; rg < nraw; rg++)
+				if (same_group(res, msgs, raw_first[rg], i))
 					break;
-			if (g == nraw)
+			if (rg == nraw)
 				raw_first[nraw++] = i;
 		}
 		msgs[i] = msg;
-		raw[i] = g;
+		raw[i] = rg;
 		if (p >= 0 && p < npos && nodes[p] == node)
 			bypos[p] = i;
 		else
@@ -521,6 +521,16 @@ DiagnosisToJsonbReusing(const CycleResult *res, DiagnosisReuse *reuse)
 		return reuse->doc;		/* the caller may keep it as it is, in reuse->cxt */
 	}
 	return doc;
+}
+
+/* Keep nothing: reuse->cxt, where the kept key and document lived, is reset */
+void
+DiagnosisReuseForget(DiagnosisReuse *reuse)
+{
+	reuse->key.data = NULL;
+	reuse->doc = NULL;
+	reuse->matched = false;
+	reuse->rejected = NULL;
 }
 
 /* The plugins that rejected the pod somewhere, sorted, as a jsonb array. */

@@ -43,6 +43,7 @@ typedef struct DiagnosisReuse
 } DiagnosisReuse;
 
 extern Jsonb *DiagnosisToJsonbReusing(const CycleResult *res, DiagnosisReuse *reuse);
+extern void DiagnosisReuseForget(DiagnosisReuse *reuse);
 extern Jsonb *RejectingPlugins(const CycleResult *res);
 
 #endif							/* SCHEDULER_EXPLAIN_H */

@@ -724,9 +724,7 @@ flush_attempts(Run *r, int upto)
 	r->written = upto;
 	r->holder = -1;
 	MemoryContextReset(r->results_cxt);
-	r->diag_reuse.doc = NULL;
-	r->diag_reuse.key.data = NULL;
-	r->diag_reuse.rejected = NULL;
+	DiagnosisReuseForget(&r->diag_reuse);
 }
 
 /* One pod's cycle; its outcome in *a (results_cxt).  May throw. */
