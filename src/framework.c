@@ -456,6 +456,41 @@ RunFilters(CycleCtx *ctx, const PodInfo *pod, const NodeInfo *node, Status *st)
 }
 
 /*
+ * FilterNode, filter_node
+ *		The node's Filter verdict for the pod (the rejecting plugin, or -1),
+ *		from what the pod's class keeps while the node is unchanged
+ *		(equivalence.c): the whole verdict of a pod whose Filters read no
+ *		other pods (ctx->equiv), else that of the node-local first steps
+ *		(the class of ctx->scores_class; a node with nominated pods is
+ *		filtered whole); else every Filter runs.
+ */
+static inline int
+filter_node(CycleCtx *ctx, const PodInfo *pod, const NodeInfo *node, Status *st)
+{
+	int			rejected;
+
+	if (ctx->equiv != NULL)
+	{
+		if (!EquivVerdictGet(ctx->equiv, VERDICT_WHOLE, node, &rejected, st))
+		{
+			rejected = RunFilters(ctx, pod, node, st);
+			EquivVerdictPut(ctx->equiv, VERDICT_WHOLE, node, rejected, st);
+		}
+		return rejected;
+	}
+	if (ctx->scores_class != NULL && node->nominated == NIL)
+		return filter_by_prefix(ctx, ctx->scores_class, pod, node, st);
+	return RunFilters(ctx, pod, node, st);
+}
+
+/* (the search's loop inlines it) */
+int
+FilterNode(CycleCtx *ctx, const PodInfo *pod, const NodeInfo *node, Status *st)
+{
+	return filter_node(ctx, pod, node, st);
+}
+
+/*
  * The raw scores kept for the pod's class on each node (equivalence.c), in
  * ks: NULL when the pod has no class or keeps none.
  */
@@ -910,18 +945,7 @@ RunSchedulingCycle(ClusterSnapshot *snap, const Profile *profile, const PodInfo 
 
 		prefetch_node(cand[(start + i + PREFETCH_AHEAD) % ncand]);
 
-		if (ctx->equiv != NULL)
-		{
-			if (!EquivVerdictGet(ctx->equiv, VERDICT_WHOLE, node, &rejected, &st))
-			{
-				rejected = RunFilters(ctx, pod, node, &st);
-				EquivVerdictPut(ctx->equiv, VERDICT_WHOLE, node, rejected, &st);
-			}
-		}
-		else if (ctx->scores_class != NULL && node->nominated == NIL)
-			rejected = filter_by_prefix(ctx, ctx->scores_class, pod, node, &st);
-		else
-			rejected = RunFilters(ctx, pod, node, &st);
+		rejected = filter_node(ctx, pod, node, &st);
 
 		examined++;
 		if (rejected < 0)

@@ -17,6 +17,7 @@ extern int	scheduler_percentage_of_nodes_to_score;
 extern CycleCtx *NewCycleCtx(ClusterSnapshot *snap, const Profile *profile);
 extern bool RunPreFilters(CycleCtx *ctx, const PodInfo *pod, CycleResult *res, List **names, bool *restricted);
 extern int	RunFilters(CycleCtx *ctx, const PodInfo *pod, const NodeInfo *node, Status *st);
+extern int	FilterNode(CycleCtx *ctx, const PodInfo *pod, const NodeInfo *node, Status *st);
 extern void RunPostFilters(CycleCtx *ctx, const PodInfo *pod, CycleResult *res);
 extern bool RunScores(CycleCtx *ctx, const PodInfo *pod, NodeInfo **nodes, int n,
 					  int64 **raw, int64 **norm, int64 *totals, char **err);

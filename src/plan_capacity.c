@@ -844,12 +844,7 @@ fit_new_nodes(CapacityPlan *p, PlanTemplate *t, const PodInfo *pod, CycleResult 
 
 		if (node == NULL || (restricted && !NameListed(names, node->name)))
 			continue;
-		if (ctx->equiv == NULL || !EquivVerdictGet(ctx->equiv, VERDICT_WHOLE, node, &rejected, &st))
-		{
-			rejected = RunFilters(ctx, pod, node, &st);
-			if (ctx->equiv)
-				EquivVerdictPut(ctx->equiv, VERDICT_WHOLE, node, rejected, &st);
-		}
+		rejected = FilterNode(ctx, pod, node, &st);
 		if (rejected < 0)
 		{
 			res->chosen = node;
