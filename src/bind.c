@@ -440,21 +440,24 @@ drop_unsent(bool status_kind)
 static void
 record(List *items)
 {
+	OutboxResponse *resps = palloc(sizeof(OutboxResponse) * Max(list_length(items), 1));
+	int			n = 0;
 	ListCell   *lc;
 
 	begin(psprintf("scheduler bind: recording %d responses", list_length(items)));
 	foreach(lc, items)
 	{
 		OutboxItem *it = lfirst(lc);
-		Jsonb	   *resp = NULL;
+		OutboxResponse *r = &resps[n++];
 
-		if (it->response_len > 0)
-			resp = response_json(it);
-		if (resp && !JB_ROOT_IS_OBJECT(resp))
-			resp = NULL;
-		(void) OutboxRecord(it->id, (int32) it->status, resp, scheduler_outbox_max_attempts,
-							it->retry_after_ms);
+		r->id = it->id;
+		r->http_status = (int32) it->status;
+		r->response = it->response_len > 0 ? response_json(it) : NULL;
+		if (r->response && !JB_ROOT_IS_OBJECT(r->response))
+			r->response = NULL;
+		r->retry_after_ms = it->retry_after_ms;
 	}
+	OutboxRecordMany(resps, n, scheduler_outbox_max_attempts);
 	commit();
 	foreach(lc, items)
 	{

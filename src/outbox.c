@@ -1497,42 +1497,71 @@ judge(const char *kind, const char *node, bool series, bool has_status, int32 st
 	return V_FAILED;
 }
 
-/* A request's row, locked; false when there is none */
+/* A request's row, locked, and the verdict this batch writes to it */
 typedef struct Request
 {
+	int64		id;
 	char	   *kind;
 	char	   *pod_uid;
 	char	   *node;
 	char	   *state;
 	int32		attempts;
 	bool		series;			/* an event's series */
+	/* the verdict to write, when written */
+	bool		written;
+	const char *new_state;		/* "done" or "failed"; NULL: pending, due at next_at */
+	TimestampTz next_at;
+	bool		has_status;
+	int32		status;
+	const char *msg;			/* "": none */
 } Request;
 
-static bool
-lock_request(int64 id, Request *r)
+static int
+request_cmp(const void *a, const void *b)
+{
+	int64		x = ((const Request *) a)->id;
+	int64		y = ((const Request *) b)->id;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * The rows of these ids that exist, locked in id order (no two recorders
+ * wait on each other), sorted by id; *nrows of them.
+ */
+static Request *
+lock_requests(const int64 *ids, int n, int *nrows)
 {
 	static SPIPlanPtr plan = NULL;
-	Oid			type = INT8OID;
-	Datum		arg = Int64GetDatum(id);
-	bool		isnull;
-	HeapTuple	t;
-	TupleDesc	td;
+	Oid			type = INT8ARRAYOID;
+	Datum		arg = int8_array(ids, n);
+	Request    *rs;
 
 	run(PlanKept(&plan,
-				"SELECT kind, pod_uid, node, state, attempts, body ? 'series' FROM scheduler.outbox WHERE id = $1 FOR UPDATE",
+				"SELECT id, kind, pod_uid, node, state, attempts, body ? 'series' FROM scheduler.outbox"
+				" WHERE id = ANY($1) ORDER BY id FOR UPDATE",
 				1, &type),
 		&arg, NULL, SPI_OK_SELECT);
-	if (SPI_processed == 0)
-		return false;
-	t = SPI_tuptable->vals[0];
-	td = SPI_tuptable->tupdesc;
-	r->kind = SPI_getvalue(t, td, 1);
-	r->pod_uid = SPI_getvalue(t, td, 2);
-	r->node = SPI_getvalue(t, td, 3);
-	r->state = SPI_getvalue(t, td, 4);
-	r->attempts = DatumGetInt32(SPI_getbinval(t, td, 5, &isnull));
-	r->series = DatumGetBool(SPI_getbinval(t, td, 6, &isnull)) && !isnull;
-	return true;
+	rs = palloc0(sizeof(Request) * Max(SPI_processed, 1));
+	for (uint64 i = 0; i < SPI_processed; i++)
+	{
+		HeapTuple	t = SPI_tuptable->vals[i];
+		TupleDesc	td = SPI_tuptable->tupdesc;
+		Request    *r = &rs[i];
+		bool		isnull;
+
+		r->id = DatumGetInt64(SPI_getbinval(t, td, 1, &isnull));
+		r->kind = SPI_getvalue(t, td, 2);
+		r->pod_uid = SPI_getvalue(t, td, 3);
+		r->node = SPI_getvalue(t, td, 4);
+		r->state = SPI_getvalue(t, td, 5);
+		r->attempts = DatumGetInt32(SPI_getbinval(t, td, 6, &isnull));
+		r->series = DatumGetBool(SPI_getbinval(t, td, 7, &isnull)) && !isnull;
+	}
+	*nrows = (int) SPI_processed;
+	/* (sorted already: kept so, whatever the plan) */
+	qsort(rs, *nrows, sizeof(Request), request_cmp);
+	return rs;
 }
 
 /* now() + min(2^min(attempts, 10), 60) seconds */
@@ -1549,57 +1578,80 @@ retry_at(int32 attempts)
 }
 
 /*
- * Write the verdict: a retry keeps the row pending, due again after a
- * backoff; done and failed close it, and a failed binding forgets its
- * reservation (the pod is pending again, if it still exists).
+ * Write the verdicts, one statement for the batch: a retry keeps its row
+ * pending, due again at next_at; done and failed close it.
  */
 static void
-write_verdict(int64 id, const Request *r, Verdict v, int32 tries, bool has_status, int32 status, const char *msg,
-			  long retry_after_ms)
+write_verdicts(const Request *rs, int nrows)
 {
-	static SPIPlanPtr retry = NULL;
-	static SPIPlanPtr close = NULL;
-	static SPIPlanPtr forget = NULL;
-	Oid			types[5] = {INT8OID, INT4OID, INT4OID, TEXTOID, TIMESTAMPTZOID};
-	Datum		args[5];
-	char		nulls[5] = {' ', ' ', has_status ? ' ' : 'n', msg[0] ? ' ' : 'n', ' '};
+	static SPIPlanPtr plan = NULL;
+	Oid			types[6] = {INT8ARRAYOID, TEXTARRAYOID, INT4ARRAYOID, INT4ARRAYOID, TEXTARRAYOID,
+	TIMESTAMPTZARRAYOID};
+	Datum		args[6];
+	int64	   *ids = palloc(sizeof(int64) * Max(nrows, 1));
+	const char **states = palloc(sizeof(char *) * Max(nrows, 1));
+	const char **msgs = palloc(sizeof(char *) * Max(nrows, 1));
+	Datum	   *tries = palloc(sizeof(Datum) * Max(nrows, 1));
+	Datum	   *statuses = palloc(sizeof(Datum) * Max(nrows, 1));
+	bool	   *status_nulls = palloc(sizeof(bool) * Max(nrows, 1));
+	Datum	   *nexts = palloc(sizeof(Datum) * Max(nrows, 1));
+	bool	   *next_nulls = palloc(sizeof(bool) * Max(nrows, 1));
+	int			dims[1];
+	int			lbs[1] = {1};
+	int			n = 0;
 
-	args[0] = Int64GetDatum(id);
-	args[1] = Int32GetDatum(tries);
-	args[2] = Int32GetDatum(status);
-	args[3] = msg[0] ? CStringGetTextDatum(msg) : (Datum) 0;
-	if (v == V_RETRY)
+	for (int i = 0; i < nrows; i++)
 	{
-		/* the server's Retry-After, when it gave one; else the backoff */
-		args[4] = TimestampTzGetDatum(retry_after_ms >= 0
-									  ? TimestampTzPlusMilliseconds(GetCurrentTransactionStartTimestamp(),
-																	Min(retry_after_ms, 600000L))
-									  : retry_at(r->attempts));
-		run(PlanKept(&retry,
-					"UPDATE scheduler.outbox SET attempts = $2, last_status = $3, last_error = $4,"
-					" next_attempt_at = $5 WHERE id = $1",
-					5, types),
-			args, nulls, SPI_OK_UPDATE);
+		const Request *r = &rs[i];
+
+		if (!r->written)
+			continue;
+		ids[n] = r->id;
+		states[n] = r->new_state;
+		msgs[n] = r->msg[0] ? r->msg : NULL;
+		tries[n] = Int32GetDatum(r->attempts);
+		status_nulls[n] = !r->has_status;
+		statuses[n] = Int32GetDatum(r->has_status ? r->status : 0);
+		next_nulls[n] = (r->new_state != NULL);
+		nexts[n] = TimestampTzGetDatum(r->next_at);
+		n++;
+	}
+	if (n == 0)
 		return;
-	}
-	args[4] = CStringGetTextDatum(v == V_DONE ? "done" : "failed");
-	types[4] = TEXTOID;
-	run(PlanKept(&close,
-				"UPDATE scheduler.outbox SET state = $5, attempts = $2, last_status = $3, last_error = $4,"
-				" finished_at = now() WHERE id = $1",
-				5, types),
-		args, nulls, SPI_OK_UPDATE);
-	if (v == V_FAILED && strcmp(r->kind, "binding") == 0 && r->node != NULL)
-	{
-		Oid			ftypes[2] = {TEXTOID, TEXTOID};
-		Datum		fargs[2] = {CStringGetTextDatum(r->pod_uid), CStringGetTextDatum(r->node)};
+	dims[0] = n;
+	args[0] = int8_array(ids, n);
+	args[1] = text_array(states, n);
+	args[2] = PointerGetDatum(construct_array(tries, n, INT4OID, 4, true, TYPALIGN_INT));
+	args[3] = PointerGetDatum(construct_md_array(statuses, status_nulls, 1, dims, lbs, INT4OID, 4, true,
+												 TYPALIGN_INT));
+	args[4] = text_array(msgs, n);
+	args[5] = PointerGetDatum(construct_md_array(nexts, next_nulls, 1, dims, lbs, TIMESTAMPTZOID, 8,
+												 FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+	run(PlanKeptBatch(&plan,
+					  "UPDATE scheduler.outbox o SET state = coalesce(d.state, o.state), attempts = d.tries,"
+					  " last_status = d.status, last_error = d.msg,"
+					  " next_attempt_at = coalesce(d.next_at, o.next_attempt_at),"
+					  " finished_at = CASE WHEN d.state IS NOT NULL THEN now() ELSE o.finished_at END"
+					  " FROM unnest($1::int8[], $2::text[], $3::int4[], $4::int4[], $5::text[], $6::timestamptz[])"
+					  "   AS d(id, state, tries, status, msg, next_at)"
+					  " WHERE o.id = d.id",
+					  6, types),
+		args, NULL, SPI_OK_UPDATE);
+}
 
-		run(PlanKept(&forget,
-					"UPDATE scheduler.pods SET assumed_node = NULL"
-					" WHERE uid = $1 AND assumed_node = $2 AND node_name IS NULL",
-					2, ftypes),
-			fargs, NULL, SPI_OK_UPDATE);
-	}
+/* A failed binding forgets its reservation (the pod is pending again, if it still exists) */
+static void
+forget_reservation(const Request *r)
+{
+	static SPIPlanPtr plan = NULL;
+	Oid			types[2] = {TEXTOID, TEXTOID};
+	Datum		args[2] = {CStringGetTextDatum(r->pod_uid), CStringGetTextDatum(r->node)};
+
+	run(PlanKept(&plan,
+				"UPDATE scheduler.pods SET assumed_node = NULL"
+				" WHERE uid = $1 AND assumed_node = $2 AND node_name IS NULL",
+				2, types),
+		args, NULL, SPI_OK_UPDATE);
 }
 
 /*
@@ -1630,36 +1682,39 @@ prebind_applied(int64 id)
 	return SPI_processed > 0;
 }
 
-/* The events pending, as scheduled_event() counts them in this transaction */
+/* The events pending, as scheduled_events() counts them in this transaction */
 static LocalTransactionId counted_in = InvalidLocalTransactionId;
 static int64 waiting = 0;
 
 /*
- * A binding done: kube-scheduler's Normal "Scheduled" event on the pod,
+ * Bindings done: kube-scheduler's Normal "Scheduled" event on each pod,
  * "Successfully assigned <ns>/<name> to <node>", reported by its
- * schedulerName, sent after the binding as the status writes are.
+ * schedulerName, sent after the binding as the status writes are; in the
+ * order of ids[], written together.
  */
 static void
-scheduled_event(int64 id)
+scheduled_events(const int64 *ids, int n)
 {
 	static SPIPlanPtr plan = NULL;
 	static SPIPlanPtr count_plan = NULL;
-	Oid			type = INT8OID;
-	Datum		arg = Int64GetDatum(id);
-	HeapTuple	t;
-	TupleDesc	td;
-	EventSpec	e = {0};
+	Oid			type = INT8ARRAYOID;
+	Datum		arg;
+	EventSpec  *e;
+	int			m = 0;
 	bool		isnull;
 
+	if (n == 0)
+		return;
+
 	/*
-	 * As client-go's broadcaster drops events when 1000 wait, a Scheduled
-	 * event is not written when 1000 events are pending: counted once per
-	 * transaction (the bind worker records a flight's responses in one),
-	 * then followed as this transaction writes events and records theirs
-	 * (events_left).  Counting at each binding read the 1000 rows again for
-	 * every one while they waited.  An estimate, as client-go's is: what
-	 * other sessions commit meanwhile is not seen, so the cap may be passed
-	 * by a flight.
+	 * As client-go's broadcaster drops events when 1000 wait, no Scheduled
+	 * event is written past 1000 pending: counted once per transaction
+	 * (the bind worker records a flight's responses in one), then followed
+	 * as this transaction writes events and records theirs (events_left).
+	 * Counting at each binding read the 1000 rows again for every one
+	 * while they waited.  An estimate, as client-go's is: what other
+	 * sessions commit meanwhile is not seen, so the cap may be passed by a
+	 * flight.
 	 */
 	if (MyProc->lxid != counted_in)
 	{
@@ -1675,28 +1730,36 @@ scheduled_event(int64 id)
 		return;
 
 	/* The binding row names its scheduler (rows written before it did: the pod's) */
-	run(PlanKept(&plan,
-				"SELECT o.namespace, o.name, o.pod_uid, o.node,"
-				" coalesce(o.object, (SELECT p.scheduler_name FROM scheduler.pods p WHERE p.uid = o.pod_uid LIMIT 1))"
-				" FROM scheduler.outbox o WHERE o.id = $1 AND o.node IS NOT NULL",
-				1, &type),
+	arg = int8_array(ids, n);
+	run(PlanKeptBatch(&plan,
+					  "SELECT o.namespace, o.name, o.pod_uid, o.node,"
+					  " coalesce(o.object, (SELECT p.scheduler_name FROM scheduler.pods p WHERE p.uid = o.pod_uid LIMIT 1))"
+					  " FROM unnest($1::int8[]) WITH ORDINALITY AS d(id, i)"
+					  " JOIN scheduler.outbox o ON o.id = d.id"
+					  " WHERE o.node IS NOT NULL ORDER BY d.i",
+					  1, &type),
 		&arg, NULL, SPI_OK_SELECT);
-	if (SPI_processed != 1)
-		return;
-	t = SPI_tuptable->vals[0];
-	td = SPI_tuptable->tupdesc;
-	e.ns = SPI_getvalue(t, td, 1);
-	e.name = SPI_getvalue(t, td, 2);
-	e.uid = SPI_getvalue(t, td, 3);
-	e.reason = "Scheduled";
-	e.action = "Binding";
-	e.note = psprintf("Successfully assigned %s/%s to %s", e.ns, e.name, SPI_getvalue(t, td, 4));
-	e.type = "Normal";
-	e.controller = SPI_getvalue(t, td, 5);
-	e.may_start = true;
-	if (e.ns == NULL || e.name == NULL || e.uid == NULL || e.controller == NULL)
-		return;
-	waiting += write_events(&e, 1);
+	e = palloc0(sizeof(EventSpec) * Max(SPI_processed, 1));
+	for (uint64 i = 0; i < SPI_processed && m < 1000 - waiting; i++)
+	{
+		HeapTuple	t = SPI_tuptable->vals[i];
+		TupleDesc	td = SPI_tuptable->tupdesc;
+		EventSpec  *x = &e[m];
+
+		x->ns = SPI_getvalue(t, td, 1);
+		x->name = SPI_getvalue(t, td, 2);
+		x->uid = SPI_getvalue(t, td, 3);
+		x->controller = SPI_getvalue(t, td, 5);
+		if (x->ns == NULL || x->name == NULL || x->uid == NULL || x->controller == NULL)
+			continue;
+		x->reason = "Scheduled";
+		x->action = "Binding";
+		x->note = psprintf("Successfully assigned %s/%s to %s", x->ns, x->name, SPI_getvalue(t, td, 4));
+		x->type = "Normal";
+		x->may_start = true;
+		m++;
+	}
+	waiting += write_events(e, m);
 }
 
 /* An event's request left the pending ones: the count above follows it */
@@ -1708,53 +1771,114 @@ events_left(void)
 }
 
 /*
- * Apply a response; the row's new state.  A late duplicate report changes
- * nothing.  A retry that would be attempt max_attempts (has_cap) fails
- * instead: "gave up after N attempts".  Attempts stop at the int4 maximum.
+ * Apply the responses, in their order; each one's request's new state in
+ * states[] (when not NULL).  A late duplicate report changes nothing.  A
+ * retry that would be attempt max_attempts (has_cap) fails instead: "gave
+ * up after N attempts".  Attempts stop at the int4 maximum.  The rows are
+ * locked together, in id order; the verdicts written in one statement,
+ * then the Scheduled events of the bindings done, in another: a flight's
+ * responses are recorded in a few statements, not a few per response.
  */
-static const char *
-record(int64 id, bool has_status, int32 status, Jsonb *response, bool has_cap, int32 max_attempts,
-	   long retry_after_ms)
+static void
+record(const OutboxResponse *resps, const bool *has_status, int n, bool has_cap, int32 max_attempts,
+	   const char **states)
 {
-	Request		r;
-	char	   *msg = response_message(response);
-	int32		tries;
-	Verdict		v;
+	int64	   *ids = palloc(sizeof(int64) * Max(n, 1));
+	int64	   *bound = palloc(sizeof(int64) * Max(n, 1));
+	int			nbound = 0;
+	List	   *forgets = NIL;
+	Request    *rs;
+	int			nrows;
+	ListCell   *lc;
 
-	if (!lock_request(id, &r))
-		ereport(ERROR,
-				(errcode(ERRCODE_UNDEFINED_OBJECT),
-				 errmsg("outbox request %lld not found", (long long) id)));
-	if (strcmp(r.state, "pending") != 0)
-		return strcmp(r.state, "done") == 0 ? "done" : strcmp(r.state, "failed") == 0 ? "failed" : r.state;
-	tries = Min(r.attempts, PG_INT32_MAX - 1) + 1;
-	v = judge(r.kind, r.node, r.series, has_status, status, msg);
-	if (v == V_FAILED && has_status && status == 409 && prebind_applied(id))
-		v = V_DONE;
-	if (v == V_RETRY && has_cap && tries >= max_attempts)
+	for (int i = 0; i < n; i++)
+		ids[i] = resps[i].id;
+	rs = lock_requests(ids, n, &nrows);
+	for (int i = 0; i < n; i++)
 	{
-		v = V_FAILED;
-		msg = psprintf("gave up after %d attempts%s%s", tries, msg[0] ? ": " : "", msg);
+		const OutboxResponse *p = &resps[i];
+		bool		hs = has_status ? has_status[i] : true;
+		Request		key = {.id = p->id};
+		Request    *r = bsearch(&key, rs, nrows, sizeof(Request), request_cmp);
+		char	   *msg = response_message(p->response);
+		int32		tries;
+		Verdict		v;
+
+		if (r == NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_UNDEFINED_OBJECT),
+					 errmsg("outbox request %lld not found", (long long) p->id)));
+		if (strcmp(r->state, "pending") != 0)
+		{
+			if (states)
+				states[i] = r->state;
+			continue;
+		}
+		tries = Min(r->attempts, PG_INT32_MAX - 1) + 1;
+		v = judge(r->kind, r->node, r->series, hs, p->http_status, msg);
+		if (v == V_FAILED && hs && p->http_status == 409 && prebind_applied(r->id))
+			v = V_DONE;
+		if (v == V_RETRY && has_cap && tries >= max_attempts)
+		{
+			v = V_FAILED;
+			msg = psprintf("gave up after %d attempts%s%s", tries, msg[0] ? ": " : "", msg);
+		}
+		/* a 2xx's body is the object, not an error: its message is not one to keep */
+		if (hs && p->http_status >= 200 && p->http_status < 300)
+			msg = "";
+		/* the server's Retry-After, when it gave one; else the backoff */
+		if (v == V_RETRY)
+			r->next_at = p->retry_after_ms >= 0
+				? TimestampTzPlusMilliseconds(GetCurrentTransactionStartTimestamp(),
+											  Min(p->retry_after_ms, 600000L))
+				: retry_at(r->attempts);
+		r->written = true;
+		r->new_state = v == V_DONE ? "done" : v == V_FAILED ? "failed" : NULL;
+		r->has_status = hs;
+		r->status = p->http_status;
+		r->msg = msg;
+		/* as the row now is: a second report of it in the batch sees this */
+		r->attempts = tries;
+		if (r->new_state)
+			r->state = (char *) r->new_state;
+		if (states)
+			states[i] = v == V_RETRY ? "pending" : r->new_state;
+		if (v == V_FAILED && strcmp(r->kind, "binding") == 0 && r->node != NULL)
+			forgets = lappend(forgets, r);
+		if (v != V_RETRY && strcmp(r->kind, "event") == 0)
+			events_left();
+		if (v == V_DONE && strcmp(r->kind, "binding") == 0)
+			bound[nbound++] = r->id;
 	}
-	/* a 2xx's body is the object, not an error: its message is not one to keep */
-	if (has_status && status >= 200 && status < 300)
-		msg = "";
-	write_verdict(id, &r, v, tries, has_status, status, msg, retry_after_ms);
-	if (v != V_RETRY && strcmp(r.kind, "event") == 0)
-		events_left();
-	if (v == V_DONE && strcmp(r.kind, "binding") == 0)
-		scheduled_event(id);
-	return v == V_RETRY ? "pending" : v == V_DONE ? "done" : "failed";
+	write_verdicts(rs, nrows);
+	foreach(lc, forgets)
+		forget_reservation(lfirst(lc));
+	scheduled_events(bound, nbound);
+}
+
+/*
+ * OutboxRecordMany
+ *		The bind worker's report of responses (inside SPI).
+ */
+void
+OutboxRecordMany(const OutboxResponse *responses, int n, int32 max_attempts)
+{
+	if (n > 0)
+		record(responses, NULL, n, true, max_attempts, NULL);
 }
 
 /*
  * OutboxRecord
- *		The bind worker's report of a response (inside SPI).
+ *		One response; the row's new state.
  */
 const char *
 OutboxRecord(int64 id, int32 http_status, Jsonb *response, int32 max_attempts, long retry_after_ms)
 {
-	return record(id, true, http_status, response, true, max_attempts, retry_after_ms);
+	OutboxResponse r = {id, http_status, response, retry_after_ms};
+	const char *state;
+
+	record(&r, NULL, 1, true, max_attempts, &state);
+	return state;
 }
 
 PG_FUNCTION_INFO_V1(scheduler_outbox_result);
@@ -1777,9 +1901,13 @@ scheduler_outbox_result(PG_FUNCTION_ARGS)
 				 errmsg("outbox request <NULL> not found")));
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	state = record(PG_GETARG_INT64(0), !PG_ARGISNULL(1), PG_ARGISNULL(1) ? 0 : PG_GETARG_INT32(1),
-				   PG_ARGISNULL(2) ? NULL : PG_GETARG_JSONB_P(2),
-				   !PG_ARGISNULL(3), PG_ARGISNULL(3) ? 0 : PG_GETARG_INT32(3), -1);
+	{
+		OutboxResponse r = {PG_GETARG_INT64(0), PG_ARGISNULL(1) ? 0 : PG_GETARG_INT32(1),
+		PG_ARGISNULL(2) ? NULL : PG_GETARG_JSONB_P(2), -1};
+		bool		has_status = !PG_ARGISNULL(1);
+
+		record(&r, &has_status, 1, !PG_ARGISNULL(3), PG_ARGISNULL(3) ? 0 : PG_GETARG_INT32(3), &state);
+	}
 	len = strlen(state);
 	result = (text *) SPI_palloc(VARHDRSZ + len);
 	SET_VARSIZE(result, VARHDRSZ + len);

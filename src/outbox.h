@@ -110,4 +110,15 @@ extern void OutboxPreBindAssumed(void (*fn) (void *arg, const char *kind, const 
 extern const char *OutboxRecord(int64 id, int32 http_status, Jsonb *response, int32 max_attempts,
 								long retry_after_ms);
 
+/* A response to record: OutboxRecordMany records a batch, as OutboxRecord does one */
+typedef struct OutboxResponse
+{
+	int64		id;
+	int32		http_status;	/* 0: none came; -1: not sent */
+	Jsonb	   *response;		/* its body, or NULL */
+	long		retry_after_ms; /* its Retry-After, -1: none */
+} OutboxResponse;
+
+extern void OutboxRecordMany(const OutboxResponse *responses, int n, int32 max_attempts);
+
 #endif
