@@ -32,3 +32,18 @@ SELECT name, queue, scheduler_name FROM scheduler.pending_pods ORDER BY name;
 SELECT * FROM scheduler.metrics_pending_pods ORDER BY queue;
 RESET scheduler.scheduler_name;
 DELETE FROM scheduler.profiles WHERE scheduler_name = 'packer';
+
+-- The queue keeps each pod's schedulerName (the index queue_active holds
+-- the active ones by it): a call pops its own active pods, and looks at no
+-- other scheduler's.  A pending pod whose spec.schedulerName changes (the
+-- mirror takes what it is given, where the API server refuses the change)
+-- is queued under its new name, and popped by that scheduler.
+SELECT p.name, q.state, q.scheduler_name, q.scheduler_name = p.scheduler_name AS as_its_row
+FROM scheduler.queue q JOIN scheduler.pods p ON p.uid = q.pod_uid ORDER BY p.name;
+SELECT pg_temp.pod('theirs', 'default-scheduler');
+SELECT p.name, q.state, q.scheduler_name FROM scheduler.queue q JOIN scheduler.pods p ON p.uid = q.pod_uid ORDER BY p.name;
+SELECT name, result FROM schedule_pending();
+SET scheduler.scheduler_name = 'packer';
+SELECT name, result FROM schedule_pending();
+RESET scheduler.scheduler_name;
+SELECT p.name, q.state, q.scheduler_name FROM scheduler.queue q JOIN scheduler.pods p ON p.uid = q.pod_uid ORDER BY p.name;

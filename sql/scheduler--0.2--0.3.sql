@@ -394,3 +394,10 @@ GRANT SELECT ON scheduler.event_series TO scheduler_reader;
 UPDATE scheduler.outbox SET state = 'failed', finished_at = pg_catalog.now(),
     last_error = 'not sent: a core/v1 event written by 0.2 (events go through events.k8s.io/v1 now)'
 WHERE kind = 'event' AND state = 'pending' AND object IS NULL;
+
+-- Each queued pod carries its spec.schedulerName: a call pops its own
+-- active pods without looking up every active pod of another scheduler.
+ALTER TABLE scheduler.queue ADD COLUMN scheduler_name text;
+COMMENT ON COLUMN scheduler.queue.scheduler_name IS 'The pod''s spec.schedulerName, as its row in scheduler.pods says';
+UPDATE scheduler.queue q SET scheduler_name = p.scheduler_name FROM scheduler.pods p WHERE p.uid = q.pod_uid;
+CREATE INDEX queue_active ON scheduler.queue ((left(scheduler_name, 253))) WHERE state = 'active';

@@ -50,9 +50,11 @@
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
+#include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/tuplestore.h"
 
+#include "access.h"
 #include "events.h"
 #include "jsonutil.h"
 #include "plans.h"
@@ -110,6 +112,7 @@ typedef struct Rows
 	Datum	   *gated;			/* bool */
 	Datum	   *created;		/* timestamptz */
 	Datum	   *forgotten;		/* bool: pending again, its assumption forgotten (UPDATE's new rows) */
+	Datum	   *schedulers;		/* pods only: text, spec.schedulerName */
 } Rows;
 
 static int
@@ -141,7 +144,8 @@ typedef struct Atts
 				gates,
 				created,
 				node,
-				assumed;
+				assumed,
+				scheduler;
 } Atts;
 
 static void
@@ -158,6 +162,7 @@ atts_of(Atts *a, TupleDesc desc, bool pods)
 	a->created = attnum(desc, "created_at");
 	a->node = attnum(desc, "node_name");
 	a->assumed = attnum(desc, "assumed_node");
+	a->scheduler = attnum(desc, "scheduler_name");
 }
 
 /* What the queue reads of one pod row */
@@ -182,6 +187,7 @@ read_pod(Rows *r, TupleTableSlot *slot, const Atts *a)
 	}
 	r->gated[i] = BoolGetDatum(!isnull);
 	r->created[i] = slot_getattr(slot, a->created, &isnull);
+	r->schedulers[i] = CStringGetTextDatum(text_of(slot, a->scheduler));
 	(void) slot_getattr(slot, a->node, &isnull);
 	if (isnull)
 		(void) slot_getattr(slot, a->assumed, &isnull);
@@ -212,6 +218,7 @@ read_rows(Rows *r, Tuplestorestate *ts, Relation rel, bool pods)
 	r->gated = palloc(sizeof(Datum) * cap);
 	r->created = palloc(sizeof(Datum) * cap);
 	r->forgotten = palloc(sizeof(Datum) * cap);
+	r->schedulers = palloc(sizeof(Datum) * cap);
 	slot = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
 	/* a read pointer of our own, rewound (the transition table allows it) */
 	tuplestore_select_read_pointer(ts, tuplestore_alloc_read_pointer(ts, EXEC_FLAG_REWIND));
@@ -228,6 +235,7 @@ read_rows(Rows *r, Tuplestorestate *ts, Relation rel, bool pods)
 			r->gated = repalloc(r->gated, sizeof(Datum) * cap);
 			r->created = repalloc(r->created, sizeof(Datum) * cap);
 			r->forgotten = repalloc(r->forgotten, sizeof(Datum) * cap);
+			r->schedulers = repalloc(r->schedulers, sizeof(Datum) * cap);
 		}
 		r->forgotten[r->n] = BoolGetDatum(false);
 		if (pods)
@@ -351,18 +359,23 @@ log_changes(char kind, const Rows *r)
  * or its node went first) comes back in backoff, its attempts kept, as
  * kube-scheduler's binding cycle hands a failed pod back to the queue
  * (handleBindingCycleError: backoff by its attempts so far, enqueued now;
- * with no attempt recorded, none: active).  One statement: a relist
- * writes pods one by one.  Returns how many became active or backoff (the
- * worker, woken, times its next run by a backoff's end).
+ * with no attempt recorded, none: active).  Each queued pod carries its
+ * schedulerName, kept as its row says, so that a call pops its own pods
+ * without looking up every active pod of every other scheduler.  One
+ * statement: a relist writes pods one by one.  Returns how many became
+ * active or backoff (the worker, woken, times its next run by a backoff's
+ * end).
  */
 static uint64
 log_and_admit(const Rows *r)
 {
-	static SPIPlanPtr plan = NULL;
-	Oid			types[8] = {TEXTARRAYOID, TEXTARRAYOID, TEXTARRAYOID, BOOLARRAYOID, TIMESTAMPTZARRAYOID,
-	BOOLARRAYOID, INT4OID, INT4OID};
-	Datum		args[8];
+	static SPIPlanPtr plan[2] = {NULL, NULL};
+	bool		named;
+	Oid			types[9] = {TEXTARRAYOID, TEXTARRAYOID, TEXTARRAYOID, BOOLARRAYOID, TIMESTAMPTZARRAYOID,
+	BOOLARRAYOID, INT4OID, INT4OID, TEXTARRAYOID};
+	Datum		args[9];
 	Datum	   *u = palloc(sizeof(Datum) * r->npending);
+	Datum	   *s = palloc(sizeof(Datum) * r->npending);
 	Datum	   *g = palloc(sizeof(Datum) * r->npending);
 	Datum	   *c = palloc(sizeof(Datum) * r->npending);
 	Datum	   *f = palloc(sizeof(Datum) * r->npending);
@@ -375,6 +388,7 @@ log_and_admit(const Rows *r)
 			u[n] = r->uids[i];
 			g[n] = r->gated[i];
 			f[n] = r->forgotten[i];
+			s[n] = r->schedulers[i];
 			c[n++] = r->created[i];
 		}
 	(void) logged_rows(r, &args[0], &args[1]);
@@ -384,29 +398,40 @@ log_and_admit(const Rows *r)
 	args[5] = PointerGetDatum(construct_array(f, n, BOOLOID, 1, true, TYPALIGN_CHAR));
 	args[6] = Int32GetDatum(scheduler_pod_initial_backoff);
 	args[7] = Int32GetDatum(scheduler_pod_max_backoff);
-	run(PlanKeptBatch(&plan,
-				 "WITH logged AS ("
-				 " INSERT INTO scheduler.changes (kind, uid, name)"
-				 " SELECT 'p', d.uid, d.name FROM unnest($1, $2) AS d(uid, name)),"
-				 " entered AS ("
-				 " INSERT INTO scheduler.queue AS q (pod_uid, state, enqueued_at, attempts, backoff_until)"
-				 " SELECT d.uid, CASE WHEN d.gated THEN 'gated' WHEN d.forgotten AND a.attempts > 0 THEN 'backoff'"
-				 "  ELSE 'active' END,"
-				 "  CASE WHEN d.forgotten THEN clock_timestamp() ELSE d.created END,"
-				 "  coalesce(a.attempts, 0),"
-				 "  CASE WHEN d.forgotten AND a.attempts > 0 THEN now() + least($7::float8 * power(2::float8,"
-				 "    least(a.attempts - 1, 40)::float8), $8::float8) * interval '1 millisecond' END"
-				 " FROM unnest($3, $4, $5, $6) AS d(uid, gated, created, forgotten)"
-				 " LEFT JOIN scheduler.pod_attempts a ON d.forgotten AND a.pod_uid = d.uid"
-				 " ON CONFLICT (pod_uid) DO UPDATE SET"
-				 "  state = CASE WHEN EXCLUDED.state = 'gated' THEN 'gated'"
-				 "               WHEN q.state = 'gated' THEN 'active'"
-				 "               ELSE q.state END,"
-				 "  enqueued_at = CASE WHEN q.state = 'gated' AND EXCLUDED.state = 'active'"
-				 "                     THEN clock_timestamp() ELSE q.enqueued_at END"
-				 " WHERE (EXCLUDED.state = 'gated') <> (q.state = 'gated')"
-				 " RETURNING q.state)"
-				 " SELECT count(*) FROM entered WHERE state IN ('active', 'backoff')", 8, types),
+	args[8] = text_array(s, n);
+	/*
+	 * (an upgrade's script may write pods before it gives the queue its
+	 * scheduler_name: the pods then go in without it, the script fills it)
+	 */
+	named = get_attnum(SchedulerRelid("queue"), "scheduler_name") != InvalidAttrNumber;
+	run(PlanKeptBatch(&plan[named],
+				 psprintf("WITH logged AS ("
+						  " INSERT INTO scheduler.changes (kind, uid, name)"
+						  " SELECT 'p', d.uid, d.name FROM unnest($1, $2) AS d(uid, name)),"
+						  " entered AS ("
+						  " INSERT INTO scheduler.queue AS q (pod_uid, state, enqueued_at, attempts, backoff_until%s)"
+						  " SELECT d.uid, CASE WHEN d.gated THEN 'gated' WHEN d.forgotten AND a.attempts > 0 THEN 'backoff'"
+						  "  ELSE 'active' END,"
+						  "  CASE WHEN d.forgotten THEN clock_timestamp() ELSE d.created END,"
+						  "  coalesce(a.attempts, 0),"
+						  "  CASE WHEN d.forgotten AND a.attempts > 0 THEN now() + least($7::float8 * power(2::float8,"
+						  "    least(a.attempts - 1, 40)::float8), $8::float8) * interval '1 millisecond' END%s"
+						  " FROM unnest($3, $4, $5, $6, $9) AS d(uid, gated, created, forgotten, scheduler)"
+						  " LEFT JOIN scheduler.pod_attempts a ON d.forgotten AND a.pod_uid = d.uid"
+						  " ON CONFLICT (pod_uid) DO UPDATE SET"
+						  "  state = CASE WHEN EXCLUDED.state = 'gated' THEN 'gated'"
+						  "               WHEN q.state = 'gated' THEN 'active'"
+						  "               ELSE q.state END,"
+						  "  enqueued_at = CASE WHEN q.state = 'gated' AND EXCLUDED.state = 'active'"
+						  "                     THEN clock_timestamp() ELSE q.enqueued_at END%s"
+						  " WHERE (EXCLUDED.state = 'gated') <> (q.state = 'gated')%s"
+						  " RETURNING q.state)"
+						  " SELECT count(*) FROM entered WHERE state IN ('active', 'backoff')",
+						  named ? ", scheduler_name" : "",
+						  named ? ", d.scheduler" : "",
+						  named ? ", scheduler_name = EXCLUDED.scheduler_name" : "",
+						  named ? " OR q.scheduler_name IS DISTINCT FROM EXCLUDED.scheduler_name" : ""),
+				 9, types),
 		args, SPI_OK_SELECT);
 	return (uint64) DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
 }
@@ -653,6 +678,11 @@ scheduler_truncate_queue(PG_FUNCTION_ARGS)
  * pop, requeue, nominate, flush, move, next wake: the cycle's side
  * ------------------------------------------------------------------------
  */
+/*
+ * The active pods of a schedulerName, by the queue's own copy of it (the
+ * index queue_active, of its first 253 characters): every active pod of every other scheduler looked up
+ * in pods at each call, and dropped there, cost more than the call's own.
+ */
 void
 SchedQueuePop(const char *scheduler_name, int64 max_pods, const char *columns)
 {
@@ -665,7 +695,8 @@ SchedQueuePop(const char *scheduler_name, int64 max_pods, const char *columns)
 	nulls[1] = max_pods < 0 ? 'n' : ' ';
 	if (SPI_execute_with_args(psprintf("SELECT %s FROM scheduler.queue q"
 									   " JOIN scheduler.pods p ON p.uid = q.pod_uid"
-									   " WHERE q.state = 'active' AND p.scheduler_name = $1"
+									   " WHERE q.state = 'active' AND left(q.scheduler_name, 253) = left($1, 253)"
+									   " AND q.scheduler_name = $1 AND p.scheduler_name = $1"
 									   " ORDER BY p.priority DESC, q.enqueued_at, p.namespace, p.name"
 									   " LIMIT $2", columns),
 							  2, types, args, nulls, false, 0) != SPI_OK_SELECT)
