@@ -258,3 +258,16 @@ RESET scheduler.history_retention;
 SELECT name, count(*) AS nodes_explained FROM
     (SELECT 'twin-' || i AS name, w.* FROM generate_series(2, 3) i, scheduler.why('default', 'twin-' || i) w) x
 GROUP BY 1 ORDER BY 1;
+-- Only a pod that failed alike shares: pods that fail on every node for
+-- one reason each, taken in turn, each hold their own diagnosis (the one
+-- kept is the last pod's, and each differs from the one before it).
+SELECT pg_temp.reset();
+SELECT pg_temp.node('a1', '1', '1Gi'), pg_temp.node('a2', '1', '1Gi');
+SELECT pg_temp.pod('cpu-1', '2', '100Mi', 1), pg_temp.pod('mem-2', '100m', '2Gi', 2),
+       pg_temp.pod('cpu-3', '2', '100Mi', 3), pg_temp.pod('cpu-4', '2', '100Mi', 4), pg_temp.pod('mem-5', '100m', '2Gi', 5);
+SELECT count(*) AS unschedulable FROM schedule_pending() WHERE result = 'unschedulable';
+SELECT h.name, h.diagnosis IS NOT NULL AS holds, s.name AS shares_with,
+       (SELECT string_agg(g->>'reason' || ' on ' || jsonb_array_length(g->'nodes'), '; ')
+        FROM jsonb_array_elements(coalesce(h.diagnosis, s.diagnosis)) g) AS diagnosis
+FROM scheduler.attempt_history h LEFT JOIN scheduler.attempt_history s ON s.id = h.diagnosis_of
+WHERE h.name ~ '^(cpu|mem)-' ORDER BY h.id;

@@ -284,6 +284,22 @@ ordered_group(int *remap, int *first, int *ngroups, const int *raw, int i)
 	return g;
 }
 
+/* Into a key: the group of verdict i, its plugin, code, message and reasons */
+static void
+key_group(StringInfo key, const CycleResult *res, char **msgs, int i)
+{
+	const NodeVerdict *v = &res->verdicts[i];
+	ListCell   *lc;
+	int32		y[2] = {v->rejected_by, (int32) v->status.code};
+
+	appendBinaryStringInfo(key, (char *) y, sizeof(y));
+	appendBinaryStringInfo(key, msgs[i], strlen(msgs[i]) + 1);
+	y[0] = list_length(v->status.reasons);
+	appendBinaryStringInfo(key, (char *) y, sizeof(int32));
+	foreach(lc, v->status.reasons)
+		appendBinaryStringInfo(key, lfirst(lc), strlen(lfirst(lc)) + 1);
+}
+
 /*
  * The verdicts' groups (by plugin, code and message), in the order of the
  * nodes in the snapshot (NodeTree order), not the order this search
@@ -294,7 +310,12 @@ ordered_group(int *remap, int *first, int *ngroups, const int *raw, int i)
  * the groups are written there too (each node's position and group, then
  * each group's plugin, code, message and reasons, then how many groups
  * and nodes: read from its end, a key has one meaning), and *keyed is
- * false when a node has no position to write.
+ * false when a node has no position to write.  When every node of the
+ * snapshot failed alike (one group, each node once: a pod that fits
+ * nowhere for one reason), the key is that group alone, then 1, the
+ * number of nodes and -1 (no whole key ends so), and nothing else is
+ * worked out: -1 is returned, and the caller that needs the groups asks
+ * again without a key.
  *
  * Two passes, as this runs for every node of every unschedulable pod: the
  * verdicts as the search made them, each put in a raw group (a verdict
@@ -321,6 +342,7 @@ group_verdicts(const CycleResult *res, char **msgs, int *first, int *order, int 
 	NodeInfo  **nodes = res->snap ? res->snap->nodes : NULL;
 	int			rg = -1;		/* the raw group of the run going on */
 	char	   *msg = NULL;		/* and its message */
+	int			covered = 0;	/* positions given a verdict */
 
 	*keyed = (key != NULL);
 	*norder = 0;
@@ -349,12 +371,23 @@ group_verdicts(const CycleResult *res, char **msgs, int *first, int *order, int 
 		msgs[i] = msg;
 		raw[i] = rg;
 		if (p >= 0 && p < npos && nodes[p] == node)
+		{
+			covered += (bypos[p] < 0);
 			bypos[p] = i;
+		}
 		else
 			rest[nrest++] = i;	/* not placed by position: after the others */
 	}
 	if (nrest > 0)
 		*keyed = false;
+	if (*keyed && nraw == 1 && covered == n && n == npos)
+	{
+		int32		x[3] = {1, n, -1};
+
+		key_group(key, res, msgs, bypos[0]);	/* as first[0] would be */
+		appendBinaryStringInfo(key, (char *) x, sizeof(x));
+		return -1;
+	}
 	remap = palloc(sizeof(int) * Max(nraw, 1));
 	memset(remap, -1, sizeof(int) * Max(nraw, 1));
 	if (*keyed)
@@ -400,18 +433,7 @@ group_verdicts(const CycleResult *res, char **msgs, int *first, int *order, int 
 		key->len += (int) (sizeof(x) * *norder);
 		key->data[key->len] = '\0';
 		for (int g = 0; g < ngroups; g++)
-		{
-			const NodeVerdict *v = &res->verdicts[first[g]];
-			ListCell   *lc;
-			int32		y[2] = {v->rejected_by, (int32) v->status.code};
-
-			appendBinaryStringInfo(key, (char *) y, sizeof(y));
-			appendBinaryStringInfo(key, msgs[first[g]], strlen(msgs[first[g]]) + 1);
-			y[0] = list_length(v->status.reasons);
-			appendBinaryStringInfo(key, (char *) y, sizeof(int32));
-			foreach(lc, v->status.reasons)
-				appendBinaryStringInfo(key, lfirst(lc), strlen(lfirst(lc)) + 1);
-		}
+			key_group(key, res, msgs, first[g]);
 		appendBinaryStringInfo(key, (char *) x, sizeof(x));
 	}
 	return ngroups;
@@ -483,6 +505,13 @@ DiagnosisToJsonbReusing(const CycleResult *res, DiagnosisReuse *reuse)
 	{
 		reuse->matched = true;
 		return reuse->doc;
+	}
+	if (nverdict_groups < 0)
+	{
+		bool		unkeyed;
+
+		/* the key was the one group's alone: now the groups themselves */
+		nverdict_groups = group_verdicts(res, msgs, first, order, &norder, gidx, NULL, &unkeyed);
 	}
 	nodes = palloc0(sizeof(List *) * Max(nverdict_groups, 1));
 	for (int j = 0; j < norder; j++)
