@@ -324,6 +324,40 @@ tally(Attempt *attempts, int n, CallMetrics *m)
 	}
 }
 
+/*
+ * The pods' nominations (kube-scheduler's nominator), for their requeue:
+ * text[] by attempt, the node preemption made room on, '' when it found
+ * none (a nomination held goes), NULL when there was none to make.  The
+ * lower-priority pods nominated where these go lose theirs first.
+ */
+static Datum
+nominations(Attempt *attempts, int n)
+{
+	Datum	   *d = palloc(sizeof(Datum) * Max(n, 1));
+	bool	   *nulls = palloc(sizeof(bool) * Max(n, 1));
+	int			dims[1] = {n};
+	int			lbs[1] = {1};
+	List	   *uids = NIL;
+	List	   *nodes = NIL;
+
+	for (int i = 0; i < n; i++)
+	{
+		const char *node = attempts[i].nominated ? attempts[i].nominated
+			: attempts[i].clear_nomination ? "" : NULL;
+
+		nulls[i] = (node == NULL);
+		d[i] = node ? CStringGetTextDatum(node) : (Datum) 0;
+		if (node)
+		{
+			uids = lappend(uids, attempts[i].pod.uid);
+			nodes = lappend(nodes, (void *) node);
+		}
+	}
+	if (uids != NIL)
+		SchedQueueOutrankNominations(TextArrayFromList(uids), TextArrayFromList(nodes));
+	return PointerGetDatum(construct_md_array(d, nulls, 1, dims, lbs, TEXTOID, -1, false, TYPALIGN_INT));
+}
+
 static void
 write_results(Attempt *attempts, int n, CallMetrics *m)
 {
@@ -388,9 +422,9 @@ write_results(Attempt *attempts, int n, CallMetrics *m)
 			  " AND p.node_name IS NULL AND p.assumed_node IS NULL",
 			  2, types, args, nulls, SPI_OK_UPDATE);
 
-	/* the failures: back to the queue (backoff or unschedulable) */
+	/* the failures: back to the queue (backoff or unschedulable), nominated where preemption made room */
 	if (failed > 0)
-		SchedQueueRequeue(args[0], args[1], args[4], args[5], args[9], args[10]);
+		SchedQueueRequeue(args[0], args[1], args[4], args[5], args[9], args[10], nominations(attempts, n));
 
 	/* the outbox, when an API server is configured; else PreBind is done here */
 	if (outbox)
@@ -406,10 +440,10 @@ write_results(Attempt *attempts, int n, CallMetrics *m)
 
 /*
  * DefaultPreemption's outcome: the nominated node (kept in queue.nominated_node,
- * and sent with the PodScheduled condition), lower-priority pods nominated
- * there lose their nomination, and the victims are deleted: through the API
- * server when there is one (outbox 'delete', the victim's uid a
- * precondition), else here, as the API server would.
+ * written by nominations() and the requeue, and sent with the PodScheduled
+ * condition), and the victims are deleted: through the API server when
+ * there is one (outbox 'delete', the victim's uid a precondition), else
+ * here, as the API server would.
  */
 static void
 write_preemptions(Attempt *attempts, int n, bool outbox)
@@ -444,8 +478,6 @@ write_preemptions(Attempt *attempts, int n, bool outbox)
 	args[3] = TextArrayFromList(victim_of);
 	args[4] = TextArrayFromList(victim_on);
 
-	/* the nominations (the queue's nominator) */
-	SchedQueueNominate(args[0], args[1]);
 	/* status.nominatedNodeName, with the PodScheduled condition (outbox.c) */
 	if (outbox)
 		OutboxWriteNominations(uids, nodes);

@@ -712,12 +712,13 @@ SchedQueuePop(const char *scheduler_name, int64 max_pods, const char *columns)
  * unschedulable timeout flushes it too (an ERROR).
  */
 void
-SchedQueueRequeue(Datum uids, Datum nodes, Datum rejected, Datum errors, Datum internals, Datum asides)
+SchedQueueRequeue(Datum uids, Datum nodes, Datum rejected, Datum errors, Datum internals, Datum asides,
+				  Datum nominated)
 {
-	Oid			types[8] = {TEXTARRAYOID, TEXTARRAYOID, JSONBARRAYOID, BOOLARRAYOID, BOOLARRAYOID,
-	BOOLARRAYOID, INT4OID, INT4OID};
-	Datum		args[8] = {uids, nodes, rejected, errors, internals, asides,
-		Int32GetDatum(scheduler_pod_initial_backoff), Int32GetDatum(scheduler_pod_max_backoff)};
+	Oid			types[9] = {TEXTARRAYOID, TEXTARRAYOID, JSONBARRAYOID, BOOLARRAYOID, BOOLARRAYOID,
+	BOOLARRAYOID, INT4OID, INT4OID, TEXTARRAYOID};
+	Datum		args[9] = {uids, nodes, rejected, errors, internals, asides,
+		Int32GetDatum(scheduler_pod_initial_backoff), Int32GetDatum(scheduler_pod_max_backoff), nominated};
 
 	exec_args("UPDATE scheduler.queue q SET attempts = least(q.attempts, 2147483646) + 1,"
 			  " state = CASE WHEN d.aside OR (d.internal AND q.internal_errors > 0) THEN 'unschedulable'"
@@ -728,20 +729,22 @@ SchedQueueRequeue(Datum uids, Datum nodes, Datum rejected, Datum errors, Datum i
 			  " backoff_until = now() + least($7::float8 * power(2::float8, least(q.attempts, 40)::float8),"
 			  "                               $8::float8) * interval '1 millisecond',"
 			  " unschedulable_since = CASE WHEN d.aside THEN 'infinity'::timestamptz ELSE now() END,"
-			  " enqueued_at = clock_timestamp(), moved_at = NULL, moved_by = NULL"
-			  " FROM unnest($1::text[], $2::text[], $3::jsonb[], $4::bool[], $5::bool[], $6::bool[])"
-			  "   AS d(uid, node, rejected, error, internal, aside)"
+			  " enqueued_at = clock_timestamp(), moved_at = NULL, moved_by = NULL,"
+			  " nominated_node = CASE WHEN d.nominated IS NULL THEN q.nominated_node ELSE nullif(d.nominated, '') END"
+			  " FROM unnest($1::text[], $2::text[], $3::jsonb[], $4::bool[], $5::bool[], $6::bool[], $9::text[])"
+			  "   AS d(uid, node, rejected, error, internal, aside, nominated)"
 			  " WHERE d.node IS NULL AND q.pod_uid = d.uid",
-			  8, types, args, SPI_OK_UPDATE);
+			  9, types, args, SPI_OK_UPDATE);
 }
 
 /*
  * DefaultPreemption's nominations (kube-scheduler's nominator): lower
- * priority pods nominated to a node now taken lose their nomination; each
- * pod is nominated where it says ('' for none).
+ * priority pods nominated to a node now taken lose their nomination, before
+ * the pods are nominated with their requeue (SchedQueueRequeue): a
+ * nomination made by this chunk takes none made by it.
  */
 void
-SchedQueueNominate(Datum uids, Datum nodes)
+SchedQueueOutrankNominations(Datum uids, Datum nodes)
 {
 	Oid			types[2] = {TEXTARRAYOID, TEXTARRAYOID};
 	Datum		args[2] = {uids, nodes};
@@ -751,9 +754,6 @@ SchedQueueNominate(Datum uids, Datum nodes)
 			  " JOIN scheduler.pods p ON p.uid = d.uid, scheduler.pods op"
 			  " WHERE d.node <> '' AND o.nominated_node = d.node AND op.uid = o.pod_uid"
 			  " AND op.priority < p.priority AND o.pod_uid <> d.uid",
-			  2, types, args, SPI_OK_UPDATE);
-	exec_args("UPDATE scheduler.queue q SET nominated_node = nullif(d.node, '')"
-			  " FROM unnest($1::text[], $2::text[]) AS d(uid, node) WHERE q.pod_uid = d.uid",
 			  2, types, args, SPI_OK_UPDATE);
 }
 

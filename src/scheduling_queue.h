@@ -22,18 +22,20 @@ extern void SchedQueuePop(const char *scheduler_name, int64 max_pods, const char
 /*
  * Requeue the pods of a cycle that found no node (text[] uids with their
  * nodes, NULL for those, jsonb[] rejecting plugins, bool[] error, internal
- * and set_aside, all of one length): to backoff or unschedulable, the
- * backoff doubling from scheduler.pod_initial_backoff up to
- * scheduler.pod_max_backoff.  Call inside SPI.
+ * and set_aside, text[] nominated node, all of one length): to backoff or
+ * unschedulable, the backoff doubling from scheduler.pod_initial_backoff
+ * up to scheduler.pod_max_backoff; each nominated where it says ('' none,
+ * NULL: as it was).  Call inside SPI.
  */
 extern void SchedQueueRequeue(Datum uids, Datum nodes, Datum rejected, Datum errors,
-							  Datum internals, Datum asides);
+							  Datum internals, Datum asides, Datum nominated);
 
 /*
- * Nominate: text[] uids with text[] nodes ('' clears the nomination); lower
- * priority pods nominated where a pod now is lose theirs.  Call inside SPI.
+ * Before pods are nominated (text[] uids with text[] nodes, '' for none):
+ * the lower priority pods nominated where one of them now is lose theirs.
+ * Call inside SPI.
  */
-extern void SchedQueueNominate(Datum uids, Datum nodes);
+extern void SchedQueueOutrankNominations(Datum uids, Datum nodes);
 
 /* The nominated pods: SELECT columns (of pods p, queue q) into SPI_tuptable */
 extern void SchedQueueNominated(const char *columns);
