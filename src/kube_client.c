@@ -21,6 +21,9 @@
 #include "postgres.h"
 
 #include <sys/stat.h>
+#ifdef __linux__
+#include <sys/epoll.h>
+#endif
 
 #include "common/jsonapi.h"
 #include "common/pg_prng.h"
@@ -725,12 +728,55 @@ KubeRequestError(KubeRequest *req, CURLcode result)
  * The multi loop
  * ------------------------------------------------------------------------
  */
+#ifdef __linux__
+/*
+ * curl's interest in socket s, into the loop's epoll set: added, changed or
+ * taken out (curl says so before it closes a socket).  A socket already
+ * there is changed, one not there added: curl may name a socket again
+ * whose earlier number the set still holds, or forget one it never named.
+ * Should the kernel refuse (out of memory), the loop goes back to making
+ * each wait's set from socks[], which it keeps all the same: no ERROR is
+ * thrown through curl.
+ */
+static void
+epoll_follow(KubeLoop *loop, curl_socket_t s, int what)
+{
+	struct epoll_event ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.data.fd = s;
+	if (what & CURL_POLL_IN)
+		ev.events |= EPOLLIN;
+	if (what & CURL_POLL_OUT)
+		ev.events |= EPOLLOUT;
+	if (what == CURL_POLL_REMOVE)
+	{
+		(void) epoll_ctl(loop->epfd, EPOLL_CTL_DEL, s, NULL);
+		return;
+	}
+	if (epoll_ctl(loop->epfd, EPOLL_CTL_MOD, s, &ev) == 0)
+		return;
+	if (errno == ENOENT && epoll_ctl(loop->epfd, EPOLL_CTL_ADD, s, &ev) == 0)
+		return;
+	elog(LOG, "scheduler: could not watch a socket of the API client (%m); each wait makes its own set now");
+	close(loop->epfd);
+	loop->epfd = -1;
+	FreeWaitEventSet(loop->set);
+	loop->set = NULL;
+}
+#endif
+
 static int
 socket_cb(CURL *e pg_attribute_unused(), curl_socket_t s, int what, void *userp,
 		  void *socketp pg_attribute_unused())
 {
 	KubeLoop   *loop = (KubeLoop *) userp;
 	int			i;
+
+#ifdef __linux__
+	if (loop->epfd >= 0)
+		epoll_follow(loop, s, what);
+#endif
 
 	for (i = 0; i < loop->nsocks; i++)
 		if (loop->socks[i] == s)
@@ -784,6 +830,17 @@ KubeLoopInit(KubeLoop *loop)
 	loop->socks = palloc(loop->maxsocks * sizeof(curl_socket_t));
 	loop->what = palloc(loop->maxsocks * sizeof(int));
 	loop->timer_ms = -1;
+	loop->epfd = -1;
+#ifdef __linux__
+	loop->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (loop->epfd >= 0)
+	{
+		loop->set = CreateWaitEventSet(TopMemoryContext, 3);
+		AddWaitEventToSet(loop->set, WL_LATCH_SET, PGINVALID_SOCKET, MyLatch, NULL);
+		AddWaitEventToSet(loop->set, WL_EXIT_ON_PM_DEATH, PGINVALID_SOCKET, NULL, NULL);
+		AddWaitEventToSet(loop->set, WL_SOCKET_READABLE, loop->epfd, NULL, NULL);
+	}
+#endif
 	curl_multi_setopt(loop->multi, CURLMOPT_SOCKETFUNCTION, socket_cb);
 	curl_multi_setopt(loop->multi, CURLMOPT_SOCKETDATA, loop);
 	curl_multi_setopt(loop->multi, CURLMOPT_TIMERFUNCTION, timer_cb);
@@ -807,6 +864,55 @@ KubeLoopRemove(KubeLoop *loop, KubeRequest *req)
 	curl_multi_remove_handle(loop->multi, req->easy);
 }
 
+/* curl's timer, when it has expired: curl acts on it */
+static void
+timer_due(KubeLoop *loop)
+{
+	if (loop->timer_ms >= 0 &&
+		(GetCurrentTimestamp() - loop->timer_set_at) / 1000 >= loop->timer_ms)
+	{
+		loop->timer_ms = -1;
+		curl_multi_socket_action(loop->multi, CURL_SOCKET_TIMEOUT, 0, &loop->running);
+	}
+}
+
+#ifdef __linux__
+/*
+ * The wait on the set made once: when curl's epoll set is readable, curl
+ * acts on each socket ready in it (level-triggered: what is left is ready
+ * at the next wait).
+ */
+static void
+wait_epoll(KubeLoop *loop, long timeout, uint32 wait_event_info)
+{
+	WaitEvent	occurred[3];
+	int			n = WaitEventSetWait(loop->set, timeout, occurred, lengthof(occurred), wait_event_info);
+
+	for (int i = 0; i < n; i++)
+	{
+		struct epoll_event evs[64];
+		int			nready;
+
+		if (!(occurred[i].events & WL_SOCKET_READABLE))
+			continue;
+		nready = epoll_wait(loop->epfd, evs, lengthof(evs), 0);
+		for (int k = 0; k < nready; k++)
+		{
+			int			mask = 0;
+
+			if (evs[k].events & (EPOLLIN | EPOLLHUP | EPOLLERR))
+				mask |= CURL_CSELECT_IN;
+			if (evs[k].events & EPOLLOUT)
+				mask |= CURL_CSELECT_OUT;
+			if (evs[k].events & EPOLLERR)
+				mask |= CURL_CSELECT_ERR;
+			curl_multi_socket_action(loop->multi, evs[k].data.fd, mask, &loop->running);
+		}
+	}
+	timer_due(loop);
+}
+#endif
+
 /*
  * Wait at most max_ms for curl's sockets, curl's timer, the latch or
  * postmaster death, and let curl act on what happened.  The caller resets the
@@ -827,6 +933,13 @@ KubeLoopWait(KubeLoop *loop, long max_ms, uint32 wait_event_info)
 
 		timeout = Min(timeout, Max(0, loop->timer_ms - waited));
 	}
+#ifdef __linux__
+	if (loop->epfd >= 0)
+	{
+		wait_epoll(loop, timeout, wait_event_info);
+		return;
+	}
+#endif
 	set = CreateWaitEventSet(CurrentMemoryContext, nevents);
 	AddWaitEventToSet(set, WL_LATCH_SET, PGINVALID_SOCKET, MyLatch, NULL);
 	AddWaitEventToSet(set, WL_EXIT_ON_PM_DEATH, PGINVALID_SOCKET, NULL, NULL);
@@ -857,12 +970,7 @@ KubeLoopWait(KubeLoop *loop, long max_ms, uint32 wait_event_info)
 		curl_multi_socket_action(loop->multi, occurred[i].fd, mask, &loop->running);
 	}
 	pfree(occurred);
-	if (loop->timer_ms >= 0 &&
-		(GetCurrentTimestamp() - loop->timer_set_at) / 1000 >= loop->timer_ms)
-	{
-		loop->timer_ms = -1;
-		curl_multi_socket_action(loop->multi, CURL_SOCKET_TIMEOUT, 0, &loop->running);
-	}
+	timer_due(loop);
 }
 
 /* The next finished request (removed from the loop), or NULL */

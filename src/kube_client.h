@@ -11,6 +11,7 @@
 #include <curl/curl.h>
 
 #include "datatype/timestamp.h"
+#include "storage/latch.h"
 #include "lib/stringinfo.h"
 #include "nodes/pg_list.h"
 #include "utils/jsonb.h"
@@ -45,6 +46,14 @@ typedef struct KubeLoop
 	long		timer_ms;		/* curl's timer: -1 none */
 	TimestampTz timer_set_at;
 	int			running;
+	/*
+	 * On Linux, curl's sockets are also kept in an epoll set of their own
+	 * (epfd, -1: none), changed as curl says, and a wait is on a set made
+	 * once: the latch, postmaster death and epfd.  Elsewhere each wait
+	 * makes its set anew from socks[].
+	 */
+	int			epfd;
+	WaitEventSet *set;
 } KubeLoop;
 
 extern char *scheduler_kube_token_file;
