@@ -385,7 +385,9 @@ LEFT JOIN scheduler.outbox o ON o.kind = 'event' AND o.name = p.name AND o.body 
 GROUP BY p.name ORDER BY p.name;
 SELECT count(*) AS waiting FROM scheduler.outbox WHERE kind = 'event' AND state = 'pending';
 -- 1000 wait now.  An event answered in the same transaction frees its
--- place: recorded between two bindings, the second gets its event.
+-- place: recorded between two bindings, the second gets its event (here
+-- each response is recorded alone; the bind worker's batch counts the
+-- room after all of its verdicts, the events answered in it included).
 SELECT pg_temp.pod('cap-' || i, '100m') FROM generate_series(4, 5) i;
 SELECT count(*) FILTER (WHERE node IS NOT NULL) AS placed FROM schedule_pending();
 BEGIN;

@@ -1,9 +1,9 @@
 /*
  * bind.c
  *	  The bind worker: sends what schedule_pending() put in scheduler.outbox
- *	  to the API server, and reports each response to outbox.c
- *	  (OutboxRecord: scheduler.outbox_result()'s rules), which claims the
- *	  rows and records the answers; this file does the sending.
+ *	  to the API server, and reports the responses to outbox.c, a batch at
+ *	  a time (OutboxRecordMany: scheduler.outbox_result()'s rules), which
+ *	  claims the rows and records the answers; this file does the sending.
  *
  *	 binding    POST   namespaces/{ns}/pods/{name}/binding (the pod's uid is a
  *	                   precondition in the body)
@@ -440,11 +440,12 @@ drop_unsent(bool status_kind)
 static void
 record(List *items)
 {
-	OutboxResponse *resps = palloc(sizeof(OutboxResponse) * Max(list_length(items), 1));
+	OutboxResponse *resps;
 	int			n = 0;
 	ListCell   *lc;
 
 	begin(psprintf("scheduler bind: recording %d responses", list_length(items)));
+	resps = palloc(sizeof(OutboxResponse) * Max(list_length(items), 1));
 	foreach(lc, items)
 	{
 		OutboxItem *it = lfirst(lc);

@@ -17,9 +17,10 @@
  *	            scheduler.event_series, which this file keeps too)
  *	 delete     DELETE pods/{name}, a preemption victim, its uid a
  *	            precondition
- * The bind worker (bind.c) sends them and reports each response here
- * (OutboxRecord, also SQL-callable as scheduler.outbox_result()), which
- * holds the response rules a kube-scheduler binding follows.
+ * The bind worker (bind.c) sends them and reports the responses here, a
+ * flight's together (OutboxRecordMany; one by OutboxRecord, also
+ * SQL-callable as scheduler.outbox_result()), which holds the response
+ * rules a kube-scheduler binding follows.
  *
  * IDENTIFICATION
  *	  src/outbox.c
@@ -35,6 +36,7 @@
 #include "fmgr.h"
 #include "mb/pg_wchar.h"
 #include "miscadmin.h"
+#include "storage/lmgr.h"
 #include "storage/proc.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
@@ -43,6 +45,7 @@
 #include "utils/numeric.h"
 #include "utils/timestamp.h"
 
+#include "access.h"
 #include "jsonutil.h"
 #include "kube_client.h"
 #include "outbox.h"
@@ -1537,10 +1540,10 @@ lock_requests(const int64 *ids, int n, int *nrows)
 	Datum		arg = int8_array(ids, n);
 	Request    *rs;
 
-	run(PlanKept(&plan,
-				"SELECT id, kind, pod_uid, node, state, attempts, body ? 'series' FROM scheduler.outbox"
-				" WHERE id = ANY($1) ORDER BY id FOR UPDATE",
-				1, &type),
+	run(PlanKeptBatch(&plan,
+					  "SELECT id, kind, pod_uid, node, state, attempts, body ? 'series' FROM scheduler.outbox"
+					  " WHERE id = ANY($1) ORDER BY id FOR UPDATE",
+					  1, &type),
 		&arg, NULL, SPI_OK_SELECT);
 	rs = palloc0(sizeof(Request) * Max(SPI_processed, 1));
 	for (uint64 i = 0; i < SPI_processed; i++)
@@ -1709,12 +1712,14 @@ scheduled_events(const int64 *ids, int n)
 	/*
 	 * As client-go's broadcaster drops events when 1000 wait, no Scheduled
 	 * event is written past 1000 pending: counted once per transaction
-	 * (the bind worker records a flight's responses in one), then followed
-	 * as this transaction writes events and records theirs (events_left).
-	 * Counting at each binding read the 1000 rows again for every one
-	 * while they waited.  An estimate, as client-go's is: what other
-	 * sessions commit meanwhile is not seen, so the cap may be passed by a
-	 * flight.
+	 * (the bind worker records a flight's responses in one), after the
+	 * batch's verdicts, then followed as this transaction writes events
+	 * and records theirs (events_left).  Counting at each binding read the
+	 * 1000 rows again for every one while they waited.  An estimate, as
+	 * client-go's is: what other sessions commit meanwhile is not seen, so
+	 * the cap may be passed by a flight; and a batch's room is taken by
+	 * the first bindings done in it, each counted as one Event made (one
+	 * that repeats an earlier Event, counted in its series, makes none).
 	 */
 	if (MyProc->lxid != counted_in)
 	{
@@ -1778,6 +1783,12 @@ events_left(void)
  * locked together, in id order; the verdicts written in one statement,
  * then the Scheduled events of the bindings done, in another: a flight's
  * responses are recorded in a few statements, not a few per response.
+ *
+ * A failed binding forgets its pod's reservation, an UPDATE of pods, which
+ * takes cycle_lock SHARE (writer_lock): when a response may fail one,
+ * cycle_lock is taken first, before the rows, as schedule_pending() takes
+ * it before it writes pending rows (a condition superseded, a
+ * nomination): neither then holds what the other waits for.
  */
 static void
 record(const OutboxResponse *resps, const bool *has_status, int n, bool has_cap, int32 max_attempts,
@@ -1787,12 +1798,19 @@ record(const OutboxResponse *resps, const bool *has_status, int n, bool has_cap,
 	int64	   *bound = palloc(sizeof(int64) * Max(n, 1));
 	int			nbound = 0;
 	List	   *forgets = NIL;
+	bool		may_fail = false;
 	Request    *rs;
 	int			nrows;
 	ListCell   *lc;
 
 	for (int i = 0; i < n; i++)
+	{
 		ids[i] = resps[i].id;
+		if ((has_status && !has_status[i]) || resps[i].http_status < 200 || resps[i].http_status >= 300)
+			may_fail = true;
+	}
+	if (may_fail)
+		LockRelationOid(SchedulerRelid("cycle_lock"), ShareLock);
 	rs = lock_requests(ids, n, &nrows);
 	for (int i = 0; i < n; i++)
 	{

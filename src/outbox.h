@@ -83,9 +83,10 @@ extern void OutboxCloseBindingsToDeleted(bool all);
  * events (at most max_status), none of the nexclude ids in exclude (those in
  * flight).  OutboxNextDue: in how many ms the next
  * pending row of the classes asked for (bindings, deletions and PreBind
- * requests; conditions and events) falls due (-1: none).  OutboxRecord applies a response (http_status 0: none, -1:
- * not sent; retry_after_ms: the response's Retry-After, -1 none) and
- * returns the row's new state.
+ * requests; conditions and events) falls due (-1: none).  OutboxRecord
+ * applies a response (http_status 0: none, -1: not sent; retry_after_ms:
+ * the response's Retry-After, -1 none) and returns the row's new state;
+ * OutboxRecordMany applies a batch of them (below).
  */
 extern List *OutboxClaim(int max_bindings, int max_status, const int64 *exclude, int nexclude);
 extern long OutboxNextDue(bool bindings, bool status);
