@@ -47,3 +47,21 @@ SET scheduler.scheduler_name = 'packer';
 SELECT name, result FROM schedule_pending();
 RESET scheduler.scheduler_name;
 SELECT p.name, q.state, q.scheduler_name FROM scheduler.queue q JOIN scheduler.pods p ON p.uid = q.pod_uid ORDER BY p.name;
+-- A schedulerName past 253 characters: queued whole, and popped by that
+-- name alone, not by another of the same first 253 (what the index holds).
+SELECT pg_temp.pod('long', repeat('s', 300));
+SELECT pg_temp.pod('long-twin', repeat('s', 253) || 't');
+SELECT set_config('scheduler.scheduler_name', repeat('s', 300), false) IS NOT NULL AS set;
+SELECT name, result FROM schedule_pending();
+RESET scheduler.scheduler_name;
+-- a gated pod renamed stays gated, under its new name
+SELECT scheduler.apply(jsonb_build_object('kind', 'Pod',
+    'metadata', jsonb_build_object('name', 'gated', 'namespace', 'default'),
+    'spec', jsonb_build_object('schedulerName', 'my-scheduler', 'schedulingGates', '[{"name": "wait"}]'::jsonb,
+                               'containers', jsonb_build_array(jsonb_build_object('name', 'c')))));
+SELECT scheduler.apply(jsonb_build_object('kind', 'Pod',
+    'metadata', jsonb_build_object('name', 'gated', 'namespace', 'default'),
+    'spec', jsonb_build_object('schedulerName', 'packer', 'schedulingGates', '[{"name": "wait"}]'::jsonb,
+                               'containers', jsonb_build_array(jsonb_build_object('name', 'c')))));
+SELECT p.name, q.state, left(q.scheduler_name, 10) AS scheduler_name, length(q.scheduler_name)
+FROM scheduler.queue q JOIN scheduler.pods p ON p.uid = q.pod_uid ORDER BY p.name;

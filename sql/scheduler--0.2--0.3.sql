@@ -400,4 +400,7 @@ WHERE kind = 'event' AND state = 'pending' AND object IS NULL;
 ALTER TABLE scheduler.queue ADD COLUMN scheduler_name text;
 COMMENT ON COLUMN scheduler.queue.scheduler_name IS 'The pod''s spec.schedulerName, as its row in scheduler.pods says';
 UPDATE scheduler.queue q SET scheduler_name = p.scheduler_name FROM scheduler.pods p WHERE p.uid = q.pod_uid;
+-- a queue row whose pod is gone was left behind: nothing pops it
+DELETE FROM scheduler.queue WHERE scheduler_name IS NULL;
+ALTER TABLE scheduler.queue ALTER COLUMN scheduler_name SET NOT NULL;
 CREATE INDEX queue_active ON scheduler.queue ((left(scheduler_name, 253))) WHERE state = 'active';

@@ -680,8 +680,9 @@ scheduler_truncate_queue(PG_FUNCTION_ARGS)
  */
 /*
  * The active pods of a schedulerName, by the queue's own copy of it (the
- * index queue_active, of its first 253 characters): every active pod of every other scheduler looked up
- * in pods at each call, and dropped there, cost more than the call's own.
+ * index queue_active, of its first 253 characters), checked whole and
+ * against the pod's row: the active pods of other schedulers are not
+ * looked up in pods at each call.
  */
 void
 SchedQueuePop(const char *scheduler_name, int64 max_pods, const char *columns)

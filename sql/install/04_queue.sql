@@ -20,7 +20,7 @@ CREATE TABLE scheduler.queue (
     moved_at            timestamptz,            -- last moved back by an event
     moved_by            text,                   -- which event and plugin
     nominated_node      text,                   -- where preemption made room for it (the nominator)
-    scheduler_name      text                    -- the pod's spec.schedulerName, as its row says
+    scheduler_name      text NOT NULL           -- the pod's spec.schedulerName, as its row says
 );
 CREATE INDEX queue_state ON scheduler.queue (state, backoff_until);
 -- a call pops the active pods of its schedulerName alone: pods of other
