@@ -100,3 +100,24 @@ SELECT scheduler.relist('{"kind": "PodDisruptionBudgetList", "metadata": {"resou
 SELECT count(*) AS budgets FROM scheduler.pdbs;
 SELECT resource, resource_version FROM scheduler.watch_state WHERE resource = 'poddisruptionbudgets';
 DELETE FROM scheduler.watch_state WHERE resource = 'poddisruptionbudgets';
+
+------------------------------------------------------------------------------
+-- A nomination outranked (kube-scheduler's prepareCandidate: the lower
+-- priority pods nominated to the chosen node may no longer fit there, and
+-- lose their nomination).  With an API server the victims stay until it
+-- deletes them, so the nominations stay too: mid is nominated to n5 for
+-- one of its two low pods; then top, needing the whole node, is nominated
+-- there, and mid's nomination goes.
+------------------------------------------------------------------------------
+TRUNCATE scheduler.nodes, scheduler.pods, scheduler.pod_attempts, scheduler.attempt_history, scheduler.pdbs;
+SET scheduler.kube_api_url = 'https://127.0.0.1:6443';
+SELECT pg_temp.node('n5', '2');
+SELECT pg_temp.pod('low-d', '1', 0, 'n5', m => 1), pg_temp.pod('low-e', '1', 0, 'n5', m => 2);
+SELECT pg_temp.pod('mid-f', '1', 100, m => 3);
+SELECT name, result FROM schedule_pending();
+SELECT name, nominated_node FROM pg_temp.placed WHERE name LIKE 'mid%' OR name LIKE 'top%';
+SELECT pg_temp.pod('top-g', '2', 1000, m => 4);
+SELECT name, result FROM schedule_pending() WHERE name = 'top-g';
+SELECT name, nominated_node FROM pg_temp.placed WHERE name LIKE 'mid%' OR name LIKE 'top%';
+RESET scheduler.kube_api_url;
+DELETE FROM scheduler.outbox;

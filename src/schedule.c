@@ -424,7 +424,11 @@ write_results(Attempt *attempts, int n, CallMetrics *m)
 
 	/* the failures: back to the queue (backoff or unschedulable), nominated where preemption made room */
 	if (failed > 0)
-		SchedQueueRequeue(args[0], args[1], args[4], args[5], args[9], args[10], nominations(attempts, n));
+	{
+		Datum		nominated = nominations(attempts, n);
+
+		SchedQueueRequeue(args[0], args[1], args[4], args[5], args[9], args[10], nominated);
+	}
 
 	/* the outbox, when an API server is configured; else PreBind is done here */
 	if (outbox)
