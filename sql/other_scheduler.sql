@@ -33,11 +33,11 @@ SELECT * FROM scheduler.metrics_pending_pods ORDER BY queue;
 RESET scheduler.scheduler_name;
 DELETE FROM scheduler.profiles WHERE scheduler_name = 'packer';
 
--- The queue keeps each pod's schedulerName (the index queue_active holds
--- the active ones by it): a call pops its own active pods, and looks at no
--- other scheduler's.  A pending pod whose spec.schedulerName changes (the
--- mirror takes what it is given, where the API server refuses the change)
--- is queued under its new name, and popped by that scheduler.
+-- The queue keeps each pod's schedulerName: a call pops its own active
+-- pods, and looks up no other scheduler's.  A pending pod whose
+-- spec.schedulerName changes (the mirror takes what it is given, where the
+-- API server refuses the change) is queued under its new name, and popped
+-- by that scheduler.
 SELECT p.name, q.state, q.scheduler_name, q.scheduler_name = p.scheduler_name AS as_its_row
 FROM scheduler.queue q JOIN scheduler.pods p ON p.uid = q.pod_uid ORDER BY p.name;
 SELECT pg_temp.pod('theirs', 'default-scheduler');
@@ -47,8 +47,9 @@ SET scheduler.scheduler_name = 'packer';
 SELECT name, result FROM schedule_pending();
 RESET scheduler.scheduler_name;
 SELECT p.name, q.state, q.scheduler_name FROM scheduler.queue q JOIN scheduler.pods p ON p.uid = q.pod_uid ORDER BY p.name;
--- A schedulerName past 253 characters: queued whole, and popped by that
--- name alone, not by another of the same first 253 (what the index holds).
+-- A schedulerName past 253 characters (a DNS subdomain's most; the mirror
+-- takes it, and no index entry holds it): queued whole, and popped by that
+-- name alone, not by another with the same first 253.
 SELECT pg_temp.pod('long', repeat('s', 300));
 SELECT pg_temp.pod('long-twin', repeat('s', 253) || 't');
 SELECT set_config('scheduler.scheduler_name', repeat('s', 300), false) IS NOT NULL AS set;

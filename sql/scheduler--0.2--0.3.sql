@@ -396,11 +396,11 @@ UPDATE scheduler.outbox SET state = 'failed', finished_at = pg_catalog.now(),
 WHERE kind = 'event' AND state = 'pending' AND object IS NULL;
 
 -- Each queued pod carries its spec.schedulerName: a call pops its own
--- active pods without looking up every active pod of another scheduler.
+-- active pods without looking up every active pod of another scheduler
+-- (src/scheduling_queue.c, SchedQueuePop).
 ALTER TABLE scheduler.queue ADD COLUMN scheduler_name text;
 COMMENT ON COLUMN scheduler.queue.scheduler_name IS 'The pod''s spec.schedulerName, as its row in scheduler.pods says';
 UPDATE scheduler.queue q SET scheduler_name = p.scheduler_name FROM scheduler.pods p WHERE p.uid = q.pod_uid;
 -- a queue row whose pod is gone was left behind: nothing pops it
 DELETE FROM scheduler.queue WHERE scheduler_name IS NULL;
 ALTER TABLE scheduler.queue ALTER COLUMN scheduler_name SET NOT NULL;
-CREATE INDEX queue_active ON scheduler.queue ((left(scheduler_name, 253))) WHERE state = 'active';

@@ -23,11 +23,6 @@ CREATE TABLE scheduler.queue (
     scheduler_name      text NOT NULL           -- the pod's spec.schedulerName, as its row says
 );
 CREATE INDEX queue_state ON scheduler.queue (state, backoff_until);
--- a call pops the active pods of its schedulerName alone: pods of other
--- schedulers wait in the queue too, active, never tried by it (the name's
--- first 253 characters, a DNS subdomain's most: the mirror takes longer
--- ones, which a btree entry could not hold)
-CREATE INDEX queue_active ON scheduler.queue ((left(scheduler_name, 253))) WHERE state = 'active';
 CREATE INDEX queue_nominated ON scheduler.queue (nominated_node) WHERE nominated_node IS NOT NULL;
 COMMENT ON TABLE scheduler.queue IS 'The scheduling queue: one row per pending pod, with its state (active, backoff, unschedulable, gated), attempts, backoff and the plugins that rejected it';
 COMMENT ON COLUMN scheduler.queue.scheduler_name IS 'The pod''s spec.schedulerName, as its row in scheduler.pods says';
