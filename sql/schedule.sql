@@ -271,3 +271,15 @@ SELECT h.name, h.diagnosis IS NOT NULL AS holds, s.name AS shares_with,
         FROM jsonb_array_elements(coalesce(h.diagnosis, s.diagnosis)) g) AS diagnosis
 FROM scheduler.attempt_history h LEFT JOIN scheduler.attempt_history s ON s.id = h.diagnosis_of
 WHERE h.name ~ '^(cpu|mem)-' ORDER BY h.id;
+-- A pod that fails for two reasons on two nodes, then one that fails on
+-- both for the first of them alone: not the same diagnosis, and the first
+-- pod's kept one is not taken for the second's.
+SELECT pg_temp.reset();
+SELECT pg_temp.node('c1', '4', '1Gi'), pg_temp.node('m1', '1', '4Gi');
+SELECT pg_temp.pod('both-1', '2', '2Gi', 1), pg_temp.pod('cpu-2', '8', '100Mi', 2);
+SELECT count(*) AS unschedulable FROM schedule_pending() WHERE result = 'unschedulable';
+SELECT h.name, h.diagnosis IS NOT NULL AS holds, s.name AS shares_with,
+       (SELECT string_agg(g->>'reason' || ' on ' || (g->'nodes')::text, '; ' ORDER BY g->>'reason')
+        FROM jsonb_array_elements(coalesce(h.diagnosis, s.diagnosis)) g) AS diagnosis
+FROM scheduler.attempt_history h LEFT JOIN scheduler.attempt_history s ON s.id = h.diagnosis_of
+WHERE h.name IN ('both-1', 'cpu-2') ORDER BY h.id;
