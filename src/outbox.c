@@ -1685,6 +1685,21 @@ prebind_applied(int64 id)
 	return SPI_processed > 0;
 }
 
+/* Is one of these requests a binding?  (read unlocked: a row's kind never changes) */
+static bool
+any_binding(const int64 *ids, int n)
+{
+	static SPIPlanPtr plan = NULL;
+	Oid			type = INT8ARRAYOID;
+	Datum		arg = int8_array(ids, n);
+
+	run(PlanKeptBatch(&plan,
+					  "SELECT 1 FROM scheduler.outbox WHERE id = ANY($1) AND kind = 'binding' LIMIT 1",
+					  1, &type),
+		&arg, NULL, SPI_OK_SELECT);
+	return SPI_processed > 0;
+}
+
 /* The events pending, as scheduled_events() counts them in this transaction */
 static LocalTransactionId counted_in = InvalidLocalTransactionId;
 static int64 waiting = 0;
@@ -1785,10 +1800,11 @@ events_left(void)
  * responses are recorded in a few statements, not a few per response.
  *
  * A failed binding forgets its pod's reservation, an UPDATE of pods, which
- * takes cycle_lock SHARE (writer_lock): when a response may fail one,
- * cycle_lock is taken first, before the rows, as schedule_pending() takes
- * it before it writes pending rows (a condition superseded, a
- * nomination): neither then holds what the other waits for.
+ * takes cycle_lock SHARE (writer_lock): when a binding's response is not a
+ * plain success (200, 201), cycle_lock is taken first, before the rows, as
+ * schedule_pending() takes it before it writes pending rows (a condition
+ * superseded, a nomination): neither then holds what the other waits for.
+ * Other kinds' failures forget nothing and wait for no scheduling call.
  */
 static void
 record(const OutboxResponse *resps, const bool *has_status, int n, bool has_cap, int32 max_attempts,
@@ -1798,7 +1814,8 @@ record(const OutboxResponse *resps, const bool *has_status, int n, bool has_cap,
 	int64	   *bound = palloc(sizeof(int64) * Max(n, 1));
 	int			nbound = 0;
 	List	   *forgets = NIL;
-	bool		may_fail = false;
+	int64	   *unsure = palloc(sizeof(int64) * Max(n, 1));	/* not a plain success */
+	int			nunsure = 0;
 	Request    *rs;
 	int			nrows;
 	ListCell   *lc;
@@ -1806,10 +1823,10 @@ record(const OutboxResponse *resps, const bool *has_status, int n, bool has_cap,
 	for (int i = 0; i < n; i++)
 	{
 		ids[i] = resps[i].id;
-		if ((has_status && !has_status[i]) || resps[i].http_status < 200 || resps[i].http_status >= 300)
-			may_fail = true;
+		if ((has_status && !has_status[i]) || (resps[i].http_status != 200 && resps[i].http_status != 201))
+			unsure[nunsure++] = resps[i].id;
 	}
-	if (may_fail)
+	if (nunsure > 0 && any_binding(unsure, nunsure))
 		LockRelationOid(SchedulerRelid("cycle_lock"), ShareLock);
 	rs = lock_requests(ids, n, &nrows);
 	for (int i = 0; i < n; i++)
