@@ -119,5 +119,9 @@ SELECT name, nominated_node FROM pg_temp.placed WHERE name LIKE 'mid%' OR name L
 SELECT pg_temp.pod('top-g', '2', 1000, m => 4);
 SELECT name, result FROM schedule_pending() WHERE name = 'top-g';
 SELECT name, nominated_node FROM pg_temp.placed WHERE name LIKE 'mid%' OR name LIKE 'top%';
+-- and the API server is told: mid-f's pending PodScheduled patch now
+-- clears its status.nominatedNodeName; top-g's names n5
+SELECT name, body -> 'status' -> 'nominatedNodeName' AS nominated_node_name
+FROM scheduler.outbox WHERE kind = 'condition' AND state = 'pending' ORDER BY name;
 RESET scheduler.kube_api_url;
 DELETE FROM scheduler.outbox;

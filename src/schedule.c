@@ -328,7 +328,10 @@ tally(Attempt *attempts, int n, CallMetrics *m)
  * The pods' nominations (kube-scheduler's nominator), for their requeue:
  * text[] by attempt, the node preemption made room on, '' when it found
  * none (a nomination held goes), NULL when there was none to make.  The
- * lower-priority pods nominated where these go lose theirs first.
+ * lower-priority pods nominated where these go lose theirs first, and,
+ * with an API server, their status.nominatedNodeName is cleared there
+ * (kube-scheduler's prepareCandidate); a pod of these nominated anew is
+ * written after, with its own.
  */
 static Datum
 nominations(Attempt *attempts, int n)
@@ -354,7 +357,18 @@ nominations(Attempt *attempts, int n)
 		}
 	}
 	if (uids != NIL)
-		SchedQueueOutrankNominations(TextArrayFromList(uids), TextArrayFromList(nodes));
+	{
+		List	   *outranked = SchedQueueOutrankNominations(TextArrayFromList(uids), TextArrayFromList(nodes));
+
+		if (outranked != NIL && OutboxEnabled())
+		{
+			List	   *none = NIL;
+
+			for (int i = 0; i < list_length(outranked); i++)
+				none = lappend(none, "");
+			OutboxWriteNominations(outranked, none);
+		}
+	}
 	return PointerGetDatum(construct_md_array(d, nulls, 1, dims, lbs, TEXTOID, -1, false, TYPALIGN_INT));
 }
 

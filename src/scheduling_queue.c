@@ -744,11 +744,14 @@ SchedQueueRequeue(Datum uids, Datum nodes, Datum rejected, Datum errors, Datum i
  * DefaultPreemption's nominations (kube-scheduler's nominator): lower
  * priority pods nominated to a node now taken lose their nomination, before
  * the pods are nominated with their requeue (SchedQueueRequeue): a
- * nomination made by this chunk takes none made by it.
+ * nomination made by this chunk takes none made by it.  Returns the uids
+ * of the pods that lost theirs.
  */
-void
+List *
 SchedQueueOutrankNominations(Datum uids, Datum nodes)
 {
+	List	   *outranked = NIL;
+
 	Oid			types[2] = {TEXTARRAYOID, TEXTARRAYOID};
 	Datum		args[2] = {uids, nodes};
 
@@ -756,8 +759,12 @@ SchedQueueOutrankNominations(Datum uids, Datum nodes)
 			  " FROM unnest($1::text[], $2::text[]) AS d(uid, node)"
 			  " JOIN scheduler.pods p ON p.uid = d.uid, scheduler.pods op"
 			  " WHERE d.node <> '' AND o.nominated_node = d.node AND op.uid = o.pod_uid"
-			  " AND op.priority < p.priority AND o.pod_uid <> d.uid",
-			  2, types, args, SPI_OK_UPDATE);
+			  " AND op.priority < p.priority AND o.pod_uid <> d.uid"
+			  " RETURNING o.pod_uid",
+			  2, types, args, SPI_OK_UPDATE_RETURNING);
+	for (uint64 i = 0; i < SPI_processed; i++)
+		outranked = lappend(outranked, SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1));
+	return outranked;
 }
 
 /*

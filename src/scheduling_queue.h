@@ -32,10 +32,10 @@ extern void SchedQueueRequeue(Datum uids, Datum nodes, Datum rejected, Datum err
 
 /*
  * Before pods are nominated (text[] uids with text[] nodes, '' for none):
- * the lower priority pods nominated where one of them now is lose theirs.
- * Call inside SPI.
+ * the lower priority pods nominated where one of them now is lose theirs;
+ * their uids are returned.  Call inside SPI.
  */
-extern void SchedQueueOutrankNominations(Datum uids, Datum nodes);
+extern List *SchedQueueOutrankNominations(Datum uids, Datum nodes);
 
 /* The nominated pods: SELECT columns (of pods p, queue q) into SPI_tuptable */
 extern void SchedQueueNominated(const char *columns);
