@@ -48,8 +48,8 @@ SELECT name, result FROM schedule_pending();
 RESET scheduler.scheduler_name;
 SELECT p.name, q.state, q.scheduler_name FROM scheduler.queue q JOIN scheduler.pods p ON p.uid = q.pod_uid ORDER BY p.name;
 -- A schedulerName past 253 characters (a DNS subdomain's most; the mirror
--- takes it, and no index entry holds it): queued whole, and popped by that
--- name alone, not by another with the same first 253.
+-- takes it): queued whole, and popped by that name alone, not by another
+-- with the same first 253.
 SELECT pg_temp.pod('long', repeat('s', 300));
 SELECT pg_temp.pod('long-twin', repeat('s', 253) || 't');
 SELECT set_config('scheduler.scheduler_name', repeat('s', 300), false) IS NOT NULL AS set;

@@ -731,9 +731,10 @@ KubeRequestError(KubeRequest *req, CURLcode result)
 #ifdef __linux__
 /*
  * curl's interest in socket s, into the loop's epoll set: added, changed or
- * taken out (curl says so before it closes a socket).  A socket already
- * there is changed, one not there added: curl may name a socket again
- * whose earlier number the set still holds, or forget one it never named.
+ * taken out (curl says so before it closes a socket).  A change is tried
+ * first, and a socket the set does not hold is added: curl tells of a
+ * socket again at each new interest, and a closed socket leaves the set
+ * by itself; a removal of one the set does not hold is nothing.
  * Should the kernel refuse (out of memory), the loop goes back to making
  * each wait's set from socks[], which it keeps all the same: no ERROR is
  * thrown through curl.
