@@ -209,24 +209,59 @@ build_request(KubeConfig *cfg, const OutboxRow *row)
 	return NULL;				/* an event without its Event's name */
 }
 
+/* A row no request can be built for, and why: added to list, in loop_cxt (recorded after the claim) */
+typedef struct Unbuildable
+{
+	int64		id;
+	char	   *msg;
+} Unbuildable;
+
+static List *
+unbuildable(List *list, const OutboxRow *row)
+{
+	MemoryContext old = MemoryContextSwitchTo(loop_cxt);
+	Unbuildable *u = palloc(sizeof(Unbuildable));
+	const char *ns = row->namespace;
+	const char *name = row->name;
+	const char *object = row->object;
+
+	u->id = row->id;
+	u->msg = psprintf("no request can be built for %s %s/%s%s%s: not a path segment", row->kind,
+					  ns ? JCut(ns, strlen(ns), 64) : "", name ? JCut(name, strlen(name), 64) : "",
+					  object ? " " : "", object ? JCut(object, strlen(object), 64) : "");
+	list = lappend(list, u);
+	MemoryContextSwitchTo(old);
+	return list;
+}
+
 /*
- * A row no request can be built for fails for good (status -1): a binding's
- * reservation is forgotten, so the pod is back in the queue.
+ * The rows no request can be built for fail for good (status -1): a
+ * binding's reservation is forgotten, so the pod is back in the queue.  In
+ * a transaction of their own, after the claim's: the claim holds the rows
+ * it closed as stale, and a failed binding's forget waits for cycle_lock,
+ * which a scheduling call holds while it may wait for those rows.
  */
 static void
-fail_unbuildable(int64 id, const char *kind, const char *ns, const char *name, const char *object)
+fail_unbuildable(List *rows)
 {
-	char	   *msg = psprintf("no request can be built for %s %s/%s%s%s: not a path segment", kind,
-							   ns ? JCut(ns, strlen(ns), 64) : "", name ? JCut(name, strlen(name), 64) : "",
-							   object ? " " : "", object ? JCut(object, strlen(object), 64) : "");
-	JsonbParseState *st = NULL;
+	ListCell   *lc;
 
-	pushJsonbValue(&st, WJB_BEGIN_OBJECT, NULL);
-	JPushString(&st, WJB_KEY, "message");
-	JPushString(&st, WJB_VALUE, msg);
-	ereport(WARNING, (errmsg("scheduler bind: %s", msg)));
-	(void) OutboxRecord(id, -1, JsonbValueToJsonb(pushJsonbValue(&st, WJB_END_OBJECT, NULL)),
-						scheduler_outbox_max_attempts, -1);
+	if (rows == NIL)
+		return;
+	begin("scheduler bind: failing requests that cannot be built");
+	foreach(lc, rows)
+	{
+		Unbuildable *u = lfirst(lc);
+		JsonbParseState *st = NULL;
+
+		pushJsonbValue(&st, WJB_BEGIN_OBJECT, NULL);
+		JPushString(&st, WJB_KEY, "message");
+		JPushString(&st, WJB_VALUE, u->msg);
+		ereport(WARNING, (errmsg("scheduler bind: %s", u->msg)));
+		(void) OutboxRecord(u->id, -1, JsonbValueToJsonb(pushJsonbValue(&st, WJB_END_OBJECT, NULL)),
+							scheduler_outbox_max_attempts, -1);
+	}
+	commit();
 }
 
 /*
@@ -249,6 +284,7 @@ claim(KubeConfig *cfg, long *next_ms)
 	bool		bindings_held = now < bindings_resume_at;
 	bool		status_held = now < status_resume_at;
 	List	   *rows;
+	List	   *failed = NIL;	/* rows no request can be built for */
 	ListCell   *lc;
 
 	tokens = Min(2.0 * scheduler_status_qps,
@@ -296,7 +332,7 @@ claim(KubeConfig *cfg, long *next_ms)
 		{
 			MemoryContextSwitchTo(old);
 			MemoryContextDelete(cxt);
-			fail_unbuildable(row->id, row->kind, row->namespace, row->name, row->object);
+			failed = unbuildable(failed, row);
 			continue;
 		}
 		it = palloc0(sizeof(OutboxItem));
@@ -351,6 +387,7 @@ claim(KubeConfig *cfg, long *next_ms)
 		*next_ms = *next_ms < 0 ? resume : Min(*next_ms, resume);
 	}
 	commit();
+	fail_unbuildable(failed);
 }
 
 /*
