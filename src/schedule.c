@@ -333,6 +333,12 @@ tally(Attempt *attempts, int n, CallMetrics *m)
  * (kube-scheduler's prepareCandidate); a pod of these nominated anew is
  * written after, with its own.
  */
+static const char *
+nomination_of(const Attempt *a)
+{
+	return a->nominated ? a->nominated : a->clear_nomination ? "" : NULL;
+}
+
 static Datum
 nominations(Attempt *attempts, int n)
 {
@@ -345,8 +351,7 @@ nominations(Attempt *attempts, int n)
 
 	for (int i = 0; i < n; i++)
 	{
-		const char *node = attempts[i].nominated ? attempts[i].nominated
-			: attempts[i].clear_nomination ? "" : NULL;
+		const char *node = nomination_of(&attempts[i]);
 
 		nulls[i] = (node == NULL);
 		d[i] = node ? CStringGetTextDatum(node) : (Datum) 0;
@@ -471,15 +476,17 @@ write_preemptions(Attempt *attempts, int n, bool outbox)
 	List	   *victims = NIL;
 	List	   *victim_of = NIL;	/* the preemptor's uid, per victim */
 	List	   *victim_on = NIL;	/* and the node */
-	Datum		args[5];
-	Oid			types[5] = {TEXTARRAYOID, TEXTARRAYOID, TEXTARRAYOID, TEXTARRAYOID, TEXTARRAYOID};
+	Oid			type = TEXTARRAYOID;
+	Datum		arg;
 
 	for (int i = 0; i < n; i++)
 	{
-		if (attempts[i].nominated || attempts[i].clear_nomination)
+		const char *node = nomination_of(&attempts[i]);
+
+		if (node)
 		{
 			uids = lappend(uids, attempts[i].pod.uid);
-			nodes = lappend(nodes, (void *) (attempts[i].nominated ? attempts[i].nominated : ""));
+			nodes = lappend(nodes, (void *) node);
 		}
 		victims = list_concat(victims, attempts[i].victims);
 		for (int v = 0; v < list_length(attempts[i].victims); v++)
@@ -490,11 +497,6 @@ write_preemptions(Attempt *attempts, int n, bool outbox)
 	}
 	if (uids == NIL)
 		return;
-	args[0] = TextArrayFromList(uids);
-	args[1] = TextArrayFromList(nodes);
-	args[2] = TextArrayFromList(victims);
-	args[3] = TextArrayFromList(victim_of);
-	args[4] = TextArrayFromList(victim_on);
 
 	/* status.nominatedNodeName, with the PodScheduled condition (outbox.c) */
 	if (outbox)
@@ -504,8 +506,10 @@ write_preemptions(Attempt *attempts, int n, bool outbox)
 	if (outbox)
 		OutboxWriteVictims(victims, victim_of, victim_on);
 	else
-		exec_args("DELETE FROM scheduler.pods WHERE uid = ANY($3::text[])",
-				  3, types, args, NULL, SPI_OK_DELETE);
+	{
+		arg = TextArrayFromList(victims);
+		exec_args("DELETE FROM scheduler.pods WHERE uid = ANY($1::text[])", 1, &type, &arg, NULL, SPI_OK_DELETE);
+	}
 }
 
 /* The queue's timers (scheduling_queue.c); the history and outbox kept for their retention. */
