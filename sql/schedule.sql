@@ -283,3 +283,20 @@ SELECT h.name, h.diagnosis IS NOT NULL AS holds, s.name AS shares_with,
         FROM jsonb_array_elements(coalesce(h.diagnosis, s.diagnosis)) g) AS diagnosis
 FROM scheduler.attempt_history h LEFT JOIN scheduler.attempt_history s ON s.id = h.diagnosis_of
 WHERE h.name IN ('both-1', 'cpu-2') ORDER BY h.id;
+
+------------------------------------------------------------------------------
+-- Our storage, not a kube-scheduler behaviour: the assume writes no index
+-- entry.  No index reads pods.assumed_node and pods' pages keep half their
+-- room, so a burst of pods assumed in one call is HOT-updated in place.
+------------------------------------------------------------------------------
+SELECT pg_temp.reset();
+SELECT pg_temp.node('hot-a', '64', '64Gi');
+SELECT count(*) FROM (SELECT pg_temp.pod('hot-' || i, '10m', '10Mi', i) FROM generate_series(1, 40) i) s;
+-- (the counts flushed before and after: pg_stat_force_next_flush())
+SELECT pg_stat_force_next_flush();
+CREATE TEMP TABLE hot_before AS
+    SELECT n_tup_upd, n_tup_hot_upd FROM pg_stat_user_tables WHERE relid = 'scheduler.pods'::regclass;
+SELECT node, count(*) FROM schedule_pending() GROUP BY node;
+SELECT pg_stat_force_next_flush();
+SELECT s.n_tup_upd - b.n_tup_upd AS updated, s.n_tup_hot_upd - b.n_tup_hot_upd AS hot_updated
+FROM pg_stat_user_tables s, hot_before b WHERE s.relid = 'scheduler.pods'::regclass;

@@ -266,9 +266,10 @@ CROSS JOIN LATERAL (
 ) AS o(ours)
 LEFT JOIN scheduler.pod_attempts a ON a.pod_uid = q.pod_uid AND a.result = 'unschedulable'
 -- a preemptor waits for its victims: the lower-priority pods terminating on its nominated node
+-- (bound there: the API server deletes an unbound pod at once, it never terminates)
 CROSS JOIN LATERAL (
     SELECT count(*) AS terminating FROM scheduler.pods t
-    WHERE q.nominated_node IS NOT NULL AND coalesce(t.node_name, t.assumed_node) = q.nominated_node
+    WHERE q.nominated_node IS NOT NULL AND t.node_name = q.nominated_node
       AND t.deletion_timestamp IS NOT NULL AND NOT t.terminal AND t.priority < p.priority
 ) AS v
 WHERE scheduler.require_role('scheduler_reader');
@@ -341,6 +342,7 @@ BEGIN
         WHERE a.pod_uid = target AND a.result = 'unschedulable'
         ORDER BY n.node;
     -- a preemptor waits for its victims: the lower-priority pods terminating on its nominated node
+    -- (bound there: the API server deletes an unbound pod at once, it never terminates)
     RETURN QUERY
         SELECT q.nominated_node, 'DefaultPreemption'::text,
                'nominated by preemption: waiting for ' || v.terminating
@@ -348,7 +350,7 @@ BEGIN
         FROM scheduler.queue q
              JOIN scheduler.pods p ON p.uid = q.pod_uid,
              LATERAL (SELECT count(*) AS terminating FROM scheduler.pods t
-                      WHERE coalesce(t.node_name, t.assumed_node) = q.nominated_node
+                      WHERE t.node_name = q.nominated_node
                         AND t.deletion_timestamp IS NOT NULL AND NOT t.terminal AND t.priority < p.priority) v
         WHERE q.pod_uid = target AND q.nominated_node IS NOT NULL AND v.terminating > 0;
 END $$;
@@ -404,3 +406,34 @@ UPDATE scheduler.queue q SET scheduler_name = p.scheduler_name FROM scheduler.po
 -- a queue row whose pod is gone was left behind: nothing pops it
 DELETE FROM scheduler.queue WHERE scheduler_name IS NULL;
 ALTER TABLE scheduler.queue ALTER COLUMN scheduler_name SET NOT NULL;
+
+-- The assume (schedule_pending's one write of a placement) is a HOT update:
+-- no index reads assumed_node, and pods' pages keep half their room free
+-- (the pages written before keep theirs full until VACUUM FULL rewrites
+-- them).
+ALTER TABLE scheduler.pods SET (fillfactor = 50);
+DROP INDEX scheduler.pods_on_node;
+CREATE INDEX pods_on_node ON scheduler.pods (node_name) WHERE node_name IS NOT NULL;
+-- snapshot_from_tables summed the pods of each node through that index:
+-- now in one pass
+CREATE OR REPLACE VIEW scheduler.snapshot_from_tables AS
+SELECT n.name AS node, n.unschedulable, n.allocatable,
+       coalesce(r.requested, '{}') AS requested,
+       coalesce(u.nonzero_cpu, 0) AS nonzero_cpu, coalesce(u.nonzero_memory, 0) AS nonzero_memory,
+       coalesce(u.pods, 0)::integer AS pods
+FROM scheduler.nodes n
+LEFT JOIN (SELECT t.node, jsonb_object_agg(t.key, t.total) AS requested FROM (
+                SELECT coalesce(p.node_name, p.assumed_node) AS node, r.key, sum(r.value::numeric) AS total
+                FROM scheduler.pods p,
+                     jsonb_each(CASE WHEN jsonb_typeof(p.requests) = 'object' THEN p.requests END) r
+                WHERE coalesce(p.node_name, p.assumed_node) IS NOT NULL AND jsonb_typeof(r.value) = 'number'
+                  AND NOT p.terminal
+                GROUP BY 1, 2) t
+           GROUP BY t.node) r ON r.node = n.name
+LEFT JOIN (SELECT coalesce(node_name, assumed_node) AS node, sum(nonzero_cpu) AS nonzero_cpu,
+                  sum(nonzero_memory) AS nonzero_memory, count(*) AS pods
+           FROM scheduler.pods
+           WHERE coalesce(node_name, assumed_node) IS NOT NULL
+             AND NOT terminal
+           GROUP BY 1) u ON u.node = n.name
+WHERE scheduler.require_role('scheduler_reader');

@@ -35,20 +35,21 @@
 /*
  * The deleted nodes' names, through a subquery kept apart by OFFSET 0 so
  * that the UPDATEs do not copy the transition table's whole rows (toasted
- * objects included) for EvalPlanQual.  The pods are matched on the
- * expression of the index pods_on_node.
+ * objects included) for EvalPlanQual.  No index reads assumed_node (the
+ * assume is a HOT update that way: 01_mirror.sql), so the pods are found
+ * by one scan, hashed against the names.
  */
 static const char *const forget_deleted =
 "UPDATE scheduler.pods p SET assumed_node = NULL"
 " FROM (SELECT name FROM old_rows OFFSET 0) g"
-" WHERE coalesce(p.node_name, p.assumed_node) = g.name AND p.node_name IS NULL"
+" WHERE p.assumed_node = g.name AND p.node_name IS NULL"
 " AND NOT EXISTS (SELECT FROM scheduler.outbox o WHERE o.pod_uid = p.uid AND o.kind = 'binding'"
 "                 AND o.node = g.name AND o.state = 'done')";
 
 /* TRUNCATE: every node is gone */
 static const char *const forget_all =
 "UPDATE scheduler.pods p SET assumed_node = NULL"
-" WHERE coalesce(p.node_name, p.assumed_node) IS NOT NULL AND p.node_name IS NULL"
+" WHERE p.assumed_node IS NOT NULL AND p.node_name IS NULL"
 " AND NOT EXISTS (SELECT FROM scheduler.outbox o WHERE o.pod_uid = p.uid AND o.kind = 'binding'"
 "                 AND o.node = p.assumed_node AND o.state = 'done')";
 

@@ -59,7 +59,13 @@ CREATE TABLE scheduler.pods (
     -- gcePersistentDisk, awsElasticBlockStore, rbd, iscsi); NULL when none
     volumes            jsonb,
     UNIQUE (namespace, name)
-);
+)
+-- Half of each page is left free: a pod's rows are rewritten as it is
+-- assumed, bound and its status moves, and a version that fits on its page
+-- (no index reads the columns that changed) is a HOT update, which writes
+-- no index entry.  A pod burst that schedule_pending() assumes in one call
+-- is written on the pages that hold it.
+WITH (fillfactor = 50);
 COMMENT ON TABLE scheduler.pods IS 'Mirror of Kubernetes Pods, written by scheduler.apply(); assumed_node by schedule_pending()';
 COMMENT ON COLUMN scheduler.pods.requests IS 'effective request as kube-scheduler computes it (containers summed, max with init containers, sidecars added, overhead added), normalized';
 COMMENT ON COLUMN scheduler.pods.nonzero_cpu IS 'effective cpu request in millicores with the 100m default for containers that set none (used for scoring)';
@@ -67,7 +73,10 @@ COMMENT ON COLUMN scheduler.pods.terminal IS 'phase Succeeded or Failed: the pod
 COMMENT ON COLUMN scheduler.pods.pending IS 'waits for a node: not bound or assumed, not being deleted, not terminal (the scheduling queue holds exactly these pods)';
 COMMENT ON COLUMN scheduler.pods.nonzero_memory IS 'effective memory request in bytes with the 200Mi default for containers that set none (used for scoring)';
 
-CREATE INDEX pods_on_node ON scheduler.pods ((coalesce(node_name, assumed_node)));
+-- The pods bound to a node.  No index reads assumed_node: the assume, the
+-- one write of each placement in schedule_pending(), is then a HOT update.
+-- The pending pods, not on a node, are not indexed here.
+CREATE INDEX pods_on_node ON scheduler.pods (node_name) WHERE node_name IS NOT NULL;
 -- No index of pending pods by schedulerName: the queue (scheduler.queue)
 -- holds them, and the pop reads it.  (0.1's, a hash index on one key that
 -- every pending pod shares, cost each write a walk of one long chain.)

@@ -206,7 +206,7 @@ my $objects_query = q{
 				(SELECT concat_ws(' | ', pg_get_functiondef(p.oid), p.proacl::text, p.proconfig::text,
 					obj_description(p.oid, 'pg_proc')) FROM pg_proc p WHERE p.oid = objid AND p.prokind <> 'a')
 			WHEN 'pg_class'::regclass THEN
-				(SELECT concat_ws(' | ', c.relkind, c.relacl::text, obj_description(c.oid, 'pg_class'),
+				(SELECT concat_ws(' | ', c.relkind, c.relacl::text, c.reloptions::text, obj_description(c.oid, 'pg_class'),
 					CASE WHEN c.relkind = 'v' THEN pg_get_viewdef(c.oid) END,
 					(SELECT string_agg(pg_get_indexdef(i.indexrelid), '; ' ORDER BY pg_get_indexdef(i.indexrelid))
 					 FROM pg_index i WHERE i.indrelid = c.oid),
