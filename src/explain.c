@@ -301,6 +301,58 @@ key_group(StringInfo key, const CycleResult *res, char **msgs, int i)
 }
 
 /*
+ * The common case of group_verdicts, told in one light pass: every node of
+ * the snapshot, each once, in its order from where the search began,
+ * failed in one group (one plugin, code and message: a message is worked
+ * out only where the reasons change, as group_verdicts does).  Writes the
+ * key group_verdicts writes for it, and returns true; else false, and
+ * writes nothing.
+ */
+static bool
+one_group_key(const CycleResult *res, char **msgs, StringInfo key)
+{
+	int			n = res->nverdicts;
+	int			npos = res->snap ? res->snap->nnodes : 0;
+	const NodeVerdict *verdicts = res->verdicts;
+	NodeInfo  **nodes = res->snap ? res->snap->nodes : NULL;
+	const NodeVerdict *v0;
+	const List *reasons;
+	char	   *msg0 = NULL;
+	int			p0;
+	bool		alike;
+	int			at0;
+	int32		x[3] = {1, n, -1};
+
+	if (n == 0 || n != npos)
+		return false;
+	v0 = &verdicts[0];
+	reasons = v0->status.reasons;
+	p0 = v0->node->position;
+	alike = (p0 >= 0 && p0 < npos);
+	for (int i = 0, p = p0; alike && i < n; i++, p = (p + 1 == npos ? 0 : p + 1))
+	{
+		const NodeVerdict *v = &verdicts[i];
+
+		alike = v->node == nodes[p] && v->rejected_by == v0->rejected_by &&
+			v->status.code == v0->status.code;
+		if (alike && v->status.reasons != reasons)
+		{
+			if (msg0 == NULL)
+				msg0 = StatusMessage(&v0->status);
+			alike = strcmp(StatusMessage(&v->status), msg0) == 0;
+			reasons = v->status.reasons;
+		}
+	}
+	if (!alike)
+		return false;
+	at0 = p0 == 0 ? 0 : npos - p0;	/* the verdict of position 0 */
+	msgs[at0] = StatusMessage(&verdicts[at0].status);
+	key_group(key, res, msgs, at0);
+	appendBinaryStringInfo(key, (char *) x, sizeof(x));
+	return true;
+}
+
+/*
  * The verdicts' groups (by plugin, code and message), in the order of the
  * nodes in the snapshot (NodeTree order), not the order this search
  * happened to start at: pods that failed alike get the same diagnosis,
@@ -347,46 +399,8 @@ group_verdicts(const CycleResult *res, char **msgs, int *first, int *order, int 
 	*keyed = (key != NULL);
 	*norder = 0;
 
-	/*
-	 * The common case, told in one light pass: every node of the snapshot,
-	 * each once, in its order from where the search began, failed in one
-	 * group (one plugin, code and message: a message is worked out only
-	 * where the reasons change, as below).  Its key is the one the pass
-	 * below writes for it.
-	 */
-	if (key != NULL && n > 0 && n == npos)
-	{
-		const NodeVerdict *v0 = &verdicts[0];
-		const List *reasons = v0->status.reasons;
-		char	   *msg0 = NULL;
-		int			p0 = v0->node->position;
-		bool		alike = (p0 >= 0 && p0 < npos);
-
-		for (int i = 0, p = p0; alike && i < n; i++, p = (p + 1 == npos ? 0 : p + 1))
-		{
-			const NodeVerdict *v = &verdicts[i];
-
-			alike = v->node == nodes[p] && v->rejected_by == v0->rejected_by &&
-				v->status.code == v0->status.code;
-			if (alike && v->status.reasons != reasons)
-			{
-				if (msg0 == NULL)
-					msg0 = StatusMessage(&v0->status);
-				alike = strcmp(StatusMessage(&v->status), msg0) == 0;
-				reasons = v->status.reasons;
-			}
-		}
-		if (alike)
-		{
-			int			at0 = p0 == 0 ? 0 : npos - p0;	/* the verdict of position 0 */
-			int32		x[3] = {1, n, -1};
-
-			msgs[at0] = StatusMessage(&verdicts[at0].status);
-			key_group(key, res, msgs, at0);
-			appendBinaryStringInfo(key, (char *) x, sizeof(x));
-			return -1;
-		}
-	}
+	if (key != NULL && one_group_key(res, msgs, key))
+		return -1;
 	memset(bypos, -1, sizeof(int) * Max(npos, 1));
 	/*
 	 * (verdicts and nodes read from locals, not through res: to the
