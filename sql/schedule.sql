@@ -302,23 +302,27 @@ SELECT s.n_tup_upd - b.n_tup_upd AS updated, s.n_tup_hot_upd - b.n_tup_hot_upd A
 FROM pg_stat_user_tables s, hot_before b WHERE s.relid = 'scheduler.pods'::regclass;
 
 ------------------------------------------------------------------------------
--- A preemptor nominated to a node waits for the lower-priority pods being
--- deleted there, assumed ones too: kube-scheduler's
--- PodEligibleToPreemptOthers counts the pods of its cache, assumed ones
--- included, and a pod not bound stays while it is deleted when a finalizer
--- holds it.  why() and pending_pods say so.
+-- kube-scheduler's handleAssumedPodDeletion: an assumed pod whose deletion
+-- starts before it is bound (a finalizer holds it) is forgotten at once.
+-- Its room is free, and a pod that failed for want of it moves as for an
+-- assigned pod's deletion and lands there.  Nothing waits for it as a
+-- terminating victim (why(), pending_pods count bound pods only).
 ------------------------------------------------------------------------------
 SELECT pg_temp.reset();
 SELECT pg_temp.node('vic-a', '1', '1Gi');
 SELECT pg_temp.pod('low', '500m', '100Mi', 1);
-SELECT name, node FROM schedule_pending();
--- the API server's word on it now: being deleted, held by a finalizer, no nodeName
+SELECT pg_temp.pod('next', '800m', '100Mi', 2);
+SELECT name, node, result FROM schedule_pending() ORDER BY name;
+SELECT p.name, q.state FROM scheduler.queue q JOIN scheduler.pods p ON p.uid = q.pod_uid;
+-- the API server's word on low now: being deleted, held by a finalizer, no nodeName
 SELECT scheduler.apply(object || jsonb_build_object('metadata', object->'metadata'
     || '{"deletionTimestamp": "2024-01-01T00:10:00Z", "finalizers": ["example.com/hold"]}'))
 FROM scheduler.pods WHERE name = 'low';
-SELECT name, node_name, assumed_node, deletion_timestamp IS NOT NULL AS terminating FROM scheduler.pods;
-SELECT pg_temp.pod('high', '800m', '100Mi', 2, 100);
--- nominated there, as its preemption would have left it
+SELECT name, node_name, assumed_node, pending FROM scheduler.pods ORDER BY name;
+SELECT p.name, q.state, q.moved_by FROM scheduler.queue q JOIN scheduler.pods p ON p.uid = q.pod_uid;
+SELECT name, node, result FROM schedule_pending();
+-- nominated there, as a preemption would have left it: low is no victim to wait for
+SELECT pg_temp.pod('high', '900m', '100Mi', 3, 100);
 UPDATE scheduler.queue SET nominated_node = 'vic-a'
 WHERE pod_uid = (SELECT uid FROM scheduler.pods WHERE name = 'high');
 SELECT * FROM scheduler.why('default', 'high');

@@ -266,10 +266,11 @@ CROSS JOIN LATERAL (
 ) AS o(ours)
 LEFT JOIN scheduler.pod_attempts a ON a.pod_uid = q.pod_uid AND a.result = 'unschedulable'
 -- a preemptor waits for its victims: the lower-priority pods terminating on its nominated node
--- (bound or assumed there, as kube-scheduler counts its cache's pods)
+-- (bound there: an assumed pod whose deletion starts is forgotten, as kube-scheduler's
+-- handleAssumedPodDeletion forgets it, and frees its room at once)
 CROSS JOIN LATERAL (
     SELECT count(*) AS terminating FROM scheduler.pods t
-    WHERE q.nominated_node IS NOT NULL AND (t.node_name = q.nominated_node OR (t.node_name IS NULL AND t.assumed_node = q.nominated_node))
+    WHERE q.nominated_node IS NOT NULL AND t.node_name = q.nominated_node
       AND t.deletion_timestamp IS NOT NULL AND NOT t.terminal AND t.priority < p.priority
 ) AS v
 WHERE scheduler.require_role('scheduler_reader');
@@ -342,7 +343,8 @@ BEGIN
         WHERE a.pod_uid = target AND a.result = 'unschedulable'
         ORDER BY n.node;
     -- a preemptor waits for its victims: the lower-priority pods terminating on its nominated node
-    -- (bound or assumed there, as kube-scheduler counts its cache's pods)
+    -- (bound there: an assumed pod whose deletion starts is forgotten, as kube-scheduler's
+-- handleAssumedPodDeletion forgets it, and frees its room at once)
     RETURN QUERY
         SELECT q.nominated_node, 'DefaultPreemption'::text,
                'nominated by preemption: waiting for ' || v.terminating
@@ -350,7 +352,7 @@ BEGIN
         FROM scheduler.queue q
              JOIN scheduler.pods p ON p.uid = q.pod_uid,
              LATERAL (SELECT count(*) AS terminating FROM scheduler.pods t
-                      WHERE (t.node_name = q.nominated_node OR (t.node_name IS NULL AND t.assumed_node = q.nominated_node))
+                      WHERE t.node_name = q.nominated_node
                         AND t.deletion_timestamp IS NOT NULL AND NOT t.terminal AND t.priority < p.priority) v
         WHERE q.pod_uid = target AND q.nominated_node IS NOT NULL AND v.terminating > 0;
 END $$;
@@ -414,8 +416,6 @@ ALTER TABLE scheduler.queue ALTER COLUMN scheduler_name SET NOT NULL;
 ALTER TABLE scheduler.pods SET (fillfactor = 50);
 DROP INDEX scheduler.pods_on_node;
 CREATE INDEX pods_on_node ON scheduler.pods (node_name) WHERE node_name IS NOT NULL;
-CREATE INDEX pods_terminating_unbound ON scheduler.pods (deletion_timestamp)
-    WHERE node_name IS NULL AND deletion_timestamp IS NOT NULL;
 -- snapshot_from_tables summed the pods of each node through that index:
 -- now in one pass
 CREATE OR REPLACE VIEW scheduler.snapshot_from_tables AS

@@ -233,12 +233,16 @@ scheduling_gates(JsonbContainer *spec, const char *what)
 
 /*
  * The end of both pod upserts (one row, a batch): every column from the
- * incoming row; a reservation kept until the pod is seen bound; nothing
- * written when the object is unchanged.
+ * incoming row; a reservation kept until the pod is seen bound, or until
+ * its deletion starts (kube-scheduler's handleAssumedPodDeletion forgets
+ * an assumed pod then: its room is free again, and the pods that wait for
+ * room are moved as for an assigned pod's deletion); nothing written when
+ * the object is unchanged.
  */
 #define POD_UPSERT_REST \
 	" node_name = EXCLUDED.node_name," \
-	" assumed_node = CASE WHEN EXCLUDED.node_name IS NULL THEN p.assumed_node END," \
+	" assumed_node = CASE WHEN EXCLUDED.node_name IS NULL AND EXCLUDED.deletion_timestamp IS NULL" \
+	"                THEN p.assumed_node END," \
 	" scheduler_name = EXCLUDED.scheduler_name, priority = EXCLUDED.priority," \
 	" phase = EXCLUDED.phase, deletion_timestamp = EXCLUDED.deletion_timestamp," \
 	" labels = EXCLUDED.labels, node_selector = EXCLUDED.node_selector," \

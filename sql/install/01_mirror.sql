@@ -77,12 +77,6 @@ COMMENT ON COLUMN scheduler.pods.nonzero_memory IS 'effective memory request in 
 -- one write of each placement in schedule_pending(), is then a HOT update.
 -- The pending pods, not on a node, are not indexed here.
 CREATE INDEX pods_on_node ON scheduler.pods (node_name) WHERE node_name IS NOT NULL;
--- The pods being deleted that are not bound (assumed only, or held by a
--- finalizer): with pods_on_node, what a preemptor waits for on its node
--- (why(), pending_pods), assumed pods counted as kube-scheduler's cache
--- counts them.  It reads no column the assume writes.
-CREATE INDEX pods_terminating_unbound ON scheduler.pods (deletion_timestamp)
-    WHERE node_name IS NULL AND deletion_timestamp IS NOT NULL;
 -- No index of pending pods by schedulerName: the queue (scheduler.queue)
 -- holds them, and the pop reads it.  (0.1's, a hash index on one key that
 -- every pending pod shares, cost each write a walk of one long chain.)

@@ -112,7 +112,8 @@ BEGIN
         WHERE a.pod_uid = target AND a.result = 'unschedulable'
         ORDER BY n.node;
     -- a preemptor waits for its victims: the lower-priority pods terminating on its nominated node
-    -- (bound or assumed there, as kube-scheduler counts its cache's pods)
+    -- (bound there: an assumed pod whose deletion starts is forgotten, as kube-scheduler's
+-- handleAssumedPodDeletion forgets it, and frees its room at once)
     RETURN QUERY
         SELECT q.nominated_node, 'DefaultPreemption'::text,
                'nominated by preemption: waiting for ' || v.terminating
@@ -120,7 +121,7 @@ BEGIN
         FROM scheduler.queue q
              JOIN scheduler.pods p ON p.uid = q.pod_uid,
              LATERAL (SELECT count(*) AS terminating FROM scheduler.pods t
-                      WHERE (t.node_name = q.nominated_node OR (t.node_name IS NULL AND t.assumed_node = q.nominated_node))
+                      WHERE t.node_name = q.nominated_node
                         AND t.deletion_timestamp IS NOT NULL AND NOT t.terminal AND t.priority < p.priority) v
         WHERE q.pod_uid = target AND q.nominated_node IS NOT NULL AND v.terminating > 0;
 END $$;

@@ -77,10 +77,11 @@ CROSS JOIN LATERAL (
 ) AS o(ours)
 LEFT JOIN scheduler.pod_attempts a ON a.pod_uid = q.pod_uid AND a.result = 'unschedulable'
 -- a preemptor waits for its victims: the lower-priority pods terminating on its nominated node
--- (bound or assumed there, as kube-scheduler counts its cache's pods)
+-- (bound there: an assumed pod whose deletion starts is forgotten, as kube-scheduler's
+-- handleAssumedPodDeletion forgets it, and frees its room at once)
 CROSS JOIN LATERAL (
     SELECT count(*) AS terminating FROM scheduler.pods t
-    WHERE q.nominated_node IS NOT NULL AND (t.node_name = q.nominated_node OR (t.node_name IS NULL AND t.assumed_node = q.nominated_node))
+    WHERE q.nominated_node IS NOT NULL AND t.node_name = q.nominated_node
       AND t.deletion_timestamp IS NOT NULL AND NOT t.terminal AND t.priority < p.priority
 ) AS v
 WHERE scheduler.require_role('scheduler_reader');
