@@ -327,3 +327,12 @@ UPDATE scheduler.queue SET nominated_node = 'vic-a'
 WHERE pod_uid = (SELECT uid FROM scheduler.pods WHERE name = 'high');
 SELECT * FROM scheduler.why('default', 'high');
 SELECT name, queue, message FROM scheduler.pending_pods WHERE name = 'high';
+-- a bound lower-priority pod being deleted there is one
+SELECT scheduler.apply(jsonb_build_object('kind', 'Pod',
+    'metadata', jsonb_build_object('name', 'bound-low', 'namespace', 'default',
+        'creationTimestamp', '2024-01-01T00:00:04Z', 'deletionTimestamp', '2024-01-01T00:10:00Z',
+        'finalizers', '["example.com/hold"]'::jsonb),
+    'spec', jsonb_build_object('nodeName', 'vic-a', 'containers', '[{"name": "c"}]'::jsonb),
+    'status', jsonb_build_object('phase', 'Running')));
+SELECT * FROM scheduler.why('default', 'high');
+SELECT name, queue, message FROM scheduler.pending_pods WHERE name = 'high';

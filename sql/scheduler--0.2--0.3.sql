@@ -344,7 +344,7 @@ BEGIN
         ORDER BY n.node;
     -- a preemptor waits for its victims: the lower-priority pods terminating on its nominated node
     -- (bound there: an assumed pod whose deletion starts is forgotten, as kube-scheduler's
--- handleAssumedPodDeletion forgets it, and frees its room at once)
+    -- handleAssumedPodDeletion forgets it, and frees its room at once)
     RETURN QUERY
         SELECT q.nominated_node, 'DefaultPreemption'::text,
                'nominated by preemption: waiting for ' || v.terminating
@@ -439,3 +439,9 @@ LEFT JOIN (SELECT coalesce(node_name, assumed_node) AS node, sum(nonzero_cpu) AS
              AND NOT terminal
            GROUP BY 1) u ON u.node = n.name
 WHERE scheduler.require_role('scheduler_reader');
+
+-- 0.2 kept an assumed pod's node while its deletion started: such a pod is
+-- forgotten now, as kube-scheduler's handleAssumedPodDeletion forgets it
+-- (src/mirror.c), and its room freed
+UPDATE scheduler.pods SET assumed_node = NULL
+WHERE assumed_node IS NOT NULL AND node_name IS NULL AND deletion_timestamp IS NOT NULL;

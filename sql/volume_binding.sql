@@ -299,3 +299,42 @@ FROM scheduler.persistent_volume_claims c, scheduler.pods p WHERE c.name = 'shar
 SELECT pg_temp.pod('s2', pg_temp.claims('shared'));
 SELECT p.name, p.node = s.selected_node AS follows_the_claim
 FROM schedule_pending() p, scheduler.persistent_volume_claims s WHERE s.name = 'shared';
+
+------------------------------------------------------------------------------
+-- With an API server, a pod whose deletion starts before it is bound is
+-- forgotten at once (kube-scheduler's handleAssumedPodDeletion: its room is
+-- free), but the volumes Reserve assumed for it stay taken while its
+-- binding is pending: kube-scheduler lets go of them only when the binding
+-- cycle fails (Unreserve).  The API server refuses to bind a pod being
+-- deleted.
+------------------------------------------------------------------------------
+TRUNCATE scheduler.pods, scheduler.persistent_volume_claims, scheduler.persistent_volumes, scheduler.queue;
+DELETE FROM scheduler.outbox;
+SET scheduler.kube_api_url = 'https://127.0.0.1:6443';
+SELECT pg_temp.pv('held', 'wait-sc', '10Gi', 'topology.kubernetes.io/zone', 'b');
+-- (as the API server gives it: Reserve's assumption holds until the mirror shows a newer version)
+SELECT scheduler.apply(jsonb_set(object, '{metadata,resourceVersion}', '"100"'))
+FROM scheduler.persistent_volumes WHERE name = 'held';
+SELECT pg_temp.pvc('third', 'wait-sc'), pg_temp.pvc('fourth', 'wait-sc');
+SELECT pg_temp.pod('p-third', pg_temp.claims('third'));
+SELECT name, node, result FROM schedule_pending();
+SELECT kind, name, object, state FROM scheduler.outbox WHERE kind IN ('volume', 'binding') ORDER BY id;
+-- the API server's word on p-third now: being deleted, held by a finalizer, no nodeName
+SELECT scheduler.apply(object || jsonb_build_object('metadata', object->'metadata'
+    || '{"deletionTimestamp": "2024-01-01T00:10:00Z", "finalizers": ["example.com/hold"]}'))
+FROM scheduler.pods WHERE name = 'p-third';
+SELECT name, assumed_node, pending FROM scheduler.pods;
+SELECT pg_temp.pod('p-fourth', pg_temp.claims('fourth'));
+SELECT name, node, result FROM schedule_pending();
+-- the volume's patch goes through first (the binding waits for it), then
+-- the binding is refused: Unreserve lets go of the volume, which is free
+-- until the mirror shows the new version the patch made
+SELECT scheduler.outbox_result(id, 200) FROM scheduler.outbox WHERE kind = 'volume';
+SELECT scheduler.outbox_result(id, 409, '{"kind": "Status", "reason": "Conflict", "code": 409,
+    "message": "Operation cannot be fulfilled on pods/binding \"p-third\": pod p-third is being deleted, cannot be assigned to a host"}')
+FROM scheduler.outbox WHERE kind = 'binding';
+SELECT kind, name, state FROM scheduler.outbox WHERE kind IN ('volume', 'binding') ORDER BY id;
+UPDATE scheduler.queue SET state = 'active', backoff_until = NULL;
+SELECT name, node, result FROM schedule_pending();
+RESET scheduler.kube_api_url;
+DELETE FROM scheduler.outbox;

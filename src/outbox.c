@@ -1407,7 +1407,11 @@ OutboxClaim(int max_bindings, int max_status, const int64 *exclude, int nexclude
 
 /*
  * OutboxPreBindAssumed
- *		The PreBind requests of pods assumed and not bound, not failed.
+ *		The PreBind requests of pods assumed and not bound, not failed; and
+ *		of a pod forgotten because its deletion started while its binding is
+ *		still pending: kube-scheduler's handleAssumedPodDeletion frees the
+ *		pod's room at once, but its volumes stay assumed until the binding
+ *		cycle fails (Unreserve).
  */
 void
 OutboxPreBindAssumed(void (*fn) (void *arg, const char *kind, const char *ns, const char *object, Jsonb *patch),
@@ -1419,7 +1423,10 @@ OutboxPreBindAssumed(void (*fn) (void *arg, const char *kind, const char *ns, co
 	run(PlanKept(&plan,
 				"SELECT r.kind, r.namespace, r.object, r.body FROM scheduler.outbox r"
 				" CROSS JOIN LATERAL (SELECT 1 FROM scheduler.pods p WHERE p.uid = r.pod_uid"
-				"   AND p.assumed_node IS NOT NULL AND p.node_name IS NULL LIMIT 1) p"
+				"   AND p.node_name IS NULL AND (p.assumed_node IS NOT NULL"
+				"     OR (p.deletion_timestamp IS NOT NULL AND EXISTS (SELECT 1 FROM scheduler.outbox b"
+				"         WHERE b.pod_uid = r.pod_uid AND b.kind = 'binding' AND b.state = 'pending')))"
+				"   LIMIT 1) p"
 				" WHERE r.kind IN ('volume', 'claim') AND r.state <> 'failed'"
 				" ORDER BY r.id",
 				0, NULL),

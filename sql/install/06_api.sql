@@ -113,7 +113,7 @@ BEGIN
         ORDER BY n.node;
     -- a preemptor waits for its victims: the lower-priority pods terminating on its nominated node
     -- (bound there: an assumed pod whose deletion starts is forgotten, as kube-scheduler's
--- handleAssumedPodDeletion forgets it, and frees its room at once)
+    -- handleAssumedPodDeletion forgets it, and frees its room at once)
     RETURN QUERY
         SELECT q.nominated_node, 'DefaultPreemption'::text,
                'nominated by preemption: waiting for ' || v.terminating

@@ -72,7 +72,7 @@ my @load = (
 	q{{"kind": "Service", "apiVersion": "v1", "metadata": {"name": "svc", "namespace": "default", "uid": "uid-svc"},
 	   "spec": {"selector": {"app": "web"}}}},
 	pod_json('bound', '1', q{"nodeName": "n1",}),
-	pod_json('small', '500m'),
+	pod_json('small', '500m', q{"nodeSelector": {"kubernetes.io/hostname": "n2"},}),
 	# unschedulable until n4 comes (NodeAffinity; and too big for the others):
 	# an assigned pod's going does not move it, however long it waited
 	pod_json('huge', '64', q{"nodeSelector": {"kubernetes.io/hostname": "n4"},}),
@@ -97,6 +97,13 @@ sub load
 	my $first = $node->safe_psql($db, q{
 		SELECT string_agg(name || ' ' || coalesce(node, '-') || ' ' || result, E'\n' ORDER BY name)
 		FROM public.schedule_pending()});
+	# the small pod, assumed, starts being deleted before it is bound (a
+	# finalizer holds it): 0.1 and 0.2 keep it assumed, the current version
+	# forgets it (kube-scheduler's handleAssumedPodDeletion), and so must
+	# the update
+	$node->safe_psql($db, q{SELECT scheduler.apply(object || jsonb_build_object('metadata', object->'metadata'
+		|| '{"deletionTimestamp": "2024-01-01T00:10:00Z", "finalizers": ["example.com/hold"]}'))
+		FROM scheduler.pods WHERE name = 'small'});
 	# the node the pinned pod was assumed on goes: 0.1 leaves the pod
 	# assumed there, 0.2 forgets it (and so must the update)
 	$node->safe_psql($db, "SELECT scheduler.apply(\$j\$" . '{"type": "DELETED", "object": ' . node_json('gone', '4') . "}\$j\$)");
@@ -132,6 +139,9 @@ my $first_fresh = load('fresh');
 is($first_old, $first_fresh, '0.1 and the current build schedule the first pods alike');
 like($first_old, qr/^huge - unschedulable$/m, 'the huge pod is unschedulable');
 like($first_old, qr/^pinned gone scheduled$/m, 'the pinned pod is assumed on its node, which then goes');
+like($before, qr/^pod small n2$/m, '0.1 keeps the small pod assumed while its deletion starts');
+is($node->safe_psql('fresh', q{SELECT coalesce(assumed_node, '-') FROM scheduler.pods WHERE name = 'small'}),
+	'-', 'the current version forgets it');
 is($node->safe_psql('fresh', q{SELECT coalesce(assumed_node, '-') || ' ' || q.state FROM scheduler.pods p JOIN scheduler.queue q ON q.pod_uid = p.uid WHERE name = 'pinned'}),
 	'- backoff', 'the current version forgets it and queues it again, in backoff (its binding failed)');
 
@@ -150,7 +160,11 @@ my @expected;
 my @unschedulable;
 for my $row (split(/\n/, $before))
 {
-	if ($row =~ /^pod (\S+) gone$/)
+	if ($row =~ /^pod small \S+$/)
+	{
+		push @expected, "pod small -";	# forgotten, not queued: it is being deleted
+	}
+	elsif ($row =~ /^pod (\S+) gone$/)
 	{
 		push @expected, "pod $1 -", "queue uid-$1 backoff";
 	}
