@@ -1408,10 +1408,13 @@ OutboxClaim(int max_bindings, int max_status, const int64 *exclude, int nexclude
 /*
  * OutboxPreBindAssumed
  *		The PreBind requests of pods assumed and not bound, not failed; and
- *		of a pod forgotten because its deletion started while its binding is
- *		still pending: kube-scheduler's handleAssumedPodDeletion frees the
- *		pod's room at once, but its volumes stay assumed until the binding
- *		cycle fails (Unreserve).
+ *		those a pending binding waits for, whatever became of its pod: one
+ *		forgotten because its deletion started, or deleted, keeps its
+ *		volumes assumed until its binding fails, as kube-scheduler's
+ *		handleAssumedPodDeletion frees the pod's room at once but its
+ *		volumes only at the binding cycle's Unreserve.  (The pod looked up
+ *		by uid per row, whatever the estimates; the pending bindings'
+ *		requests read once, hashed.)
  */
 void
 OutboxPreBindAssumed(void (*fn) (void *arg, const char *kind, const char *ns, const char *object, Jsonb *patch),
@@ -1422,12 +1425,11 @@ OutboxPreBindAssumed(void (*fn) (void *arg, const char *kind, const char *ns, co
 
 	run(PlanKept(&plan,
 				"SELECT r.kind, r.namespace, r.object, r.body FROM scheduler.outbox r"
-				" CROSS JOIN LATERAL (SELECT 1 FROM scheduler.pods p WHERE p.uid = r.pod_uid"
-				"   AND p.node_name IS NULL AND (p.assumed_node IS NOT NULL"
-				"     OR (p.deletion_timestamp IS NOT NULL AND EXISTS (SELECT 1 FROM scheduler.outbox b"
-				"         WHERE b.pod_uid = r.pod_uid AND b.kind = 'binding' AND b.state = 'pending')))"
-				"   LIMIT 1) p"
+				" LEFT JOIN LATERAL (SELECT true AS assumed FROM scheduler.pods p WHERE p.uid = r.pod_uid"
+				"   AND p.assumed_node IS NOT NULL AND p.node_name IS NULL LIMIT 1) p ON true"
 				" WHERE r.kind IN ('volume', 'claim') AND r.state <> 'failed'"
+				" AND (p.assumed OR r.id IN (SELECT unnest(b.waits_for) FROM scheduler.outbox b"
+				"                            WHERE b.kind = 'binding' AND b.state = 'pending'))"
 				" ORDER BY r.id",
 				0, NULL),
 		NULL, NULL, SPI_OK_SELECT);

@@ -151,7 +151,9 @@ is($node->safe_psql('old', q{SELECT extversion FROM pg_extension WHERE extname =
 	$current, "old is updated to $current");
 # every row kept, but those of the pods assumed on the deleted node (the
 # pinned pod, and any other the scores put there): forgotten, queued again
-# in backoff (as kube-scheduler hands back a pod whose binding failed)
+# in backoff (as kube-scheduler hands back a pod whose binding failed); and
+# the small pod's, assumed on n2 while its deletion started: forgotten, not
+# queued (it is being deleted)
 # The default profile gains the plugins of the versions updated through
 # (0.3: the volume plugins), as a fresh install has them; a profile of the
 # user's own ('tight', a copy of 0.1's default) is kept as it was.
@@ -198,7 +200,7 @@ sub without_own_profile
 	return $rows;
 }
 is(moved_back($node->safe_psql('old', $rows_query)), $expected,
-	'the new library and the update kept every row, but forgot the pod assumed on a deleted node');
+	'the new library and the update kept every row, but forgot the pod assumed on a deleted node and the one being deleted');
 is(without_own_profile(moved_back($node->safe_psql('old', $rows_query))),
 	without_own_profile($node->safe_psql('fresh', $rows_query)),
 	'the updated and the fresh database hold the same rows');
