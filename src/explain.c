@@ -363,11 +363,11 @@ one_group_key(const CycleResult *res, char **msgs, StringInfo key)
  * each group's plugin, code, message and reasons, then how many groups
  * and nodes: read from its end, a key has one meaning), and *keyed is
  * false when a node has no position to write.  When every node of the
- * snapshot failed alike (one group, each node once: a pod that fits
- * nowhere for one reason), the key is that group alone, then 1, the
- * number of nodes and -1 (no whole key ends so), and nothing else is
- * worked out: -1 is returned, and the caller that needs the groups asks
- * again without a key.
+ * snapshot failed alike (one group, each node once, as the search visits
+ * them: a pod that fits nowhere for one reason), the key is that group
+ * alone, then 1, the number of nodes and -1 (no whole key ends so), and
+ * nothing else is worked out (one_group_key): -1 is returned, and the
+ * caller that needs the groups asks again without a key.
  *
  * Two passes, as this runs for every node of every unschedulable pod: the
  * verdicts as the search made them, each put in a raw group (a verdict
@@ -394,7 +394,6 @@ group_verdicts(const CycleResult *res, char **msgs, int *first, int *order, int 
 	NodeInfo  **nodes = res->snap ? res->snap->nodes : NULL;
 	int			rg = -1;		/* the raw group of the run going on */
 	char	   *msg = NULL;		/* and its message */
-	int			covered = 0;	/* positions given a verdict */
 
 	*keyed = (key != NULL);
 	*norder = 0;
@@ -426,23 +425,12 @@ group_verdicts(const CycleResult *res, char **msgs, int *first, int *order, int 
 		msgs[i] = msg;
 		raw[i] = rg;
 		if (p >= 0 && p < npos && nodes[p] == node)
-		{
-			covered += (bypos[p] < 0);
 			bypos[p] = i;
-		}
 		else
 			rest[nrest++] = i;	/* not placed by position: after the others */
 	}
 	if (nrest > 0)
 		*keyed = false;
-	if (*keyed && nraw == 1 && covered == n && n == npos)
-	{
-		int32		x[3] = {1, n, -1};
-
-		key_group(key, res, msgs, bypos[0]);	/* as first[0] would be */
-		appendBinaryStringInfo(key, (char *) x, sizeof(x));
-		return -1;
-	}
 	remap = palloc(sizeof(int) * Max(nraw, 1));
 	memset(remap, -1, sizeof(int) * Max(nraw, 1));
 	if (*keyed)
