@@ -109,7 +109,14 @@ exec_args(const char *sql, int n, Oid *types, Datum *args, const char *nulls, in
 		elog(ERROR, "schedule_pending: statement failed (%s): %s", SPI_result_code_string(rc), sql);
 }
 
-static void write_preemptions(Attempt *attempts, int n, bool outbox);
+/* The attempts that nominate (or clear a nomination): their uids and nodes, collected once */
+typedef struct Nominations
+{
+	List	   *uids;
+	List	   *nodes;			/* nomination_of() each: '' clears */
+} Nominations;
+
+static void write_preemptions(Attempt *attempts, int n, bool outbox, const Nominations *nom);
 
 /*
  * The rejecting plugins (d.rejected, a jsonb array of names) as text[]: a
@@ -339,15 +346,31 @@ nomination_of(const Attempt *a)
 	return a->nominated ? a->nominated : a->clear_nomination ? "" : NULL;
 }
 
+static Nominations
+collect_nominations(Attempt *attempts, int n)
+{
+	Nominations nom = {NIL, NIL};
+
+	for (int i = 0; i < n; i++)
+	{
+		const char *node = nomination_of(&attempts[i]);
+
+		if (node)
+		{
+			nom.uids = lappend(nom.uids, attempts[i].pod.uid);
+			nom.nodes = lappend(nom.nodes, (void *) node);
+		}
+	}
+	return nom;
+}
+
 static Datum
-nominations(Attempt *attempts, int n)
+nominations(Attempt *attempts, int n, const Nominations *nom)
 {
 	Datum	   *d = palloc(sizeof(Datum) * Max(n, 1));
 	bool	   *nulls = palloc(sizeof(bool) * Max(n, 1));
 	int			dims[1] = {n};
 	int			lbs[1] = {1};
-	List	   *uids = NIL;
-	List	   *nodes = NIL;
 
 	for (int i = 0; i < n; i++)
 	{
@@ -355,15 +378,11 @@ nominations(Attempt *attempts, int n)
 
 		nulls[i] = (node == NULL);
 		d[i] = node ? CStringGetTextDatum(node) : (Datum) 0;
-		if (node)
-		{
-			uids = lappend(uids, attempts[i].pod.uid);
-			nodes = lappend(nodes, (void *) node);
-		}
 	}
-	if (uids != NIL)
+	if (nom->uids != NIL)
 	{
-		List	   *outranked = SchedQueueOutrankNominations(TextArrayFromList(uids), TextArrayFromList(nodes));
+		List	   *outranked = SchedQueueOutrankNominations(TextArrayFromList(nom->uids),
+															 TextArrayFromList(nom->nodes));
 
 		if (outranked != NIL && OutboxEnabled())
 		{
@@ -399,6 +418,7 @@ write_results(Attempt *attempts, int n, CallMetrics *m)
 	int			dims[1] = {n};
 	int			lbs[1] = {1};
 	Datum		history_ids;
+	Nominations nom;
 	int			failed = 0;
 
 	if (n == 0)
@@ -442,9 +462,10 @@ write_results(Attempt *attempts, int n, CallMetrics *m)
 			  2, types, args, nulls, SPI_OK_UPDATE);
 
 	/* the failures: back to the queue (backoff or unschedulable), nominated where preemption made room */
+	nom = collect_nominations(attempts, n);
 	if (failed > 0)
 	{
-		Datum		nominated = nominations(attempts, n);
+		Datum		nominated = nominations(attempts, n, &nom);
 
 		SchedQueueRequeue(args[0], args[1], args[4], args[5], args[9], args[10], nominated);
 	}
@@ -455,7 +476,7 @@ write_results(Attempt *attempts, int n, CallMetrics *m)
 	else
 		prebind_here(attempts, n);
 
-	write_preemptions(attempts, n, outbox);
+	write_preemptions(attempts, n, outbox, &nom);
 
 	write_latest(args, types, nulls, history_ids);
 	tally(attempts, n, m);
@@ -469,25 +490,19 @@ write_results(Attempt *attempts, int n, CallMetrics *m)
  * here, as the API server would.
  */
 static void
-write_preemptions(Attempt *attempts, int n, bool outbox)
+write_preemptions(Attempt *attempts, int n, bool outbox, const Nominations *nom)
 {
-	List	   *uids = NIL;
-	List	   *nodes = NIL;
 	List	   *victims = NIL;
 	List	   *victim_of = NIL;	/* the preemptor's uid, per victim */
 	List	   *victim_on = NIL;	/* and the node */
 	Oid			type = TEXTARRAYOID;
 	Datum		arg;
 
+	/* (victims come only with a nomination) */
+	if (nom->uids == NIL)
+		return;
 	for (int i = 0; i < n; i++)
 	{
-		const char *node = nomination_of(&attempts[i]);
-
-		if (node)
-		{
-			uids = lappend(uids, attempts[i].pod.uid);
-			nodes = lappend(nodes, (void *) node);
-		}
 		victims = list_concat(victims, attempts[i].victims);
 		for (int v = 0; v < list_length(attempts[i].victims); v++)
 		{
@@ -495,12 +510,10 @@ write_preemptions(Attempt *attempts, int n, bool outbox)
 			victim_on = lappend(victim_on, (void *) attempts[i].nominated);
 		}
 	}
-	if (uids == NIL)
-		return;
 
 	/* status.nominatedNodeName, with the PodScheduled condition (outbox.c) */
 	if (outbox)
-		OutboxWriteNominations(uids, nodes);
+		OutboxWriteNominations(nom->uids, nom->nodes);
 	if (victims == NIL)
 		return;
 	if (outbox)
