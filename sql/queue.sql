@@ -234,6 +234,14 @@ SELECT count(*) AS history_left,
        count(*) = (SELECT count(*) FROM scheduler.pod_attempts WHERE history_id IS NOT NULL) AS one_per_pod,
        bool_and(id IN (SELECT history_id FROM scheduler.pod_attempts)) AS all_latest
 FROM scheduler.attempt_history WHERE attempted_at < now();
+-- A pod's history is found by its name (a hash index: each attempt's row
+-- hashes the name once, where a btree over (namespace, name) compared it
+-- under the collation at every level), the pruning by the time (BRIN: rows
+-- come in time order).  Seq scans off: the tables are small here.
+SET enable_seqscan = off;
+EXPLAIN (COSTS OFF) SELECT * FROM scheduler.attempt_history WHERE namespace = 'default' AND name = 'big';
+EXPLAIN (COSTS OFF) SELECT id FROM scheduler.attempt_history WHERE attempted_at < now() - interval '1 day';
+RESET enable_seqscan;
 
 ------------------------------------------------------------------------------
 -- One statement, many rows (a watch batch, a relist): the triggers read the

@@ -131,17 +131,21 @@ static void write_preemptions(Attempt *attempts, int n, bool outbox, const Nomin
  * active, and its cycle (args: write_results' first 7).  Their ids first,
  * so that an attempt can name the one whose diagnosis it shares (pods that
  * failed alike, in this chunk, store it once).  (Only this statement reads
- * $4, the diagnoses: an unnest of them copies every one.)  Returns the ids.
+ * $4, the diagnoses: an unnest of them copies every one.)  The pods'
+ * namespaces and names come as read with them, not looked up again.
+ * Returns the ids.
  */
 static Datum
 write_history(Attempt *attempts, int n, Datum *args)
 {
 	int			dims[1] = {n};
 	int			lbs[1] = {1};
-	Datum		hargs[10];
-	Oid			htypes[10] = {TEXTARRAYOID, TEXTARRAYOID, TEXTARRAYOID, JSONBARRAYOID, JSONBARRAYOID,
-	BOOLARRAYOID, INT8ARRAYOID, INT8ARRAYOID, INT8ARRAYOID, TIMESTAMPTZARRAYOID};
+	Datum		hargs[12];
+	Oid			htypes[12] = {TEXTARRAYOID, TEXTARRAYOID, TEXTARRAYOID, JSONBARRAYOID, JSONBARRAYOID,
+	BOOLARRAYOID, INT8ARRAYOID, INT8ARRAYOID, INT8ARRAYOID, TIMESTAMPTZARRAYOID, TEXTARRAYOID, TEXTARRAYOID};
 	Datum	   *ids = palloc(sizeof(Datum) * n);
+	Datum	   *nss = palloc(sizeof(Datum) * n);
+	Datum	   *names = palloc(sizeof(Datum) * n);
 	Datum	   *of = palloc(sizeof(Datum) * n);
 	bool	   *of_nulls = palloc(sizeof(bool) * n);
 	Datum	   *since = palloc(sizeof(Datum) * n);
@@ -165,6 +169,8 @@ write_history(Attempt *attempts, int n, Datum *args)
 		of[i] = of_nulls[i] ? (Datum) 0 : ids[attempts[i].diagnosis_of];
 		since_nulls[i] = (attempts[i].queued_since == 0);
 		since[i] = TimestampTzGetDatum(attempts[i].queued_since);
+		nss[i] = CStringGetTextDatum(attempts[i].pod.namespace);
+		names[i] = CStringGetTextDatum(attempts[i].pod.name);
 	}
 	memcpy(hargs, args, sizeof(Datum) * 7);
 	hargs[7] = PointerGetDatum(construct_array(ids, n, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
@@ -172,17 +178,18 @@ write_history(Attempt *attempts, int n, Datum *args)
 												  FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
 	hargs[9] = PointerGetDatum(construct_md_array(since, since_nulls, 1, dims, lbs, TIMESTAMPTZOID, 8,
 												  FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+	hargs[10] = PointerGetDatum(construct_array(nss, n, TEXTOID, -1, false, TYPALIGN_INT));
+	hargs[11] = PointerGetDatum(construct_array(names, n, TEXTOID, -1, false, TYPALIGN_INT));
 	exec_args("INSERT INTO scheduler.attempt_history (id, pod_uid, namespace, name, attempted_at, result,"
 			  " node, message, rejected_by, diagnosis, diagnosis_of, queue_wait, cycle_time)"
 			  " OVERRIDING SYSTEM VALUE"
-			  " SELECT d.id, d.uid, p.namespace, p.name, now(),"
+			  " SELECT d.id, d.uid, d.namespace, d.name, now(),"
 			  " CASE WHEN d.node IS NULL THEN 'unschedulable' ELSE 'scheduled' END,"
 			  " d.node, d.message, " REJECTED_BY ", d.diagnosis, d.diag_of,"
 			  " CASE WHEN isfinite(q.since) THEN now() - q.since END, d.cycle_us * interval '1 microsecond'"
 			  " FROM unnest($1::text[], $2::text[], $3::text[], $4::jsonb[], $5::jsonb[], $6::bool[], $7::int8[],"
-			  "             $8::int8[], $9::int8[], $10::timestamptz[])"
-			  "   AS d(uid, node, message, diagnosis, rejected, error, cycle_us, id, diag_of, since)"
-			  " JOIN scheduler.pods p ON p.uid = d.uid,"
+			  "             $8::int8[], $9::int8[], $10::timestamptz[], $11::text[], $12::text[])"
+			  "   AS d(uid, node, message, diagnosis, rejected, error, cycle_us, id, diag_of, since, namespace, name),"
 			  /*
 			   * as read with the pod (a popped pod's row does not move while
 			   * it is tried), else looked up by key (a join was hashed over
@@ -190,7 +197,7 @@ write_history(Attempt *attempts, int n, Datum *args)
 			   */
 			  " LATERAL (SELECT coalesce(d.since, (SELECT coalesce(q.moved_at, q.first_enqueued_at)"
 			  "                                    FROM scheduler.queue q WHERE q.pod_uid = d.uid)) AS since) q",
-			  10, htypes, hargs, NULL, SPI_OK_INSERT);
+			  12, htypes, hargs, NULL, SPI_OK_INSERT);
 	return hargs[7];
 }
 
@@ -214,7 +221,6 @@ write_latest(Datum *args, Oid *types, const char *nulls, Datum history_ids)
 			  " CASE WHEN $9 AND d.node IS NULL THEN now() END"
 			  " FROM unnest($1::text[], $2::text[], $3::text[], $4::int8[], $5::jsonb[])"
 			  "   AS d(uid, node, message, history_id, rejected)"
-			  " WHERE EXISTS (SELECT 1 FROM scheduler.pods p WHERE p.uid = d.uid)"
 			  " ON CONFLICT (pod_uid) DO UPDATE SET attempts = least(a.attempts, 2147483646) + 1,"
 			  " last_attempt_at = EXCLUDED.last_attempt_at, result = EXCLUDED.result,"
 			  " node = EXCLUDED.node, message = EXCLUDED.message,"
@@ -476,9 +482,13 @@ write_results(Attempt *attempts, int n, CallMetrics *m)
 	else
 		prebind_here(attempts, n);
 
-	write_preemptions(attempts, n, outbox, &nom);
-
+	/*
+	 * before the victims go: a pod deleted here (an assumed pod of this
+	 * chunk may be a victim) takes its latest attempt with it (the queue
+	 * trigger), and every pod attempted is still there to have one
+	 */
 	write_latest(args, types, nulls, history_ids);
+	write_preemptions(attempts, n, outbox, &nom);
 	tally(attempts, n, m);
 }
 
