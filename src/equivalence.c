@@ -250,15 +250,20 @@ shared_status(EquivClass *c, const Status *st)
 	return shared;
 }
 
-/* Keep a verdict of this kind (rejected -1: it passes the node) */
+/*
+ * Keep a verdict of this kind (rejected -1: it passes the node); st
+ * becomes the kept one, its equal, so that this verdict too shares its
+ * reasons with those read back after it
+ */
 void
-EquivVerdictPut(EquivClass *c, VerdictKind kind, const NodeInfo *node, int rejected, const Status *st)
+EquivVerdictPut(EquivClass *c, VerdictKind kind, const NodeInfo *node, int rejected, Status *st)
 {
 	KeptVerdict *v = &entry(c, node)->verdicts[kind];
 
 	v->generation = node->generation;
 	v->rejected_by = rejected;
 	v->status = *shared_status(c, st);
+	*st = v->status;
 }
 
 /* DefaultPreemption's dry run on node, if still good */

@@ -67,7 +67,7 @@ typedef struct EquivClass
 extern EquivClass *EquivClassFor(CycleCtx *ctx, const PodInfo *pod, EquivClass **scores);
 extern bool PreFilterIsPodLocal(const CycleCtx *ctx);
 extern void EquivVerdictPut(EquivClass *c, VerdictKind kind, const NodeInfo *node, int rejected,
-							const Status *st);
+							Status *st);
 extern void *EquivPreemptGet(EquivClass *c, const NodeInfo *node);
 extern void EquivPreemptPut(EquivClass *c, const NodeInfo *node, void *result);
 extern MemoryContext EquivMemory(EquivClass *c);

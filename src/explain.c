@@ -120,9 +120,12 @@ FitErrorMessage(const CycleResult *res)
 		{
 			ListCell   *lc;
 
-			for (run = 1; i + run < res->nverdicts &&
-				 res->verdicts[i + run].status.reasons == res->verdicts[i].status.reasons; run++)
-				;
+			if (res->verdicts_alike)
+				run = res->nverdicts;
+			else
+				for (run = 1; i + run < res->nverdicts &&
+					 res->verdicts[i + run].status.reasons == res->verdicts[i].status.reasons; run++)
+					;
 			foreach(lc, res->verdicts[i].status.reasons)
 				count_reason(&counts, &ncounts, &cap, lfirst(lc), run);
 		}
@@ -328,8 +331,13 @@ one_group_key(const CycleResult *res, char **msgs, StringInfo key)
 	v0 = &verdicts[0];
 	reasons = v0->status.reasons;
 	p0 = v0->node->position;
-	alike = (p0 >= 0 && p0 < npos);
-	for (int i = 0, p = p0; alike && i < n; i++, p = (p + 1 == npos ? 0 : p + 1))
+	alike = (p0 >= 0 && p0 < npos && nodes[p0] == v0->node);
+	/*
+	 * alike as the search found them: then in the snapshot's order too,
+	 * as every node was a candidate (n == npos) and the search visits the
+	 * candidates in that order from its start, each once
+	 */
+	for (int i = 0, p = p0; alike && !res->verdicts_alike && i < n; i++, p = (p + 1 == npos ? 0 : p + 1))
 	{
 		const NodeVerdict *v = &verdicts[i];
 

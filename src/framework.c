@@ -568,7 +568,8 @@ score_nodes(CycleCtx *ctx, int i, const PodInfo *pod, NodeInfo **nodes, int n,
  * RunScores
  *		PreScore, Score and NormalizeScore of every scoring plugin over the
  *		feasible nodes.  raw[p][k] and norm[p][k] per plugin p and node k
- *		(NULL rows for plugins that did not score); totals[k] the weighted sum.
+ *		(NULL rows for plugins that did not score; norm[p] is raw[p] itself
+ *		for a plugin without NormalizeScore); totals[k] the weighted sum.
  *		On a plugin error returns false with the error in *err (the cycle
  *		fails for this pod only, as in kube-scheduler).  The raw score of a
  *		node-local plugin (score_node_local) on a node unchanged since a pod
@@ -617,16 +618,19 @@ RunScores(CycleCtx *ctx, const PodInfo *pod, NodeInfo **nodes, int n,
 			*err = psprintf("running Score plugin \"%s\": %s", pl->name, StatusMessage(&st));
 			return false;
 		}
-		scores = palloc(sizeof(int64) * Max(n, 1));
-		memcpy(scores, raw[i], sizeof(int64) * n);
+		/* normalized in a copy; without NormalizeScore the raw scores are the final ones */
+		scores = raw[i];
 		if (pl->normalize)
 		{
+			scores = palloc(sizeof(int64) * Max(n, 1));
+			memcpy(scores, raw[i], sizeof(int64) * n);
 			st.code = CODE_SUCCESS;
 			pl->normalize(&ctx->calls[i], pod, scores, n, &st);
 		}
 		for (int k = 0; k < n; k++)
 		{
-			if (scores[k] < 0 || scores[k] > MAX_NODE_SCORE)
+			/* (unsigned: a negative score reads as past the maximum) */
+			if ((uint64) scores[k] > (uint64) MAX_NODE_SCORE)
 			{
 				*err = psprintf("plugin \"%s\" returns an invalid score %lld, it should in the range of [0, 100] after normalizing",
 								pl->name, (long long) scores[k]);
@@ -812,6 +816,24 @@ CandidateNodes(ClusterSnapshot *snap, List *names, bool restricted, int *n, int 
 
 
 /*
+ * Whether every verdict has the first's plugin, code and reasons (the same
+ * list: a verdict kept for the pod's class shares it), once every node
+ * failed: the message and the diagnosis then count them as one
+ */
+static bool
+verdicts_alike(const NodeVerdict *v, int n)
+{
+	const List *reasons = n > 0 ? v[0].status.reasons : NIL;
+	int			rejected = n > 0 ? v[0].rejected_by : -1;
+	StatusCode	code = n > 0 ? v[0].status.code : CODE_SUCCESS;
+
+	for (int i = 1; i < n; i++)
+		if (v[i].status.reasons != reasons || v[i].rejected_by != rejected || v[i].status.code != code)
+			return false;
+	return true;
+}
+
+/*
  * PreferNominatedNode: a pod that preemption made room for tries that node
  * first; if it passes, it is the only feasible node.  NULL when the node is
  * not a candidate or does not pass.
@@ -967,6 +989,7 @@ RunSchedulingCycle(ClusterSnapshot *snap, const Profile *profile, const PodInfo 
 
 	if (nfeasible == 0)
 	{
+		res->verdicts_alike = verdicts_alike(res->verdicts, res->nverdicts);
 		RunPostFilters(ctx, pod, res);
 		return;
 	}

@@ -217,6 +217,13 @@ typedef struct CycleResult
 	/* the nodes that were filtered, in evaluation order */
 	int			nverdicts;
 	NodeVerdict *verdicts;
+	/*
+	 * every verdict has the first's plugin, code and reasons (the same
+	 * list, as verdicts kept for the pod's class share): set by the search
+	 * when every candidate failed, so that the message and the diagnosis
+	 * need not compare them node by node (false where not known)
+	 */
+	bool		verdicts_alike;
 	int64		best_score;
 	char	   *error;			/* a plugin failed: the cycle failed for this pod */
 	char	   *postfilter_msg; /* PostFilter's status message, if any */
