@@ -52,14 +52,6 @@ typedef struct Pdb
 	Jsonb	   *disrupted;		/* pod name -> time */
 } Pdb;
 
-/* A dry run's outcome, as equivalence.c keeps it */
-typedef struct DryRun
-{
-	List	   *victims;		/* NIL: no candidate, for status */
-	int			violations;
-	Status		status;
-} DryRun;
-
 typedef struct Candidate
 {
 	NodeInfo   *node;
@@ -71,6 +63,17 @@ typedef struct Candidate
 	int			nvictims;
 	TimestampTz earliest;		/* earliest start among the highest-priority victims */
 } Candidate;
+
+/*
+ * A dry run's outcome, as equivalence.c keeps it: the candidate it makes
+ * (but its node), compared from here alone when read back (the victims'
+ * own rows lie all over memory), or no victims and the status saying why
+ */
+typedef struct DryRun
+{
+	Candidate	c;
+	Status		status;
+} DryRun;
 
 /* Candidates as found, in an array grown as they come */
 typedef struct Candidates
@@ -310,12 +313,30 @@ earliest_start_of_highest(List *victims)
 	return earliest;
 }
 
-/* A candidate found: node, its victims (most important first) and the budgets they violate */
+/* A dry run's candidate: its victims (most important first), the budgets they violate, and what is compared */
 static void
-add_candidate(Candidates *cs, NodeInfo *node, List *victims, int violations)
+make_candidate(Candidate *c, List *victims, int violations)
+{
+	ListCell   *lc;
+
+	memset(c, 0, sizeof(*c));
+	c->victims = victims;
+	c->violations = violations;
+	if (victims == NIL)
+		return;
+	c->top = ((PodRef *) linitial(victims))->priority;
+	c->sum = 0;
+	foreach(lc, victims)
+		c->sum += (int64) ((PodRef *) lfirst(lc))->priority + (int64) PG_INT32_MAX + 1;
+	c->nvictims = list_length(victims);
+	c->earliest = earliest_start_of_highest(victims);
+}
+
+/* A candidate found: the dry run's on node */
+static void
+add_candidate(Candidates *cs, NodeInfo *node, const Candidate *found)
 {
 	Candidate  *c;
-	ListCell   *lc;
 
 	if (cs->n == cs->cap)
 	{
@@ -323,15 +344,8 @@ add_candidate(Candidates *cs, NodeInfo *node, List *victims, int violations)
 		cs->c = cs->c ? repalloc(cs->c, sizeof(Candidate) * cs->cap) : palloc(sizeof(Candidate) * cs->cap);
 	}
 	c = &cs->c[cs->n++];
+	*c = *found;
 	c->node = node;
-	c->victims = victims;
-	c->violations = violations;
-	c->top = ((PodRef *) linitial(victims))->priority;
-	c->sum = 0;
-	foreach(lc, victims)
-		c->sum += (int64) ((PodRef *) lfirst(lc))->priority + (int64) PG_INT32_MAX + 1;
-	c->nvictims = list_length(victims);
-	c->earliest = earliest_start_of_highest(victims);
 }
 
 /* pickOneNodeForPreemption: is a a better choice than b? */
@@ -406,39 +420,35 @@ eligible(const CycleResult *res, const PodInfo *pod, Status *st)
 }
 
 /*
- * The victims the pod needs on node (NIL: none helps, *s says why), and how
- * many PDBs they violate.  Kept in the cycle's equivalence class, for the
- * next pod of this shape while the node stays as it is.
+ * The candidate the pod makes on node: the victims it needs (NIL: none
+ * helps, the status says why), how many PDBs they violate.  Kept in the
+ * cycle's equivalence class, for the next pod of this shape while the node
+ * stays as it is.
  */
-static List *
-dry_run(const CycleResult *res, const PodInfo *pod, NodeInfo *node, Pdb *pdbs, int npdbs,
-		int *violations, Status *s)
+static const DryRun *
+dry_run(const CycleResult *res, const PodInfo *pod, NodeInfo *node, Pdb *pdbs, int npdbs)
 {
 	EquivClass *equiv = res->ctx ? res->ctx->equiv : NULL;
 	DryRun	   *dr = equiv ? EquivPreemptGet(equiv, node) : NULL;
 	List	   *victims;
+	int			violations;
+	Status		s = {CODE_SUCCESS, NIL};
 	MemoryContext old;
 	ListCell   *x;
 
 	if (dr != NULL)
-	{
-		*violations = dr->violations;
-		*s = dr->status;
-		return dr->victims;
-	}
-	victims = select_victims(res, pod, node, pdbs, npdbs, violations, s);
-	if (equiv == NULL)
-		return victims;
-	old = MemoryContextSwitchTo(EquivMemory(equiv));
+		return dr;
+	victims = select_victims(res, pod, node, pdbs, npdbs, &violations, &s);
+	old = equiv ? MemoryContextSwitchTo(EquivMemory(equiv)) : CurrentMemoryContext;
 	dr = palloc0(sizeof(DryRun));
-	dr->victims = list_copy(victims);
-	dr->violations = *violations;
-	dr->status.code = s->code;
-	foreach(x, s->reasons)
-		dr->status.reasons = lappend(dr->status.reasons, pstrdup(lfirst(x)));
+	make_candidate(&dr->c, equiv ? list_copy(victims) : victims, violations);
+	dr->status.code = s.code;
+	foreach(x, s.reasons)
+		dr->status.reasons = lappend(dr->status.reasons, equiv ? pstrdup(lfirst(x)) : lfirst(x));
 	MemoryContextSwitchTo(old);
-	EquivPreemptPut(equiv, node, dr);
-	return victims;
+	if (equiv)
+		EquivPreemptPut(equiv, node, dr);
+	return dr;
 }
 
 static void
@@ -488,22 +498,20 @@ postfilter(PluginCall *call pg_attribute_unused(), const PodInfo *pod, CycleResu
 	for (int i = 0; i < npotential; i++)
 	{
 		NodeInfo   *node = potential[(offset + i) % npotential];
-		Status		s = {CODE_SUCCESS, NIL};
-		int			violations;
-		List	   *victims;
+		const DryRun *dr;
 
 		CHECK_FOR_INTERRUPTS();
-		victims = dry_run(res, pod, node, pdbs, npdbs, &violations, &s);
-		if (victims != NIL)
+		dr = dry_run(res, pod, node, pdbs, npdbs);
+		if (dr->c.victims != NIL)
 		{
-			add_candidate(violations == 0 ? &nonviolating : &violating, node, victims, violations);
+			add_candidate(dr->c.violations == 0 ? &nonviolating : &violating, node, &dr->c);
 			if (nonviolating.n > 0 && nonviolating.n + violating.n >= ncandidates)
 				break;
 			continue;
 		}
 		tried[ntried].node = node;
 		tried[ntried].rejected_by = -1;
-		tried[ntried].status = s;
+		tried[ntried].status = dr->status;
 		ntried++;
 	}
 	if (nonviolating.n == 0 && violating.n == 0)
