@@ -105,6 +105,16 @@ INSERT INTO scheduler.profile_plugins (scheduler_name, plugin, position, args) V
 SELECT pg_temp.pod('victim-' || i, '100m', '100Mi', 9 + i, '{"schedulerName": "broken"}') FROM generate_series(1, 2) i;
 SET scheduler.scheduler_name = 'broken';
 SELECT name, node, result, message FROM schedule_pending();
+-- PreScore runs for every plugin before any plugin's Score (kube-scheduler's
+-- RunPreScorePlugins, then RunScorePlugins): a later plugin's PreScore
+-- error is the one told, not the earlier plugin's Score error.  victim-3's
+-- preferred term was planted past apply() (a weight over 32 bits).
+INSERT INTO scheduler.profile_plugins (scheduler_name, plugin, position) VALUES ('broken', 'NodeAffinity', 2);
+SELECT pg_temp.pod('victim-3', '100m', '100Mi', 12, '{"schedulerName": "broken"}');
+UPDATE scheduler.pods SET affinity = '{"nodeAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+    {"weight": 1e19, "preference": {"matchExpressions": [{"key": "zone", "operator": "Exists"}]}}]}}'
+WHERE name = 'victim-3';
+SELECT name, node, result, message FROM schedule_pending() WHERE name = 'victim-3';
 RESET scheduler.scheduler_name;
 SELECT * FROM scheduler.score('default', 'victim-1');
 DELETE FROM scheduler.profiles WHERE scheduler_name = 'broken';

@@ -498,7 +498,9 @@ typedef struct KeptScores
 {
 	const int64 **row;			/* per node: its kept scores, or NULL */
 	uint64	   *mask;			/* per node: which plugins' are there */
-	uint64		local;			/* the node-local plugins that scored */
+	uint64		local;			/* the node-local plugins that score */
+	int		   *miss;			/* the nodes (indexes) where not all of those were kept */
+	int			nmiss;
 } KeptScores;
 
 static KeptScores *
@@ -511,50 +513,80 @@ kept_scores(CycleCtx *ctx, NodeInfo **nodes, int n)
 	ks = palloc(sizeof(KeptScores));
 	ks->row = palloc(sizeof(int64 *) * n);
 	ks->mask = palloc(sizeof(uint64) * n);
+	ks->miss = palloc(sizeof(int) * n);
+	ks->nmiss = 0;
 	ks->local = 0;
 	for (int k = 0; k < n; k++)
 		ks->row[k] = EquivScoresGet(ctx->scores_class, nodes[k], &ks->mask[k]);
 	return ks;
 }
 
+/*
+ * The kept raw scores read back, node by node (one row per node holds all
+ * its plugins'): into raw[i][k] for every node-local plugin i that scores,
+ * on each node that has them all kept; the others listed in ks->miss.  A
+ * node that has only some has them all computed again: the same numbers.
+ */
+static void
+read_kept_scores(CycleCtx *ctx, KeptScores *ks, int n, int64 **raw)
+{
+	int64	   *out[64];
+	int			slots[64];
+	int			np = 0;
+
+	if (ks == NULL || ks->local == 0)
+		return;
+	for (int i = 0; i < ctx->profile->nplugins && i < 64; i++)
+		if (ks->local & (UINT64CONST(1) << i))
+		{
+			out[np] = raw[i];
+			slots[np++] = EquivScoreSlot(ctx->scores_class, i);
+		}
+	for (int k = 0; k < n; k++)
+	{
+		const int64 *row = ks->row[k];
+
+		if (row == NULL || (ks->mask[k] & ks->local) != ks->local)
+		{
+			ks->miss[ks->nmiss++] = k;
+			continue;
+		}
+		for (int j = 0; j < np; j++)
+			out[j][k] = row[slots[j]];
+	}
+}
+
 /* After every plugin scored: keep what the nodes did not have kept */
 static void
-keep_scores(CycleCtx *ctx, KeptScores *ks, NodeInfo **nodes, int n, int64 **raw)
+keep_scores(CycleCtx *ctx, KeptScores *ks, NodeInfo **nodes, int64 **raw)
 {
 	if (ks == NULL || ks->local == 0)
 		return;
-	for (int k = 0; k < n; k++)
-		if (ks->row[k] == NULL || (ks->mask[k] & ks->local) != ks->local)
-			EquivScoresPut(ctx->scores_class, nodes[k], raw, k, ks->local);
+	for (int m = 0; m < ks->nmiss; m++)
+		EquivScoresPut(ctx->scores_class, nodes[ks->miss[m]], raw, ks->miss[m], ks->local);
 }
 
 /*
- * Plugin i's raw scores of the nodes, into out: with ks (the plugin's are
- * kept), those kept for the pod's class read back, the others computed.
- * first: the first plugin to score, which reads the nodes from memory.
- * False on the plugin's error (in *st).
+ * Plugin i's raw scores of the nodes, into out: of every node, or with
+ * only, of those nodes alone (a node-local plugin's on the nodes where
+ * they were not kept).  first: the first plugin to score, which reads the
+ * nodes from memory.  False on the plugin's error (in *st).
  */
 static bool
 score_nodes(CycleCtx *ctx, int i, const PodInfo *pod, NodeInfo **nodes, int n,
-			const KeptScores *ks, bool first, int64 *out, Status *st)
+			const int *only, int nonly, bool first, int64 *out, Status *st)
 {
 	int64		(*score) (PluginCall *, const PodInfo *, const NodeInfo *, Status *) =
 		ctx->profile->plugins[i].plugin->score;
 	PluginCall *call = &ctx->calls[i];
-	const int64 **rows = ks ? ks->row : NULL;
-	const uint64 *masks = ks ? ks->mask : NULL;
-	uint64		bit = ks ? UINT64CONST(1) << i : 0;	/* ks: at most 64 plugins */
-	int			slot = ks ? EquivScoreSlot(ctx->scores_class, i) : -1;
+	int			count = only ? nonly : n;
 
-	for (int k = 0; k < n; k++)
+	for (int m = 0; m < count; m++)
 	{
-		if (rows && rows[k] && (masks[k] & bit))
-		{
-			out[k] = rows[k][slot];
-			continue;
-		}
-		if (first && k + PREFETCH_AHEAD < n)
-			prefetch_node(nodes[k + PREFETCH_AHEAD]);
+		int			k = only ? only[m] : m;
+
+		if (first && m + PREFETCH_AHEAD < count)
+			prefetch_node(nodes[only ? only[m + PREFETCH_AHEAD] : m + PREFETCH_AHEAD]);
 		st->code = CODE_SUCCESS;
 		st->reasons = NIL;
 		out[k] = score(call, pod, nodes[k], st);
@@ -565,16 +597,55 @@ score_nodes(CycleCtx *ctx, int i, const PodInfo *pod, NodeInfo **nodes, int n,
 }
 
 /*
+ * Plugin i's scores normalized (in a copy: without NormalizeScore the raw
+ * scores are the final ones), checked, and added to totals by its weight.
+ * False, with *err, on a score out of range.
+ */
+static bool
+add_scores(CycleCtx *ctx, int i, const PodInfo *pod, int n, int64 **raw, int64 **norm,
+		   int64 *totals, char **err)
+{
+	const Plugin *pl = ctx->profile->plugins[i].plugin;
+	int			weight = ctx->profile->plugins[i].weight;
+	int64	   *scores = raw[i];
+
+	if (pl->normalize)
+	{
+		Status		st = {CODE_SUCCESS, NIL};
+
+		scores = palloc(sizeof(int64) * Max(n, 1));
+		memcpy(scores, raw[i], sizeof(int64) * n);
+		pl->normalize(&ctx->calls[i], pod, scores, n, &st);
+	}
+	for (int k = 0; k < n; k++)
+	{
+		/* (unsigned: a negative score reads as past the maximum) */
+		if ((uint64) scores[k] > (uint64) MAX_NODE_SCORE)
+		{
+			*err = psprintf("plugin \"%s\" returns an invalid score %lld, it should in the range of [0, 100] after normalizing",
+							pl->name, (long long) scores[k]);
+			return false;
+		}
+		totals[k] += scores[k] * weight;
+	}
+	norm[i] = scores;
+	return true;
+}
+
+/*
  * RunScores
  *		PreScore, Score and NormalizeScore of every scoring plugin over the
- *		feasible nodes.  raw[p][k] and norm[p][k] per plugin p and node k
- *		(NULL rows for plugins that did not score; norm[p] is raw[p] itself
- *		for a plugin without NormalizeScore); totals[k] the weighted sum.
- *		On a plugin error returns false with the error in *err (the cycle
- *		fails for this pod only, as in kube-scheduler).  The raw score of a
- *		node-local plugin (score_node_local) on a node unchanged since a pod
- *		of the same class was scored there is the one kept then
- *		(equivalence.c): the same number, not computed again.
+ *		feasible nodes, each step for all plugins before the next, as
+ *		kube-scheduler runs them (RunPreScorePlugins, then
+ *		RunScorePlugins: Score, NormalizeScore, weights).  raw[p][k] and
+ *		norm[p][k] per plugin p and node k (NULL rows for plugins that did
+ *		not score; norm[p] is raw[p] itself for a plugin without
+ *		NormalizeScore); totals[k] the weighted sum.  On a plugin error
+ *		returns false with the error in *err (the cycle fails for this pod
+ *		only, as in kube-scheduler).  The raw score of a node-local plugin
+ *		(score_node_local) on a node unchanged since a pod of the same class
+ *		was scored there is the one kept then (equivalence.c): the same
+ *		number, not computed again.
  */
 bool
 RunScores(CycleCtx *ctx, const PodInfo *pod, NodeInfo **nodes, int n,
@@ -582,20 +653,19 @@ RunScores(CycleCtx *ctx, const PodInfo *pod, NodeInfo **nodes, int n,
 {
 	const Profile *prof = ctx->profile;
 	int			scorers = 0;
+	bool		first = true;
 	KeptScores *ks = kept_scores(ctx, nodes, n);
 
 	*err = NULL;
 	memset(totals, 0, sizeof(int64) * Max(n, 1));
+	/* PreScore: raw[i] made for each plugin that scores */
 	for (int i = 0; i < prof->nplugins; i++)
 	{
 		const Plugin *pl = prof->plugins[i].plugin;
-		int			weight = prof->plugins[i].weight;
 		Status		st = {CODE_SUCCESS, NIL};
-		int64	   *scores;
-		uint64		local;
 
 		raw[i] = norm[i] = NULL;
-		if (pl->score == NULL || weight == 0)
+		if (pl->score == NULL || prof->plugins[i].weight == 0)
 			continue;
 		scorers++;
 		if (pl->prescore)
@@ -610,41 +680,35 @@ RunScores(CycleCtx *ctx, const PodInfo *pod, NodeInfo **nodes, int n,
 			}
 		}
 		raw[i] = palloc(sizeof(int64) * Max(n, 1));
-		local = ks && pl->score_node_local ? UINT64CONST(1) << i : 0;
-		if (ks)
-			ks->local |= local;
-		if (!score_nodes(ctx, i, pod, nodes, n, local ? ks : NULL, scorers == 1, raw[i], &st))
+		if (ks && pl->score_node_local && i < 64)
+			ks->local |= UINT64CONST(1) << i;
+	}
+	/* Score: what is kept read back, the rest computed */
+	read_kept_scores(ctx, ks, n, raw);
+	for (int i = 0; i < prof->nplugins; i++)
+	{
+		bool		local = ks && i < 64 && (ks->local & (UINT64CONST(1) << i));
+		Status		st = {CODE_SUCCESS, NIL};
+
+		if (raw[i] == NULL)
+			continue;
+		if (!score_nodes(ctx, i, pod, nodes, n, local ? ks->miss : NULL, local ? ks->nmiss : 0,
+						 first, raw[i], &st))
 		{
-			*err = psprintf("running Score plugin \"%s\": %s", pl->name, StatusMessage(&st));
+			*err = psprintf("running Score plugin \"%s\": %s", prof->plugins[i].plugin->name, StatusMessage(&st));
 			return false;
 		}
-		/* normalized in a copy; without NormalizeScore the raw scores are the final ones */
-		scores = raw[i];
-		if (pl->normalize)
-		{
-			scores = palloc(sizeof(int64) * Max(n, 1));
-			memcpy(scores, raw[i], sizeof(int64) * n);
-			st.code = CODE_SUCCESS;
-			pl->normalize(&ctx->calls[i], pod, scores, n, &st);
-		}
-		for (int k = 0; k < n; k++)
-		{
-			/* (unsigned: a negative score reads as past the maximum) */
-			if ((uint64) scores[k] > (uint64) MAX_NODE_SCORE)
-			{
-				*err = psprintf("plugin \"%s\" returns an invalid score %lld, it should in the range of [0, 100] after normalizing",
-								pl->name, (long long) scores[k]);
-				return false;
-			}
-			totals[k] += scores[k] * weight;
-		}
-		norm[i] = scores;
+		first &= local;			/* (the nodes were read) */
 	}
+	/* NormalizeScore, the weights */
+	for (int i = 0; i < prof->nplugins; i++)
+		if (raw[i] != NULL && !add_scores(ctx, i, pod, n, raw, norm, totals, err))
+			return false;
 	/* no scoring plugin: every node scores 1, as kube-scheduler does */
 	if (scorers == 0)
 		for (int k = 0; k < n; k++)
 			totals[k] = 1;
-	keep_scores(ctx, ks, nodes, n, raw);
+	keep_scores(ctx, ks, nodes, raw);
 	return true;
 }
 
