@@ -685,7 +685,10 @@ scheduler_truncate_queue(PG_FUNCTION_ARGS)
  * 40,000 of them, that cost more than the call's own work).  No index
  * serves the name: when every active pod is the call's (the common case)
  * the planner reads both tables whole and hashes them, which an index on
- * the name turned into a lookup of pods per pod.
+ * the name turned into a lookup of pods per pod.  Ties (pods queued in one
+ * statement) go by namespace and name byte by byte, as simulate() orders
+ * them (SimulateSortPods), whatever the database's collation: the same
+ * order everywhere, and no locale's comparison per pair.
  */
 void
 SchedQueuePop(const char *scheduler_name, int64 max_pods, const char *columns)
@@ -700,7 +703,8 @@ SchedQueuePop(const char *scheduler_name, int64 max_pods, const char *columns)
 	if (SPI_execute_with_args(psprintf("SELECT %s FROM scheduler.queue q"
 									   " JOIN scheduler.pods p ON p.uid = q.pod_uid"
 									   " WHERE q.state = 'active' AND q.scheduler_name = $1 AND p.scheduler_name = $1"
-									   " ORDER BY p.priority DESC, q.enqueued_at, p.namespace, p.name"
+									   " ORDER BY p.priority DESC, q.enqueued_at,"
+									   " p.namespace COLLATE \"C\", p.name COLLATE \"C\""
 									   " LIMIT $2", columns),
 							  2, types, args, nulls, false, 0) != SPI_OK_SELECT)
 		elog(ERROR, "could not read the scheduling queue");

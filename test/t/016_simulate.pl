@@ -328,6 +328,30 @@ diag("D: simulate() again, after the stream (a snapshot refresh): " . ms($d_ms))
 $sd->query_safe('COMMIT');
 $_->quit for ($sd, $se);
 
+# --- 6. the queue's order, in a database whose collation orders names
+# otherwise than byte by byte (ICU, punctuation shifted: 'ab' before 'a-c'):
+# pods alike (priority, time queued) go by namespace and name byte by byte
+# in schedule_pending(), as simulate() tries them ('a-c' first)
+SKIP:
+{
+	my ($rc, $out, $err) = $node->psql('postgres',
+		q{CREATE DATABASE shifted LOCALE_PROVIDER icu ICU_LOCALE 'en-u-ka-shifted' LOCALE 'C' TEMPLATE template0});
+	skip("no ICU collation here: $err", 3) if $rc != 0;
+	my $sq = sub { $node->safe_psql('shifted', $_[0]) };
+	$sq->('CREATE EXTENSION scheduler');
+	is($sq->(q{SELECT 'ab' < 'a-c'}), 't', 'the database orders ab before a-c');
+	$sq->(q{SELECT scheduler.apply('{"kind": "Node", "metadata": {"name": "n1"},
+		"status": {"allocatable": {"cpu": "8", "memory": "16Gi", "pods": "110"}}}')});
+	$sq->(q{SELECT scheduler.apply(jsonb_build_object('kind', 'List', 'items', jsonb_agg(jsonb_build_object('kind', 'Pod',
+		'metadata', jsonb_build_object('name', n, 'namespace', 'default', 'creationTimestamp', '2024-01-01T00:00:00Z'),
+		'spec', '{"containers": [{"name": "c"}]}'::jsonb))))
+		FROM unnest(ARRAY['ab', 'a-c', 'a-b', 'aa']) n});
+	$sq->(q{UPDATE scheduler.queue SET enqueued_at = '2024-01-01'});
+	is($sq->(q{SELECT string_agg(name, ',') FROM scheduler.simulate()}), 'a-b,a-c,aa,ab', 'simulate() tries them byte by byte');
+	is($sq->(q{SELECT string_agg(name, ',') FROM schedule_pending()}), 'a-b,a-c,aa,ab',
+		'schedule_pending() pops them in the same order');
+}
+
 # the server logs: no crash, no error but those the control provoked
 for my $n ($node, $wn)
 {
