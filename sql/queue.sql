@@ -234,13 +234,27 @@ SELECT count(*) AS history_left,
        count(*) = (SELECT count(*) FROM scheduler.pod_attempts WHERE history_id IS NOT NULL) AS one_per_pod,
        bool_and(id IN (SELECT history_id FROM scheduler.pod_attempts)) AS all_latest
 FROM scheduler.attempt_history WHERE attempted_at < now();
--- A pod's history is found by its name (a hash index: each attempt's row
--- hashes the name once, where a btree over (namespace, name) compared it
--- under the collation at every level), the pruning by the time (BRIN: rows
--- come in time order).  Seq scans off: the tables are small here.
+-- A pod's history is found through the index of its name (the namespace
+-- left out of it: each attempt's entry compares one text at each level),
+-- in time order; the pruning through that of the time.  Seq scans off: the
+-- tables are small here.
+CREATE FUNCTION pg_temp.plan_uses(query text, index text) RETURNS boolean LANGUAGE plpgsql AS $$
+DECLARE
+    line text;
+BEGIN
+    FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || query LOOP
+        IF line LIKE '%' || index || '%' THEN
+            RETURN true;
+        END IF;
+    END LOOP;
+    RETURN false;
+END $$;
+ANALYZE scheduler.attempt_history;
 SET enable_seqscan = off;
-EXPLAIN (COSTS OFF) SELECT * FROM scheduler.attempt_history WHERE namespace = 'default' AND name = 'big';
-EXPLAIN (COSTS OFF) SELECT id FROM scheduler.attempt_history WHERE attempted_at < now() - interval '1 day';
+SELECT pg_temp.plan_uses($$SELECT * FROM scheduler.attempt_history WHERE namespace = 'default' AND name = 'big'
+                           ORDER BY attempted_at DESC LIMIT 5$$, 'attempt_history_pod') AS by_name,
+       pg_temp.plan_uses($$SELECT id FROM scheduler.attempt_history WHERE attempted_at < now() - interval '1 day'$$,
+                         'attempt_history_time') AS by_time;
 RESET enable_seqscan;
 
 ------------------------------------------------------------------------------

@@ -416,13 +416,10 @@ ALTER TABLE scheduler.queue ALTER COLUMN scheduler_name SET NOT NULL;
 ALTER TABLE scheduler.pods SET (fillfactor = 50);
 DROP INDEX scheduler.pods_on_node;
 CREATE INDEX pods_on_node ON scheduler.pods (node_name) WHERE node_name IS NOT NULL;
--- Each attempt's history row wrote two btree entries, one over the pod's
--- namespace and name compared under the collation: a hash of the name and
--- a BRIN of the time instead
+-- Each attempt's history row compared the pod's namespace and name, both
+-- under the collation, at each level of attempt_history_pod: the name alone
 DROP INDEX scheduler.attempt_history_pod;
-CREATE INDEX attempt_history_pod ON scheduler.attempt_history USING hash (name);
-DROP INDEX scheduler.attempt_history_time;
-CREATE INDEX attempt_history_time ON scheduler.attempt_history USING brin (attempted_at);
+CREATE INDEX attempt_history_pod ON scheduler.attempt_history (name, attempted_at);
 -- snapshot_from_tables summed the pods of each node through that index:
 -- now in one pass
 CREATE OR REPLACE VIEW scheduler.snapshot_from_tables AS

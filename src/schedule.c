@@ -485,7 +485,8 @@ write_results(Attempt *attempts, int n, CallMetrics *m)
 	/*
 	 * before the victims go: a pod deleted here (an assumed pod of this
 	 * chunk may be a victim) takes its latest attempt with it (the queue
-	 * trigger), and every pod attempted is still there to have one
+	 * trigger, pods_changed), and every pod attempted is still there to
+	 * have one (the cycle lock keeps other writers out)
 	 */
 	write_latest(args, types, nulls, history_ids);
 	write_preemptions(attempts, n, outbox, &nom);
