@@ -793,7 +793,9 @@ apply_changes(void)
 
 	snprintf(xmin_text, sizeof(xmin_text), UINT64_FORMAT, cache_xmin);
 	arg = CStringGetTextDatum(xmin_text);
-	if (SPI_execute_with_args("SELECT DISTINCT kind, uid, name FROM scheduler.changes WHERE xid >= $1::xid8",
+	/* (distinct byte by byte: no locale's comparison per pair of rows) */
+	if (SPI_execute_with_args("SELECT DISTINCT kind, uid COLLATE \"C\", name COLLATE \"C\" FROM scheduler.changes"
+							  " WHERE xid >= $1::xid8",
 							  1, &argtype, &arg, NULL, false, 0) != SPI_OK_SELECT)
 		elog(ERROR, "could not read scheduler.changes");
 	tt = SPI_tuptable;
