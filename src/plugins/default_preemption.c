@@ -439,12 +439,13 @@ dry_run(const CycleResult *res, const PodInfo *pod, NodeInfo *node, Pdb *pdbs, i
 	if (dr != NULL)
 		return dr;
 	victims = select_victims(res, pod, node, pdbs, npdbs, &violations, &s);
-	old = equiv ? MemoryContextSwitchTo(EquivMemory(equiv)) : CurrentMemoryContext;
+	/* made in the class's memory when kept (else where the caller is) */
+	old = MemoryContextSwitchTo(equiv ? EquivMemory(equiv) : CurrentMemoryContext);
 	dr = palloc0(sizeof(DryRun));
-	make_candidate(&dr->c, equiv ? list_copy(victims) : victims, violations);
+	make_candidate(&dr->c, list_copy(victims), violations);
 	dr->status.code = s.code;
 	foreach(x, s.reasons)
-		dr->status.reasons = lappend(dr->status.reasons, equiv ? pstrdup(lfirst(x)) : lfirst(x));
+		dr->status.reasons = lappend(dr->status.reasons, pstrdup(lfirst(x)));
 	MemoryContextSwitchTo(old);
 	if (equiv)
 		EquivPreemptPut(equiv, node, dr);
