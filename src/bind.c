@@ -283,6 +283,7 @@ claim(KubeConfig *cfg, long *next_ms)
 	int			n = 0;
 	bool		bindings_held = now < bindings_resume_at;
 	bool		status_held = now < status_resume_at;
+	int			claimed_bindings;
 	List	   *rows;
 	List	   *failed = NIL;	/* rows no request can be built for */
 	ListCell   *lc;
@@ -320,6 +321,7 @@ claim(KubeConfig *cfg, long *next_ms)
 	}
 	begin("scheduler bind: reading the outbox");
 	rows = OutboxClaim(bindings_held ? 0 : BATCH - flight_bindings, Max(status_room, 0), ids, n);
+	claimed_bindings = 0;
 	foreach(lc, rows)
 	{
 		OutboxRow  *row = lfirst(lc);
@@ -372,6 +374,8 @@ claim(KubeConfig *cfg, long *next_ms)
 		it->retry_after_ms = -1;
 		if (it->status_kind)
 			tokens -= 1;
+		else
+			claimed_bindings++;
 		MemoryContextSwitchTo(flight_cxt);
 		flight = lappend(flight, it);
 		MemoryContextSwitchTo(old);
@@ -388,6 +392,9 @@ claim(KubeConfig *cfg, long *next_ms)
 	}
 	commit();
 	fail_unbuildable(failed);
+	/* as many bindings as there was room for: more may be due, claimed once these are out */
+	if (!bindings_held && flight_bindings < BATCH && claimed_bindings == BATCH - flight_bindings)
+		SetLatch(MyLatch);
 }
 
 /*
@@ -565,7 +572,10 @@ answered(OutboxItem *it, KubeRequest *req, CURLcode result)
  * what it had not recorded.  Returns once every binding-class request is
  * answered: conditions and events still in flight stay there (they are
  * sent on beside the next claim), after at most a second's wait for them,
- * or at once when the latch says that more is due.
+ * or at once when the latch says that more is due.  When the latch says so
+ * while the last claimed bindings are still out (each sent, some not yet
+ * answered), it returns then, with those in flight: the next claim is made
+ * beside them.
  */
 #define RECORD_EVERY 64
 #define RECORD_DELAY 50
@@ -595,6 +605,7 @@ send_flight(void)
 		KubeRequest *req;
 		CURLcode	result;
 		bool		bindings_left = false;
+		bool		bindings_unsent = false;
 
 		start_some(&inflight, &status_inflight);
 		KubeLoopWait(&loop, done != NIL ? RECORD_DELAY : 1000, PG_WAIT_EXTENSION);
@@ -629,7 +640,26 @@ send_flight(void)
 			done = lappend(done, it);
 		}
 		foreach(lc, flight)
-			bindings_left |= !((OutboxItem *) lfirst(lc))->status_kind && !((OutboxItem *) lfirst(lc))->answered;
+		{
+			OutboxItem *it = lfirst(lc);
+
+			bindings_left |= !it->status_kind && !it->answered;
+			bindings_unsent |= !it->status_kind && !it->sent;
+		}
+		/*
+		 * More is due and every claimed binding is out: the next claim is
+		 * made while these are answered, so that the API server never waits
+		 * on a batch's last answers, its recording and the next claim.
+		 */
+		if (woken && bindings_left && !bindings_unsent && inflight < scheduler_bind_concurrency &&
+			GetCurrentTimestamp() >= bindings_resume_at)
+		{
+			if (done != NIL)
+				record(done);
+			list_free(done);
+			done = NIL;
+			break;
+		}
 		if (done != NIL &&
 			(list_length(done) >= RECORD_EVERY || inflight == 0 || !bindings_left ||
 			 TimestampDifferenceExceeds(first_done, GetCurrentTimestamp(), RECORD_DELAY)))

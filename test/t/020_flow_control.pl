@@ -11,7 +11,12 @@
 #   * a Retry-After holds its class: a binding that falls due meanwhile is
 #     not sent before it;
 #   * a condition the server is slow to answer (3 s: its flow queued) does
-#     not hold the bindings that come after it.
+#     not hold the bindings that come after it;
+#   * nor does a binding: kube-scheduler runs each pod's binding cycle in a
+#     goroutine of its own (scheduleOne), so the next pods are bound while
+#     one binding waits for its answer; here the bind worker claims the
+#     next bindings beside the one still in flight, and that one is
+#     recorded, once, when its answer comes.
 use strict;
 use warnings;
 use JSON::PP;
@@ -114,6 +119,27 @@ cmp_ok($took, '<', 2, sprintf('within 2 s (%.2f s), while the condition takes 3 
 faults({ clear => JSON::PP::true });
 ok($node->poll_query_until('postgres', q{SELECT state = 'done' FROM scheduler.outbox WHERE kind = 'condition' AND name = 'slow-0'}),
 	'the slow condition is recorded in the end');
+
+# --- nor does a binding the server is slow to answer
+faults({ latency_ms => 3000, match => '/pods/f-0/binding', method => 'POST' });
+kreq('POST', '/debug/bulk', '{"generate": {"pods": {"count": 1, "prefix": "f-", "cpu": "100m"}}}');
+ok($node->poll_query_until('postgres', q{SELECT count(*) > 0 FROM scheduler.outbox WHERE kind = 'binding' AND name = 'f-0'}),
+	'f-0\'s binding is in the outbox');
+usleep(300_000);	# sent, and held 3 s by the server
+$t0 = time;
+kreq('POST', '/debug/bulk', '{"generate": {"pods": {"count": 5, "prefix": "g-", "cpu": "100m"}}}');
+ok($node->poll_query_until('postgres', q{SELECT count(*) = 5 FROM scheduler.pods WHERE name LIKE 'g-%' AND node_name IS NOT NULL}),
+	'pods created while f-0\'s binding is held are bound');
+$took = time - $t0;
+cmp_ok($took, '<', 2, sprintf('within 2 s (%.2f s), while f-0\'s binding takes 3 s', $took));
+is(q1(q{SELECT count(*) FROM scheduler.pods WHERE name = 'f-0' AND node_name IS NOT NULL}), '0',
+	'f-0 was not bound yet then');
+ok($node->poll_query_until('postgres', q{SELECT state = 'done' AND last_status = 201 FROM scheduler.outbox WHERE kind = 'binding' AND name = 'f-0'}),
+	'f-0\'s binding is recorded when its answer comes: 201');
+faults({ clear => JSON::PP::true });
+my @f = grep { $_->{path} =~ m{/pods/f-0/binding$} } requests();
+is(join(',', map { $_->{code} } @f), '201', 'f-0\'s binding was sent once');
+is(q1(q{SELECT attempts FROM scheduler.outbox WHERE kind = 'binding' AND name = 'f-0'}), '1', 'in one attempt');
 
 $node->stop;
 done_testing();
