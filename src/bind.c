@@ -265,6 +265,63 @@ fail_unbuildable(List *rows)
 }
 
 /*
+ * The flight's item for an outbox row, its requests built in a context of
+ * its own (under flight_cxt); NULL when no request can be built for it.
+ */
+static OutboxItem *
+make_item(KubeConfig *cfg, const OutboxRow *row)
+{
+	MemoryContext cxt = AllocSetContextCreate(flight_cxt, "scheduler bind request", ALLOCSET_SMALL_SIZES);
+	MemoryContext old = MemoryContextSwitchTo(cxt);
+	KubeRequest *req = build_request(cfg, row);
+	OutboxItem *it;
+
+	if (req == NULL)
+	{
+		MemoryContextSwitchTo(old);
+		MemoryContextDelete(cxt);
+		return NULL;
+	}
+	it = palloc0(sizeof(OutboxItem));
+	it->cxt = cxt;
+	it->id = row->id;
+	it->req = req;
+	if (strcmp(row->kind, "delete") == 0 && row->object != NULL)
+	{
+		/* kube-scheduler's order: the victim's DisruptionTarget, then its deletion */
+		OutboxRow	patch = *row;
+
+		patch.kind = "disruption";
+		patch.body = OutboxDisruptionPatch(row->uid, row->object);
+		it->then = req;
+		it->req = build_request(cfg, &patch);
+	}
+	else if (strcmp(row->kind, "event") == 0 && row->object != NULL)
+	{
+		/*
+		 * client-go's recordEvent: a series is patched onto the Event; when
+		 * there is none (404: expired, or never made), the whole Event,
+		 * series and all, is created.
+		 */
+		OutboxRow	patch = *row;
+
+		patch.kind = "series";
+		patch.body = OutboxSeriesPatch(row->body);
+		if (patch.body != NULL)
+		{
+			it->then = req;
+			it->then_if_missing = true;
+			it->req = build_request(cfg, &patch);
+		}
+	}
+	it->req->arg = it;
+	it->status_kind = strcmp(row->kind, "condition") == 0 || strcmp(row->kind, "event") == 0;
+	it->retry_after_ms = -1;
+	MemoryContextSwitchTo(old);
+	return it;
+}
+
+/*
  * Take what is due and not in flight: bindings first, unless a Retry-After
  * holds them; status as the bucket allows.  Conditions made stale by a later
  * placement are closed without being sent.  Builds the requests, in
@@ -325,58 +382,19 @@ claim(KubeConfig *cfg, long *next_ms)
 	foreach(lc, rows)
 	{
 		OutboxRow  *row = lfirst(lc);
-		MemoryContext cxt = AllocSetContextCreate(flight_cxt, "scheduler bind request", ALLOCSET_SMALL_SIZES);
-		MemoryContext old = MemoryContextSwitchTo(cxt);
-		KubeRequest *req = build_request(cfg, row);
-		OutboxItem *it;
+		OutboxItem *it = make_item(cfg, row);
+		MemoryContext old;
 
-		if (req == NULL)
+		if (it == NULL)
 		{
-			MemoryContextSwitchTo(old);
-			MemoryContextDelete(cxt);
 			failed = unbuildable(failed, row);
 			continue;
 		}
-		it = palloc0(sizeof(OutboxItem));
-		it->cxt = cxt;
-		it->id = row->id;
-		it->req = req;
-		if (strcmp(row->kind, "delete") == 0 && row->object != NULL)
-		{
-			/* kube-scheduler's order: the victim's DisruptionTarget, then its deletion */
-			OutboxRow	patch = *row;
-
-			patch.kind = "disruption";
-			patch.body = OutboxDisruptionPatch(row->uid, row->object);
-			it->then = req;
-			it->req = build_request(cfg, &patch);
-		}
-		else if (strcmp(row->kind, "event") == 0 && row->object != NULL)
-		{
-			/*
-			 * client-go's recordEvent: a series is patched onto the Event; when
-			 * there is none (404: expired, or never made), the whole Event,
-			 * series and all, is created.
-			 */
-			OutboxRow	patch = *row;
-
-			patch.kind = "series";
-			patch.body = OutboxSeriesPatch(row->body);
-			if (patch.body != NULL)
-			{
-				it->then = req;
-				it->then_if_missing = true;
-				it->req = build_request(cfg, &patch);
-			}
-		}
-		it->req->arg = it;
-		it->status_kind = strcmp(row->kind, "condition") == 0 || strcmp(row->kind, "event") == 0;
-		it->retry_after_ms = -1;
 		if (it->status_kind)
 			tokens -= 1;
 		else
 			claimed_bindings++;
-		MemoryContextSwitchTo(flight_cxt);
+		old = MemoryContextSwitchTo(flight_cxt);
 		flight = lappend(flight, it);
 		MemoryContextSwitchTo(old);
 	}
