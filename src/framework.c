@@ -903,14 +903,21 @@ verdicts_alike(const NodeVerdict *v, int n)
  * not a candidate or does not pass.
  */
 static NodeInfo *
-NominatedNodeFits(CycleCtx *ctx, const PodInfo *pod, NodeInfo **cand, int ncand)
+NominatedNodeFits(CycleCtx *ctx, ClusterSnapshot *snap, const PodInfo *pod, NodeInfo **cand, int ncand)
 {
 	NodeInfo   *nom = NULL;
 	Status		st = {CODE_SUCCESS, NIL};
 
-	for (int i = 0; i < ncand && nom == NULL; i++)
-		if (strcmp(cand[i]->name, pod->nominated_node) == 0)
-			nom = cand[i];
+	/*
+	 * every node a candidate: the node of that name (looked up, not searched
+	 * for among all of them, for each of the pods preemption nominated)
+	 */
+	if (cand == snap->nodes)
+		nom = SnapshotNode(snap, pod->nominated_node);
+	else
+		for (int i = 0; i < ncand && nom == NULL; i++)
+			if (strcmp(cand[i]->name, pod->nominated_node) == 0)
+				nom = cand[i];
 	if (nom && RunFilters(ctx, pod, nom, &st) < 0)
 		return nom;
 	return NULL;
@@ -1008,7 +1015,7 @@ RunSchedulingCycle(ClusterSnapshot *snap, const Profile *profile, const PodInfo 
 	}
 
 	if (pod->nominated_node &&
-		(res->chosen = NominatedNodeFits(ctx, pod, cand, ncand)) != NULL)
+		(res->chosen = NominatedNodeFits(ctx, snap, pod, cand, ncand)) != NULL)
 		return;
 
 	percentage = profile->percentage_of_nodes_to_score >= 0 ?
