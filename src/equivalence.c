@@ -266,17 +266,6 @@ EquivVerdictPut(EquivClass *c, VerdictKind kind, const NodeInfo *node, int rejec
 	*st = v->status;
 }
 
-/* DefaultPreemption's dry run on node, if still good */
-void *
-EquivPreemptGet(EquivClass *c, const NodeInfo *node)
-{
-	EquivEntry *e = entry(c, node);
-
-	if (e->preempt_generation != node->generation || node->generation == 0)
-		return NULL;
-	return e->preempt;
-}
-
 /* Keep a dry run (allocated in EquivMemory(c)) */
 void
 EquivPreemptPut(EquivClass *c, const NodeInfo *node, void *result)

@@ -68,7 +68,6 @@ extern EquivClass *EquivClassFor(CycleCtx *ctx, const PodInfo *pod, EquivClass *
 extern bool PreFilterIsPodLocal(const CycleCtx *ctx);
 extern void EquivVerdictPut(EquivClass *c, VerdictKind kind, const NodeInfo *node, int rejected,
 							Status *st);
-extern void *EquivPreemptGet(EquivClass *c, const NodeInfo *node);
 extern void EquivPreemptPut(EquivClass *c, const NodeInfo *node, void *result);
 extern MemoryContext EquivMemory(EquivClass *c);
 extern bool EquivScoresUsable(EquivClass *c, const ClusterSnapshot *snap, const Profile *prof);
@@ -93,6 +92,24 @@ EquivVerdictGet(EquivClass *c, VerdictKind kind, const NodeInfo *node, int *reje
 	*rejected = v->rejected_by;
 	*st = v->status;
 	return true;
+}
+
+/*
+ * DefaultPreemption's dry run kept for node, if still good (NULL: none;
+ * none kept for a node past the entries: EquivPreemptPut makes room).
+ * Inline: a preemptor's search asks for it node after node.
+ */
+static inline void *
+EquivPreemptGet(EquivClass *c, const NodeInfo *node)
+{
+	const EquivEntry *e;
+
+	if ((unsigned) node->ordinal >= (unsigned) c->nentries)
+		return NULL;
+	e = &c->entries[node->ordinal];
+	if (e->preempt_generation != node->generation || node->generation == 0)
+		return NULL;
+	return e->preempt;
 }
 
 /*

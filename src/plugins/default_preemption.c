@@ -332,15 +332,19 @@ make_candidate(Candidate *c, List *victims, int violations)
 	c->earliest = earliest_start_of_highest(victims);
 }
 
-/* A candidate found: the dry run's on node */
+/*
+ * A candidate found: the dry run's on node.  The first makes room for as
+ * many as the search wants (want), so that they are not copied over as the
+ * list grows; violating ones may go past that.
+ */
 static void
-add_candidate(Candidates *cs, NodeInfo *node, const Candidate *found)
+add_candidate(Candidates *cs, NodeInfo *node, const Candidate *found, int want)
 {
 	Candidate  *c;
 
 	if (cs->n == cs->cap)
 	{
-		cs->cap = Max(64, cs->cap * 2);
+		cs->cap = cs->c ? cs->cap * 2 : Max(want, 16);
 		cs->c = cs->c ? repalloc(cs->c, sizeof(Candidate) * cs->cap) : palloc(sizeof(Candidate) * cs->cap);
 	}
 	c = &cs->c[cs->n++];
@@ -455,7 +459,8 @@ dry_run(const CycleResult *res, const PodInfo *pod, NodeInfo *node, Pdb *pdbs, i
 static void
 postfilter(PluginCall *call pg_attribute_unused(), const PodInfo *pod, CycleResult *res, Status *st)
 {
-	NodeInfo  **potential;
+	NodeInfo  **potential = NULL;
+	const NodeVerdict *all_verdicts = NULL; /* the potential nodes: each verdict's */
 	int			npotential = 0;
 	int			ncandidates;
 	int			offset;
@@ -471,18 +476,31 @@ postfilter(PluginCall *call pg_attribute_unused(), const PodInfo *pod, CycleResu
 	if (!eligible(res, pod, st))
 		return;
 
-	/* 2. the nodes where preemption might help */
-	potential = palloc(sizeof(NodeInfo *) * Max(res->snap->nnodes, 1));
-	if (res->prefilter_plugin >= 0)
+	/*
+	 * 2. the nodes where preemption might help: those whose verdict is
+	 * Unschedulable, in the search's order; all of them, read off the
+	 * verdicts as they are, when the verdicts are alike and so
+	 */
+	if (res->prefilter_plugin < 0 && res->verdicts_alike && res->nverdicts > 0 &&
+		res->verdicts[0].status.code == CODE_UNSCHEDULABLE)
 	{
-		if (res->prefilter_status.code == CODE_UNSCHEDULABLE)
-			for (int i = 0; i < res->snap->nnodes; i++)
-				potential[npotential++] = res->snap->nodes[i];
+		all_verdicts = res->verdicts;
+		npotential = res->nverdicts;
 	}
 	else
-		for (int i = 0; i < res->nverdicts; i++)
-			if (res->verdicts[i].status.code == CODE_UNSCHEDULABLE)
-				potential[npotential++] = res->verdicts[i].node;
+	{
+		potential = palloc(sizeof(NodeInfo *) * Max(res->snap->nnodes, 1));
+		if (res->prefilter_plugin >= 0)
+		{
+			if (res->prefilter_status.code == CODE_UNSCHEDULABLE)
+				for (int i = 0; i < res->snap->nnodes; i++)
+					potential[npotential++] = res->snap->nodes[i];
+		}
+		else
+			for (int i = 0; i < res->nverdicts; i++)
+				if (res->verdicts[i].status.code == CODE_UNSCHEDULABLE)
+					potential[npotential++] = res->verdicts[i].node;
+	}
 	res->clear_nomination = true;
 	if (npotential == 0)
 	{
@@ -498,14 +516,15 @@ postfilter(PluginCall *call pg_attribute_unused(), const PodInfo *pod, CycleResu
 	tried = palloc(sizeof(NodeVerdict) * npotential);
 	for (int i = 0; i < npotential; i++)
 	{
-		NodeInfo   *node = potential[(offset + i) % npotential];
+		int			k = offset + i < npotential ? offset + i : offset + i - npotential;
+		NodeInfo   *node = all_verdicts ? all_verdicts[k].node : potential[k];
 		const DryRun *dr;
 
 		CHECK_FOR_INTERRUPTS();
 		dr = dry_run(res, pod, node, pdbs, npdbs);
 		if (dr->c.victims != NIL)
 		{
-			add_candidate(dr->c.violations == 0 ? &nonviolating : &violating, node, &dr->c);
+			add_candidate(dr->c.violations == 0 ? &nonviolating : &violating, node, &dr->c, ncandidates);
 			if (nonviolating.n > 0 && nonviolating.n + violating.n >= ncandidates)
 				break;
 			continue;
