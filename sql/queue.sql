@@ -289,10 +289,17 @@ SELECT count(*) AS mismatched FROM scheduler.pods p FULL JOIN scheduler.queue q 
 WHERE p.pending IS DISTINCT FROM (q.pod_uid IS NOT NULL);
 -- back from Succeeded (only a row written by hand does that): pending again
 UPDATE scheduler.pods SET phase = NULL WHERE name = 'batch-3';
+-- a deleted pod's latest attempt goes with it, whether it was pending
+-- (batch-7) or on a node (batch-1, which had no queue row left to delete)
+INSERT INTO scheduler.pod_attempts (pod_uid, attempts, last_attempt_at, result, message)
+SELECT uid, 1, now(), 'unschedulable', 'put here' FROM scheduler.pods WHERE name IN ('batch-1', 'batch-7', 'batch-9');
 DELETE FROM scheduler.pods WHERE name IN ('batch-1', 'batch-7', 'batch-8');
 SELECT state, count(*) FROM scheduler.queue GROUP BY 1 ORDER BY 1;
 SELECT count(*) AS mismatched FROM scheduler.pods p FULL JOIN scheduler.queue q ON q.pod_uid = p.uid
 WHERE p.pending IS DISTINCT FROM (q.pod_uid IS NOT NULL);
+SELECT array_agg(coalesce(p.name, a.pod_uid) ORDER BY 1) AS attempts_left
+FROM scheduler.pod_attempts a LEFT JOIN scheduler.pods p ON p.uid = a.pod_uid WHERE a.message = 'put here';
+DELETE FROM scheduler.pod_attempts WHERE message = 'put here';
 -- the trigger functions read the statement's transition tables: a trigger
 -- made without them is refused when it fires
 CREATE TABLE pg_temp.podcopy (LIKE scheduler.pods);

@@ -436,9 +436,12 @@ log_and_admit(const Rows *r)
 	return (uint64) DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
 }
 
-/* Take pods out of the queue (gone from pending); deleted pods' attempts too */
+/*
+ * Take pods out of the queue (gone from pending: uids, or (Datum) 0 for
+ * none); deleted pods' attempts too (attempts_of, or (Datum) 0)
+ */
 static void
-forget(Datum uids, bool deleted)
+forget(Datum uids, Datum attempts_of)
 {
 	static SPIPlanPtr queue_plan = NULL;
 	static SPIPlanPtr attempts_plan = NULL;
@@ -451,11 +454,12 @@ forget(Datum uids, bool deleted)
 	 * analyzed scans it for every batch, with a linear search of the array
 	 * for each row; a join with unnest() hashed the whole table.)
 	 */
-	run(PlanKeptBatch(&queue_plan, "DELETE FROM scheduler.queue WHERE pod_uid = ANY($1)", 1, &t),
-		&uids, SPI_OK_DELETE);
-	if (deleted)
-		run(PlanKeptBatch(&attempts_plan, "DELETE FROM scheduler.pod_attempts WHERE pod_uid = ANY($1)", 1, &t),
+	if (uids != (Datum) 0)
+		run(PlanKeptBatch(&queue_plan, "DELETE FROM scheduler.queue WHERE pod_uid = ANY($1)", 1, &t),
 			&uids, SPI_OK_DELETE);
+	if (attempts_of != (Datum) 0)
+		run(PlanKeptBatch(&attempts_plan, "DELETE FROM scheduler.pod_attempts WHERE pod_uid = ANY($1)", 1, &t),
+			&attempts_of, SPI_OK_DELETE);
 }
 
 static bool
@@ -573,12 +577,18 @@ scheduler_pods_changed(PG_FUNCTION_ARGS)
 	if (deleting)
 	{
 		log_changes('p', &olds);
-		forget(text_array(olds.uids, olds.n), true);
+		/*
+		 * only a pending pod has a queue row: this trigger takes a pod out
+		 * of the queue when it stops being pending (the placed victims of a
+		 * preemption are looked for in the attempts alone)
+		 */
+		forget(olds.npending > 0 ? uids_where(&olds, true, &n) : (Datum) 0,
+			   text_array(olds.uids, olds.n));
 	}
 	else
 	{
 		if ((uids = uids_where(&news, false, &n)) != (Datum) 0)
-			forget(uids, false);
+			forget(uids, (Datum) 0);
 		if (updating)
 		{
 			mark_left_nodes(&news, &olds);
