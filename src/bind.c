@@ -90,6 +90,7 @@ typedef struct OutboxItem
 								 * an Event's create, after its series patch */
 	bool		then_if_missing;	/* then follows a 404 (else a 2xx) */
 	bool		status_kind;	/* a condition or an event */
+	bool		prebind;		/* a PreBind PATCH (volume, claim): no claim while it is out */
 	bool		sent;			/* in the curl multi */
 	bool		answered;
 	long		status;			/* 0: no response */
@@ -316,6 +317,7 @@ make_item(KubeConfig *cfg, const OutboxRow *row)
 	}
 	it->req->arg = it;
 	it->status_kind = strcmp(row->kind, "condition") == 0 || strcmp(row->kind, "event") == 0;
+	it->prebind = strcmp(row->kind, "volume") == 0 || strcmp(row->kind, "claim") == 0;
 	it->retry_after_ms = -1;
 	MemoryContextSwitchTo(old);
 	return it;
@@ -385,6 +387,8 @@ claim(KubeConfig *cfg, long *next_ms)
 		OutboxItem *it = make_item(cfg, row);
 		MemoryContext old;
 
+		if (strcmp(row->kind, "condition") != 0 && strcmp(row->kind, "event") != 0)
+			claimed_bindings++;	/* (one that cannot be built too: it took room) */
 		if (it == NULL)
 		{
 			failed = unbuildable(failed, row);
@@ -392,8 +396,6 @@ claim(KubeConfig *cfg, long *next_ms)
 		}
 		if (it->status_kind)
 			tokens -= 1;
-		else
-			claimed_bindings++;
 		old = MemoryContextSwitchTo(flight_cxt);
 		flight = lappend(flight, it);
 		MemoryContextSwitchTo(old);
@@ -624,6 +626,7 @@ send_flight(void)
 		CURLcode	result;
 		bool		bindings_left = false;
 		bool		bindings_unsent = false;
+		bool		prebind_out = false;
 
 		start_some(&inflight, &status_inflight);
 		KubeLoopWait(&loop, done != NIL ? RECORD_DELAY : 1000, PG_WAIT_EXTENSION);
@@ -663,14 +666,19 @@ send_flight(void)
 
 			bindings_left |= !it->status_kind && !it->answered;
 			bindings_unsent |= !it->status_kind && !it->sent;
+			prebind_out |= it->prebind && !it->answered;
 		}
 		/*
 		 * More is due and every claimed binding is out: the next claim is
 		 * made while these are answered, so that the API server never waits
-		 * on a batch's last answers, its recording and the next claim.
+		 * on a batch's last answers, its recording and the next claim.  Not
+		 * while a PreBind PATCH is out: the claim settles the bindings that
+		 * wait for claims, and one that fails takes its pod's PreBind
+		 * requests still pending with it (outbox.c), which a PATCH sent and
+		 * not yet answered must not be.
 		 */
-		if (woken && bindings_left && !bindings_unsent && inflight < scheduler_bind_concurrency &&
-			GetCurrentTimestamp() >= bindings_resume_at)
+		if (woken && bindings_left && !bindings_unsent && !prebind_out &&
+			inflight < scheduler_bind_concurrency && GetCurrentTimestamp() >= bindings_resume_at)
 		{
 			if (done != NIL)
 				record(done);
@@ -721,6 +729,9 @@ bind_round(void)
 	if (!KubeConfigLoad(&cfg, &error))
 	{
 		KubeLogFailure(&failures, "cannot connect", error);
+		/* what is already out is still answered and recorded; nothing new is claimed */
+		if (flight != NIL)
+			send_flight();
 		return 5000;
 	}
 	claim(&cfg, &next_ms);

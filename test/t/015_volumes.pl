@@ -329,6 +329,40 @@ ok($share[0] ne '' && $share[0] eq $share[1], 'both bound, on the node the claim
 is($api->pvc('default', 'shared')->{metadata}{annotations}{'volume.kubernetes.io/selected-node'}, $share[0],
 	'the claim\'s selected-node is that node');
 
+# 10. a PreBind PATCH the server is slow to answer, past the binding's
+# deadline (VolumeBinding's bindTimeoutSeconds, 1 s here): the binding fails
+# ("context deadline exceeded"), and the PATCH, sent, is recorded with its
+# answer when it comes, not closed as "not sent".  The bind worker claims
+# nothing new while a PreBind PATCH is out (the claim settles the waiting
+# bindings, and a failed one closes its pod's PreBind requests still
+# pending), even when another pod's binding falls due meanwhile (p-plain).
+q1(q{UPDATE scheduler.profile_plugins SET args = '{"bindTimeoutSeconds": 1}'
+	WHERE scheduler_name = 'default-scheduler' AND plugin = 'VolumeBinding'});
+$api->faults({ latency_ms => 3000, match => '/persistentvolumeclaims/slow-b', method => 'PATCH' });
+claim('slow-a', class => 'fast');
+claim('slow-b', class => 'fast');
+ok($node->poll_query_until('postgres',
+	q{SELECT count(*) = 2 FROM scheduler.persistent_volume_claims WHERE name IN ('slow-a', 'slow-b')}),
+	'the two claims are mirrored');
+pod('p-slow', 'slow-a', 'slow-b');
+ok($node->poll_query_until('postgres',
+	q{SELECT count(*) = 2 FROM scheduler.outbox WHERE name = 'p-slow' AND kind = 'claim'}),
+	'p-slow placed: a selected-node PATCH for each of its claims');
+select(undef, undef, undef, 1.5);	# slow-b's sent, held 3 s by the server; the deadline passed
+pod('p-plain');
+ok(wait_bound('p-plain') ne '', 'a pod made meanwhile is bound');
+ok($node->poll_query_until('postgres',
+	q{SELECT state = 'failed' FROM scheduler.outbox WHERE name = 'p-slow' AND kind = 'binding' ORDER BY id LIMIT 1}),
+	'p-slow\'s binding fails');
+is(q1(q{SELECT last_error FROM scheduler.outbox WHERE name = 'p-slow' AND kind = 'binding' ORDER BY id LIMIT 1}),
+	'running PreBind plugin "VolumeBinding": binding volumes: context deadline exceeded', 'past its deadline');
+is(q1(q{SELECT string_agg(object || ' ' || state || ' ' || coalesce(last_status::text, '-'), ', ' ORDER BY object)
+		FROM (SELECT * FROM scheduler.outbox WHERE name = 'p-slow' AND kind = 'claim' ORDER BY id LIMIT 2) r}),
+	'slow-a done 200, slow-b done 200', 'both PATCHes recorded with their answers, the slow one too');
+$api->faults({ clear => JSON::PP::true });
+q1(q{UPDATE scheduler.profile_plugins SET args = '{}' WHERE scheduler_name = 'default-scheduler' AND plugin = 'VolumeBinding'});
+k('DELETE', '/api/v1/namespaces/default/pods/p-slow');
+
 # every pod bound at most once; the server log has no crash
 my %bindings;
 $bindings{$1}++ for map { $_->{path} =~ m{/pods/([^/]+)/binding$} ? $1 : () }
