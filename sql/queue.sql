@@ -290,10 +290,11 @@ WHERE p.pending IS DISTINCT FROM (q.pod_uid IS NOT NULL);
 -- back from Succeeded (only a row written by hand does that): pending again
 UPDATE scheduler.pods SET phase = NULL WHERE name = 'batch-3';
 -- a deleted pod's latest attempt goes with it, whether it was pending
--- (batch-7) or on a node (batch-1, which had no queue row left to delete)
+-- (batch-7) or on a node (batch-1, deleted alone: no queue row to look for)
 INSERT INTO scheduler.pod_attempts (pod_uid, attempts, last_attempt_at, result, message)
 SELECT uid, 1, now(), 'unschedulable', 'put here' FROM scheduler.pods WHERE name IN ('batch-1', 'batch-7', 'batch-9');
-DELETE FROM scheduler.pods WHERE name IN ('batch-1', 'batch-7', 'batch-8');
+DELETE FROM scheduler.pods WHERE name = 'batch-1';
+DELETE FROM scheduler.pods WHERE name IN ('batch-7', 'batch-8');
 SELECT state, count(*) FROM scheduler.queue GROUP BY 1 ORDER BY 1;
 SELECT count(*) AS mismatched FROM scheduler.pods p FULL JOIN scheduler.queue q ON q.pod_uid = p.uid
 WHERE p.pending IS DISTINCT FROM (q.pod_uid IS NOT NULL);
