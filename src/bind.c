@@ -595,13 +595,14 @@ answered(OutboxItem *it, KubeRequest *req, CURLcode result)
  * or at once when the latch says that more is due.  When the latch says so
  * while the last claimed bindings are still out (each sent, some not yet
  * answered), it returns then, with those in flight: the next claim is made
- * beside them.
+ * beside them; not when claiming is false (nothing will be claimed next:
+ * the connection settings failed to load), when it waits for them all.
  */
 #define RECORD_EVERY 64
 #define RECORD_DELAY 50
 
 static void
-send_flight(void)
+send_flight(bool claiming)
 {
 	int			inflight = 0;
 	int			status_inflight = 0;
@@ -677,7 +678,7 @@ send_flight(void)
 		 * requests still pending with it (outbox.c), which a PATCH sent and
 		 * not yet answered must not be.
 		 */
-		if (woken && bindings_left && !bindings_unsent && !prebind_out &&
+		if (claiming && woken && bindings_left && !bindings_unsent && !prebind_out &&
 			inflight < scheduler_bind_concurrency && GetCurrentTimestamp() >= bindings_resume_at)
 		{
 			if (done != NIL)
@@ -699,7 +700,7 @@ send_flight(void)
 			 (woken || TimestampDifferenceExceeds(started, GetCurrentTimestamp(), 1000))))
 			break;
 	}
-	if (heard && !trouble)
+	if (heard && !trouble && claiming)
 		KubeLogRecovery(&failures);
 }
 
@@ -731,14 +732,14 @@ bind_round(void)
 		KubeLogFailure(&failures, "cannot connect", error);
 		/* what is already out is still answered and recorded; nothing new is claimed */
 		if (flight != NIL)
-			send_flight();
+			send_flight(false);
 		return 5000;
 	}
 	claim(&cfg, &next_ms);
 	KubeConfigFree(&cfg);
 	if (flight != NIL)
 	{
-		send_flight();
+		send_flight(true);
 		return 0;
 	}
 	/* nothing due: wait for schedule_pending's wake-up or the next due row */

@@ -330,15 +330,15 @@ is($api->pvc('default', 'shared')->{metadata}{annotations}{'volume.kubernetes.io
 	'the claim\'s selected-node is that node');
 
 # 10. a PreBind PATCH the server is slow to answer, past the binding's
-# deadline (VolumeBinding's bindTimeoutSeconds, 1 s here): the binding fails
+# deadline (VolumeBinding's bindTimeoutSeconds, 2 s here): the binding fails
 # ("context deadline exceeded"), and the PATCH, sent, is recorded with its
 # answer when it comes, not closed as "not sent".  The bind worker claims
 # nothing new while a PreBind PATCH is out (the claim settles the waiting
 # bindings, and a failed one closes its pod's PreBind requests still
 # pending), even when another pod's binding falls due meanwhile (p-plain).
-q1(q{UPDATE scheduler.profile_plugins SET args = '{"bindTimeoutSeconds": 1}'
+q1(q{UPDATE scheduler.profile_plugins SET args = '{"bindTimeoutSeconds": 2}'
 	WHERE scheduler_name = 'default-scheduler' AND plugin = 'VolumeBinding'});
-$api->faults({ latency_ms => 3000, match => '/persistentvolumeclaims/slow-b', method => 'PATCH' });
+$api->faults({ latency_ms => 5000, match => '/persistentvolumeclaims/slow-b', method => 'PATCH' });
 claim('slow-a', class => 'fast');
 claim('slow-b', class => 'fast');
 ok($node->poll_query_until('postgres',
@@ -348,7 +348,7 @@ pod('p-slow', 'slow-a', 'slow-b');
 ok($node->poll_query_until('postgres',
 	q{SELECT count(*) = 2 FROM scheduler.outbox WHERE name = 'p-slow' AND kind = 'claim'}),
 	'p-slow placed: a selected-node PATCH for each of its claims');
-select(undef, undef, undef, 1.5);	# slow-b's sent, held 3 s by the server; the deadline passed
+select(undef, undef, undef, 2.5);	# slow-b's sent, held 5 s by the server; the deadline passed
 pod('p-plain');
 ok(wait_bound('p-plain') ne '', 'a pod made meanwhile is bound');
 ok($node->poll_query_until('postgres',
