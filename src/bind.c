@@ -265,6 +265,13 @@ fail_unbuildable(List *rows)
 	commit();
 }
 
+/* A condition or an event: the status class (else the bindings' class) */
+static bool
+status_kind(const char *kind)
+{
+	return strcmp(kind, "condition") == 0 || strcmp(kind, "event") == 0;
+}
+
 /*
  * The flight's item for an outbox row, its requests built in a context of
  * its own (under flight_cxt); NULL when no request can be built for it.
@@ -316,7 +323,7 @@ make_item(KubeConfig *cfg, const OutboxRow *row)
 		}
 	}
 	it->req->arg = it;
-	it->status_kind = strcmp(row->kind, "condition") == 0 || strcmp(row->kind, "event") == 0;
+	it->status_kind = status_kind(row->kind);
 	it->prebind = strcmp(row->kind, "volume") == 0 || strcmp(row->kind, "claim") == 0;
 	it->retry_after_ms = -1;
 	MemoryContextSwitchTo(old);
@@ -387,7 +394,7 @@ claim(KubeConfig *cfg, long *next_ms)
 		OutboxItem *it = make_item(cfg, row);
 		MemoryContext old;
 
-		if (strcmp(row->kind, "condition") != 0 && strcmp(row->kind, "event") != 0)
+		if (!status_kind(row->kind))
 			claimed_bindings++;	/* (one that cannot be built too: it took room) */
 		if (it == NULL)
 		{

@@ -582,8 +582,7 @@ scheduler_pods_changed(PG_FUNCTION_ARGS)
 		 * of the queue when it stops being pending (the placed victims of a
 		 * preemption are looked for in the attempts alone)
 		 */
-		forget(olds.npending > 0 ? uids_where(&olds, true, &n) : (Datum) 0,
-			   text_array(olds.uids, olds.n));
+		forget(uids_where(&olds, true, &n), text_array(olds.uids, olds.n));
 	}
 	else
 	{
