@@ -914,7 +914,21 @@ sign_jsonb(StringInfo buf, Jsonb *jb)
 {
 	appendStringInfoChar(buf, '|');
 	if (jb)
-		appendStringInfoString(buf, JsonbToCString(NULL, &jb->root, VARSIZE(jb)));
+	{
+		/*
+		 * its stored bytes, counted, in hex: jsonb stores an object's keys
+		 * sorted and unique, so the same JSON is stored in the same bytes
+		 * however its keys came ordered (two values stored apart would
+		 * only not share a class).  Printing it walked the value, per pod.
+		 */
+		size_t		len = VARSIZE(jb) - VARHDRSZ;
+
+		append_int(buf, (int64) len);
+		appendStringInfoChar(buf, ':');
+		enlargeStringInfo(buf, (int) (len * 2));
+		buf->len += (int) hex_encode((const char *) VARDATA(jb), len, buf->data + buf->len);
+		buf->data[buf->len] = '\0';
+	}
 	else
 		appendStringInfoChar(buf, '\x01');
 }
