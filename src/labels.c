@@ -426,16 +426,25 @@ LabelSelectorAppendKey(StringInfo buf, const LabelSelector *s)
 	{
 		StringInfoData t;
 
+		/* key, operator and values, \x01 between them (no format strings: once per term and pod) */
 		initStringInfo(&t);
-		appendStringInfo(&t, "%s\x01%d", s->reqs[i].key, (int) s->reqs[i].op);
+		appendStringInfoString(&t, s->reqs[i].key);
+		appendStringInfoChar(&t, '\x01');
+		appendStringInfoChar(&t, (char) ('0' + (int) s->reqs[i].op));
 		for (int j = 0; j < s->reqs[i].nvalues; j++)
-			appendStringInfo(&t, "\x01%s", s->reqs[i].values[j]);
+		{
+			appendStringInfoChar(&t, '\x01');
+			appendStringInfoString(&t, s->reqs[i].values[j]);
+		}
 		texts[i] = t.data;
 	}
 	qsort(texts, s->nreqs, sizeof(char *), cmp_requirement_text);
 	appendStringInfoChar(buf, '{');
 	for (int i = 0; i < s->nreqs; i++)
-		appendStringInfo(buf, "%s\x02", texts[i]);
+	{
+		appendStringInfoString(buf, texts[i]);
+		appendStringInfoChar(buf, '\x02');
+	}
 	appendStringInfoChar(buf, '}');
 }
 

@@ -265,12 +265,17 @@ append_term_key(StringInfo buf, const AffinityTerm *t)
 	qsort(ns, t->nnamespaces, sizeof(char *), cmp_str);
 	appendStringInfoString(buf, "ns[");
 	for (int i = 0; i < t->nnamespaces; i++)
-		appendStringInfo(buf, "%s\x02", ns[i]);
+	{
+		appendStringInfoString(buf, ns[i]);
+		appendStringInfoChar(buf, '\x02');
+	}
 	appendStringInfoString(buf, "]nssel");
 	LabelSelectorAppendKey(buf, t->ns_selector);
 	appendStringInfoString(buf, "sel");
 	LabelSelectorAppendKey(buf, t->selector);
-	appendStringInfo(buf, "tk[%s]", t->topology_key);
+	appendStringInfoString(buf, "tk[");
+	appendStringInfoString(buf, t->topology_key);
+	appendStringInfoChar(buf, ']');
 }
 
 /* ------------------------------------------------------------------------
