@@ -108,6 +108,15 @@ SELECT pg_temp.pod('client', '{"app": "client"}',
 SELECT node, code FROM scheduler.filter('default', 'client') WHERE plugin = 'InterPodAffinity' ORDER BY node NULLS FIRST;
 SELECT scheduler.apply('{"kind": "Namespace", "metadata": {"name": "team-a", "uid": "ns-a", "labels": {"team": "b"}}}');
 SELECT node, code FROM scheduler.filter('default', 'client') WHERE plugin = 'InterPodAffinity' ORDER BY node NULLS FIRST;
+-- and again at each call: the pod's terms, parsed once and kept, are
+-- copied to each caller, as PreFilter merges the namespaces into its own
+-- (had the kept terms taken the last merge, team-a, labelled "a" again,
+-- would not be read, and n2 would pass)
+SELECT scheduler.apply('{"kind": "Namespace", "metadata": {"name": "team-a", "uid": "ns-a", "labels": {"team": "a"}}}');
+SELECT node, code FROM scheduler.filter('default', 'client') WHERE plugin = 'InterPodAffinity' ORDER BY node NULLS FIRST;
+SELECT node, code FROM scheduler.filter('default', 'client') WHERE plugin = 'InterPodAffinity' ORDER BY node NULLS FIRST;
+SELECT scheduler.apply('{"kind": "Namespace", "metadata": {"name": "team-a", "uid": "ns-a", "labels": {"team": "b"}}}');
+SELECT node, code FROM scheduler.filter('default', 'client') WHERE plugin = 'InterPodAffinity' ORDER BY node NULLS FIRST;
 
 ------------------------------------------------------------------------------
 -- matchLabelKeys and mismatchLabelKeys join the selector with the pod's own

@@ -8,6 +8,7 @@
 
 #include "nodes/pg_list.h"
 #include "utils/builtins.h"
+#include "utils/memutils.h"
 #include "utils/numeric.h"
 
 #include "jsonutil.h"
@@ -589,16 +590,8 @@ parse_term_list(JsonbContainer *aff, const char *kind, const char *when, bool we
 	return terms;
 }
 
-/*
- * PodAffinityParse
- *		The pod affinity terms of spec.affinity, as framework.NewPodInfo reads
- *		them.  A list with a bad term is left empty and its error is kept in
- *		*err ("requiredAffinityTerms: ...", several joined as an aggregate
- *		error is printed); the other lists still parse.  Returns NULL when
- *		the pod has no terms at all.
- */
-PodAffinity *
-PodAffinityParse(Jsonb *affinity, const char *ns, Jsonb *pod_labels, char **err)
+static PodAffinity *
+parse_pod_affinity(Jsonb *affinity, const char *ns, Jsonb *pod_labels, char **err)
 {
 	static const char *const names[] = {
 		"requiredAffinityTerms", "requiredAntiAffinityTerms",
@@ -610,9 +603,6 @@ PodAffinityParse(Jsonb *affinity, const char *ns, Jsonb *pod_labels, char **err)
 	AffinityTerm **lists[4];
 
 	*err = NULL;
-	if (affinity == NULL || !JB_ROOT_IS_OBJECT(affinity) ||
-		(JGet(&affinity->root, "podAffinity") == NULL && JGet(&affinity->root, "podAntiAffinity") == NULL))
-		return NULL;
 	pa = palloc0(sizeof(PodAffinity));
 	counts[0] = &pa->nreq_aff;
 	counts[1] = &pa->nreq_anti;
@@ -706,4 +696,121 @@ AffinityTermCopy(const AffinityTerm *t)
 		c.namespaces[i] = pstrdup(t->namespaces[i]);
 	c.owned = NULL;
 	return c;
+}
+
+/* ------------------------------------------------------------------------
+ * The last terms parsed, kept to be copied
+ *
+ * One pod's terms are read by InterPodAffinity's PreFilter and PreScore and
+ * by its assume, in that order, and the pods of one template (a Deployment's,
+ * a Job's) have the same affinity, labels and namespace: the last parse is
+ * kept, and a call with the same three gets a copy of it (a copy, as the
+ * caller may change it: PreFilter merges a term's namespaceSelector into its
+ * namespaces, and the snapshot hangs its counts on a term).
+ * ------------------------------------------------------------------------
+ */
+static struct
+{
+	MemoryContext cxt;
+	bool		valid;
+	Jsonb	   *affinity;
+	Jsonb	   *labels;
+	char	   *ns;
+	PodAffinity *pa;
+	char	   *err;
+}			memo;
+
+static bool
+same_jsonb(const Jsonb *a, const Jsonb *b)
+{
+	if (a == NULL || b == NULL)
+		return a == b;
+	return VARSIZE_ANY(a) == VARSIZE_ANY(b) && memcmp(a, b, VARSIZE_ANY(a)) == 0;
+}
+
+static Jsonb *
+copy_jsonb(const Jsonb *jb)
+{
+	Jsonb	   *c;
+
+	if (jb == NULL)
+		return NULL;
+	c = palloc(VARSIZE_ANY(jb));
+	memcpy(c, jb, VARSIZE_ANY(jb));
+	return c;
+}
+
+static AffinityTerm *
+copy_terms(const AffinityTerm *terms, int n)
+{
+	AffinityTerm *c;
+
+	if (n == 0)
+		return NULL;
+	c = palloc(sizeof(AffinityTerm) * n);
+	for (int i = 0; i < n; i++)
+		c[i] = AffinityTermCopy(&terms[i]);
+	return c;
+}
+
+/* A deep copy, in the current memory context */
+static PodAffinity *
+copy_pod_affinity(const PodAffinity *pa)
+{
+	PodAffinity *c;
+
+	if (pa == NULL)
+		return NULL;
+	c = palloc(sizeof(PodAffinity));
+	*c = *pa;
+	c->req_aff = copy_terms(pa->req_aff, pa->nreq_aff);
+	c->req_anti = copy_terms(pa->req_anti, pa->nreq_anti);
+	c->pref_aff = copy_terms(pa->pref_aff, pa->npref_aff);
+	c->pref_anti = copy_terms(pa->pref_anti, pa->npref_anti);
+	return c;
+}
+
+/*
+ * PodAffinityParse
+ *		The pod affinity terms of spec.affinity, as framework.NewPodInfo reads
+ *		them.  A list with a bad term is left empty and its error is kept in
+ *		*err ("requiredAffinityTerms: ...", several joined as an aggregate
+ *		error is printed); the other lists still parse.  Returns NULL when
+ *		the pod has no terms at all.  What it returns is the caller's own,
+ *		in the current memory context.
+ */
+PodAffinity *
+PodAffinityParse(Jsonb *affinity, const char *ns, Jsonb *pod_labels, char **err)
+{
+	PodAffinity *pa;
+	MemoryContext old;
+
+	*err = NULL;
+	if (affinity == NULL || !JB_ROOT_IS_OBJECT(affinity) ||
+		(JGet(&affinity->root, "podAffinity") == NULL && JGet(&affinity->root, "podAntiAffinity") == NULL))
+		return NULL;
+	if (ns == NULL)
+		ns = "";
+	if (memo.valid && strcmp(memo.ns, ns) == 0 && same_jsonb(memo.affinity, affinity) &&
+		same_jsonb(memo.labels, pod_labels))
+	{
+		*err = memo.err ? pstrdup(memo.err) : NULL;
+		return copy_pod_affinity(memo.pa);
+	}
+	pa = parse_pod_affinity(affinity, ns, pod_labels, err);
+	if (memo.cxt == NULL)
+		memo.cxt = AllocSetContextCreate(TopMemoryContext, "scheduler pod affinity terms",
+										 ALLOCSET_SMALL_SIZES);
+	/* invalid until whole: a copy that fails (out of memory) leaves no half */
+	memo.valid = false;
+	MemoryContextReset(memo.cxt);
+	old = MemoryContextSwitchTo(memo.cxt);
+	memo.affinity = copy_jsonb(affinity);
+	memo.labels = copy_jsonb(pod_labels);
+	memo.ns = pstrdup(ns);
+	memo.pa = copy_pod_affinity(pa);
+	memo.err = *err ? pstrdup(*err) : NULL;
+	MemoryContextSwitchTo(old);
+	memo.valid = true;
+	return pa;
 }
