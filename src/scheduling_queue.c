@@ -725,29 +725,30 @@ SchedQueuePop(const char *scheduler_name, int64 max_pods, const char *columns)
  * initial value up to the max (the exponent bounded: a pod may fail a great
  * many times).  A cycle that threw twice in a row, or crashed, is set
  * aside: unschedulable until it changes (a crash), or until the
- * unschedulable timeout flushes it too (an ERROR).
+ * unschedulable timeout flushes it too (an ERROR).  rejected: each pod's
+ * rejecting plugins as a text[] literal, '{}' for none.
  */
 void
 SchedQueueRequeue(Datum uids, Datum nodes, Datum rejected, Datum errors, Datum internals, Datum asides,
 				  Datum nominated)
 {
-	Oid			types[9] = {TEXTARRAYOID, TEXTARRAYOID, JSONBARRAYOID, BOOLARRAYOID, BOOLARRAYOID,
+	Oid			types[9] = {TEXTARRAYOID, TEXTARRAYOID, TEXTARRAYOID, BOOLARRAYOID, BOOLARRAYOID,
 	BOOLARRAYOID, INT4OID, INT4OID, TEXTARRAYOID};
 	Datum		args[9] = {uids, nodes, rejected, errors, internals, asides,
 		Int32GetDatum(scheduler_pod_initial_backoff), Int32GetDatum(scheduler_pod_max_backoff), nominated};
 
 	exec_args("UPDATE scheduler.queue q SET attempts = least(q.attempts, 2147483646) + 1,"
 			  " state = CASE WHEN d.aside OR (d.internal AND q.internal_errors > 0) THEN 'unschedulable'"
-			  "              WHEN d.error OR jsonb_array_length(d.rejected) = 0 THEN 'backoff'"
+			  "              WHEN d.error OR d.rejected = '{}' THEN 'backoff'"
 			  "              ELSE 'unschedulable' END,"
 			  " internal_errors = CASE WHEN d.internal THEN least(q.internal_errors, 2147483646) + 1 ELSE 0 END,"
-			  " rejected_by = ARRAY(SELECT jsonb_array_elements_text(d.rejected)),"
+			  " rejected_by = d.rejected::text[],"
 			  " backoff_until = now() + least($7::float8 * power(2::float8, least(q.attempts, 40)::float8),"
 			  "                               $8::float8) * interval '1 millisecond',"
 			  " unschedulable_since = CASE WHEN d.aside THEN 'infinity'::timestamptz ELSE now() END,"
 			  " enqueued_at = clock_timestamp(), moved_at = NULL, moved_by = NULL,"
 			  " nominated_node = CASE WHEN d.nominated IS NULL THEN q.nominated_node ELSE nullif(d.nominated, '') END"
-			  " FROM unnest($1::text[], $2::text[], $3::jsonb[], $4::bool[], $5::bool[], $6::bool[], $9::text[])"
+			  " FROM unnest($1::text[], $2::text[], $3::text[], $4::bool[], $5::bool[], $6::bool[], $9::text[])"
 			  "   AS d(uid, node, rejected, error, internal, aside, nominated)"
 			  " WHERE d.node IS NULL AND q.pod_uid = d.uid",
 			  9, types, args, SPI_OK_UPDATE);

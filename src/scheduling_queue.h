@@ -21,8 +21,9 @@ extern void SchedQueuePop(const char *scheduler_name, int64 max_pods, const char
 
 /*
  * Requeue the pods of a cycle that found no node (text[] uids with their
- * nodes, NULL for those, jsonb[] rejecting plugins, bool[] error, internal
- * and set_aside, text[] nominated node, all of one length): to backoff or
+ * nodes, NULL for those, text[] rejecting plugins, each a text[] literal,
+ * bool[] error, internal and set_aside, text[] nominated node, all of one
+ * length): to backoff or
  * unschedulable, the backoff doubling from scheduler.pod_initial_backoff
  * up to scheduler.pod_max_backoff; each nominated where it says ('' none,
  * NULL: as it was).  Call inside SPI.
