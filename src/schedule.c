@@ -186,9 +186,10 @@ write_history(Attempt *attempts, int n, Datum *args)
 			  " CASE WHEN d.node IS NULL THEN 'unschedulable' ELSE 'scheduled' END,"
 			  " d.node, d.message, " REJECTED_BY ", d.diagnosis, d.diag_of,"
 			  " CASE WHEN isfinite(q.since) THEN now() - q.since END, d.cycle_us * interval '1 microsecond'"
-			  " FROM unnest($1::text[], $2::text[], $3::text[], $4::jsonb[], $5::text[], $6::bool[], $7::int8[],"
-			  "             $8::int8[], $9::int8[], $10::timestamptz[], $11::text[], $12::text[])"
-			  "   AS d(uid, node, message, diagnosis, rejected, error, cycle_us, id, diag_of, since, namespace, name),"
+			  " FROM (SELECT unnest($1::text[]) AS uid, unnest($2::text[]) AS node, unnest($3::text[]) AS message,"
+			  " unnest($4::jsonb[]) AS diagnosis, unnest($5::text[]) AS rejected, unnest($6::bool[]) AS error,"
+			  " unnest($7::int8[]) AS cycle_us, unnest($8::int8[]) AS id, unnest($9::int8[]) AS diag_of,"
+			  " unnest($10::timestamptz[]) AS since, unnest($11::text[]) AS namespace, unnest($12::text[]) AS name) d,"
 			  /*
 			   * as read with the pod (a popped pod's row does not move while
 			   * it is tried), else looked up by key (a join was hashed over
@@ -218,8 +219,8 @@ write_latest(Datum *args, Oid *types, const char *nulls, Datum history_ids)
 			  " " REJECTED_BY ", d.history_id,"
 			  " CASE WHEN $9 AND d.node IS NULL THEN d.message END,"
 			  " CASE WHEN $9 AND d.node IS NULL THEN now() END"
-			  " FROM unnest($1::text[], $2::text[], $3::text[], $4::int8[], $5::text[])"
-			  "   AS d(uid, node, message, history_id, rejected)"
+			  " FROM (SELECT unnest($1::text[]) AS uid, unnest($2::text[]) AS node, unnest($3::text[]) AS message,"
+			  " unnest($4::int8[]) AS history_id, unnest($5::text[]) AS rejected) d"
 			  " ON CONFLICT (pod_uid) DO UPDATE SET attempts = least(a.attempts, 2147483646) + 1,"
 			  " last_attempt_at = EXCLUDED.last_attempt_at, result = EXCLUDED.result,"
 			  " node = EXCLUDED.node, message = EXCLUDED.message,"
@@ -501,7 +502,7 @@ write_results(Attempt *attempts, int n, CallMetrics *m)
 
 	/* the choices: the queue trigger takes these pods out of the queue */
 	exec_args("UPDATE scheduler.pods p SET assumed_node = d.node"
-			  " FROM unnest($1::text[], $2::text[]) AS d(uid, node)"
+			  " FROM (SELECT unnest($1::text[]) AS uid, unnest($2::text[]) AS node) d"
 			  " WHERE d.node IS NOT NULL AND p.uid = d.uid"
 			  " AND p.node_name IS NULL AND p.assumed_node IS NULL",
 			  2, types, args, nulls, SPI_OK_UPDATE);

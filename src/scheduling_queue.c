@@ -343,7 +343,7 @@ log_changes(char kind, const Rows *r)
 		return;
 	args[0] = CharGetDatum(kind);
 	run(PlanKeptBatch(&plan, "INSERT INTO scheduler.changes (kind, uid, name)"
-				 " SELECT $1, d.uid, d.name FROM unnest($2, $3) AS d(uid, name)", 3, types),
+				 " SELECT $1, unnest($2), unnest($3)", 3, types),
 		args, SPI_OK_INSERT);
 }
 
@@ -748,8 +748,9 @@ SchedQueueRequeue(Datum uids, Datum nodes, Datum rejected, Datum errors, Datum i
 			  " unschedulable_since = CASE WHEN d.aside THEN 'infinity'::timestamptz ELSE now() END,"
 			  " enqueued_at = clock_timestamp(), moved_at = NULL, moved_by = NULL,"
 			  " nominated_node = CASE WHEN d.nominated IS NULL THEN q.nominated_node ELSE nullif(d.nominated, '') END"
-			  " FROM unnest($1::text[], $2::text[], $3::text[], $4::bool[], $5::bool[], $6::bool[], $9::text[])"
-			  "   AS d(uid, node, rejected, error, internal, aside, nominated)"
+			  " FROM (SELECT unnest($1::text[]) AS uid, unnest($2::text[]) AS node, unnest($3::text[]) AS rejected,"
+			  "       unnest($4::bool[]) AS error, unnest($5::bool[]) AS internal, unnest($6::bool[]) AS aside,"
+			  "       unnest($9::text[]) AS nominated) d"
 			  " WHERE d.node IS NULL AND q.pod_uid = d.uid",
 			  9, types, args, SPI_OK_UPDATE);
 }
