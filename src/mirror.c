@@ -311,8 +311,9 @@ static const BatchTable batch_tables[NBATCHED] = {
 		" SELECT u.uid, u.name, u.rv,"
 		"  coalesce(u.created, (SELECT o.created_at FROM scheduler.nodes o WHERE o.uid = u.uid), now()),"
 		"  u.labels, u.taints, u.unsched, u.alloc, u.images, u.object"
-		" FROM unnest($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)"
-		"  AS u(uid, name, rv, created, labels, taints, unsched, alloc, images, object)"
+		" FROM (SELECT unnest($1) AS uid, unnest($2) AS name, unnest($3) AS rv, unnest($4) AS created,"
+		"  unnest($5) AS labels, unnest($6) AS taints, unnest($7) AS unsched, unnest($8) AS alloc,"
+		"  unnest($9) AS images, unnest($10) AS object) u"
 		" ON CONFLICT (uid) DO UPDATE SET name = EXCLUDED.name, resource_version = EXCLUDED.resource_version,"
 		" created_at = EXCLUDED.created_at," NODE_UPSERT_REST
 	},
@@ -336,10 +337,12 @@ static const BatchTable batch_tables[NBATCHED] = {
 		"  u.node, u.sched, u.prio, u.phase, u.deleting, u.labels, u.selector, u.tolerations,"
 		"  u.affinity, u.requests, u.nzc, u.nzm, u.object, u.ports, u.images, u.sidecar,"
 		"  u.gates::text[], u.volumes"
-		" FROM unnest($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15,"
-		"  $16, $17, $18, $19, $20, $21, $22, $23)"
-		"  AS u(uid, ns, name, rv, created, node, sched, prio, phase, deleting, labels, selector,"
-		"  tolerations, affinity, requests, nzc, nzm, object, ports, images, sidecar, gates, volumes)"
+		" FROM (SELECT unnest($1) AS uid, unnest($2) AS ns, unnest($3) AS name, unnest($4) AS rv,"
+		"  unnest($5) AS created, unnest($6) AS node, unnest($7) AS sched, unnest($8) AS prio,"
+		"  unnest($9) AS phase, unnest($10) AS deleting, unnest($11) AS labels, unnest($12) AS selector,"
+		"  unnest($13) AS tolerations, unnest($14) AS affinity, unnest($15) AS requests, unnest($16) AS nzc,"
+		"  unnest($17) AS nzm, unnest($18) AS object, unnest($19) AS ports, unnest($20) AS images,"
+		"  unnest($21) AS sidecar, unnest($22) AS gates, unnest($23) AS volumes) u"
 		" ON CONFLICT (uid) DO UPDATE SET namespace = EXCLUDED.namespace, name = EXCLUDED.name,"
 		" resource_version = EXCLUDED.resource_version, created_at = EXCLUDED.created_at,"
 		POD_UPSERT_REST

@@ -719,9 +719,11 @@ rows_insert(NewRows *r)
 				" CASE WHEN r.claims IS NOT NULL"
 				"   THEN now() + least(greatest(r.secs, 0), 315360000) * interval '1 second' END,"
 				" CASE WHEN r.claims IS NOT NULL THEN 'infinity' ELSE now() END"
-				" FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::jsonb[],"
-				"             $7::int8[], $8::text[], $9::jsonb[], $10::jsonb[], $11::int8[])"
-				"   WITH ORDINALITY AS r(kind, uid, ns, name, node, body, id, object, waits, claims, secs, ord)"
+				" FROM (SELECT unnest($1::text[]) AS kind, unnest($2::text[]) AS uid, unnest($3::text[]) AS ns,"
+				"       unnest($4::text[]) AS name, unnest($5::text[]) AS node, unnest($6::jsonb[]) AS body,"
+				"       unnest($7::int8[]) AS id, unnest($8::text[]) AS object, unnest($9::jsonb[]) AS waits,"
+				"       unnest($10::jsonb[]) AS claims, unnest($11::int8[]) AS secs,"
+				"       generate_series(1, cardinality($1::text[])) AS ord) r"
 				" ORDER BY r.ord",
 				11, types),
 		args, NULL, SPI_OK_INSERT);
@@ -1644,8 +1646,9 @@ write_verdicts(const Request *rs, int nrows)
 					  " last_status = d.status, last_error = d.msg,"
 					  " next_attempt_at = coalesce(d.next_at, o.next_attempt_at),"
 					  " finished_at = CASE WHEN d.state IS NOT NULL THEN now() ELSE o.finished_at END"
-					  " FROM unnest($1::int8[], $2::text[], $3::int4[], $4::int4[], $5::text[], $6::timestamptz[])"
-					  "   AS d(id, state, tries, status, msg, next_at)"
+					  " FROM (SELECT unnest($1::int8[]) AS id, unnest($2::text[]) AS state, unnest($3::int4[]) AS tries,"
+					  "       unnest($4::int4[]) AS status, unnest($5::text[]) AS msg,"
+					  "       unnest($6::timestamptz[]) AS next_at) d"
 					  " WHERE o.id = d.id",
 					  6, types),
 		args, NULL, SPI_OK_UPDATE);

@@ -407,7 +407,7 @@ log_and_admit(const Rows *r)
 	run(PlanKeptBatch(&plan[named],
 				 psprintf("WITH logged AS ("
 						  " INSERT INTO scheduler.changes (kind, uid, name)"
-						  " SELECT 'p', d.uid, d.name FROM unnest($1, $2) AS d(uid, name)),"
+						  " SELECT 'p', unnest($1), unnest($2)),"
 						  " entered AS ("
 						  " INSERT INTO scheduler.queue AS q (pod_uid, state, enqueued_at, attempts, backoff_until%s)"
 						  " SELECT d.uid, CASE WHEN d.gated THEN 'gated' WHEN d.forgotten AND a.attempts > 0 THEN 'backoff'"
@@ -416,7 +416,8 @@ log_and_admit(const Rows *r)
 						  "  coalesce(a.attempts, 0),"
 						  "  CASE WHEN d.forgotten AND a.attempts > 0 THEN now() + least($7::float8 * power(2::float8,"
 						  "    least(a.attempts - 1, 40)::float8), $8::float8) * interval '1 millisecond' END%s"
-						  " FROM unnest($3, $4, $5, $6, $9) AS d(uid, gated, created, forgotten, scheduler)"
+						  " FROM (SELECT unnest($3) AS uid, unnest($4) AS gated, unnest($5) AS created,"
+						  "       unnest($6) AS forgotten, unnest($9) AS scheduler) d"
 						  " LEFT JOIN scheduler.pod_attempts a ON d.forgotten AND a.pod_uid = d.uid"
 						  " ON CONFLICT (pod_uid) DO UPDATE SET"
 						  "  state = CASE WHEN EXCLUDED.state = 'gated' THEN 'gated'"
