@@ -14,7 +14,7 @@ COMMENT ON TABLE scheduler.cycle_lock IS 'One row, updated first by each schedul
 
 -- The latest attempt for each pod.
 CREATE TABLE scheduler.pod_attempts (
-    pod_uid         text PRIMARY KEY,
+    pod_uid         text COLLATE "C" PRIMARY KEY,
     attempts        integer NOT NULL,
     last_attempt_at timestamptz NOT NULL,
     result          text NOT NULL CHECK (result IN ('scheduled', 'unschedulable')),
@@ -31,7 +31,7 @@ COMMENT ON TABLE scheduler.pod_attempts IS 'The latest scheduling attempt of eac
 -- scheduler.history_retention.
 CREATE TABLE scheduler.attempt_history (
     id           bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-    pod_uid      text NOT NULL,
+    pod_uid      text COLLATE "C" NOT NULL,
     namespace    text NOT NULL,
     name         text NOT NULL,
     attempted_at timestamptz NOT NULL,

@@ -5,7 +5,7 @@
 CREATE TABLE scheduler.changes (
     xid  xid8 NOT NULL DEFAULT pg_current_xact_id(),
     kind "char" NOT NULL CHECK (kind IN ('n', 'p', 't')),  -- node, pod, truncate
-    uid  text NOT NULL,
+    uid  text COLLATE "C" NOT NULL,
     name text NOT NULL
 );
 CREATE INDEX changes_xid ON scheduler.changes (xid);

@@ -8,7 +8,7 @@
 --   gated          spec.schedulingGates not empty: never tried until cleared.
 ------------------------------------------------------------------------------
 CREATE TABLE scheduler.queue (
-    pod_uid             text PRIMARY KEY,
+    pod_uid             text COLLATE "C" PRIMARY KEY,
     state               text NOT NULL CHECK (state IN ('active', 'backoff', 'unschedulable', 'gated')),
     enqueued_at         timestamptz NOT NULL,   -- QueueSort's timestamp
     first_enqueued_at   timestamptz NOT NULL DEFAULT clock_timestamp(),

@@ -22,7 +22,7 @@
 CREATE TABLE scheduler.outbox (
     id              bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
     kind            text NOT NULL CHECK (kind IN ('binding', 'condition', 'event', 'delete', 'volume', 'claim')),
-    pod_uid         text NOT NULL,
+    pod_uid         text COLLATE "C" NOT NULL,
     namespace       text NOT NULL,
     name            text NOT NULL,
     node            text,                 -- binding target

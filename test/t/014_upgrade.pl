@@ -146,9 +146,17 @@ is($node->safe_psql('fresh', q{SELECT coalesce(assumed_node, '-') || ' ' || q.st
 	'- backoff', 'the current version forgets it and queues it again, in backoff (its binding failed)');
 
 
+# a DBA's grants on the views keep through the update (0.3 changes the
+# collation of the uid columns two of them read: each view is kept, its
+# definition replaced twice, not dropped)
+$node->safe_psql('old', q{CREATE ROLE dba_reader; GRANT SELECT ON scheduler.pending_pods, scheduler.metrics_pending_pods TO dba_reader});
 $node->safe_psql('old', q{ALTER EXTENSION scheduler UPDATE});
 is($node->safe_psql('old', q{SELECT extversion FROM pg_extension WHERE extname = 'scheduler'}),
 	$current, "old is updated to $current");
+is($node->safe_psql('old', q{SELECT has_table_privilege('dba_reader', 'scheduler.pending_pods', 'SELECT')
+	AND has_table_privilege('dba_reader', 'scheduler.metrics_pending_pods', 'SELECT')}),
+	't', "the DBA's grants on pending_pods and metrics_pending_pods are kept");
+$node->safe_psql('old', q{REVOKE SELECT ON scheduler.pending_pods, scheduler.metrics_pending_pods FROM dba_reader});
 # every row kept, but those of the pods assumed on the deleted node (the
 # pinned pod, and any other the scores put there): forgotten, queued again
 # in backoff (as kube-scheduler hands back a pod whose binding failed); and
@@ -231,7 +239,7 @@ my $objects_query = q{
 					(SELECT string_agg(pg_get_triggerdef(t.oid), '; ' ORDER BY t.tgname)
 					 FROM pg_trigger t WHERE t.tgrelid = c.oid AND NOT t.tgisinternal),
 					(SELECT string_agg(concat_ws(' ', a.attname, format_type(a.atttypid, a.atttypmod),
-							a.attnotnull, a.attgenerated, pg_get_expr(ad.adbin, ad.adrelid),
+							CASE WHEN a.attcollation <> 0 THEN 'collate ' || a.attcollation::regcollation END, a.attnotnull, a.attgenerated, pg_get_expr(ad.adbin, ad.adrelid),
 							a.attacl::text, col_description(c.oid, a.attnum)), ', ' ORDER BY a.attnum)
 					 FROM pg_attribute a LEFT JOIN pg_attrdef ad ON ad.adrelid = a.attrelid AND ad.adnum = a.attnum
 					 WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped))
