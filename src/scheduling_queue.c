@@ -772,7 +772,7 @@ SchedQueueOutrankNominations(Datum uids, Datum nodes)
 	Datum		args[2] = {uids, nodes};
 
 	exec_args("UPDATE scheduler.queue o SET nominated_node = NULL"
-			  " FROM unnest($1::text[], $2::text[]) AS d(uid, node)"
+			  " FROM (SELECT unnest($1::text[]) AS uid, unnest($2::text[]) AS node) d"
 			  " JOIN scheduler.pods p ON p.uid = d.uid, scheduler.pods op"
 			  " WHERE d.node <> '' AND o.nominated_node = d.node AND op.uid = o.pod_uid"
 			  " AND op.priority < p.priority AND o.pod_uid <> d.uid"
@@ -826,7 +826,7 @@ SchedQueueMove(List *uids, List *why)
 	exec_args("UPDATE scheduler.queue q"
 			  " SET state = CASE WHEN q.backoff_until > clock_timestamp() THEN 'backoff' ELSE 'active' END,"
 			  " moved_at = clock_timestamp(), moved_by = m.why"
-			  " FROM unnest($1::text[], $2::text[]) AS m(uid, why)"
+			  " FROM (SELECT unnest($1::text[]) AS uid, unnest($2::text[]) AS why) m"
 			  " WHERE q.pod_uid = m.uid AND q.state = 'unschedulable'",
 			  2, types, args, SPI_OK_UPDATE);
 	if (SPI_processed > 0)
