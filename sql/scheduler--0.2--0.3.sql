@@ -452,10 +452,13 @@ WHERE assumed_node IS NOT NULL AND node_name IS NULL AND deletion_timestamp IS N
 
 -- The uids of pods and nodes, and the columns that name a pod by its uid,
 -- compare bytewise (COLLATE "C", as a fresh install makes them: the
--- default collation's locale comparison cost most of each lookup).  Two
--- views read those columns, and a column a view reads cannot change: each
--- view is first replaced by one of its own columns read from nothing, which
--- keeps it (its grants, its comment), then given its definition back.
+-- default collation's locale comparison cost most of each lookup).  The
+-- tables stay as they are; the indexes on those columns are built again.
+-- Two views read those columns, and a column a view reads cannot change:
+-- each view is first replaced by one of its own columns read from nothing,
+-- which keeps it (its grants, its comment), then given its definition back.
+-- (A view of the user's own over them stops the update, the error naming
+-- it: it is dropped before and made again after.)
 DO $$
 DECLARE
     v regclass;
@@ -482,6 +485,11 @@ ALTER TABLE scheduler.attempt_history ALTER COLUMN pod_uid TYPE text COLLATE "C"
 ALTER TABLE scheduler.changes ALTER COLUMN uid TYPE text COLLATE "C";
 ALTER TABLE scheduler.queue ALTER COLUMN pod_uid TYPE text COLLATE "C";
 ALTER TABLE scheduler.outbox ALTER COLUMN pod_uid TYPE text COLLATE "C";
+-- (the change drops those columns' statistics: the keys have their unique
+-- indexes, and these three are read again)
+ANALYZE scheduler.outbox (pod_uid);
+ANALYZE scheduler.changes (uid);
+ANALYZE scheduler.attempt_history (pod_uid);
 CREATE OR REPLACE VIEW scheduler.pending_pods AS
 SELECT p.namespace, p.name,
        CASE WHEN o.ours THEN q.state ELSE 'other-scheduler' END AS queue,

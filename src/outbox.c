@@ -692,12 +692,17 @@ static void
 rows_insert(NewRows *r)
 {
 	static SPIPlanPtr plan = NULL;
-	Oid			types[11] = {TEXTARRAYOID, TEXTARRAYOID, TEXTARRAYOID, TEXTARRAYOID, TEXTARRAYOID, JSONBARRAYOID,
-	INT8ARRAYOID, TEXTARRAYOID, JSONBARRAYOID, JSONBARRAYOID, INT8ARRAYOID};
-	Datum		args[11];
+	Oid			types[12] = {TEXTARRAYOID, TEXTARRAYOID, TEXTARRAYOID, TEXTARRAYOID, TEXTARRAYOID, JSONBARRAYOID,
+	INT8ARRAYOID, TEXTARRAYOID, JSONBARRAYOID, JSONBARRAYOID, INT8ARRAYOID, INT8ARRAYOID};
+	Datum		args[12];
+	int64	   *ords;
 
 	if (r->n == 0)
 		return;
+	/* each row's place, for the ids to follow the rows (an array like the others: the same estimate) */
+	ords = palloc(sizeof(int64) * r->n);
+	for (int i = 0; i < r->n; i++)
+		ords[i] = i + 1;
 	args[0] = text_array(r->kind, r->n);
 	args[1] = text_array(r->uid, r->n);
 	args[2] = text_array(r->ns, r->n);
@@ -709,6 +714,7 @@ rows_insert(NewRows *r)
 	args[8] = jsonb_array(r->waits, r->n);
 	args[9] = jsonb_array(r->claims, r->n);
 	args[10] = int8_array(r->wait_secs, r->n);
+	args[11] = int8_array(ords, r->n);
 	run(PlanKept(&plan,
 				"INSERT INTO scheduler.outbox (id, kind, pod_uid, namespace, name, node, body,"
 				" object, waits_for, claims, wait_until, next_attempt_at)"
@@ -723,9 +729,9 @@ rows_insert(NewRows *r)
 				"       unnest($4::text[]) AS name, unnest($5::text[]) AS node, unnest($6::jsonb[]) AS body,"
 				"       unnest($7::int8[]) AS id, unnest($8::text[]) AS object, unnest($9::jsonb[]) AS waits,"
 				"       unnest($10::jsonb[]) AS claims, unnest($11::int8[]) AS secs,"
-				"       generate_series(1, cardinality($1::text[])) AS ord) r"
+				"       unnest($12::int8[]) AS ord) r"
 				" ORDER BY r.ord",
-				11, types),
+				12, types),
 		args, NULL, SPI_OK_INSERT);
 }
 

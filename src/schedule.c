@@ -118,11 +118,7 @@ typedef struct Nominations
 
 static void write_preemptions(Attempt *attempts, int n, bool outbox, const Nominations *nom);
 
-/*
- * The rejecting plugins (d.rejected, a jsonb array of names) as text[]: a
- * scheduled pod's none without running a subquery for it
- */
-/* d.rejected: the rejecting plugins as a text[] literal (rejected_literal) */
+/* The rejecting plugins (d.rejected, a text[] literal: rejected_literal) as text[] */
 #define REJECTED_BY "d.rejected::text[]"
 
 /*
@@ -419,8 +415,8 @@ rejected_literal(Jsonb *jb)
 
 	initStringInfo(&buf);
 	appendStringInfoChar(&buf, '{');
-	it = JsonbIteratorInit(&jb->root);
-	while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
+	it = jb ? JsonbIteratorInit(&jb->root) : NULL;
+	while (it && (tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
 	{
 		if (tok != WJB_ELEM || v.type != jbvString)
 			continue;
@@ -439,7 +435,12 @@ rejected_literal(Jsonb *jb)
 		appendStringInfoChar(&buf, '"');
 	}
 	appendStringInfoChar(&buf, '}');
-	return PointerGetDatum(cstring_to_text_with_len(buf.data, buf.len));
+	{
+		text	   *t = cstring_to_text_with_len(buf.data, buf.len);
+
+		pfree(buf.data);
+		return PointerGetDatum(t);
+	}
 }
 
 static void
