@@ -854,13 +854,20 @@ StaticAssertDecl(lengthof(pod_decoders) == POD_NCOLUMNS, "a decoder per column")
 void
 PodInfoFromTuple(PodInfo *pod, HeapTuple tup, TupleDesc desc)
 {
+	PodInfoFromTupleAt(pod, tup, desc, 1);
+}
+
+/* As PodInfoFromTuple, the columns from column first (1-based) on */
+void
+PodInfoFromTupleAt(PodInfo *pod, HeapTuple tup, TupleDesc desc, int first)
+{
 	PodCell		c = {{0}, 0};
 
 	memset(pod, 0, sizeof(*pod));
-	deform(&c.row, tup, desc, POD_NCOLUMNS);
+	deform(&c.row, tup, desc, first - 1 + POD_NCOLUMNS);
 	for (int i = 0; i < POD_NCOLUMNS; i++)
 	{
-		c.col = i + 1;
+		c.col = first + i;
 		pod_decoders[i] (pod, &c);
 	}
 	deformed_free(&c.row);

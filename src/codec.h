@@ -34,6 +34,7 @@ typedef enum PodColumn
 extern const char *const PodInfoColumns;
 #define PodInfoColumnsQualified PodInfoColumns
 extern void PodInfoFromTuple(PodInfo *pod, HeapTuple tup, TupleDesc desc);
+extern void PodInfoFromTupleAt(PodInfo *pod, HeapTuple tup, TupleDesc desc, int first);
 
 /*
  * A pod's signature: the fields (POD_FIELD) and any other text a verdict

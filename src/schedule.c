@@ -1144,17 +1144,17 @@ read_queue(Run *r, int64 max_pods)
 		bool		isnull;
 		Datum		d;
 
-		PodInfoFromTuple(&a->pod, tup, desc);
+		PodInfoFromTupleAt(&a->pod, tup, desc, SCHED_QUEUE_POP_KEYS + 1);
 		a->diagnosis_of = -1;
 		a->profile = profile;
-		d = SPI_getbinval(tup, desc, POD_NCOLUMNS + 1, &isnull);
+		d = SPI_getbinval(tup, desc, SCHED_QUEUE_POP_KEYS + POD_NCOLUMNS + 1, &isnull);
 		a->queued_attempts = isnull ? 0 : DatumGetInt32(d);
-		d = SPI_getbinval(tup, desc, POD_NCOLUMNS + 2, &isnull);
+		d = SPI_getbinval(tup, desc, SCHED_QUEUE_POP_KEYS + POD_NCOLUMNS + 2, &isnull);
 		if (isnull)
 			TIMESTAMP_NOBEGIN(a->first_enqueued);
 		else
 			a->first_enqueued = DatumGetTimestampTz(d);
-		d = SPI_getbinval(tup, desc, POD_NCOLUMNS + 3, &isnull);
+		d = SPI_getbinval(tup, desc, SCHED_QUEUE_POP_KEYS + POD_NCOLUMNS + 3, &isnull);
 		a->queued_since = isnull ? 0 : DatumGetTimestampTz(d);
 	}
 	SPI_freetuptable(SPI_tuptable);

@@ -699,6 +699,11 @@ scheduler_truncate_queue(PG_FUNCTION_ARGS)
  * statement) go by namespace and name byte by byte, as simulate() orders
  * them (SimulateSortPods), whatever the database's collation: the same
  * order everywhere, and no locale's comparison per pair.
+ *
+ * The four sort keys come first in each row (SCHED_QUEUE_POP_KEYS of them),
+ * the caller's columns after: the sort compares a tie's later keys by
+ * walking the row up to them, and at the end of the row that walk crossed
+ * every column the pod carries, at each comparison.
  */
 void
 SchedQueuePop(const char *scheduler_name, int64 max_pods, const char *columns)
@@ -710,11 +715,12 @@ SchedQueuePop(const char *scheduler_name, int64 max_pods, const char *columns)
 	args[0] = CStringGetTextDatum(scheduler_name);
 	args[1] = Int64GetDatum(max_pods);
 	nulls[1] = max_pods < 0 ? 'n' : ' ';
-	if (SPI_execute_with_args(psprintf("SELECT %s FROM scheduler.queue q"
+	if (SPI_execute_with_args(psprintf("SELECT p.priority, q.enqueued_at,"
+									   " p.namespace COLLATE \"C\", p.name COLLATE \"C\", %s"
+									   " FROM scheduler.queue q"
 									   " JOIN scheduler.pods p ON p.uid = q.pod_uid"
 									   " WHERE q.state = 'active' AND q.scheduler_name = $1 AND p.scheduler_name = $1"
-									   " ORDER BY p.priority DESC, q.enqueued_at,"
-									   " p.namespace COLLATE \"C\", p.name COLLATE \"C\""
+									   " ORDER BY 1 DESC, 2, 3, 4"
 									   " LIMIT $2", columns),
 							  2, types, args, nulls, false, 0) != SPI_OK_SELECT)
 		elog(ERROR, "could not read the scheduling queue");

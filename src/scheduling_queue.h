@@ -18,6 +18,8 @@
  * max_pods (-1: all).  Call inside SPI.
  */
 extern void SchedQueuePop(const char *scheduler_name, int64 max_pods, const char *columns);
+/* the sort keys ahead of the columns in each row SchedQueuePop reads */
+#define SCHED_QUEUE_POP_KEYS 4
 
 /*
  * Requeue the pods of a cycle that found no node (text[] uids with their
