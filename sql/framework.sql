@@ -196,6 +196,12 @@ UPDATE scheduler.cycle_lock SET next_start_node_index = 0;
 SELECT pg_temp.pod('p3', '100m', '100Mi', 3);
 SELECT name, node > 'n150' AS on_a_big_node FROM schedule_pending();
 SELECT next_start_node_index FROM scheduler.cycle_lock;
+-- from 180 the search wraps past the last node: n181..n200, then n001..n180,
+-- each node once (50 feasible of the 100 wanted), and the next starts at 180 again
+UPDATE scheduler.cycle_lock SET next_start_node_index = 180;
+SELECT pg_temp.pod('p4', '100m', '100Mi', 4);
+SELECT name, node > 'n150' AS on_a_big_node FROM schedule_pending();
+SELECT next_start_node_index FROM scheduler.cycle_lock;
 RESET scheduler.percentage_of_nodes_to_score;
 -- the adaptive numbers, kube-scheduler's: all below 100 nodes, floor 100
 SELECT n, scheduler.num_feasible_nodes_to_find(0, n) AS adaptive, scheduler.num_feasible_nodes_to_find(50, n) AS fifty

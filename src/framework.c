@@ -340,6 +340,15 @@ prefetch_node(const NodeInfo *n)
 #endif
 }
 
+/* Its first line alone: what a kept verdict reads of it (ordinal, generation) */
+static inline void
+prefetch_node_head(const NodeInfo *n)
+{
+#if defined(__GNUC__) || defined(__clang__)
+	__builtin_prefetch(n);
+#endif
+}
+
 /*
  * The plugins to run, listed once per pod (skip_filter is PreFilter's); one
  * whose PreFilter found that it passes every node is left out.  The first
@@ -981,6 +990,8 @@ RunSchedulingCycle(ClusterSnapshot *snap, const Profile *profile, const PodInfo 
 	NodeInfo  **feasible;
 	int			nfeasible = 0;
 	int			start;
+	int			at;
+	int			ahead;
 	int			examined = 0;
 	int			percentage;
 
@@ -1029,14 +1040,24 @@ RunSchedulingCycle(ClusterSnapshot *snap, const Profile *profile, const PodInfo 
 	 */
 	res->verdicts = palloc(sizeof(NodeVerdict) * Max(ncand, 1));
 	start = (*next_start) % ncand;	/* 0 <= *next_start: SchedulePending's */
+	/* the node examined, and the one asked of the memory ahead of it (no division per node) */
+	at = start;
+	ahead = (int) (((int64) start + PREFETCH_AHEAD) % ncand);
 
 	for (int i = 0; i < ncand && nfeasible < to_find; i++)
 	{
-		NodeInfo   *node = cand[(start + i) % ncand];
+		NodeInfo   *node = cand[at];
 		Status		st = {CODE_SUCCESS, NIL};
 		int			rejected;
 
-		prefetch_node(cand[(start + i + PREFETCH_AHEAD) % ncand]);
+		if (ctx->equiv != NULL)
+			prefetch_node_head(cand[ahead]);
+		else
+			prefetch_node(cand[ahead]);
+		if (++at == ncand)
+			at = 0;
+		if (++ahead == ncand)
+			ahead = 0;
 
 		rejected = filter_node(ctx, pod, node, &st);
 
