@@ -196,8 +196,9 @@ UPDATE scheduler.cycle_lock SET next_start_node_index = 0;
 SELECT pg_temp.pod('p3', '100m', '100Mi', 3);
 SELECT name, node > 'n150' AS on_a_big_node FROM schedule_pending();
 SELECT next_start_node_index FROM scheduler.cycle_lock;
--- from 180 the search wraps past the last node: n181..n200, then n001..n180,
--- each node once (50 feasible of the 100 wanted), and the next starts at 180 again
+-- from 180 the search wraps past the last node: n181..n200, then n001..n180
+-- (50 feasible of the 100 wanted); having examined the 200, the next starts
+-- at 180 again
 UPDATE scheduler.cycle_lock SET next_start_node_index = 180;
 SELECT pg_temp.pod('p4', '100m', '100Mi', 4);
 SELECT name, node > 'n150' AS on_a_big_node FROM schedule_pending();

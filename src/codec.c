@@ -863,6 +863,8 @@ PodInfoFromTupleAt(PodInfo *pod, HeapTuple tup, TupleDesc desc, int first)
 {
 	PodCell		c = {{0}, 0};
 
+	if (first < 1)
+		elog(ERROR, "a pod's columns from column %d", first);
 	memset(pod, 0, sizeof(*pod));
 	deform(&c.row, tup, desc, first - 1 + POD_NCOLUMNS);
 	for (int i = 0; i < POD_NCOLUMNS; i++)

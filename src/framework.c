@@ -340,12 +340,19 @@ prefetch_node(const NodeInfo *n)
 #endif
 }
 
-/* Its first line alone: what a kept verdict reads of it (ordinal, generation) */
+/*
+ * What a kept verdict reads of it alone, its ordinal and generation (side by
+ * side; a NodeInfo is not aligned to a line, so they may lie on the next)
+ */
+StaticAssertDecl(offsetof(NodeInfo, generation) > offsetof(NodeInfo, ordinal) &&
+				 offsetof(NodeInfo, generation) - offsetof(NodeInfo, ordinal) <= 16,
+				 "ordinal and generation side by side");
 static inline void
 prefetch_node_head(const NodeInfo *n)
 {
 #if defined(__GNUC__) || defined(__clang__)
-	__builtin_prefetch(n);
+	__builtin_prefetch(&n->ordinal);
+	__builtin_prefetch((const char *) &n->generation + sizeof(n->generation) - 1);
 #endif
 }
 

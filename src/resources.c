@@ -236,13 +236,7 @@ ResourceCopy(ResourceVec *dst, const ResourceVec *src)
 	ResourceAdd(dst, src);
 }
 
-/*
- * A normalized map {"cpu": 4000, "memory": 1024, ...} into a vector, as the
- * mirror stores it.  It never throws: a stored row may have been written
- * past scheduler.apply().  A value that is not a non-negative integer in
- * range is left out, and the first such is described in *err (NULL when
- * all was read); a map that is not an object reads as empty, with *err set.
- */
+/* ResourceVecFromNormalized's reading of a map (below) */
 static bool
 read_normalized(ResourceVec *v, Jsonb *jb, char **err)
 {
@@ -297,34 +291,43 @@ static struct
 	char	   *err;
 }			last_read;
 
+/* src's copy, in cxt */
 static void
-copy_vec(ResourceVec *dst, const ResourceVec *src)
+copy_vec(MemoryContext cxt, ResourceVec *dst, const ResourceVec *src)
 {
 	*dst = *src;
 	dst->scalar_cap = src->nscalar;
 	dst->scalar = NULL;
 	if (src->nscalar > 0)
 	{
-		dst->scalar = palloc(sizeof(ScalarResource) * src->nscalar);
+		dst->scalar = MemoryContextAlloc(cxt, sizeof(ScalarResource) * src->nscalar);
 		for (int i = 0; i < src->nscalar; i++)
 		{
-			dst->scalar[i].name = pstrdup(src->scalar[i].name);
+			dst->scalar[i].name = MemoryContextStrdup(cxt, src->scalar[i].name);
 			dst->scalar[i].value = src->scalar[i].value;
 		}
 	}
 }
 
-/* read_normalized(), through the last map read */
+/*
+ * A normalized map {"cpu": 4000, "memory": 1024, ...} into a vector, as the
+ * mirror stores it, in the current memory context.  It throws only for
+ * memory: a stored row may have been written past scheduler.apply().  A
+ * value that is not a non-negative integer in range is left out, and the
+ * first such is described in *err (NULL when all was read); a map that is
+ * not an object reads as empty, with *err set.  A map stored in the same
+ * bytes as the last one read is not read again (a miss costs the copy it
+ * keeps: little beside the reading).
+ */
 bool
 ResourceVecFromNormalized(ResourceVec *v, Jsonb *jb, char **err)
 {
 	bool		ok;
-	MemoryContext old;
 
 	if (jb != NULL && last_read.valid && VARSIZE_ANY(jb) == VARSIZE_ANY(last_read.jb) &&
 		memcmp(jb, last_read.jb, VARSIZE_ANY(jb)) == 0)
 	{
-		copy_vec(v, &last_read.v);
+		copy_vec(CurrentMemoryContext, v, &last_read.v);
 		*err = last_read.err ? pstrdup(last_read.err) : NULL;
 		return last_read.ok;
 	}
@@ -337,13 +340,11 @@ ResourceVecFromNormalized(ResourceVec *v, Jsonb *jb, char **err)
 	/* invalid until whole: a copy that fails (out of memory) leaves no half */
 	last_read.valid = false;
 	MemoryContextReset(last_read.cxt);
-	old = MemoryContextSwitchTo(last_read.cxt);
-	last_read.jb = palloc(VARSIZE_ANY(jb));
+	last_read.jb = MemoryContextAlloc(last_read.cxt, VARSIZE_ANY(jb));
 	memcpy(last_read.jb, jb, VARSIZE_ANY(jb));
-	copy_vec(&last_read.v, v);
+	copy_vec(last_read.cxt, &last_read.v, v);
 	last_read.ok = ok;
-	last_read.err = *err ? pstrdup(*err) : NULL;
-	MemoryContextSwitchTo(old);
+	last_read.err = *err ? MemoryContextStrdup(last_read.cxt, *err) : NULL;
 	last_read.valid = true;
 	return ok;
 }

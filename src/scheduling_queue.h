@@ -14,11 +14,11 @@
 
 /*
  * Pop: the active pods of a scheduler, highest priority first, then longest
- * queued, as SPI_tuptable (columns: the pods' p.<columns>).  At most
- * max_pods (-1: all).  Call inside SPI.
+ * queued, as SPI_tuptable: in each row the SCHED_QUEUE_POP_KEYS sort keys,
+ * then the columns asked for (the first of them is column
+ * SCHED_QUEUE_POP_KEYS + 1).  At most max_pods (-1: all).  Call inside SPI.
  */
 extern void SchedQueuePop(const char *scheduler_name, int64 max_pods, const char *columns);
-/* the sort keys ahead of the columns in each row SchedQueuePop reads */
 #define SCHED_QUEUE_POP_KEYS 4
 
 /*
