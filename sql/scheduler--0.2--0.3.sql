@@ -239,6 +239,51 @@ REVOKE ALL ON FUNCTION scheduler.diagnosis(text, text) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION scheduler.diagnosis(text, text) TO PUBLIC;
 ALTER FUNCTION scheduler.diagnosis(text, text) SET search_path = pg_catalog, pg_temp;
 
+-- The uids of pods and nodes, and the columns that name a pod by its uid,
+-- compare bytewise (COLLATE "C", as a fresh install makes them: the
+-- default collation's locale comparison cost most of each lookup).  The
+-- tables stay as they are; the indexes on those columns are built again.
+-- Two views read those columns, and a column a view reads cannot change:
+-- each view is replaced by one of its own columns read from nothing, which
+-- keeps it (its grants, its comment), and given its own definition back
+-- once the columns have changed.  (A view of the user's own over them stops
+-- the update, the error naming it: it is dropped before and made again
+-- after.)  Every name in pg_catalog: the script runs as a superuser.
+DO $$
+DECLARE
+    views regclass[] := ARRAY['scheduler.pending_pods'::regclass, 'scheduler.metrics_pending_pods'::regclass];
+    defs text[] := '{}';
+    cols text;
+BEGIN
+    FOR i IN 1 .. pg_catalog.array_length(views, 1) LOOP
+        defs := pg_catalog.array_append(defs, pg_catalog.pg_get_viewdef(views[i]));
+        SELECT pg_catalog.string_agg(pg_catalog.format('NULL::%s AS %I',
+                                                       pg_catalog.format_type(atttypid, atttypmod), attname),
+                                     ', ' ORDER BY attnum)
+        INTO cols
+        FROM pg_catalog.pg_attribute
+        WHERE attrelid OPERATOR(pg_catalog.=) views[i]::pg_catalog.oid AND attnum OPERATOR(pg_catalog.>) 0
+          AND NOT attisdropped;
+        EXECUTE pg_catalog.format('CREATE OR REPLACE VIEW %s AS SELECT %s', views[i], cols);
+    END LOOP;
+    ALTER TABLE scheduler.nodes ALTER COLUMN uid TYPE text COLLATE "C";
+    ALTER TABLE scheduler.pods ALTER COLUMN uid TYPE text COLLATE "C";
+    ALTER TABLE scheduler.pod_attempts ALTER COLUMN pod_uid TYPE text COLLATE "C";
+    ALTER TABLE scheduler.attempt_history ALTER COLUMN pod_uid TYPE text COLLATE "C";
+    ALTER TABLE scheduler.changes ALTER COLUMN uid TYPE text COLLATE "C";
+    ALTER TABLE scheduler.queue ALTER COLUMN pod_uid TYPE text COLLATE "C";
+    ALTER TABLE scheduler.outbox ALTER COLUMN pod_uid TYPE text COLLATE "C";
+    FOR i IN 1 .. pg_catalog.array_length(views, 1) LOOP
+        EXECUTE pg_catalog.format('CREATE OR REPLACE VIEW %s AS %s', views[i], defs[i]);
+    END LOOP;
+END
+$$;
+-- (the change drops those columns' statistics: the keys have their unique
+-- indexes, and these three are read again)
+ANALYZE scheduler.outbox (pod_uid);
+ANALYZE scheduler.changes (uid);
+ANALYZE scheduler.attempt_history (pod_uid);
+
 -- pending_pods gains the diagnosis of each pod as its last column (called
 -- only when selected: diagnosis() is STABLE, so the view is pulled up)
 CREATE OR REPLACE VIEW scheduler.pending_pods AS
@@ -449,87 +494,3 @@ WHERE scheduler.require_role('scheduler_reader');
 -- (src/mirror.c), and its room freed
 UPDATE scheduler.pods SET assumed_node = NULL
 WHERE assumed_node IS NOT NULL AND node_name IS NULL AND deletion_timestamp IS NOT NULL;
-
--- The uids of pods and nodes, and the columns that name a pod by its uid,
--- compare bytewise (COLLATE "C", as a fresh install makes them: the
--- default collation's locale comparison cost most of each lookup).  The
--- tables stay as they are; the indexes on those columns are built again.
--- Two views read those columns, and a column a view reads cannot change:
--- each view is first replaced by one of its own columns read from nothing,
--- which keeps it (its grants, its comment), then given its definition back.
--- (A view of the user's own over them stops the update, the error naming
--- it: it is dropped before and made again after.)
-DO $$
-DECLARE
-    v regclass;
-    cols text;
-BEGIN
-    FOREACH v IN ARRAY ARRAY['scheduler.pending_pods'::regclass, 'scheduler.metrics_pending_pods'::regclass]
-    LOOP
-        -- (every name in pg_catalog: the script runs as a superuser)
-        SELECT pg_catalog.string_agg(pg_catalog.format('NULL::%s AS %I',
-                                                       pg_catalog.format_type(atttypid, atttypmod), attname),
-                                     ', ' ORDER BY attnum)
-        INTO cols
-        FROM pg_catalog.pg_attribute
-        WHERE attrelid OPERATOR(pg_catalog.=) v::pg_catalog.oid AND attnum OPERATOR(pg_catalog.>) 0
-          AND NOT attisdropped;
-        EXECUTE pg_catalog.format('CREATE OR REPLACE VIEW %s AS SELECT %s', v, cols);
-    END LOOP;
-END
-$$;
-ALTER TABLE scheduler.nodes ALTER COLUMN uid TYPE text COLLATE "C";
-ALTER TABLE scheduler.pods ALTER COLUMN uid TYPE text COLLATE "C";
-ALTER TABLE scheduler.pod_attempts ALTER COLUMN pod_uid TYPE text COLLATE "C";
-ALTER TABLE scheduler.attempt_history ALTER COLUMN pod_uid TYPE text COLLATE "C";
-ALTER TABLE scheduler.changes ALTER COLUMN uid TYPE text COLLATE "C";
-ALTER TABLE scheduler.queue ALTER COLUMN pod_uid TYPE text COLLATE "C";
-ALTER TABLE scheduler.outbox ALTER COLUMN pod_uid TYPE text COLLATE "C";
--- (the change drops those columns' statistics: the keys have their unique
--- indexes, and these three are read again)
-ANALYZE scheduler.outbox (pod_uid);
-ANALYZE scheduler.changes (uid);
-ANALYZE scheduler.attempt_history (pod_uid);
-CREATE OR REPLACE VIEW scheduler.pending_pods AS
-SELECT p.namespace, p.name,
-       CASE WHEN o.ours THEN q.state ELSE 'other-scheduler' END AS queue,
-       q.attempts, q.rejected_by,
-       CASE WHEN NOT o.ours
-            THEN 'not ours: spec.schedulerName "' || p.scheduler_name
-                 || '" is neither scheduler.scheduler_name nor a profile''s'
-            WHEN q.state = 'gated'
-            THEN 'waiting for scheduling gates: [' || array_to_string(p.scheduling_gates, ' ') || ']'
-            WHEN v.terminating > 0
-            THEN 'nominated to node "' || q.nominated_node || '" by preemption: waiting for ' || v.terminating
-                 || CASE WHEN v.terminating = 1 THEN ' victim' ELSE ' victims' END || ' to terminate ('
-                 || coalesce(a.message, 'not tried since') || ')'
-            ELSE a.message END AS message,
-       q.first_enqueued_at AS since,
-       p.scheduler_name,
-       scheduler.diagnosis(p.namespace, p.name) AS diagnosis
-FROM scheduler.queue q
-JOIN scheduler.pods p ON p.uid = q.pod_uid
-CROSS JOIN LATERAL (
-    SELECT p.scheduler_name = coalesce(current_setting('scheduler.scheduler_name', true), 'default-scheduler')
-           OR EXISTS (SELECT FROM scheduler.profiles pr WHERE pr.scheduler_name = p.scheduler_name)
-) AS o(ours)
-LEFT JOIN scheduler.pod_attempts a ON a.pod_uid = q.pod_uid AND a.result = 'unschedulable'
--- a preemptor waits for its victims: the lower-priority pods terminating on its nominated node
--- (bound there: an assumed pod whose deletion starts is forgotten, as kube-scheduler's
--- handleAssumedPodDeletion forgets it, and frees its room at once)
-CROSS JOIN LATERAL (
-    SELECT count(*) AS terminating FROM scheduler.pods t
-    WHERE q.nominated_node IS NOT NULL AND t.node_name = q.nominated_node
-      AND t.deletion_timestamp IS NOT NULL AND NOT t.terminal AND t.priority < p.priority
-) AS v
-WHERE scheduler.require_role('scheduler_reader');
-CREATE OR REPLACE VIEW scheduler.metrics_pending_pods AS
-SELECT s.queue, count(q.pod_uid) AS pods
-FROM (VALUES ('active'), ('backoff'), ('unschedulable'), ('gated')) s(queue)
-LEFT JOIN (scheduler.queue q JOIN scheduler.pods p
-           ON p.uid = q.pod_uid
-          AND (p.scheduler_name = coalesce(current_setting('scheduler.scheduler_name', true), 'default-scheduler')
-               OR EXISTS (SELECT FROM scheduler.profiles pr WHERE pr.scheduler_name = p.scheduler_name)))
-       ON q.state = s.queue
-WHERE scheduler.require_role('scheduler_reader')
-GROUP BY s.queue;
