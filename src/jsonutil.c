@@ -238,6 +238,14 @@ JGetArray(JsonbContainer *c, const char *key, const char *what, const char *path
 	return v ? JArray(v, what, JPATH(path, key)) : NULL;
 }
 
+bool
+JSameBytes(const Jsonb *a, const Jsonb *b)
+{
+	if (a == NULL || b == NULL)
+		return a == b;
+	return VARSIZE_ANY(a) == VARSIZE_ANY(b) && memcmp(a, b, VARSIZE_ANY(a)) == 0;
+}
+
 Jsonb *
 JToJsonb(JsonbValue *v)
 {

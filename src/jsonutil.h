@@ -24,6 +24,8 @@ extern char *JScalarText(JsonbValue *v);
 extern char *JShortScalar(JsonbValue *v);
 extern const char *JTypeName(JsonbValue *v);
 extern void JPushString(JsonbParseState **st, JsonbIteratorToken tok, const char *s);
+/* Stored in the same bytes (NULL only as NULL): read alike, whatever reads them */
+extern bool JSameBytes(const Jsonb *a, const Jsonb *b);
 
 /*
  * Reading numbers without throwing, for what is read back from stored rows

@@ -720,26 +720,6 @@ static struct
 	char	   *err;
 }			memo;
 
-static bool
-same_jsonb(const Jsonb *a, const Jsonb *b)
-{
-	if (a == NULL || b == NULL)
-		return a == b;
-	return VARSIZE_ANY(a) == VARSIZE_ANY(b) && memcmp(a, b, VARSIZE_ANY(a)) == 0;
-}
-
-static Jsonb *
-copy_jsonb(const Jsonb *jb)
-{
-	Jsonb	   *c;
-
-	if (jb == NULL)
-		return NULL;
-	c = palloc(VARSIZE_ANY(jb));
-	memcpy(c, jb, VARSIZE_ANY(jb));
-	return c;
-}
-
 static AffinityTerm *
 copy_terms(const AffinityTerm *terms, int n)
 {
@@ -791,8 +771,8 @@ PodAffinityParse(Jsonb *affinity, const char *ns, Jsonb *pod_labels, char **err)
 		return NULL;
 	if (ns == NULL)
 		ns = "";
-	if (memo.valid && strcmp(memo.ns, ns) == 0 && same_jsonb(memo.affinity, affinity) &&
-		same_jsonb(memo.labels, pod_labels))
+	if (memo.valid && strcmp(memo.ns, ns) == 0 && JSameBytes(memo.affinity, affinity) &&
+		JSameBytes(memo.labels, pod_labels))
 	{
 		*err = memo.err ? pstrdup(memo.err) : NULL;
 		return copy_pod_affinity(memo.pa);
@@ -805,8 +785,8 @@ PodAffinityParse(Jsonb *affinity, const char *ns, Jsonb *pod_labels, char **err)
 	memo.valid = false;
 	MemoryContextReset(memo.cxt);
 	old = MemoryContextSwitchTo(memo.cxt);
-	memo.affinity = copy_jsonb(affinity);
-	memo.labels = copy_jsonb(pod_labels);
+	memo.affinity = DatumGetJsonbPCopy(JsonbPGetDatum(affinity));
+	memo.labels = pod_labels ? DatumGetJsonbPCopy(JsonbPGetDatum(pod_labels)) : NULL;
 	memo.ns = pstrdup(ns);
 	memo.pa = copy_pod_affinity(pa);
 	memo.err = *err ? pstrdup(*err) : NULL;

@@ -291,24 +291,6 @@ static struct
 	char	   *err;
 }			last_read;
 
-/* src's copy, in cxt */
-static void
-copy_vec(MemoryContext cxt, ResourceVec *dst, const ResourceVec *src)
-{
-	*dst = *src;
-	dst->scalar_cap = src->nscalar;
-	dst->scalar = NULL;
-	if (src->nscalar > 0)
-	{
-		dst->scalar = MemoryContextAlloc(cxt, sizeof(ScalarResource) * src->nscalar);
-		for (int i = 0; i < src->nscalar; i++)
-		{
-			dst->scalar[i].name = MemoryContextStrdup(cxt, src->scalar[i].name);
-			dst->scalar[i].value = src->scalar[i].value;
-		}
-	}
-}
-
 /*
  * A normalized map {"cpu": 4000, "memory": 1024, ...} into a vector, as the
  * mirror stores it, in the current memory context.  It throws only for
@@ -323,11 +305,11 @@ bool
 ResourceVecFromNormalized(ResourceVec *v, Jsonb *jb, char **err)
 {
 	bool		ok;
+	MemoryContext old;
 
-	if (jb != NULL && last_read.valid && VARSIZE_ANY(jb) == VARSIZE_ANY(last_read.jb) &&
-		memcmp(jb, last_read.jb, VARSIZE_ANY(jb)) == 0)
+	if (jb != NULL && last_read.valid && JSameBytes(jb, last_read.jb))
 	{
-		copy_vec(CurrentMemoryContext, v, &last_read.v);
+		ResourceCopy(v, &last_read.v);
 		*err = last_read.err ? pstrdup(last_read.err) : NULL;
 		return last_read.ok;
 	}
@@ -340,11 +322,12 @@ ResourceVecFromNormalized(ResourceVec *v, Jsonb *jb, char **err)
 	/* invalid until whole: a copy that fails (out of memory) leaves no half */
 	last_read.valid = false;
 	MemoryContextReset(last_read.cxt);
-	last_read.jb = MemoryContextAlloc(last_read.cxt, VARSIZE_ANY(jb));
-	memcpy(last_read.jb, jb, VARSIZE_ANY(jb));
-	copy_vec(last_read.cxt, &last_read.v, v);
+	old = MemoryContextSwitchTo(last_read.cxt);
+	last_read.jb = DatumGetJsonbPCopy(JsonbPGetDatum(jb));
+	ResourceCopy(&last_read.v, v);
 	last_read.ok = ok;
-	last_read.err = *err ? MemoryContextStrdup(last_read.cxt, *err) : NULL;
+	last_read.err = *err ? pstrdup(*err) : NULL;
+	MemoryContextSwitchTo(old);
 	last_read.valid = true;
 	return ok;
 }
