@@ -36,6 +36,7 @@
 #include "postgres.h"
 
 #include <signal.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "access/xact.h"
@@ -614,12 +615,17 @@ queue_housekeeping(void)
  * from outside (SIGKILL, an immediate shutdown) leaves no mark: its pod is
  * not to blame.  Between two pods' cycles the file names none.
  *
- * The file: one byte (R running, C crashed), then the uid and a NUL.
+ * The file: one byte (R running, C crashed; none while no cycle ran), then
+ * the uid and a NUL.  While cycles run it is mapped into memory (shared
+ * with the file, in the kernel's page cache, which a process's death does
+ * not discard): naming each pod is a copy into memory, not a write(2) per
+ * pod; when it cannot be mapped, it is written.
  * ------------------------------------------------------------------------
  */
 #define MARKER_SIZE 1024
 
 static volatile sig_atomic_t marker_fd = -1;	/* for the signal handler */
+static char *volatile marker_map = NULL;	/* the file mapped, or NULL */
 static bool watching = false;	/* our handler is installed */
 
 static const int fault_signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGABRT};
@@ -646,7 +652,9 @@ fault_handler(int signo, siginfo_t *info, void *context pg_attribute_unused())
 {
 	int			save_errno = errno;
 
-	if (marker_fd >= 0)
+	if (marker_map != NULL)
+		marker_map[0] = 'C';
+	else if (marker_fd >= 0)
 		(void) pg_pwrite(marker_fd, "C", 1, 0);
 	for (int i = 0; i < (int) lengthof(fault_signals); i++)
 		if (fault_signals[i] == signo)
@@ -719,16 +727,28 @@ marker_open(char **crashed)
 	return fd;
 }
 
-/* Empty the marker and watch for faults: the cycles begin */
+/*
+ * Empty the marker and watch for faults: the cycles begin.  Emptied, it is
+ * written whole with zeros (no cycle ran) and mapped.  Written, not
+ * extended by ftruncate(): a store into a hole of the file that the disk
+ * has no room for raises SIGBUS, where a write(2) only fails; the blocks
+ * are the file's before it is mapped.
+ */
 static void
 marker_arm(int fd)
 {
+	static const char zeros[MARKER_SIZE];
+	void	   *map;
+
 	if (fd < 0)
 		return;
 	if (ftruncate(fd, 0) != 0)
 		ereport(WARNING,
 				(errcode_for_file_access(),
 				 errmsg("scheduler: could not empty \"%s\": %m", marker_path())));
+	else if (pg_pwrite(fd, zeros, MARKER_SIZE, 0) == MARKER_SIZE &&
+			 (map = mmap(NULL, MARKER_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) != MAP_FAILED)
+		marker_map = map;
 	marker_fd = fd;
 	faults_watched(true);
 }
@@ -741,6 +761,13 @@ marker_set(int fd, const char *uid)
 
 	if (fd < 0)
 		return;
+	if (marker_map != NULL)
+	{
+		memcpy(marker_map + 1, uid, len);
+		marker_map[len + 1] = '\0';
+		marker_map[0] = 'R';
+		return;
+	}
 	buf[0] = 'R';
 	memcpy(buf + 1, uid, len);
 	buf[len + 1] = '\0';
@@ -757,6 +784,13 @@ marker_close(int fd, bool quiet)
 {
 	faults_watched(false);
 	marker_fd = -1;
+	if (marker_map != NULL)
+	{
+		char	   *map = marker_map;
+
+		marker_map = NULL;
+		(void) munmap(map, MARKER_SIZE);
+	}
 	if (fd < 0)
 		return;
 	if (ftruncate(fd, 0) != 0 && !quiet)
