@@ -68,6 +68,14 @@ UPDATE scheduler.profile_plugins SET weight = 10
 WHERE scheduler_name = 'default-scheduler' AND plugin = 'NodeResourcesFit';
 SELECT node, sum(weighted) AS total FROM scheduler.score('default', 'small') GROUP BY 1 ORDER BY 1;
 SELECT name, node FROM schedule_pending();
+-- The weights hold for a score kept for the pod's class too (the second of
+-- two alike pods, on the node the first left unchanged).  twin-1 (100m,
+-- 100Mi): x 10*64 + 95 + 300 = 1035, y (small on it: cpu 1200m of 2, 1224Mi)
+-- 10*64 + 75 + 300 = 1015: x.  twin-2: x now 10*59 + 90 + 300 = 980, y as
+-- it was (kept), 1015: y.  (Weight 1 for what was kept would make y 439.)
+SELECT pg_temp.pod('twin-' || i, '100m', '100Mi', 8 + i) FROM generate_series(1, 2) i;
+SELECT name, node FROM schedule_pending();
+DELETE FROM scheduler.pods WHERE name LIKE 'twin-%';
 UPDATE scheduler.profile_plugins SET weight = NULL
 WHERE scheduler_name = 'default-scheduler' AND plugin = 'NodeResourcesFit';
 

@@ -515,6 +515,7 @@ typedef struct KeptScores
 	const int64 **row;			/* per node: its kept scores, or NULL */
 	uint64	   *mask;			/* per node: which plugins' are there */
 	uint64		local;			/* the node-local plugins that score */
+	uint64		summed;			/* of those, the ones added to the totals as read */
 	int		   *miss;			/* the nodes (indexes) where not all of those were kept */
 	int			nmiss;
 } KeptScores;
@@ -532,6 +533,7 @@ kept_scores(CycleCtx *ctx, NodeInfo **nodes, int n)
 	ks->miss = palloc(sizeof(int) * n);
 	ks->nmiss = 0;
 	ks->local = 0;
+	ks->summed = 0;
 	for (int k = 0; k < n; k++)
 		ks->row[k] = EquivScoresGet(ctx->scores_class, nodes[k], &ks->mask[k]);
 	return ks;
@@ -542,25 +544,73 @@ kept_scores(CycleCtx *ctx, NodeInfo **nodes, int n)
  * its plugins'): into raw[i][k] for every node-local plugin i that scores,
  * on each node that has them all kept; the others listed in ks->miss.  A
  * node that has only some has them all computed again: the same numbers.
+ * The plugins of ks->summed are not copied: their scores, by weight, are
+ * the node's total so far (totals[k]; they have no NormalizeScore, and a
+ * score kept was checked in range when it was computed).
  */
 static void
-read_kept_scores(CycleCtx *ctx, KeptScores *ks, int n, int64 **raw)
+read_kept_scores(CycleCtx *ctx, KeptScores *ks, int n, int64 **raw, int64 *totals)
 {
 	int64	   *out[64];
 	int			slots[64];
+	int			sum_slots[64];
+	int64		weights[64];
 	int			np = 0;
+	int			ns = 0;
 
 	if (ks == NULL || ks->local == 0)
 		return;
 	for (int i = 0; i < ctx->profile->nplugins && i < 64; i++)
-		if (ks->local & (UINT64CONST(1) << i))
+		if (ks->summed & (UINT64CONST(1) << i))
+		{
+			sum_slots[ns] = EquivScoreSlot(ctx->scores_class, i);
+			weights[ns++] = ctx->profile->plugins[i].weight;
+		}
+		else if (ks->local & (UINT64CONST(1) << i))
 		{
 			out[np] = raw[i];
 			slots[np++] = EquivScoreSlot(ctx->scores_class, i);
 		}
+	if (np <= 2 && ns <= 4)
+	{
+		/*
+		 * the default profile's (two copied, three summed), without a loop
+		 * per node: the copies padded to two (into a scratch row), the sum
+		 * to four (weight 0, on a slot the row has)
+		 */
+		int64	   *scratch = np < 2 ? palloc(sizeof(int64) * n) : NULL;
+		int			pad = ns > 0 ? sum_slots[0] : (np > 0 ? slots[0] : 0);
+
+		for (int j = np; j < 2; j++)
+		{
+			out[j] = scratch;
+			slots[j] = pad;
+		}
+		for (int j = ns; j < 4; j++)
+		{
+			sum_slots[j] = pad;
+			weights[j] = 0;
+		}
+		for (int k = 0; k < n; k++)
+		{
+			const int64 *row = ks->row[k];
+
+			if (row == NULL || (ks->mask[k] & ks->local) != ks->local)
+			{
+				ks->miss[ks->nmiss++] = k;
+				continue;
+			}
+			out[0][k] = row[slots[0]];
+			out[1][k] = row[slots[1]];
+			totals[k] = row[sum_slots[0]] * weights[0] + row[sum_slots[1]] * weights[1] +
+				row[sum_slots[2]] * weights[2] + row[sum_slots[3]] * weights[3];
+		}
+		return;
+	}
 	for (int k = 0; k < n; k++)
 	{
 		const int64 *row = ks->row[k];
+		int64		t = 0;
 
 		if (row == NULL || (ks->mask[k] & ks->local) != ks->local)
 		{
@@ -569,6 +619,9 @@ read_kept_scores(CycleCtx *ctx, KeptScores *ks, int n, int64 **raw)
 		}
 		for (int j = 0; j < np; j++)
 			out[j][k] = row[slots[j]];
+		for (int j = 0; j < ns; j++)
+			t += row[sum_slots[j]] * weights[j];
+		totals[k] = t;
 	}
 }
 
@@ -619,11 +672,13 @@ score_nodes(CycleCtx *ctx, int i, const PodInfo *pod, NodeInfo **nodes, int n,
  */
 static bool
 add_scores(CycleCtx *ctx, int i, const PodInfo *pod, int n, int64 **raw, int64 **norm,
-		   int64 *totals, char **err)
+		   int64 *totals, const KeptScores *ks, char **err)
 {
 	const Plugin *pl = ctx->profile->plugins[i].plugin;
 	int			weight = ctx->profile->plugins[i].weight;
 	int64	   *scores = raw[i];
+	bool		summed = ks && i < 64 && (ks->summed & (UINT64CONST(1) << i));
+	int			count = summed ? ks->nmiss : n;
 
 	if (pl->normalize)
 	{
@@ -633,8 +688,11 @@ add_scores(CycleCtx *ctx, int i, const PodInfo *pod, int n, int64 **raw, int64 *
 		memcpy(scores, raw[i], sizeof(int64) * n);
 		pl->normalize(&ctx->calls[i], pod, scores, n, &st);
 	}
-	for (int k = 0; k < n; k++)
+	/* a summed plugin's kept scores are in the totals: only its others are added */
+	for (int m = 0; m < count; m++)
 	{
+		int			k = summed ? ks->miss[m] : m;
+
 		/* (unsigned: a negative score reads as past the maximum) */
 		if ((uint64) scores[k] > (uint64) MAX_NODE_SCORE)
 		{
@@ -644,7 +702,8 @@ add_scores(CycleCtx *ctx, int i, const PodInfo *pod, int n, int64 **raw, int64 *
 		}
 		totals[k] += scores[k] * weight;
 	}
-	norm[i] = scores;
+	if (norm)
+		norm[i] = scores;
 	return true;
 }
 
@@ -661,7 +720,10 @@ add_scores(CycleCtx *ctx, int i, const PodInfo *pod, int n, int64 **raw, int64 *
  *		only, as in kube-scheduler).  The raw score of a node-local plugin
  *		(score_node_local) on a node unchanged since a pod of the same class
  *		was scored there is the one kept then (equivalence.c): the same
- *		number, not computed again.
+ *		number, not computed again.  norm NULL: only the totals are
+ *		wanted, and the kept scores of a node-local plugin without
+ *		NormalizeScore go to the totals as they are read (raw[p] then
+ *		holds only the nodes where they were not kept).
  */
 bool
 RunScores(CycleCtx *ctx, const PodInfo *pod, NodeInfo **nodes, int n,
@@ -680,7 +742,9 @@ RunScores(CycleCtx *ctx, const PodInfo *pod, NodeInfo **nodes, int n,
 		const Plugin *pl = prof->plugins[i].plugin;
 		Status		st = {CODE_SUCCESS, NIL};
 
-		raw[i] = norm[i] = NULL;
+		raw[i] = NULL;
+		if (norm)
+			norm[i] = NULL;
 		if (pl->score == NULL || prof->plugins[i].weight == 0)
 			continue;
 		scorers++;
@@ -697,10 +761,14 @@ RunScores(CycleCtx *ctx, const PodInfo *pod, NodeInfo **nodes, int n,
 		}
 		raw[i] = palloc(sizeof(int64) * Max(n, 1));
 		if (ks && pl->score_node_local && i < 64)
+		{
 			ks->local |= UINT64CONST(1) << i;
+			if (norm == NULL && pl->normalize == NULL)
+				ks->summed |= UINT64CONST(1) << i;
+		}
 	}
 	/* Score: what is kept read back, the rest computed */
-	read_kept_scores(ctx, ks, n, raw);
+	read_kept_scores(ctx, ks, n, raw, totals);
 	for (int i = 0; i < prof->nplugins; i++)
 	{
 		bool		local = ks && i < 64 && (ks->local & (UINT64CONST(1) << i));
@@ -718,7 +786,7 @@ RunScores(CycleCtx *ctx, const PodInfo *pod, NodeInfo **nodes, int n,
 	}
 	/* NormalizeScore, the weights */
 	for (int i = 0; i < prof->nplugins; i++)
-		if (raw[i] != NULL && !add_scores(ctx, i, pod, n, raw, norm, totals, err))
+		if (raw[i] != NULL && !add_scores(ctx, i, pod, n, raw, norm, totals, ks, err))
 			return false;
 	/* no scoring plugin: every node scores 1, as kube-scheduler does */
 	if (scorers == 0)
@@ -950,13 +1018,13 @@ ScoreAndSelect(CycleCtx *ctx, const PodInfo *pod, NodeInfo **feasible, int nfeas
 {
 	const Profile *profile = res->profile;
 	int64	  **raw = palloc(sizeof(int64 *) * Max(profile->nplugins, 1));
-	int64	  **norm = palloc(sizeof(int64 *) * Max(profile->nplugins, 1));
 	int64	   *totals = palloc(sizeof(int64) * nfeasible);
 	int64		best = -1;
 	int			ties = 0;
 	char	   *err;
 
-	if (!RunScores(ctx, pod, feasible, nfeasible, raw, norm, totals, &err))
+	/* (the totals alone: no normalized scores per plugin) */
+	if (!RunScores(ctx, pod, feasible, nfeasible, raw, NULL, totals, &err))
 	{
 		res->error = err;
 		return;
