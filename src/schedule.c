@@ -36,7 +36,6 @@
 #include "postgres.h"
 
 #include <signal.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "access/xact.h"
@@ -604,10 +603,10 @@ queue_housekeeping(void)
 
 /* ------------------------------------------------------------------------
  * A crash while a pod is scheduled must not become a crash loop.  Before
- * each pod's cycle its uid is written to a small file in pg_stat_tmp; while
- * cycles run, a handler of the signals a fault raises (SIGSEGV, SIGBUS,
- * SIGILL, SIGABRT) marks the file "crashed" and hands the signal back to the
- * handler it replaced, which ends the process as it would have.  The file
+ * each pod's cycle its uid is noted; while cycles run, a handler of the
+ * signals a fault raises (SIGSEGV, SIGBUS, SIGILL, SIGABRT) writes it to a
+ * small file in pg_stat_tmp, marked "crashed", and hands the signal back to
+ * the handler it replaced, which ends the process as it would have.  The file
  * is emptied when the call ends, whether it commits or fails with an ERROR
  * (the caller may catch that and go on: the handler goes too).  A file marked crashed when the next call begins
  * (a crash restarts every session) names the pod whose cycle crashed: it is
@@ -615,17 +614,19 @@ queue_housekeeping(void)
  * from outside (SIGKILL, an immediate shutdown) leaves no mark: its pod is
  * not to blame.  Between two pods' cycles the file names none.
  *
- * The file: one byte (R running, C crashed; none while no cycle ran), then
- * the uid and a NUL.  While cycles run it is mapped into memory (shared
- * with the file, in the kernel's page cache, which a process's death does
- * not discard): naming each pod is a copy into memory, not a write(2) per
- * pod; when it cannot be mapped, it is written.
+ * The file: empty, or, after a crash, a C then the uid and a NUL.  The uid
+ * of the pod being tried is kept in memory (marker_buf) and written by the
+ * handler, when a fault happens: no write(2) per pod.  (Not a mapping of
+ * the file either: on a copy-on-write filesystem, or past a quota, a store
+ * into a mapped page of a full disk raises SIGBUS.)
  * ------------------------------------------------------------------------
  */
 #define MARKER_SIZE 1024
 
 static volatile sig_atomic_t marker_fd = -1;	/* for the signal handler */
-static char *volatile marker_map = NULL;	/* the file mapped, or NULL */
+/* what the handler writes: C, the uid of marker_len bytes (-1: none) and a NUL */
+static char marker_buf[MARKER_SIZE] = {'C'};
+static volatile sig_atomic_t marker_len = -1;
 static bool watching = false;	/* our handler is installed */
 
 static const int fault_signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGABRT};
@@ -652,10 +653,8 @@ fault_handler(int signo, siginfo_t *info, void *context pg_attribute_unused())
 {
 	int			save_errno = errno;
 
-	if (marker_map != NULL)
-		marker_map[0] = 'C';
-	else if (marker_fd >= 0)
-		(void) pg_pwrite(marker_fd, "C", 1, 0);
+	if (marker_fd >= 0 && marker_len >= 0)
+		(void) pg_pwrite(marker_fd, marker_buf, marker_len + 2, 0);
 	for (int i = 0; i < (int) lengthof(fault_signals); i++)
 		if (fault_signals[i] == signo)
 			(void) sigaction(signo, &saved_actions[i], NULL);
@@ -727,51 +726,38 @@ marker_open(char **crashed)
 	return fd;
 }
 
-/*
- * Empty the marker and watch for faults: the cycles begin.  Emptied, it is
- * written whole with zeros (no cycle ran) and mapped.  Written, not
- * extended by ftruncate(): a store into a hole of the file that the disk
- * has no room for raises SIGBUS, where a write(2) only fails; the blocks
- * are the file's before it is mapped.
- */
+/* Empty the marker and watch for faults: the cycles begin */
 static void
 marker_arm(int fd)
 {
-	static const char zeros[MARKER_SIZE];
-	void	   *map;
-
 	if (fd < 0)
 		return;
 	if (ftruncate(fd, 0) != 0)
 		ereport(WARNING,
 				(errcode_for_file_access(),
 				 errmsg("scheduler: could not empty \"%s\": %m", marker_path())));
-	else if (pg_pwrite(fd, zeros, MARKER_SIZE, 0) == MARKER_SIZE &&
-			 (map = mmap(NULL, MARKER_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) != MAP_FAILED)
-		marker_map = map;
+	marker_len = -1;
 	marker_fd = fd;
 	faults_watched(true);
 }
 
+/*
+ * The pod whose cycle runs now ("": none).  Its uid is complete in the
+ * buffer before the length says so: a fault in between names no pod.
+ */
 static void
 marker_set(int fd, const char *uid)
 {
 	size_t		len = Min(strlen(uid), MARKER_SIZE - 2);
-	char		buf[MARKER_SIZE];
 
 	if (fd < 0)
 		return;
-	if (marker_map != NULL)
-	{
-		memcpy(marker_map + 1, uid, len);
-		marker_map[len + 1] = '\0';
-		marker_map[0] = 'R';
-		return;
-	}
-	buf[0] = 'R';
-	memcpy(buf + 1, uid, len);
-	buf[len + 1] = '\0';
-	(void) pg_pwrite(fd, buf, len + 2, 0);
+	marker_len = -1;
+	pg_compiler_barrier();
+	memcpy(marker_buf + 1, uid, len);
+	marker_buf[len + 1] = '\0';
+	pg_compiler_barrier();
+	marker_len = (sig_atomic_t) len;
 }
 
 /*
@@ -784,13 +770,7 @@ marker_close(int fd, bool quiet)
 {
 	faults_watched(false);
 	marker_fd = -1;
-	if (marker_map != NULL)
-	{
-		char	   *map = marker_map;
-
-		marker_map = NULL;
-		(void) munmap(map, MARKER_SIZE);
-	}
+	marker_len = -1;
 	if (fd < 0)
 		return;
 	if (ftruncate(fd, 0) != 0 && !quiet)
