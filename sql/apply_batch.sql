@@ -21,14 +21,20 @@ SELECT scheduler.apply_events(ARRAY[
     pg_temp.ev('MODIFIED', 'a', 'u-a', '{"metadata": {"labels": {"v": "2"}}}')]);
 SELECT * FROM pg_temp.rows;
 -- a pending pod is in no node's snapshot: the changelog (snapshot.c) skips it
-SELECT count(*) AS changelog_rows FROM scheduler.changes WHERE uid = 'u-a';
+SELECT count(*) AS changelog_rows FROM scheduler.changes c, unnest(c.uids) u WHERE u = 'u-a';
 -- a bound pod added then modified in one batch: one statement, one changelog row
 SELECT scheduler.apply_events(ARRAY[
     pg_temp.ev('ADDED', 'z', 'u-z', '{"spec": {"nodeName": "elsewhere"}}'),
     pg_temp.ev('MODIFIED', 'z', 'u-z', '{"spec": {"nodeName": "elsewhere"}, "metadata": {"labels": {"v": "2"}}}')]);
-SELECT count(*) AS changelog_rows FROM scheduler.changes WHERE uid = 'u-z';
+SELECT count(*) AS changelog_rows FROM scheduler.changes c, unnest(c.uids) u WHERE u = 'u-z';
 SELECT scheduler.apply_events(ARRAY[pg_temp.ev('DELETED', 'z', 'u-z')]);
-SELECT count(*) AS changelog_rows FROM scheduler.changes WHERE uid = 'u-z';
+SELECT count(*) AS changelog_rows FROM scheduler.changes c, unnest(c.uids) u WHERE u = 'u-z';
+-- a changelog row is a statement's objects: as many names as uids, none
+-- NULL (what a snapshot's refresh reads); a row written otherwise is refused
+\set VERBOSITY terse
+INSERT INTO scheduler.changes (kind, uids, names) VALUES ('p', '{u-a,u-z}', '{a}');
+INSERT INTO scheduler.changes (kind, uids, names) VALUES ('n', '{u-n}', '{NULL}');
+\set VERBOSITY default
 
 -- added then deleted in one batch: nothing, not even in the queue
 SELECT scheduler.apply_events(ARRAY[pg_temp.ev('ADDED', 'b', 'u-b'), pg_temp.ev('DELETED', 'b', 'u-b')]);

@@ -276,11 +276,11 @@ UPDATE scheduler.pods SET
     phase = CASE name WHEN 'batch-3' THEN 'Succeeded' WHEN 'batch-4' THEN 'Failed' ELSE 'Pending' END,
     deletion_timestamp = CASE WHEN name = 'batch-6' THEN now() END,
     scheduling_gates = CASE WHEN name = 'batch-10' THEN scheduling_gates ELSE '{}' END;
-SELECT array_agg(name ORDER BY name) AS logged FROM scheduler.changes WHERE xid = pg_current_xact_id() AND kind = 'p';
+SELECT array_agg(n ORDER BY n) AS logged FROM scheduler.changes c, unnest(c.names) n WHERE c.xid = pg_current_xact_id() AND c.kind = 'p';
 -- off its node again (an assumption forgotten looks the same): logged, by
 -- its new row, though that row is on no node
 UPDATE scheduler.pods SET node_name = NULL WHERE name = 'batch-2';
-SELECT array_agg(name ORDER BY name) AS logged FROM scheduler.changes WHERE xid = pg_current_xact_id() AND kind = 'p';
+SELECT array_agg(n ORDER BY n) AS logged FROM scheduler.changes c, unnest(c.names) n WHERE c.xid = pg_current_xact_id() AND c.kind = 'p';
 UPDATE scheduler.pods SET node_name = 'm1' WHERE name = 'batch-2';
 COMMIT;
 SELECT name, pending, terminal FROM scheduler.pods WHERE NOT pending OR terminal ORDER BY name;

@@ -494,3 +494,21 @@ WHERE scheduler.require_role('scheduler_reader');
 -- (src/mirror.c), and its room freed
 UPDATE scheduler.pods SET assumed_node = NULL
 WHERE assumed_node IS NOT NULL AND node_name IS NULL AND deletion_timestamp IS NOT NULL;
+
+-- The changelog: one row per statement and kind, the uids and names it
+-- changed in arrays (a row per object cost schedule_pending() as much as its
+-- assumption of the object).  A row of 0.2 becomes a row of one; the
+-- columns keep their places.
+ALTER TABLE scheduler.changes ALTER COLUMN uid TYPE text[] COLLATE "C" USING ARRAY[uid],
+    ALTER COLUMN name TYPE text[] USING ARRAY[name];
+ALTER TABLE scheduler.changes RENAME COLUMN uid TO uids;
+ALTER TABLE scheduler.changes RENAME COLUMN name TO names;
+ALTER TABLE scheduler.changes ADD CONSTRAINT changes_objects CHECK (cardinality(uids) = cardinality(names)
+    AND array_position(uids, NULL) IS NULL AND array_position(names, NULL) IS NULL);
+COMMENT ON TABLE scheduler.changes IS 'Every changed node and pod by transaction id, one row per statement and kind (n node, p pod, t truncate) with the uids and names it changed, for the snapshot cache in each backend; pruned by schedule_pending()';
+CREATE OR REPLACE FUNCTION scheduler_internal.log_truncate() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER AS $$
+BEGIN
+    INSERT INTO scheduler.changes (kind, uids, names) VALUES ('t', '{}', '{}');
+    RETURN NULL;
+END $$;
+ALTER FUNCTION scheduler_internal.log_truncate() SET search_path = pg_catalog, pg_temp;

@@ -98,6 +98,9 @@ SELECT scheduler.apply(jsonb_build_object('kind', 'List', 'items', jsonb_agg(jso
         'containers', jsonb_build_array(jsonb_build_object('name', 'c',
             'resources', jsonb_build_object('requests', jsonb_build_object('cpu', '8')))))))))
 FROM generate_series(1, 200) i;
+-- (a call for no pod first: what a call looks up in the catalogs is cached
+-- before DEBUG is shown, and no cache's rehashing is told among the chunks)
+SELECT count(*) FROM schedule_pending(0);
 BEGIN;
 SET LOCAL client_min_messages = debug1;
 SET LOCAL log_temp_files = -1;  -- (a chunk's diagnoses pass work_mem as they are written)

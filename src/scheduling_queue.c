@@ -332,18 +332,29 @@ mark_left_nodes(Rows *news, Rows *olds)
 	hash_destroy(by_uid);
 }
 
+bool
+SchedChangesInArrays(void)
+{
+	return get_attnum(SchedulerRelid("changes"), "uids") != InvalidAttrNumber;
+}
+
+/* One row for the statement: its uids and names (a row each before 0.3) */
 static void
 log_changes(char kind, const Rows *r)
 {
-	static SPIPlanPtr plan = NULL;
+	static SPIPlanPtr plan[2] = {NULL, NULL};
 	Oid			types[3] = {CHAROID, TEXTARRAYOID, TEXTARRAYOID};
 	Datum		args[3];
+	bool		arrays;
 
 	if (!logged_rows(r, &args[1], &args[2]))
 		return;
 	args[0] = CharGetDatum(kind);
-	run(PlanKeptBatch(&plan, "INSERT INTO scheduler.changes (kind, uid, name)"
-				 " SELECT $1, unnest($2), unnest($3)", 3, types),
+	arrays = SchedChangesInArrays();
+	run(PlanKeptBatch(&plan[arrays],
+					  arrays ? "INSERT INTO scheduler.changes (kind, uids, names) VALUES ($1, $2, $3)"
+					  : "INSERT INTO scheduler.changes (kind, uid, name) SELECT $1, unnest($2), unnest($3)",
+					  3, types),
 		args, SPI_OK_INSERT);
 }
 
@@ -369,8 +380,9 @@ log_changes(char kind, const Rows *r)
 static uint64
 log_and_admit(const Rows *r)
 {
-	static SPIPlanPtr plan[2] = {NULL, NULL};
+	static SPIPlanPtr plan[4] = {NULL, NULL, NULL, NULL};
 	bool		named;
+	bool		arrays = SchedChangesInArrays();
 	Oid			types[9] = {TEXTARRAYOID, TEXTARRAYOID, TEXTARRAYOID, BOOLARRAYOID, TIMESTAMPTZARRAYOID,
 	BOOLARRAYOID, INT4OID, INT4OID, TEXTARRAYOID};
 	Datum		args[9];
@@ -404,10 +416,9 @@ log_and_admit(const Rows *r)
 	 * scheduler_name: the pods then go in without it, the script fills it)
 	 */
 	named = get_attnum(SchedulerRelid("queue"), "scheduler_name") != InvalidAttrNumber;
-	run(PlanKeptBatch(&plan[named],
+	run(PlanKeptBatch(&plan[named * 2 + arrays],
 				 psprintf("WITH logged AS ("
-						  " INSERT INTO scheduler.changes (kind, uid, name)"
-						  " SELECT 'p', unnest($1), unnest($2)),"
+						  " INSERT INTO scheduler.changes %s),"
 						  " entered AS ("
 						  " INSERT INTO scheduler.queue AS q (pod_uid, state, enqueued_at, attempts, backoff_until%s)"
 						  " SELECT d.uid, CASE WHEN d.gated THEN 'gated' WHEN d.forgotten AND a.attempts > 0 THEN 'backoff'"
@@ -428,6 +439,8 @@ log_and_admit(const Rows *r)
 						  " WHERE (EXCLUDED.state = 'gated') <> (q.state = 'gated')%s"
 						  " RETURNING q.state)"
 						  " SELECT count(*) FROM entered WHERE state IN ('active', 'backoff')",
+						  arrays ? "(kind, uids, names) SELECT 'p', $1, $2 WHERE pg_catalog.cardinality($1) > 0"
+						  : "(kind, uid, name) SELECT 'p', unnest($1), unnest($2)",
 						  named ? ", scheduler_name" : "",
 						  named ? ", d.scheduler" : "",
 						  named ? ", scheduler_name = EXCLUDED.scheduler_name" : "",

@@ -72,6 +72,13 @@ extern void SchedQueueSetHints(SchedQueueHints hints);
 /* at commit: NOTIFY scheduler_wakeup and set the scheduling worker's latch */
 extern void SchedulerWakeup(void);
 
+/*
+ * Does scheduler.changes hold a statement's uids and names in arrays (0.3),
+ * or an object per row (before: an update's script from an older version
+ * writes the changelog before it changes the table)?
+ */
+extern bool SchedChangesInArrays(void);
+
 /* its settings (ms), and _PG_init's part that defines them */
 extern int	scheduler_pod_initial_backoff;
 extern int	scheduler_pod_max_backoff;

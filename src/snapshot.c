@@ -794,7 +794,16 @@ apply_changes(void)
 	snprintf(xmin_text, sizeof(xmin_text), UINT64_FORMAT, cache_xmin);
 	arg = CStringGetTextDatum(xmin_text);
 	/* (distinct byte by byte: no locale's comparison per pair of rows) */
-	if (SPI_execute_with_args("SELECT DISTINCT kind, uid COLLATE \"C\", name COLLATE \"C\" FROM scheduler.changes"
+	/*
+	 * a row per statement, its objects in arrays (a truncate's row names
+	 * none: kept as one row with none); a row per object before 0.3
+	 */
+	if (SPI_execute_with_args(SchedChangesInArrays() ?
+							  "SELECT DISTINCT c.kind, o.uid COLLATE \"C\", o.name COLLATE \"C\""
+							  " FROM scheduler.changes c"
+							  " LEFT JOIN LATERAL unnest(c.uids, c.names) AS o(uid, name) ON true"
+							  " WHERE c.xid >= $1::xid8 AND (o.uid IS NOT NULL OR c.kind = 't')" :
+							  "SELECT DISTINCT kind, uid COLLATE \"C\", name COLLATE \"C\" FROM scheduler.changes"
 							  " WHERE xid >= $1::xid8",
 							  1, &argtype, &arg, NULL, false, 0) != SPI_OK_SELECT)
 		elog(ERROR, "could not read scheduler.changes");

@@ -2,14 +2,19 @@
 -- Every change to nodes and pods, for the snapshot cache in each backend
 -- (snapshot.c): a cache re-reads the objects changed by transactions it may
 -- not have seen, those with xid at or above the xmin of its last refresh.
+-- One row per statement and kind: the uids and names of the objects it
+-- changed, in arrays (schedule_pending() assumes a thousand pods in one
+-- statement: a row each cost as much as the assumption).
 CREATE TABLE scheduler.changes (
-    xid  xid8 NOT NULL DEFAULT pg_current_xact_id(),
-    kind "char" NOT NULL CHECK (kind IN ('n', 'p', 't')),  -- node, pod, truncate
-    uid  text COLLATE "C" NOT NULL,
-    name text NOT NULL
+    xid   xid8 NOT NULL DEFAULT pg_current_xact_id(),
+    kind  "char" NOT NULL CHECK (kind IN ('n', 'p', 't')),  -- node, pod, truncate
+    uids  text[] COLLATE "C" NOT NULL,                      -- none for a truncate
+    names text[] NOT NULL,                                  -- in the order of uids
+    CONSTRAINT changes_objects CHECK (cardinality(uids) = cardinality(names)
+        AND array_position(uids, NULL) IS NULL AND array_position(names, NULL) IS NULL)
 );
 CREATE INDEX changes_xid ON scheduler.changes (xid);
-COMMENT ON TABLE scheduler.changes IS 'Every changed node and pod by transaction id (n node, p pod, t truncate), for the snapshot cache in each backend; pruned by schedule_pending()';
+COMMENT ON TABLE scheduler.changes IS 'Every changed node and pod by transaction id, one row per statement and kind (n node, p pod, t truncate) with the uids and names it changed, for the snapshot cache in each backend; pruned by schedule_pending()';
 -- Changes below this xid have been pruned; a cache older than it rebuilds.
 CREATE TABLE scheduler.changes_horizon (
     id      boolean PRIMARY KEY DEFAULT true CHECK (id),
@@ -21,7 +26,7 @@ COMMENT ON TABLE scheduler.changes_horizon IS 'One row: the changes below this x
 -- TRUNCATE cannot be logged row by row: it makes every cache rebuild.
 CREATE FUNCTION scheduler_internal.log_truncate() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER AS $$
 BEGIN
-    INSERT INTO scheduler.changes (kind, uid, name) VALUES ('t', '', '');
+    INSERT INTO scheduler.changes (kind, uids, names) VALUES ('t', '{}', '{}');
     RETURN NULL;
 END $$;
 CREATE TRIGGER log_truncate AFTER TRUNCATE ON scheduler.nodes
