@@ -879,14 +879,15 @@ PodInfoFromTupleAt(PodInfo *pod, HeapTuple tup, TupleDesc desc, int first)
  * Signatures
  * ------------------------------------------------------------------------
  */
-/* an integer's digits (pg_lltoa: no format string to parse, once per field of every pod) */
+/*
+ * an integer's digits (pg_lltoa: no format string to parse, once per field
+ * of every pod), written in place, NUL-terminated as pg_lltoa ends them
+ */
 static void
 append_int(StringInfo buf, int64 v)
 {
-	char		digits[MAXINT8LEN + 1];
-	int			len = pg_lltoa(v, digits);
-
-	appendBinaryStringInfo(buf, digits, len);
+	enlargeStringInfo(buf, MAXINT8LEN);
+	buf->len += pg_lltoa(v, buf->data + buf->len);
 }
 
 /* a string in a signature: its length first, so no two lists read alike */
@@ -914,7 +915,7 @@ sign_counted(StringInfo buf, const char *s)
 static void
 sign_str(StringInfo buf, const char *s)
 {
-	appendStringInfoChar(buf, '|');
+	appendStringInfoCharMacro(buf, '|');
 	sign_counted(buf, s);
 }
 
@@ -945,7 +946,7 @@ sign_jsonb(StringInfo buf, Jsonb *jb)
 static void
 sign_int(StringInfo buf, int64 v)
 {
-	appendStringInfoChar(buf, '|');
+	appendStringInfoCharMacro(buf, '|');
 	append_int(buf, v);
 }
 
@@ -1139,7 +1140,7 @@ PodKeyText(PodKey *key, const PodInfo *pod)
 	for (int i = 0; i < POD_NCOLUMNS; i++)
 		if (key->fields & (UINT64CONST(1) << i))
 		{
-			appendStringInfoChar(&buf, '#');
+			appendStringInfoCharMacro(&buf, '#');
 			append_int(&buf, i);
 			pod_signers[i] (pod, &buf);
 		}
