@@ -125,14 +125,43 @@ attnum(TupleDesc desc, const char *name)
 	return a;
 }
 
-static char *
-text_of(TupleTableSlot *slot, int att)
+/*
+ * A text column's value, copied out of the slot ('' for NULL); with sep, the
+ * value of a second column after it and the separator ("ns/name").  Built
+ * as text at once: read per row of each statement, a C string in between
+ * copied each twice.
+ */
+static Datum
+texts_of(TupleTableSlot *slot, int att, char sep, int att2)
 {
 	bool		isnull;
 	Datum		d = slot_getattr(slot, att, &isnull);
+	text	   *a = isnull ? NULL : DatumGetTextPP(d);
+	text	   *b = NULL;
+	size_t		la = a ? VARSIZE_ANY_EXHDR(a) : 0;
+	size_t		lb = 0;
+	text	   *t;
 
-	return isnull ? pstrdup("") : TextDatumGetCString(d);
+	if (sep)
+	{
+		d = slot_getattr(slot, att2, &isnull);
+		b = isnull ? NULL : DatumGetTextPP(d);
+		lb = b ? VARSIZE_ANY_EXHDR(b) : 0;
+	}
+	t = (text *) palloc(VARHDRSZ + la + (sep ? 1 + lb : 0));
+	SET_VARSIZE(t, VARHDRSZ + la + (sep ? 1 + lb : 0));
+	if (la)
+		memcpy(VARDATA(t), VARDATA_ANY(a), la);
+	if (sep)
+	{
+		VARDATA(t)[la] = sep;
+		if (lb)
+			memcpy(VARDATA(t) + la + 1, VARDATA_ANY(b), lb);
+	}
+	return PointerGetDatum(t);
 }
+
+#define text_of(slot, att) texts_of(slot, att, '\0', 0)
 
 /* The columns read, by attribute number */
 typedef struct Atts
@@ -173,8 +202,8 @@ read_pod(Rows *r, TupleTableSlot *slot, const Atts *a)
 	bool		isnull;
 	Datum		d;
 
-	r->uids[i] = CStringGetTextDatum(text_of(slot, a->uid));
-	r->names[i] = CStringGetTextDatum(psprintf("%s/%s", text_of(slot, a->namespace), text_of(slot, a->name)));
+	r->uids[i] = text_of(slot, a->uid);
+	r->names[i] = texts_of(slot, a->namespace, '/', a->name);
 	d = slot_getattr(slot, a->pending, &isnull);
 	r->pending[i] = !isnull && DatumGetBool(d);
 	r->npending += r->pending[i] ? 1 : 0;
@@ -187,7 +216,7 @@ read_pod(Rows *r, TupleTableSlot *slot, const Atts *a)
 	}
 	r->gated[i] = BoolGetDatum(!isnull);
 	r->created[i] = slot_getattr(slot, a->created, &isnull);
-	r->schedulers[i] = CStringGetTextDatum(text_of(slot, a->scheduler));
+	r->schedulers[i] = text_of(slot, a->scheduler);
 	(void) slot_getattr(slot, a->node, &isnull);
 	if (isnull)
 		(void) slot_getattr(slot, a->assumed, &isnull);
@@ -242,8 +271,8 @@ read_rows(Rows *r, Tuplestorestate *ts, Relation rel, bool pods)
 			read_pod(r, slot, &a);
 		else
 		{
-			r->uids[r->n] = CStringGetTextDatum(text_of(slot, a.uid));
-			r->names[r->n] = CStringGetTextDatum(text_of(slot, a.name));
+			r->uids[r->n] = text_of(slot, a.uid);
+			r->names[r->n] = text_of(slot, a.name);
 			r->assigned[r->n] = true;	/* a node is always logged */
 		}
 		r->n++;
