@@ -279,9 +279,9 @@ BEGIN
 END
 $$;
 -- (the change drops those columns' statistics: the keys have their unique
--- indexes, and these three are read again)
+-- indexes, and these two are read again; changes' uid becomes an array
+-- below, read by xid alone)
 ANALYZE scheduler.outbox (pod_uid);
-ANALYZE scheduler.changes (uid);
 ANALYZE scheduler.attempt_history (pod_uid);
 
 -- pending_pods gains the diagnosis of each pod as its last column (called
@@ -495,17 +495,17 @@ WHERE scheduler.require_role('scheduler_reader');
 UPDATE scheduler.pods SET assumed_node = NULL
 WHERE assumed_node IS NOT NULL AND node_name IS NULL AND deletion_timestamp IS NOT NULL;
 
--- The changelog: one row per statement and kind, the uids and names it
--- changed in arrays (a row per object cost schedule_pending() as much as its
--- assumption of the object).  A row of 0.2 becomes a row of one; the
--- columns keep their places.
+-- The changelog: the uids and names a statement changed, in arrays, one row
+-- (two for an update) where there was a row per object, which cost
+-- schedule_pending() as much as its assumption of the object.  A row of 0.2
+-- becomes a row of one; the columns keep their places.
 ALTER TABLE scheduler.changes ALTER COLUMN uid TYPE text[] COLLATE "C" USING ARRAY[uid],
     ALTER COLUMN name TYPE text[] USING ARRAY[name];
 ALTER TABLE scheduler.changes RENAME COLUMN uid TO uids;
 ALTER TABLE scheduler.changes RENAME COLUMN name TO names;
 ALTER TABLE scheduler.changes ADD CONSTRAINT changes_objects CHECK (cardinality(uids) = cardinality(names)
     AND array_position(uids, NULL) IS NULL AND array_position(names, NULL) IS NULL);
-COMMENT ON TABLE scheduler.changes IS 'Every changed node and pod by transaction id, one row per statement and kind (n node, p pod, t truncate) with the uids and names it changed, for the snapshot cache in each backend; pruned by schedule_pending()';
+COMMENT ON TABLE scheduler.changes IS 'Every changed node and pod by transaction id (n node, p pod, t truncate): the uids and names a statement changed, in one row (two for an update: its old rows and its new rows), for the snapshot cache in each backend; pruned by schedule_pending()';
 CREATE OR REPLACE FUNCTION scheduler_internal.log_truncate() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER AS $$
 BEGIN
     INSERT INTO scheduler.changes (kind, uids, names) VALUES ('t', '{}', '{}');

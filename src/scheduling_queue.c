@@ -47,6 +47,7 @@
 #include "executor/spi.h"
 #include "executor/tuptable.h"
 #include "fmgr.h"
+#include "storage/lmgr.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
@@ -362,12 +363,15 @@ mark_left_nodes(Rows *news, Rows *olds)
 }
 
 bool
-SchedChangesInArrays(void)
+SchedChangesInArrays(LOCKMODE mode)
 {
-	return get_attnum(SchedulerRelid("changes"), "uids") != InvalidAttrNumber;
+	Oid			relid = SchedulerRelid("changes");
+
+	LockRelationOid(relid, mode);
+	return get_attnum(relid, "uids") != InvalidAttrNumber;
 }
 
-/* One row for the statement: its uids and names (a row each before 0.3) */
+/* One row for these rows of the statement: their uids and names (a row each before 0.3) */
 static void
 log_changes(char kind, const Rows *r)
 {
@@ -379,7 +383,7 @@ log_changes(char kind, const Rows *r)
 	if (!logged_rows(r, &args[1], &args[2]))
 		return;
 	args[0] = CharGetDatum(kind);
-	arrays = SchedChangesInArrays();
+	arrays = SchedChangesInArrays(RowExclusiveLock);
 	run(PlanKeptBatch(&plan[arrays],
 					  arrays ? "INSERT INTO scheduler.changes (kind, uids, names) VALUES ($1, $2, $3)"
 					  : "INSERT INTO scheduler.changes (kind, uid, name) SELECT $1, unnest($2), unnest($3)",
@@ -411,7 +415,7 @@ log_and_admit(const Rows *r)
 {
 	static SPIPlanPtr plan[4] = {NULL, NULL, NULL, NULL};
 	bool		named;
-	bool		arrays = SchedChangesInArrays();
+	bool		arrays = SchedChangesInArrays(RowExclusiveLock);
 	Oid			types[9] = {TEXTARRAYOID, TEXTARRAYOID, TEXTARRAYOID, BOOLARRAYOID, TIMESTAMPTZARRAYOID,
 	BOOLARRAYOID, INT4OID, INT4OID, TEXTARRAYOID};
 	Datum		args[9];

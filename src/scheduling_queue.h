@@ -7,6 +7,8 @@
 #ifndef SCHEDULER_SCHEDULING_QUEUE_H
 #define SCHEDULER_SCHEDULING_QUEUE_H
 
+#include "storage/lockdefs.h"
+
 #include "postgres.h"
 
 #include "executor/spi.h"
@@ -75,9 +77,11 @@ extern void SchedulerWakeup(void);
 /*
  * Does scheduler.changes hold a statement's uids and names in arrays (0.3),
  * or an object per row (before: an update's script from an older version
- * writes the changelog before it changes the table)?
+ * writes the changelog before it changes the table)?  The table is locked
+ * first in mode (the mode of the statement that follows), so that an
+ * update that changes it is seen whole.
  */
-extern bool SchedChangesInArrays(void);
+extern bool SchedChangesInArrays(LOCKMODE mode);
 
 /* its settings (ms), and _PG_init's part that defines them */
 extern int	scheduler_pod_initial_backoff;

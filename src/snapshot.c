@@ -798,7 +798,7 @@ apply_changes(void)
 	 * a row per statement, its objects in arrays (a truncate's row names
 	 * none: kept as one row with none); a row per object before 0.3
 	 */
-	if (SPI_execute_with_args(SchedChangesInArrays() ?
+	if (SPI_execute_with_args(SchedChangesInArrays(AccessShareLock) ?
 							  "SELECT DISTINCT c.kind, o.uid COLLATE \"C\", o.name COLLATE \"C\""
 							  " FROM scheduler.changes c"
 							  " LEFT JOIN LATERAL unnest(c.uids, c.names) AS o(uid, name) ON true"

@@ -2,9 +2,10 @@
 -- Every change to nodes and pods, for the snapshot cache in each backend
 -- (snapshot.c): a cache re-reads the objects changed by transactions it may
 -- not have seen, those with xid at or above the xmin of its last refresh.
--- One row per statement and kind: the uids and names of the objects it
--- changed, in arrays (schedule_pending() assumes a thousand pods in one
--- statement: a row each cost as much as the assumption).
+-- The uids and names of the objects a statement changed, in arrays, one row
+-- (two for an UPDATE: its old rows and its new rows); schedule_pending()
+-- assumes a thousand pods in one statement, and a row each cost as much as
+-- the assumption.
 CREATE TABLE scheduler.changes (
     xid   xid8 NOT NULL DEFAULT pg_current_xact_id(),
     kind  "char" NOT NULL CHECK (kind IN ('n', 'p', 't')),  -- node, pod, truncate
@@ -14,7 +15,7 @@ CREATE TABLE scheduler.changes (
         AND array_position(uids, NULL) IS NULL AND array_position(names, NULL) IS NULL)
 );
 CREATE INDEX changes_xid ON scheduler.changes (xid);
-COMMENT ON TABLE scheduler.changes IS 'Every changed node and pod by transaction id, one row per statement and kind (n node, p pod, t truncate) with the uids and names it changed, for the snapshot cache in each backend; pruned by schedule_pending()';
+COMMENT ON TABLE scheduler.changes IS 'Every changed node and pod by transaction id (n node, p pod, t truncate): the uids and names a statement changed, in one row (two for an update: its old rows and its new rows), for the snapshot cache in each backend; pruned by schedule_pending()';
 -- Changes below this xid have been pruned; a cache older than it rebuilds.
 CREATE TABLE scheduler.changes_horizon (
     id      boolean PRIMARY KEY DEFAULT true CHECK (id),
