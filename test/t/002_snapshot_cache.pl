@@ -77,7 +77,10 @@ for my $round (1 .. 40)
 	diag("round $round: mismatches $m1 then $m2") if $m1 ne '0' || $m2 ne '0';
 }
 is($bad_rounds, 0, 'after 40 rounds of concurrent churn the cache always equals the tables');
-ok($node->safe_psql('postgres', 'SELECT count(*) FROM scheduler.pods WHERE assumed_node IS NOT NULL') > 0,
+# (counted in the history, not among the pods assumed at the end: a node the
+# churn deletes sends the pods assumed on it back to the queue, and a run
+# that deleted nearly every node, as one in CI did, ends with none assumed)
+ok($node->safe_psql('postgres', "SELECT count(*) FROM scheduler.attempt_history WHERE result = 'scheduled'") > 0,
 	'the checker scheduled pods along the way');
 $checker->quit;
 $writer->quit;
