@@ -371,7 +371,21 @@ SchedChangesInArrays(LOCKMODE mode)
 	return get_attnum(relid, "uids") != InvalidAttrNumber;
 }
 
-/* One row for these rows of the statement: their uids and names (a row each before 0.3) */
+/*
+ * "INSERT INTO scheduler.changes" of the uids and names (two text[]
+ * parameters) of a kind (a parameter or a literal), in the table's shape:
+ * one row, none when there is no uid; a row each before 0.3.
+ */
+static char *
+insert_changes(bool arrays, const char *kind, const char *uids, const char *names)
+{
+	return arrays ?
+		psprintf("INSERT INTO scheduler.changes (kind, uids, names)"
+				 " SELECT %s, %s, %s WHERE pg_catalog.cardinality(%s) > 0", kind, uids, names, uids) :
+		psprintf("INSERT INTO scheduler.changes (kind, uid, name)"
+				 " SELECT %s, unnest(%s), unnest(%s)", kind, uids, names);
+}
+
 static void
 log_changes(char kind, const Rows *r)
 {
@@ -384,10 +398,7 @@ log_changes(char kind, const Rows *r)
 		return;
 	args[0] = CharGetDatum(kind);
 	arrays = SchedChangesInArrays(RowExclusiveLock);
-	run(PlanKeptBatch(&plan[arrays],
-					  arrays ? "INSERT INTO scheduler.changes (kind, uids, names) VALUES ($1, $2, $3)"
-					  : "INSERT INTO scheduler.changes (kind, uid, name) SELECT $1, unnest($2), unnest($3)",
-					  3, types),
+	run(PlanKeptBatch(&plan[arrays], insert_changes(arrays, "$1", "$2", "$3"), 3, types),
 		args, SPI_OK_INSERT);
 }
 
@@ -450,8 +461,7 @@ log_and_admit(const Rows *r)
 	 */
 	named = get_attnum(SchedulerRelid("queue"), "scheduler_name") != InvalidAttrNumber;
 	run(PlanKeptBatch(&plan[named * 2 + arrays],
-				 psprintf("WITH logged AS ("
-						  " INSERT INTO scheduler.changes %s),"
+				 psprintf("WITH logged AS (%s),"
 						  " entered AS ("
 						  " INSERT INTO scheduler.queue AS q (pod_uid, state, enqueued_at, attempts, backoff_until%s)"
 						  " SELECT d.uid, CASE WHEN d.gated THEN 'gated' WHEN d.forgotten AND a.attempts > 0 THEN 'backoff'"
@@ -472,8 +482,7 @@ log_and_admit(const Rows *r)
 						  " WHERE (EXCLUDED.state = 'gated') <> (q.state = 'gated')%s"
 						  " RETURNING q.state)"
 						  " SELECT count(*) FROM entered WHERE state IN ('active', 'backoff')",
-						  arrays ? "(kind, uids, names) SELECT 'p', $1, $2 WHERE pg_catalog.cardinality($1) > 0"
-						  : "(kind, uid, name) SELECT 'p', unnest($1), unnest($2)",
+						  insert_changes(arrays, "'p'", "$1", "$2"),
 						  named ? ", scheduler_name" : "",
 						  named ? ", d.scheduler" : "",
 						  named ? ", scheduler_name = EXCLUDED.scheduler_name" : "",

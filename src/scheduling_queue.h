@@ -7,12 +7,11 @@
 #ifndef SCHEDULER_SCHEDULING_QUEUE_H
 #define SCHEDULER_SCHEDULING_QUEUE_H
 
-#include "storage/lockdefs.h"
-
 #include "postgres.h"
 
 #include "executor/spi.h"
 #include "nodes/pg_list.h"
+#include "storage/lockdefs.h"
 
 /*
  * Pop: the active pods of a scheduler, highest priority first, then longest
