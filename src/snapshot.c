@@ -196,7 +196,11 @@ node_slot(const char *name, bool create)
 		NodeInfo   *n = MemoryContextAllocZero(cache_cxt, sizeof(NodeInfo));
 
 		n->name = MemoryContextStrdup(cache_cxt, name);
+		/* (room by doubling: a power of two from 1024 on) */
+		if (cache->nordinals >= 1024 && (cache->nordinals & (cache->nordinals - 1)) == 0)
+			cache->by_ordinal = repalloc(cache->by_ordinal, sizeof(NodeInfo *) * cache->nordinals * 2);
 		n->ordinal = cache->nordinals++;
+		cache->by_ordinal[n->ordinal] = n;
 		n->cxt = AllocSetContextCreate(cache_cxt, "scheduler node", ALLOCSET_SMALL_SIZES);
 		e->node = n;
 		e->uid = NULL;
@@ -393,18 +397,15 @@ recompute_sums(NodeInfo *n)
 		add_sums(n, lfirst(lc));
 }
 
-/* Add (sign 1) or remove (sign -1) a pod's use of its node. */
+/*
+ * Add (sign 1) or remove (sign -1) a pod's use of its node, n (the
+ * snapshot's NodeInfo of that name).
+ */
 static void
-pod_account(PodRef *p, int sign)
+pod_account_on(PodRef *p, NodeInfo *n, int sign)
 {
-	NodeInfo   *n;
 	MemoryContext old;
 
-	if (p->node == NULL)
-		return;
-	n = node_slot(p->node, true);
-	if (n == NULL)
-		return;					/* no node can have that name: it counts nowhere */
 	touch(n);
 	/* aggregates may add scalar resource slots: they live in the cache */
 	old = MemoryContextSwitchTo(cache_cxt);
@@ -441,6 +442,20 @@ pod_account(PodRef *p, int sign)
 			listener->account_pod(cache, p, n, -1);
 	}
 	MemoryContextSwitchTo(old);
+}
+
+/* Add (sign 1) or remove (sign -1) a pod's use of its node. */
+static void
+pod_account(PodRef *p, int sign)
+{
+	NodeInfo   *n;
+
+	if (p->node == NULL)
+		return;
+	n = node_slot(p->node, true);
+	if (n == NULL)
+		return;					/* no node can have that name: it counts nowhere */
+	pod_account_on(p, n, sign);
 }
 
 /*
@@ -521,14 +536,10 @@ pod_find(const char *uid)
 	return hash_search(cache->pods, &uid, HASH_FIND, NULL);
 }
 
+/* A pod's use of its node taken away, and what it held freed (its key kept) */
 static void
-pod_forget(const char *uid)
+pod_release(PodRef *p)
 {
-	PodRef	   *p = pod_find(uid);
-	char	   *key;
-
-	if (p == NULL)
-		return;
 	pod_account(p, -1);
 	if (p->node)
 		pfree(p->node);
@@ -538,9 +549,43 @@ pod_forget(const char *uid)
 		pfree(p->ports);
 	if (p->labels)
 		pfree(p->labels);
+}
+
+static void
+pod_forget(const char *uid)
+{
+	PodRef	   *p = pod_find(uid);
+	char	   *key;
+
+	if (p == NULL)
+		return;
+	pod_release(p);
 	key = p->uid;
 	hash_search(cache->pods, &uid, HASH_REMOVE, NULL);
 	pfree(key);
+}
+
+/*
+ * The pod's entry, empty, for it to be loaded anew: the one it had (what
+ * that held released: pod_forget's, without taking the entry out and
+ * putting it back), or a new one.
+ */
+static PodRef *
+pod_renew(const char *uid)
+{
+	char	   *key = MemoryContextStrdup(cache_cxt, uid);	/* the entry holds it */
+	bool		found;
+	PodRef	   *p = hash_search(cache->pods, &key, HASH_ENTER, &found);
+
+	if (found)
+	{
+		pod_release(p);
+		pfree(key);
+		key = p->uid;
+	}
+	memset(p, 0, sizeof(PodRef));
+	p->uid = key;
+	return p;
 }
 
 static PodRef *
@@ -695,6 +740,7 @@ rebuild(void)
 	old = MemoryContextSwitchTo(cache_cxt);
 	cache = palloc0(sizeof(ClusterSnapshot));
 	cache->cxt = cache_cxt;
+	cache->by_ordinal = palloc(sizeof(NodeInfo *) * 1024);
 
 	memset(&hctl, 0, sizeof(hctl));
 	hctl.keysize = NODE_NAME_KEYSIZE;
@@ -1118,8 +1164,7 @@ SnapshotAssume(ClusterSnapshot *snap pg_attribute_unused(), const PodInfo *pod, 
 	char	   *err;
 
 	unnominate(pod->uid, pod->nominated_node);
-	pod_forget(pod->uid);
-	p = pod_enter(pod->uid);
+	p = pod_renew(pod->uid);
 	old = MemoryContextSwitchTo(cache_cxt);
 	p->node = pstrdup(node->name);
 	copy_usage(p, pod);
@@ -1136,7 +1181,11 @@ SnapshotAssume(ClusterSnapshot *snap pg_attribute_unused(), const PodInfo *pod, 
 	p->volumes = copy_volumes(pod->volumes, pod->nvolumes);
 	p->nvolumes = p->volumes ? pod->nvolumes : 0;
 	MemoryContextSwitchTo(old);
-	pod_account(p, 1);
+	/* node itself when it is the snapshot's (not a copy of it): no lookup by name */
+	if ((unsigned) node->ordinal < (unsigned) cache->nordinals && cache->by_ordinal[node->ordinal] == node)
+		pod_account_on(p, node, 1);
+	else
+		pod_account(p, 1);
 }
 
 /*

@@ -27,6 +27,7 @@ typedef struct ClusterSnapshot
 	HTAB	   *pods;			/* uid -> PodRef */
 	HTAB	   *image_nodes;	/* normalized image name -> nodes having it */
 	int			nordinals;		/* NodeInfo ordinals given out */
+	NodeInfo  **by_ordinal;		/* each NodeInfo of by_name, by its ordinal */
 	uint64		nodes_version;	/* bumped when nodes come, go or change labels */
 	uint64		images_version; /* bumped when a node's images are counted or uncounted */
 	uint64		generations;	/* the last NodeInfo generation given out */
