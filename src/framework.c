@@ -507,13 +507,11 @@ FilterNode(CycleCtx *ctx, const PodInfo *pod, const NodeInfo *node, Status *st)
 }
 
 /*
- * The raw scores kept for the pod's class on each node (equivalence.c), in
- * ks: NULL when the pod has no class or keeps none.
+ * Which plugins' raw scores the pod's class keeps, read back by
+ * read_kept_scores: NULL when the pod has no class or keeps none.
  */
 typedef struct KeptScores
 {
-	const int64 **row;			/* per node: its kept scores, or NULL */
-	uint64	   *mask;			/* per node: which plugins' are there */
 	uint64		local;			/* the node-local plugins that score */
 	uint64		summed;			/* of those, the ones added to the totals as read */
 	int		   *miss;			/* the nodes (indexes) where not all of those were kept */
@@ -521,36 +519,34 @@ typedef struct KeptScores
 } KeptScores;
 
 static KeptScores *
-kept_scores(CycleCtx *ctx, NodeInfo **nodes, int n)
+kept_scores(CycleCtx *ctx, int n)
 {
 	KeptScores *ks;
 
 	if (ctx->scores_class == NULL || n == 0 || !EquivScoresUsable(ctx->scores_class, ctx->snap, ctx->profile))
 		return NULL;
 	ks = palloc(sizeof(KeptScores));
-	ks->row = palloc(sizeof(int64 *) * n);
-	ks->mask = palloc(sizeof(uint64) * n);
 	ks->miss = palloc(sizeof(int) * n);
 	ks->nmiss = 0;
 	ks->local = 0;
 	ks->summed = 0;
-	for (int k = 0; k < n; k++)
-		ks->row[k] = EquivScoresGet(ctx->scores_class, nodes[k], &ks->mask[k]);
 	return ks;
 }
 
 /*
  * The kept raw scores read back, node by node (one row per node holds all
- * its plugins'): into raw[i][k] for every node-local plugin i that scores,
- * on each node that has them all kept; the others listed in ks->miss.  A
- * node that has only some has them all computed again: the same numbers.
- * The plugins of ks->summed are not copied: their scores, by weight, are
- * the node's total so far (totals[k]; they have no NormalizeScore, and a
- * score kept was checked in range when it was computed).
+ * its plugins', equivalence.c): into raw[i][k] for every node-local plugin
+ * i that scores, on each node that has them all kept; the others listed in
+ * ks->miss, their totals 0.  A node that has only some has them all
+ * computed again: the same numbers.  The plugins of ks->summed are not
+ * copied: their scores, by weight, are the node's total so far (totals[k];
+ * they have no NormalizeScore, and a score kept was checked in range when
+ * it was computed).  Every totals[k] is set.
  */
 static void
-read_kept_scores(CycleCtx *ctx, KeptScores *ks, int n, int64 **raw, int64 *totals)
+read_kept_scores(CycleCtx *ctx, KeptScores *ks, NodeInfo **nodes, int n, int64 **raw, int64 *totals)
 {
+	EquivClass *c = ctx->scores_class;
 	int64	   *out[64];
 	int			slots[64];
 	int			sum_slots[64];
@@ -558,18 +554,16 @@ read_kept_scores(CycleCtx *ctx, KeptScores *ks, int n, int64 **raw, int64 *total
 	int			np = 0;
 	int			ns = 0;
 
-	if (ks == NULL || ks->local == 0)
-		return;
 	for (int i = 0; i < ctx->profile->nplugins && i < 64; i++)
 		if (ks->summed & (UINT64CONST(1) << i))
 		{
-			sum_slots[ns] = EquivScoreSlot(ctx->scores_class, i);
+			sum_slots[ns] = EquivScoreSlot(c, i);
 			weights[ns++] = ctx->profile->plugins[i].weight;
 		}
 		else if (ks->local & (UINT64CONST(1) << i))
 		{
 			out[np] = raw[i];
-			slots[np++] = EquivScoreSlot(ctx->scores_class, i);
+			slots[np++] = EquivScoreSlot(c, i);
 		}
 	if (np <= 2 && ns <= 4)
 	{
@@ -593,11 +587,13 @@ read_kept_scores(CycleCtx *ctx, KeptScores *ks, int n, int64 **raw, int64 *total
 		}
 		for (int k = 0; k < n; k++)
 		{
-			const int64 *row = ks->row[k];
+			uint64		kept;
+			const int64 *row = EquivScoresGet(c, nodes[k], &kept);
 
-			if (row == NULL || (ks->mask[k] & ks->local) != ks->local)
+			if (row == NULL || (kept & ks->local) != ks->local)
 			{
 				ks->miss[ks->nmiss++] = k;
+				totals[k] = 0;
 				continue;
 			}
 			out[0][k] = row[slots[0]];
@@ -609,12 +605,14 @@ read_kept_scores(CycleCtx *ctx, KeptScores *ks, int n, int64 **raw, int64 *total
 	}
 	for (int k = 0; k < n; k++)
 	{
-		const int64 *row = ks->row[k];
+		uint64		kept;
+		const int64 *row = EquivScoresGet(c, nodes[k], &kept);
 		int64		t = 0;
 
-		if (row == NULL || (ks->mask[k] & ks->local) != ks->local)
+		if (row == NULL || (kept & ks->local) != ks->local)
 		{
 			ks->miss[ks->nmiss++] = k;
+			totals[k] = 0;
 			continue;
 		}
 		for (int j = 0; j < np; j++)
@@ -732,10 +730,9 @@ RunScores(CycleCtx *ctx, const PodInfo *pod, NodeInfo **nodes, int n,
 	const Profile *prof = ctx->profile;
 	int			scorers = 0;
 	bool		first = true;
-	KeptScores *ks = kept_scores(ctx, nodes, n);
+	KeptScores *ks = kept_scores(ctx, n);
 
 	*err = NULL;
-	memset(totals, 0, sizeof(int64) * Max(n, 1));
 	/* PreScore: raw[i] made for each plugin that scores */
 	for (int i = 0; i < prof->nplugins; i++)
 	{
@@ -767,8 +764,11 @@ RunScores(CycleCtx *ctx, const PodInfo *pod, NodeInfo **nodes, int n,
 				ks->summed |= UINT64CONST(1) << i;
 		}
 	}
-	/* Score: what is kept read back, the rest computed */
-	read_kept_scores(ctx, ks, n, raw, totals);
+	/* Score: what is kept read back (setting every total), the rest computed */
+	if (ks != NULL && ks->local != 0)
+		read_kept_scores(ctx, ks, nodes, n, raw, totals);
+	else
+		memset(totals, 0, sizeof(int64) * Max(n, 1));
 	for (int i = 0; i < prof->nplugins; i++)
 	{
 		bool		local = ks && i < 64 && (ks->local & (UINT64CONST(1) << i));
