@@ -503,6 +503,7 @@ ALTER TABLE scheduler.changes ALTER COLUMN uid TYPE text[] COLLATE "C" USING ARR
     ALTER COLUMN name TYPE text[] USING ARRAY[name];
 ALTER TABLE scheduler.changes RENAME COLUMN uid TO uids;
 ALTER TABLE scheduler.changes RENAME COLUMN name TO names;
+ALTER TABLE scheduler.changes ALTER COLUMN uids SET COMPRESSION lz4, ALTER COLUMN names SET COMPRESSION lz4;
 ALTER TABLE scheduler.changes ADD CONSTRAINT changes_objects CHECK (cardinality(uids) = cardinality(names)
     AND array_position(uids, NULL) IS NULL AND array_position(names, NULL) IS NULL);
 COMMENT ON TABLE scheduler.changes IS 'Every changed node and pod by transaction id (n node, p pod, t truncate): the uids and names a statement changed, in one row (two for an update: its old rows and its new rows), for the snapshot cache in each backend; pruned by schedule_pending()';

@@ -239,7 +239,8 @@ my $objects_query = q{
 					(SELECT string_agg(pg_get_triggerdef(t.oid), '; ' ORDER BY t.tgname)
 					 FROM pg_trigger t WHERE t.tgrelid = c.oid AND NOT t.tgisinternal),
 					(SELECT string_agg(concat_ws(' ', a.attname, format_type(a.atttypid, a.atttypmod),
-							CASE WHEN a.attcollation <> 0 THEN 'collate ' || a.attcollation::regcollation END, a.attnotnull, a.attgenerated, pg_get_expr(ad.adbin, ad.adrelid),
+							CASE WHEN a.attcollation <> 0 THEN 'collate ' || a.attcollation::regcollation END, a.attnotnull, a.attgenerated,
+							'storage ' || a.attstorage::text, nullif('compression ' || a.attcompression::text, 'compression '), pg_get_expr(ad.adbin, ad.adrelid),
 							a.attacl::text, col_description(c.oid, a.attnum)), ', ' ORDER BY a.attnum)
 					 FROM pg_attribute a LEFT JOIN pg_attrdef ad ON ad.adrelid = a.attrelid AND ad.adnum = a.attnum
 					 WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped))
