@@ -1145,8 +1145,12 @@ read_queue(Run *r, int64 max_pods)
 {
 	char	   *profile = pstrdup(scheduler_scheduler_name);
 
+	/*
+	 * the queue's columns before the pod's: read one by one, each read after
+	 * the pod's walked the whole row again to find it
+	 */
 	SchedQueuePop(scheduler_scheduler_name, max_pods,
-				  psprintf("%s, q.attempts, q.first_enqueued_at, coalesce(q.moved_at, q.first_enqueued_at)",
+				  psprintf("q.attempts, q.first_enqueued_at, coalesce(q.moved_at, q.first_enqueued_at), %s",
 						   PodInfoColumnsQualified));
 	r->npods = (int) SPI_processed;
 	r->attempts = palloc0(sizeof(Attempt) * Max(r->npods, 1));
@@ -1158,18 +1162,18 @@ read_queue(Run *r, int64 max_pods)
 		bool		isnull;
 		Datum		d;
 
-		PodInfoFromTupleAt(&a->pod, tup, desc, SCHED_QUEUE_POP_KEYS + 1);
-		a->diagnosis_of = -1;
-		a->profile = profile;
-		d = SPI_getbinval(tup, desc, SCHED_QUEUE_POP_KEYS + POD_NCOLUMNS + 1, &isnull);
+		d = SPI_getbinval(tup, desc, SCHED_QUEUE_POP_KEYS + 1, &isnull);
 		a->queued_attempts = isnull ? 0 : DatumGetInt32(d);
-		d = SPI_getbinval(tup, desc, SCHED_QUEUE_POP_KEYS + POD_NCOLUMNS + 2, &isnull);
+		d = SPI_getbinval(tup, desc, SCHED_QUEUE_POP_KEYS + 2, &isnull);
 		if (isnull)
 			TIMESTAMP_NOBEGIN(a->first_enqueued);
 		else
 			a->first_enqueued = DatumGetTimestampTz(d);
-		d = SPI_getbinval(tup, desc, SCHED_QUEUE_POP_KEYS + POD_NCOLUMNS + 3, &isnull);
+		d = SPI_getbinval(tup, desc, SCHED_QUEUE_POP_KEYS + 3, &isnull);
 		a->queued_since = isnull ? 0 : DatumGetTimestampTz(d);
+		PodInfoFromTupleAt(&a->pod, tup, desc, SCHED_QUEUE_POP_KEYS + 4);
+		a->diagnosis_of = -1;
+		a->profile = profile;
 	}
 	SPI_freetuptable(SPI_tuptable);
 }
