@@ -110,6 +110,12 @@ COMMIT;
 SELECT count(*) AS attempts, count(diagnosis) AS diagnoses, count(DISTINCT diagnosis) AS distinct_diagnoses
 FROM scheduler.attempt_history;
 SELECT message FROM scheduler.pod_attempts WHERE pod_uid = 'q7';
+-- an id per attempt, in a row over the chunks: a chunk takes its ids in one
+-- step (the next value, and the sequence set past the others), and the
+-- sequence goes on after them
+SELECT count(DISTINCT id) = 200 AS distinct_ids, max(id) - min(id) = 199 AS in_a_row,
+       nextval(pg_get_serial_sequence('scheduler.attempt_history', 'id')) = max(id) + 1 AS sequence_after
+FROM scheduler.attempt_history;
 
 ------------------------------------------------------------------------------
 -- What a chunk's writing makes goes with the chunk: a call's memory does not

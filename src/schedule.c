@@ -148,15 +148,22 @@ write_history(Attempt *attempts, int n, Datum *args)
 	Oid			t = INT4OID;
 	Datum		v = Int32GetDatum(n);
 
-	/* the sequence looked up once, not once per id */
-	exec_args("SELECT nextval(s.seq) FROM"
-			  " (SELECT pg_get_serial_sequence('scheduler.attempt_history', 'id')::regclass AS seq OFFSET 0) s,"
-			  " generate_series(1, $1)", 1, &t, &v, NULL, SPI_OK_SELECT);
-	for (int i = 0; i < n; i++)
+	/*
+	 * n ids in a row: the next value, and the sequence set past the others
+	 * (a nextval per id cost as much as an index insert).  schedule_pending()
+	 * is the only writer of the history, and one call runs at a time (the
+	 * cycle lock).
+	 */
+	exec_args("SELECT f.first, pg_catalog.setval(s.seq, f.first + $1 - 1) FROM"
+			  " (SELECT pg_catalog.pg_get_serial_sequence('scheduler.attempt_history', 'id')::regclass AS seq"
+			  "  OFFSET 0) s,"
+			  " LATERAL (SELECT pg_catalog.nextval(s.seq) AS first OFFSET 0) f", 1, &t, &v, NULL, SPI_OK_SELECT);
 	{
 		bool		isnull;
+		int64		first = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
 
-		ids[i] = SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull);
+		for (int i = 0; i < n; i++)
+			ids[i] = Int64GetDatum(first + i);
 	}
 	for (int i = 0; i < n; i++)
 	{
