@@ -185,6 +185,8 @@ class_for(CycleCtx *ctx, const PodInfo *pod)
 		c->key = pstrdup(key);
 		c->nentries = Max(ctx->snap->nordinals, 1);
 		c->entries = palloc0(sizeof(EquivEntry) * c->nentries);
+		c->whole_generation = palloc0(sizeof(uint64) * c->nentries);
+		c->whole_rejected = palloc0(sizeof(int) * c->nentries);
 		c->last_used = clock_ticks;
 	}
 	MemoryContextSwitchTo(equiv_cxt);
@@ -202,6 +204,10 @@ entry(EquivClass *c, const NodeInfo *node)
 
 		c->entries = repalloc(c->entries, sizeof(EquivEntry) * n);
 		memset(c->entries + c->nentries, 0, sizeof(EquivEntry) * (n - c->nentries));
+		c->whole_generation = repalloc(c->whole_generation, sizeof(uint64) * n);
+		memset(c->whole_generation + c->nentries, 0, sizeof(uint64) * (n - c->nentries));
+		c->whole_rejected = repalloc(c->whole_rejected, sizeof(int) * n);
+		memset(c->whole_rejected + c->nentries, 0, sizeof(int) * (n - c->nentries));
 		c->nentries = n;
 	}
 	return &c->entries[node->ordinal];
@@ -264,6 +270,11 @@ EquivVerdictPut(EquivClass *c, VerdictKind kind, const NodeInfo *node, int rejec
 	v->rejected_by = rejected;
 	v->status = *shared_status(c, st);
 	*st = v->status;
+	if (kind == VERDICT_WHOLE)
+	{
+		c->whole_generation[node->ordinal] = v->generation;
+		c->whole_rejected[node->ordinal] = rejected;
+	}
 }
 
 /* Keep a dry run (allocated in EquivMemory(c)) */

@@ -52,6 +52,12 @@ typedef struct EquivClass
 	char	   *key;
 	EquivEntry *entries;		/* by node ordinal */
 	int			nentries;
+	/*
+	 * the whole verdicts' generations and rejecting plugins again, side by
+	 * side, by node ordinal: a search reads them for each node it passes
+	 */
+	uint64	   *whole_generation;
+	int		   *whole_rejected;
 	uint64		last_used;
 	MemoryContext cxt;
 	List	   *statuses;		/* Status *: the distinct verdicts, shared */
@@ -91,6 +97,22 @@ EquivVerdictGet(EquivClass *c, VerdictKind kind, const NodeInfo *node, int *reje
 		return false;
 	*rejected = v->rejected_by;
 	*st = v->status;
+	return true;
+}
+
+/*
+ * The kept whole verdict (VERDICT_WHOLE) of the snapshot's node of ordinal
+ * ord, whose generation is generation (the snapshot's generation_of), if
+ * still good: EquivVerdictGet's, read without the node or the class's entry
+ * (*rejected, -1 passes; the reasons of a rejection are in the entry).
+ */
+static inline bool
+EquivWholeGet(const EquivClass *c, int ord, uint64 generation, int *rejected)
+{
+	if ((unsigned) ord >= (unsigned) c->nentries || generation == 0 ||
+		c->whole_generation[ord] != generation)
+		return false;
+	*rejected = c->whole_rejected[ord];
 	return true;
 }
 

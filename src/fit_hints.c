@@ -487,7 +487,7 @@ view_end(Hints *h, Fix *f, uint64 generation)
 		(void) SnapshotRelabel(h->e.snap, f->node, f->saved_labels, true);
 	foreach(lc, f->victims)
 		SnapshotPutBack(h->e.snap, lfirst(lc));
-	f->node->generation = generation;
+	SnapshotSetGeneration(h->e.snap, f->node, generation);
 }
 
 /*

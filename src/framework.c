@@ -1067,6 +1067,7 @@ RunSchedulingCycle(ClusterSnapshot *snap, const Profile *profile, const PodInfo 
 	int			start;
 	int			at;
 	int			ahead;
+	bool		dense;
 	int			examined = 0;
 	int			percentage;
 
@@ -1119,22 +1120,45 @@ RunSchedulingCycle(ClusterSnapshot *snap, const Profile *profile, const PodInfo 
 	at = start;
 	ahead = (int) (((int64) start + PREFETCH_AHEAD) % ncand);
 
+	/*
+	 * every node a candidate, and whole verdicts kept: each node's is read by
+	 * its ordinal from arrays side by side (EquivWholeGet), without visiting
+	 * the node, whose NodeInfos lie apart
+	 */
+	dense = ctx->equiv != NULL && cand == snap->nodes;
+
 	for (int i = 0; i < ncand && nfeasible < to_find; i++)
 	{
 		NodeInfo   *node = cand[at];
 		Status		st = {CODE_SUCCESS, NIL};
 		int			rejected;
 
-		if (ctx->equiv != NULL)
-			prefetch_node_head(cand[ahead]);
-		else
-			prefetch_node(cand[ahead]);
-		if (++at == ncand)
-			at = 0;
-		if (++ahead == ncand)
-			ahead = 0;
+		if (dense)
+		{
+			int			ord = snap->ordinals[at];
 
-		rejected = filter_node(ctx, pod, node, &st);
+			if (EquivWholeGet(ctx->equiv, ord, snap->generation_of[ord], &rejected))
+			{
+				if (rejected >= 0)
+					st = ctx->equiv->entries[ord].verdicts[VERDICT_WHOLE].status;
+			}
+			else
+				rejected = filter_node(ctx, pod, node, &st);
+			if (++at == ncand)
+				at = 0;
+		}
+		else
+		{
+			if (ctx->equiv != NULL)
+				prefetch_node_head(cand[ahead]);
+			else
+				prefetch_node(cand[ahead]);
+			if (++at == ncand)
+				at = 0;
+			if (++ahead == ncand)
+				ahead = 0;
+			rejected = filter_node(ctx, pod, node, &st);
+		}
 
 		examined++;
 		if (rejected < 0)

@@ -161,6 +161,16 @@ static inline void
 touch(NodeInfo *n)
 {
 	n->generation = ++cache->generations;
+	cache->generation_of[n->ordinal] = n->generation;
+}
+
+/* A node of the snapshot given back the generation it had (fit_hints' what-ifs) */
+void
+SnapshotSetGeneration(ClusterSnapshot *snap, NodeInfo *n, uint64 generation)
+{
+	Assert((unsigned) n->ordinal < (unsigned) snap->nordinals && snap->by_ordinal[n->ordinal] == n);
+	n->generation = generation;
+	snap->generation_of[n->ordinal] = generation;
 }
 
 /*
@@ -198,9 +208,13 @@ node_slot(const char *name, bool create)
 		n->name = MemoryContextStrdup(cache_cxt, name);
 		/* (room by doubling: a power of two from 1024 on) */
 		if (cache->nordinals >= 1024 && (cache->nordinals & (cache->nordinals - 1)) == 0)
+		{
 			cache->by_ordinal = repalloc(cache->by_ordinal, sizeof(NodeInfo *) * cache->nordinals * 2);
+			cache->generation_of = repalloc(cache->generation_of, sizeof(uint64) * cache->nordinals * 2);
+		}
 		n->ordinal = cache->nordinals++;
 		cache->by_ordinal[n->ordinal] = n;
+		cache->generation_of[n->ordinal] = n->generation;	/* (0) */
 		n->cxt = AllocSetContextCreate(cache_cxt, "scheduler node", ALLOCSET_SMALL_SIZES);
 		e->node = n;
 		e->uid = NULL;
@@ -711,12 +725,16 @@ order_nodes(void)
 	}
 	if (cache->nodes)
 		pfree(cache->nodes);
+	if (cache->ordinals)
+		pfree(cache->ordinals);
 	cache->nodes = MemoryContextAlloc(cache_cxt, sizeof(NodeInfo *) * Max(n, 1));
+	cache->ordinals = MemoryContextAlloc(cache_cxt, sizeof(int) * Max(n, 1));
 	while (out < n)
 		for (int z = 0; z < nzones; z++)
 			if (zones[z].next < zones[z].n)
 			{
 				zones[z].nodes[zones[z].next]->position = out;
+				cache->ordinals[out] = zones[z].nodes[zones[z].next]->ordinal;
 				cache->nodes[out++] = zones[z].nodes[zones[z].next++];
 			}
 	cache->nnodes = n;
@@ -741,6 +759,7 @@ rebuild(void)
 	cache = palloc0(sizeof(ClusterSnapshot));
 	cache->cxt = cache_cxt;
 	cache->by_ordinal = palloc(sizeof(NodeInfo *) * 1024);
+	cache->generation_of = palloc(sizeof(uint64) * 1024);
 
 	memset(&hctl, 0, sizeof(hctl));
 	hctl.keysize = NODE_NAME_KEYSIZE;

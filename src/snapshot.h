@@ -23,11 +23,14 @@ typedef struct ClusterSnapshot
 {
 	int			nnodes;			/* nodes that exist, in NodeTree order */
 	NodeInfo  **nodes;
+	int		   *ordinals;		/* each one's ordinal, by position in nodes */
 	HTAB	   *by_name;		/* node name -> NodeInfo (incl. placeholders) */
 	HTAB	   *pods;			/* uid -> PodRef */
 	HTAB	   *image_nodes;	/* normalized image name -> nodes having it */
 	int			nordinals;		/* NodeInfo ordinals given out */
 	NodeInfo  **by_ordinal;		/* each NodeInfo of by_name, by its ordinal */
+	uint64	   *generation_of;	/* and its generation (read side by side by a
+								 * search, which need not visit the NodeInfos) */
 	uint64		nodes_version;	/* bumped when nodes come, go or change labels */
 	uint64		images_version; /* bumped when a node's images are counted or uncounted */
 	uint64		generations;	/* the last NodeInfo generation given out */
@@ -41,6 +44,7 @@ typedef struct ClusterSnapshot
 extern ClusterSnapshot *SnapshotGet(void);
 extern void SnapshotAssume(ClusterSnapshot *snap, const PodInfo *pod, NodeInfo *node);
 extern NodeInfo *SnapshotNode(ClusterSnapshot *snap, const char *name);
+extern void SnapshotSetGeneration(ClusterSnapshot *snap, NodeInfo *n, uint64 generation);
 
 /* What a plugin reads once per refresh of the snapshot (snapshot.c) */
 typedef struct PerCallCache
