@@ -340,6 +340,31 @@ EquivScoresPut(EquivClass *c, const NodeInfo *node, int64 **raw, int k, uint64 m
 	e->scores_generation = node->generation;
 	e->scores_labels = node->labels_version;
 	e->scores_stamp = c->scores_stamp;
+	/* and again by ordinal (EquivScoresGetAt), room made as for the entries */
+	if (c->nslots == 0)
+		return;
+	if (node->ordinal >= c->score_room)
+	{
+		int			n = Max(c->nentries, node->ordinal + 1);
+
+		if (c->score_room == 0)
+		{
+			c->score_heads = MemoryContextAllocZero(c->cxt, sizeof(EquivScoreHead) * n);
+			c->score_rows = MemoryContextAlloc(c->cxt, sizeof(int64) * c->nslots * n);
+		}
+		else
+		{
+			c->score_heads = repalloc(c->score_heads, sizeof(EquivScoreHead) * n);
+			memset(c->score_heads + c->score_room, 0, sizeof(EquivScoreHead) * (n - c->score_room));
+			c->score_rows = repalloc(c->score_rows, sizeof(int64) * c->nslots * n);
+		}
+		c->score_room = n;
+	}
+	memcpy(&c->score_rows[(size_t) node->ordinal * c->nslots], e->scores, sizeof(int64) * c->nslots);
+	c->score_heads[node->ordinal].kept = e->scores_kept;
+	c->score_heads[node->ordinal].generation = e->scores_generation;
+	c->score_heads[node->ordinal].labels = e->scores_labels;
+	c->score_heads[node->ordinal].stamp = e->scores_stamp;
 }
 
 /* Where plugin i's score is in a row EquivScoresGet returns (it is node-local) */

@@ -46,6 +46,15 @@ typedef struct EquivEntry
 	uint64		scores_stamp;
 } EquivEntry;
 
+/* What a class's scores_rows[ord] were kept of (EquivEntry's scores_*, again) */
+typedef struct EquivScoreHead
+{
+	uint64		kept;
+	uint64		generation;
+	uint64		labels;
+	uint64		stamp;
+} EquivScoreHead;
+
 /* A class (here for EquivVerdictGet, which a search calls for every node) */
 typedef struct EquivClass
 {
@@ -67,6 +76,14 @@ typedef struct EquivClass
 	int			nslots;
 	uint64		scores_images;
 	uint64		scores_stamp;	/* an entry's scores are good only with this stamp */
+	/*
+	 * the kept scores again, by node ordinal, side by side: score_room heads,
+	 * and rows of nslots in one block (a cycle reads them for each feasible
+	 * node)
+	 */
+	int			score_room;
+	EquivScoreHead *score_heads;
+	int64	   *score_rows;
 } EquivClass;
 
 /* equivalence.c */
@@ -154,6 +171,29 @@ EquivScoresGet(EquivClass *c, const NodeInfo *node, uint64 *kept)
 		return NULL;
 	*kept = e->scores_kept;
 	return e->scores;
+}
+
+/*
+ * EquivScoresGet's answer for the snapshot's own node of ordinal ord (not
+ * a copy of it), read by ordinal from the class's heads and rows and the
+ * snapshot's generation_of and labels_version_of, without visiting the
+ * node or its entry
+ */
+static inline const int64 *
+EquivScoresGetAt(const EquivClass *c, const ClusterSnapshot *snap, int ord, uint64 *kept)
+{
+	const EquivScoreHead *h;
+	uint64		generation;
+
+	if ((unsigned) ord >= (unsigned) c->score_room)
+		return NULL;
+	h = &c->score_heads[ord];
+	generation = snap->generation_of[ord];
+	if (h->kept == 0 || h->stamp != c->scores_stamp || generation == 0 ||
+		h->generation != generation || h->labels != snap->labels_version_of[ord])
+		return NULL;
+	*kept = h->kept;
+	return &c->score_rows[(size_t) ord * c->nslots];
 }
 
 #endif							/* SCHEDULER_EQUIVALENCE_H */

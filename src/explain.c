@@ -910,7 +910,7 @@ scheduler_score(PG_FUNCTION_ARGS)
 	{
 		char	   *err;
 
-		if (!RunScores(e.ctx, &e.pod, nodes, n, raw, norm, totals, &err))
+		if (!RunScores(e.ctx, &e.pod, nodes, NULL, n, raw, norm, totals, &err))
 			ereport(ERROR,
 					(errcode(ERRCODE_EXTERNAL_ROUTINE_EXCEPTION),
 					 errmsg("%s", err)));

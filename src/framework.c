@@ -541,10 +541,16 @@ kept_scores(CycleCtx *ctx, int n)
  * computed again: the same numbers.  The plugins of ks->summed are not
  * copied: their scores, by weight, are the node's total so far (totals[k];
  * they have no NormalizeScore, and a score kept was checked in range when
- * it was computed).  Every totals[k] is set.
+ * it was computed).  Every totals[k] is set.  With ords (the nodes are the
+ * snapshot's own, of these ordinals), each node's are read by ordinal
+ * (EquivScoresGetAt), without visiting the node.
  */
+#define KEPT_ROW(k, kept) \
+	(ords ? EquivScoresGetAt(c, ctx->snap, ords[k], (kept)) : EquivScoresGet(c, nodes[k], (kept)))
+
 static void
-read_kept_scores(CycleCtx *ctx, KeptScores *ks, NodeInfo **nodes, int n, int64 **raw, int64 *totals)
+read_kept_scores(CycleCtx *ctx, KeptScores *ks, NodeInfo **nodes, const int *ords, int n,
+				 int64 **raw, int64 *totals)
 {
 	EquivClass *c = ctx->scores_class;
 	int64	   *out[64];
@@ -588,7 +594,7 @@ read_kept_scores(CycleCtx *ctx, KeptScores *ks, NodeInfo **nodes, int n, int64 *
 		for (int k = 0; k < n; k++)
 		{
 			uint64		kept;
-			const int64 *row = EquivScoresGet(c, nodes[k], &kept);
+			const int64 *row = KEPT_ROW(k, &kept);
 
 			if (row == NULL || (kept & ks->local) != ks->local)
 			{
@@ -606,7 +612,7 @@ read_kept_scores(CycleCtx *ctx, KeptScores *ks, NodeInfo **nodes, int n, int64 *
 	for (int k = 0; k < n; k++)
 	{
 		uint64		kept;
-		const int64 *row = EquivScoresGet(c, nodes[k], &kept);
+		const int64 *row = KEPT_ROW(k, &kept);
 		int64		t = 0;
 
 		if (row == NULL || (kept & ks->local) != ks->local)
@@ -622,6 +628,7 @@ read_kept_scores(CycleCtx *ctx, KeptScores *ks, NodeInfo **nodes, int n, int64 *
 		totals[k] = t;
 	}
 }
+#undef KEPT_ROW
 
 /* After every plugin scored: keep what the nodes did not have kept */
 static void
@@ -721,10 +728,12 @@ add_scores(CycleCtx *ctx, int i, const PodInfo *pod, int n, int64 **raw, int64 *
  *		number, not computed again.  norm NULL: only the totals are
  *		wanted, and the kept scores of a node-local plugin without
  *		NormalizeScore go to the totals as they are read (raw[p] then
- *		holds only the nodes where they were not kept).
+ *		holds only the nodes where they were not kept).  ords: NULL, or
+ *		the nodes' ordinals when they are the snapshot's own (a cycle's
+ *		feasible nodes): what was kept is then read by ordinal.
  */
 bool
-RunScores(CycleCtx *ctx, const PodInfo *pod, NodeInfo **nodes, int n,
+RunScores(CycleCtx *ctx, const PodInfo *pod, NodeInfo **nodes, const int *ords, int n,
 		  int64 **raw, int64 **norm, int64 *totals, char **err)
 {
 	const Profile *prof = ctx->profile;
@@ -766,7 +775,7 @@ RunScores(CycleCtx *ctx, const PodInfo *pod, NodeInfo **nodes, int n,
 	}
 	/* Score: what is kept read back (setting every total), the rest computed */
 	if (ks != NULL && ks->local != 0)
-		read_kept_scores(ctx, ks, nodes, n, raw, totals);
+		read_kept_scores(ctx, ks, nodes, ords, n, raw, totals);
 	else
 		memset(totals, 0, sizeof(int64) * Max(n, 1));
 	for (int i = 0; i < prof->nplugins; i++)
@@ -1013,7 +1022,7 @@ NominatedNodeFits(CycleCtx *ctx, ClusterSnapshot *snap, const PodInfo *pod, Node
  * sampling).  A score plugin's error is the cycle's.
  */
 static void
-ScoreAndSelect(CycleCtx *ctx, const PodInfo *pod, NodeInfo **feasible, int nfeasible,
+ScoreAndSelect(CycleCtx *ctx, const PodInfo *pod, NodeInfo **feasible, const int *ords, int nfeasible,
 			   CycleResult *res)
 {
 	const Profile *profile = res->profile;
@@ -1024,7 +1033,7 @@ ScoreAndSelect(CycleCtx *ctx, const PodInfo *pod, NodeInfo **feasible, int nfeas
 	char	   *err;
 
 	/* (the totals alone: no normalized scores per plugin) */
-	if (!RunScores(ctx, pod, feasible, nfeasible, raw, NULL, totals, &err))
+	if (!RunScores(ctx, pod, feasible, ords, nfeasible, raw, NULL, totals, &err))
 	{
 		res->error = err;
 		return;
@@ -1068,6 +1077,7 @@ RunSchedulingCycle(ClusterSnapshot *snap, const Profile *profile, const PodInfo 
 	int			at;
 	int			ahead;
 	bool		dense;
+	int		   *feasible_ords;	/* (dense) their ordinals */
 	int			examined = 0;
 	int			percentage;
 
@@ -1109,6 +1119,7 @@ RunSchedulingCycle(ClusterSnapshot *snap, const Profile *profile, const PodInfo 
 		profile->percentage_of_nodes_to_score : scheduler_percentage_of_nodes_to_score;
 	to_find = NumFeasibleNodesToFind(percentage, ncand);
 	feasible = palloc(sizeof(NodeInfo *) * Max(to_find, 1));
+	feasible_ords = palloc(sizeof(int) * Max(to_find, 1));
 	/*
 	 * room for every candidate: an unschedulable pod's search rejects them
 	 * all, and growing by doubling copied them over and over (a block this
@@ -1132,10 +1143,11 @@ RunSchedulingCycle(ClusterSnapshot *snap, const Profile *profile, const PodInfo 
 		NodeInfo   *node = cand[at];
 		Status		st = {CODE_SUCCESS, NIL};
 		int			rejected;
+		int			ord = -1;
 
 		if (dense)
 		{
-			int			ord = snap->ordinals[at];
+			ord = snap->ordinals[at];
 
 			if (EquivWholeGet(ctx->equiv, ord, snap->generation_of[ord], &rejected))
 			{
@@ -1162,7 +1174,10 @@ RunSchedulingCycle(ClusterSnapshot *snap, const Profile *profile, const PodInfo 
 
 		examined++;
 		if (rejected < 0)
+		{
+			feasible_ords[nfeasible] = ord;
 			feasible[nfeasible++] = node;
+		}
 		else
 		{
 			NodeVerdict *v;
@@ -1190,7 +1205,7 @@ RunSchedulingCycle(ClusterSnapshot *snap, const Profile *profile, const PodInfo 
 		return;
 	}
 
-	ScoreAndSelect(ctx, pod, feasible, nfeasible, res);
+	ScoreAndSelect(ctx, pod, feasible, dense ? feasible_ords : NULL, nfeasible, res);
 }
 
 PG_FUNCTION_INFO_V1(num_feasible_nodes_to_find);

@@ -19,7 +19,7 @@ extern bool RunPreFilters(CycleCtx *ctx, const PodInfo *pod, CycleResult *res, L
 extern int	RunFilters(CycleCtx *ctx, const PodInfo *pod, const NodeInfo *node, Status *st);
 extern int	FilterNode(CycleCtx *ctx, const PodInfo *pod, const NodeInfo *node, Status *st);
 extern void RunPostFilters(CycleCtx *ctx, const PodInfo *pod, CycleResult *res);
-extern bool RunScores(CycleCtx *ctx, const PodInfo *pod, NodeInfo **nodes, int n,
+extern bool RunScores(CycleCtx *ctx, const PodInfo *pod, NodeInfo **nodes, const int *ords, int n,
 					  int64 **raw, int64 **norm, int64 *totals, char **err);
 extern bool NameListed(List *names, const char *name);
 extern NodeInfo **CandidateNodes(ClusterSnapshot *snap, List *names, bool restricted, int *n, int *nabsent);

@@ -164,13 +164,25 @@ touch(NodeInfo *n)
 	cache->generation_of[n->ordinal] = n->generation;
 }
 
-/* A node of the snapshot given back the generation it had (fit_hints' what-ifs) */
+/* Its labels changed: a new labels_version (node_labels.c, equivalence.c) */
+static inline void
+new_labels_version(NodeInfo *n)
+{
+	n->labels_version = ++cache->generations;
+	cache->labels_version_of[n->ordinal] = n->labels_version;
+}
+
+/*
+ * A node given back the generation it had before a what-if (preemption's
+ * dry runs, fit_hints'): set through here, so that the snapshot's
+ * generation_of says the same of its own nodes
+ */
 void
 SnapshotSetGeneration(ClusterSnapshot *snap, NodeInfo *n, uint64 generation)
 {
-	Assert((unsigned) n->ordinal < (unsigned) snap->nordinals && snap->by_ordinal[n->ordinal] == n);
 	n->generation = generation;
-	snap->generation_of[n->ordinal] = generation;
+	if ((unsigned) n->ordinal < (unsigned) snap->nordinals && snap->by_ordinal[n->ordinal] == n)
+		snap->generation_of[n->ordinal] = generation;
 }
 
 /*
@@ -211,10 +223,12 @@ node_slot(const char *name, bool create)
 		{
 			cache->by_ordinal = repalloc(cache->by_ordinal, sizeof(NodeInfo *) * cache->nordinals * 2);
 			cache->generation_of = repalloc(cache->generation_of, sizeof(uint64) * cache->nordinals * 2);
+			cache->labels_version_of = repalloc(cache->labels_version_of, sizeof(uint64) * cache->nordinals * 2);
 		}
 		n->ordinal = cache->nordinals++;
 		cache->by_ordinal[n->ordinal] = n;
 		cache->generation_of[n->ordinal] = n->generation;	/* (0) */
+		cache->labels_version_of[n->ordinal] = n->labels_version;	/* (0) */
 		n->cxt = AllocSetContextCreate(cache_cxt, "scheduler node", ALLOCSET_SMALL_SIZES);
 		e->node = n;
 		e->uid = NULL;
@@ -326,7 +340,7 @@ node_load(HeapTuple tup, TupleDesc desc)
 	{
 		cache->nodes_version++;
 		/* what node_labels.c's columns read of its labels is stale */
-		n->labels_version = ++cache->generations;
+		new_labels_version(n);
 	}
 	order_dirty = true;			/* labels may have moved it to another zone */
 }
@@ -345,6 +359,7 @@ node_remove(const char *name, const char *uid)
 		return;					/* a newer node of that name replaced it */
 	node_clear(e->node);
 	e->node->labels_version = 0;	/* no labels: nothing of them to trust */
+	cache->labels_version_of[e->node->ordinal] = 0;
 	cache->nodes_version++;		/* its domains are gone */
 	e->uid = NULL;
 	order_dirty = true;
@@ -522,7 +537,7 @@ SnapshotRelabel(ClusterSnapshot *snap, NodeInfo *n, Jsonb *labels, bool restore)
 	if (listener)
 		listener->account_node(cache, n, 1);
 	cache->nodes_version++;
-	n->labels_version = ++cache->generations;
+	new_labels_version(n);
 	return was;
 }
 
@@ -760,6 +775,7 @@ rebuild(void)
 	cache->cxt = cache_cxt;
 	cache->by_ordinal = palloc(sizeof(NodeInfo *) * 1024);
 	cache->generation_of = palloc(sizeof(uint64) * 1024);
+	cache->labels_version_of = palloc(sizeof(uint64) * 1024);
 
 	memset(&hctl, 0, sizeof(hctl));
 	hctl.keysize = NODE_NAME_KEYSIZE;

@@ -29,8 +29,10 @@ typedef struct ClusterSnapshot
 	HTAB	   *image_nodes;	/* normalized image name -> nodes having it */
 	int			nordinals;		/* NodeInfo ordinals given out */
 	NodeInfo  **by_ordinal;		/* each NodeInfo of by_name, by its ordinal */
-	uint64	   *generation_of;	/* and its generation (read side by side by a
-								 * search, which need not visit the NodeInfos) */
+	uint64	   *generation_of;	/* and its generation and labels_version (read
+								 * side by side by a cycle, which need not
+								 * visit the NodeInfos) */
+	uint64	   *labels_version_of;
 	uint64		nodes_version;	/* bumped when nodes come, go or change labels */
 	uint64		images_version; /* bumped when a node's images are counted or uncounted */
 	uint64		generations;	/* the last NodeInfo generation given out */

@@ -267,7 +267,7 @@ select_victims(const CycleResult *res, const PodInfo *pod, NodeInfo *node, Pdb *
 	{
 		foreach(lc, potential)
 			SnapshotPutBack(res->snap, lfirst(lc));
-		node->generation = generation;
+		SnapshotSetGeneration(res->snap, node, generation);
 		return NIL;
 	}
 	list_sort(potential, PodMoreImportant);
@@ -288,7 +288,7 @@ select_victims(const CycleResult *res, const PodInfo *pod, NodeInfo *node, Pdb *
 		}
 	foreach(lc, victims)
 		SnapshotPutBack(res->snap, lfirst(lc));
-	node->generation = generation;
+	SnapshotSetGeneration(res->snap, node, generation);
 	list_sort(victims, PodMoreImportant);
 	st->code = CODE_SUCCESS;
 	st->reasons = NIL;
