@@ -1056,6 +1056,107 @@ ScoreAndSelect(CycleCtx *ctx, const PodInfo *pod, NodeInfo **feasible, const int
 	res->best_score = best;
 }
 
+/* What a node search found */
+typedef struct Search
+{
+	NodeInfo  **feasible;
+	int		   *ords;			/* their ordinals when read by ordinal, else NULL */
+	int			nfeasible;
+	int			examined;
+} Search;
+
+/*
+ * The node search (kube-scheduler's findNodesThatPassFilters): the
+ * candidates in turn from position start, until to_find passed or every
+ * one was examined; each rejection in res->verdicts.
+ */
+static void
+search_nodes(CycleCtx *ctx, const PodInfo *pod, NodeInfo **cand, int ncand, int start, int to_find,
+			 CycleResult *res, Search *s)
+{
+	ClusterSnapshot *snap = ctx->snap;
+
+	/*
+	 * every node a candidate, and whole verdicts kept: each node's is read by
+	 * its ordinal from arrays side by side (EquivWholeGet), without visiting
+	 * the node, whose NodeInfos lie apart
+	 */
+	bool		dense = ctx->equiv != NULL && cand == snap->nodes;
+
+	/* the node examined, and the one asked of the memory ahead of it (no division per node) */
+	int			at = start;
+	int			ahead = (int) (((int64) start + PREFETCH_AHEAD) % ncand);
+
+	/* (in locals while it runs, kept in registers across the filters' calls) */
+	NodeInfo  **feasible = palloc(sizeof(NodeInfo *) * Max(to_find, 1));
+	int		   *ords = dense ? palloc(sizeof(int) * Max(to_find, 1)) : NULL;
+	int			nfeasible = 0;
+	int			examined = 0;
+
+	/*
+	 * room for every candidate: an unschedulable pod's search rejects them
+	 * all, and growing by doubling copied them over and over (a block this
+	 * size is malloc'd apart, and only the part written is touched)
+	 */
+	res->verdicts = palloc(sizeof(NodeVerdict) * Max(ncand, 1));
+
+	for (int i = 0; i < ncand && nfeasible < to_find; i++)
+	{
+		NodeInfo   *node = cand[at];
+		Status		st = {CODE_SUCCESS, NIL};
+		int			rejected;
+		int			ord = -1;
+
+		if (dense)
+		{
+			ord = snap->ordinals[at];
+			if (EquivWholeGet(ctx->equiv, ord, snap->generation_of[ord], &rejected))
+			{
+				if (rejected >= 0)
+					st = ctx->equiv->entries[ord].verdicts[VERDICT_WHOLE].status;
+			}
+			else
+				rejected = filter_node(ctx, pod, node, &st);
+			if (++at == ncand)
+				at = 0;
+		}
+		else
+		{
+			if (ctx->equiv != NULL)
+				prefetch_node_head(cand[ahead]);
+			else
+				prefetch_node(cand[ahead]);
+			if (++at == ncand)
+				at = 0;
+			if (++ahead == ncand)
+				ahead = 0;
+			rejected = filter_node(ctx, pod, node, &st);
+		}
+
+		examined++;
+		if (rejected < 0)
+		{
+			if (dense)
+				ords[nfeasible] = ord;
+			feasible[nfeasible++] = node;
+		}
+		else
+		{
+			NodeVerdict *v;
+
+			Assert(res->nverdicts < ncand);
+			v = &res->verdicts[res->nverdicts++];
+			v->node = node;
+			v->rejected_by = rejected;
+			v->status = st;
+		}
+	}
+	s->feasible = feasible;
+	s->ords = ords;
+	s->nfeasible = nfeasible;
+	s->examined = examined;
+}
+
 /*
  * RunSchedulingCycle
  *		Decide where pod goes.  *next_start is where the node search starts;
@@ -1070,16 +1171,8 @@ RunSchedulingCycle(ClusterSnapshot *snap, const Profile *profile, const PodInfo 
 	bool		restricted;
 	NodeInfo  **cand;
 	int			ncand;
-	int			to_find;
-	NodeInfo  **feasible;
-	int			nfeasible = 0;
-	int			start;
-	int			at;
-	int			ahead;
-	bool		dense;
-	int		   *feasible_ords;	/* (dense) their ordinals */
-	int			examined = 0;
 	int			percentage;
+	Search		found;
 
 	memset(res, 0, sizeof(*res));
 	res->ctx = ctx;
@@ -1117,95 +1210,25 @@ RunSchedulingCycle(ClusterSnapshot *snap, const Profile *profile, const PodInfo 
 
 	percentage = profile->percentage_of_nodes_to_score >= 0 ?
 		profile->percentage_of_nodes_to_score : scheduler_percentage_of_nodes_to_score;
-	to_find = NumFeasibleNodesToFind(percentage, ncand);
-	feasible = palloc(sizeof(NodeInfo *) * Max(to_find, 1));
-	feasible_ords = palloc(sizeof(int) * Max(to_find, 1));
-	/*
-	 * room for every candidate: an unschedulable pod's search rejects them
-	 * all, and growing by doubling copied them over and over (a block this
-	 * size is malloc'd apart, and only the part written is touched)
-	 */
-	res->verdicts = palloc(sizeof(NodeVerdict) * Max(ncand, 1));
-	start = (*next_start) % ncand;	/* 0 <= *next_start: SchedulePending's */
-	/* the node examined, and the one asked of the memory ahead of it (no division per node) */
-	at = start;
-	ahead = (int) (((int64) start + PREFETCH_AHEAD) % ncand);
-
-	/*
-	 * every node a candidate, and whole verdicts kept: each node's is read by
-	 * its ordinal from arrays side by side (EquivWholeGet), without visiting
-	 * the node, whose NodeInfos lie apart
-	 */
-	dense = ctx->equiv != NULL && cand == snap->nodes;
-
-	for (int i = 0; i < ncand && nfeasible < to_find; i++)
-	{
-		NodeInfo   *node = cand[at];
-		Status		st = {CODE_SUCCESS, NIL};
-		int			rejected;
-		int			ord = -1;
-
-		if (dense)
-		{
-			ord = snap->ordinals[at];
-
-			if (EquivWholeGet(ctx->equiv, ord, snap->generation_of[ord], &rejected))
-			{
-				if (rejected >= 0)
-					st = ctx->equiv->entries[ord].verdicts[VERDICT_WHOLE].status;
-			}
-			else
-				rejected = filter_node(ctx, pod, node, &st);
-			if (++at == ncand)
-				at = 0;
-		}
-		else
-		{
-			if (ctx->equiv != NULL)
-				prefetch_node_head(cand[ahead]);
-			else
-				prefetch_node(cand[ahead]);
-			if (++at == ncand)
-				at = 0;
-			if (++ahead == ncand)
-				ahead = 0;
-			rejected = filter_node(ctx, pod, node, &st);
-		}
-
-		examined++;
-		if (rejected < 0)
-		{
-			feasible_ords[nfeasible] = ord;
-			feasible[nfeasible++] = node;
-		}
-		else
-		{
-			NodeVerdict *v;
-
-			Assert(res->nverdicts < ncand);
-			v = &res->verdicts[res->nverdicts++];
-
-			v->node = node;
-			v->rejected_by = rejected;
-			v->status = st;
-		}
-	}
+	/* (0 <= *next_start: SchedulePending's) */
+	search_nodes(ctx, pod, cand, ncand, *next_start % ncand, NumFeasibleNodesToFind(percentage, ncand),
+				 res, &found);
 	/* in int64: a stored start (a planted one too) may be near INT_MAX */
-	*next_start = (int) (((int64) *next_start + examined) % snap->nnodes);
+	*next_start = (int) (((int64) *next_start + found.examined) % snap->nnodes);
 
-	if (nfeasible == 0)
+	if (found.nfeasible == 0)
 	{
 		res->verdicts_alike = verdicts_alike(res->verdicts, res->nverdicts);
 		RunPostFilters(ctx, pod, res);
 		return;
 	}
-	if (nfeasible == 1)
+	if (found.nfeasible == 1)
 	{
-		res->chosen = feasible[0];
+		res->chosen = found.feasible[0];
 		return;
 	}
 
-	ScoreAndSelect(ctx, pod, feasible, dense ? feasible_ords : NULL, nfeasible, res);
+	ScoreAndSelect(ctx, pod, found.feasible, found.ords, found.nfeasible, res);
 }
 
 PG_FUNCTION_INFO_V1(num_feasible_nodes_to_find);
