@@ -116,6 +116,18 @@ SELECT message FROM scheduler.pod_attempts WHERE pod_uid = 'q7';
 SELECT count(DISTINCT id) = 200 AS distinct_ids, max(id) - min(id) = 199 AS in_a_row,
        nextval(pg_get_serial_sequence('scheduler.attempt_history', 'id')) = max(id) + 1 AS sequence_after
 FROM scheduler.attempt_history;
+-- a sequence altered to step by 2: each id its own nextval, as the sequence
+-- gives them (the step taken in one go is for a sequence that steps by 1)
+ALTER TABLE scheduler.attempt_history ALTER COLUMN id SET INCREMENT BY 2;
+SELECT max(id) AS last_id FROM scheduler.attempt_history \gset
+SELECT scheduler.apply(jsonb_build_object('kind', 'List', 'items', jsonb_agg(jsonb_build_object('kind', 'Pod',
+    'metadata', jsonb_build_object('name', 'r' || i, 'namespace', 'default', 'uid', 'r' || i),
+    'spec', jsonb_build_object('containers', jsonb_build_array(jsonb_build_object('name', 'c',
+            'resources', jsonb_build_object('requests', jsonb_build_object('cpu', '8')))))))))
+FROM generate_series(1, 3) i;
+SELECT count(*) FROM schedule_pending();
+SELECT array_agg(id - :last_id ORDER BY id) AS after_the_last FROM scheduler.attempt_history WHERE id > :last_id;
+ALTER TABLE scheduler.attempt_history ALTER COLUMN id SET INCREMENT BY 1;
 
 ------------------------------------------------------------------------------
 -- What a chunk's writing makes goes with the chunk: a call's memory does not

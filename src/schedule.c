@@ -152,18 +152,33 @@ write_history(Attempt *attempts, int n, Datum *args)
 	 * n ids in a row: the next value, and the sequence set past the others
 	 * (a nextval per id cost as much as an index insert).  schedule_pending()
 	 * is the only writer of the history, and one call runs at a time (the
-	 * cycle lock).
+	 * cycle lock).  A sequence altered to step otherwise than by 1, or to
+	 * cycle, gives the others one nextval each, as it would.
 	 */
-	exec_args("SELECT f.first, pg_catalog.setval(s.seq, f.first + $1 - 1) FROM"
-			  " (SELECT pg_catalog.pg_get_serial_sequence('scheduler.attempt_history', 'id')::regclass AS seq"
-			  "  OFFSET 0) s,"
+	exec_args("SELECT f.first, CASE WHEN q.plain THEN pg_catalog.setval(s.seq, f.first + $1 - 1) END IS NOT NULL"
+			  " FROM (SELECT pg_catalog.pg_get_serial_sequence('scheduler.attempt_history', 'id')::regclass AS seq"
+			  "       OFFSET 0) s,"
+			  " LATERAL (SELECT coalesce((SELECT q.seqincrement = 1 AND NOT q.seqcycle FROM pg_catalog.pg_sequence q"
+			  "                           WHERE q.seqrelid = s.seq), false) AS plain) q,"
 			  " LATERAL (SELECT pg_catalog.nextval(s.seq) AS first OFFSET 0) f", 1, &t, &v, NULL, SPI_OK_SELECT);
 	{
 		bool		isnull;
 		int64		first = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+		bool		stepped = DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull));
 
-		for (int i = 0; i < n; i++)
-			ids[i] = Int64GetDatum(first + i);
+		ids[0] = Int64GetDatum(first);
+		if (stepped)
+			for (int i = 1; i < n; i++)
+				ids[i] = Int64GetDatum(first + i);
+		else if (n > 1)
+		{
+			v = Int32GetDatum(n - 1);
+			exec_args("SELECT pg_catalog.nextval(s.seq) FROM"
+					  " (SELECT pg_catalog.pg_get_serial_sequence('scheduler.attempt_history', 'id')::regclass AS seq"
+					  "  OFFSET 0) s, pg_catalog.generate_series(1, $1)", 1, &t, &v, NULL, SPI_OK_SELECT);
+			for (int i = 1; i < n; i++)
+				ids[i] = SPI_getbinval(SPI_tuptable->vals[i - 1], SPI_tuptable->tupdesc, 1, &isnull);
+		}
 	}
 	for (int i = 0; i < n; i++)
 	{
