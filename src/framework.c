@@ -508,7 +508,10 @@ FilterNode(CycleCtx *ctx, const PodInfo *pod, const NodeInfo *node, Status *st)
 
 /*
  * Which plugins' raw scores the pod's class keeps, read back by
- * read_kept_scores: NULL when the pod has no class or keeps none.
+ * read_kept_scores, and the nodes that had not all of them: kept_scores()
+ * makes it empty (RunScores' PreScore says which plugins score), NULL when
+ * the pod has no class or its class keeps no scores for this profile
+ * (EquivScoresUsable).
  */
 typedef struct KeptScores
 {
@@ -546,7 +549,9 @@ kept_scores(CycleCtx *ctx, int n)
  * (EquivScoresGetAt), without visiting the node.
  */
 #define KEPT_ROW(k, kept) \
-	(ords ? EquivScoresGetAt(c, ctx->snap, ords[k], (kept)) : EquivScoresGet(c, nodes[k], (kept)))
+	(AssertMacro(ords == NULL || (ctx->snap->by_ordinal[ords[k]] == nodes[k] && \
+								  ctx->snap->labels_version_of[ords[k]] == nodes[k]->labels_version)), \
+	 ords ? EquivScoresGetAt(c, ctx->snap, ords[k], (kept)) : EquivScoresGet(c, nodes[k], (kept)))
 
 static void
 read_kept_scores(CycleCtx *ctx, KeptScores *ks, NodeInfo **nodes, const int *ords, int n,
@@ -1110,6 +1115,7 @@ search_nodes(CycleCtx *ctx, const PodInfo *pod, NodeInfo **cand, int ncand, int 
 		if (dense)
 		{
 			ord = snap->ordinals[at];
+			Assert(snap->by_ordinal[ord] == node && snap->generation_of[ord] == node->generation);
 			if (EquivWholeGet(ctx->equiv, ord, snap->generation_of[ord], &rejected))
 			{
 				if (rejected >= 0)

@@ -565,7 +565,10 @@ pod_find(const char *uid)
 	return hash_search(cache->pods, &uid, HASH_FIND, NULL);
 }
 
-/* A pod's use of its node taken away, and what it held freed (its key kept) */
+/*
+ * A pod's use of its node taken away, and what pod_forget() always freed of
+ * it (its node's name, scalar requests, ports, labels; its key kept)
+ */
 static void
 pod_release(PodRef *p)
 {

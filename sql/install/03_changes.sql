@@ -5,8 +5,8 @@
 -- The uids and names of the objects a statement changed, in arrays, one row
 -- (two for an UPDATE: its old rows and its new rows); schedule_pending()
 -- assumes a thousand pods in one statement, and a row each cost as much as
--- the assumption.  Such arrays are compressed: by lz4, which took a hundredth
--- of what pglz took of that statement's instructions.
+-- the assumption.  Such arrays are compressed: by lz4, which took about a
+-- tenth of what pglz took of that statement's instructions.
 CREATE TABLE scheduler.changes (
     xid   xid8 NOT NULL DEFAULT pg_current_xact_id(),
     kind  "char" NOT NULL CHECK (kind IN ('n', 'p', 't')),  -- node, pod, truncate
