@@ -195,6 +195,15 @@ class_for(CycleCtx *ctx, const PodInfo *pod)
 	return c;
 }
 
+/* An array of had elements of size bytes grown to n, the new ones zeroed */
+static void *
+grown(void *array, Size size, int had, int n)
+{
+	array = repalloc(array, size * n);
+	memset((char *) array + size * had, 0, size * (n - had));
+	return array;
+}
+
 static EquivEntry *
 entry(EquivClass *c, const NodeInfo *node)
 {
@@ -202,12 +211,9 @@ entry(EquivClass *c, const NodeInfo *node)
 	{
 		int			n = node->ordinal + 1 + c->nentries / 2;
 
-		c->entries = repalloc(c->entries, sizeof(EquivEntry) * n);
-		memset(c->entries + c->nentries, 0, sizeof(EquivEntry) * (n - c->nentries));
-		c->whole_generation = repalloc(c->whole_generation, sizeof(uint64) * n);
-		memset(c->whole_generation + c->nentries, 0, sizeof(uint64) * (n - c->nentries));
-		c->whole_rejected = repalloc(c->whole_rejected, sizeof(int) * n);
-		memset(c->whole_rejected + c->nentries, 0, sizeof(int) * (n - c->nentries));
+		c->entries = grown(c->entries, sizeof(EquivEntry), c->nentries, n);
+		c->whole_generation = grown(c->whole_generation, sizeof(uint64), c->nentries, n);
+		c->whole_rejected = grown(c->whole_rejected, sizeof(int), c->nentries, n);
 		c->nentries = n;
 	}
 	return &c->entries[node->ordinal];
@@ -354,8 +360,7 @@ EquivScoresPut(EquivClass *c, const NodeInfo *node, int64 **raw, int k, uint64 m
 		}
 		else
 		{
-			c->score_heads = repalloc(c->score_heads, sizeof(EquivScoreHead) * n);
-			memset(c->score_heads + c->score_room, 0, sizeof(EquivScoreHead) * (n - c->score_room));
+			c->score_heads = grown(c->score_heads, sizeof(EquivScoreHead), c->score_room, n);
 			c->score_rows = repalloc(c->score_rows, sizeof(int64) * c->nslots * n);
 		}
 		c->score_room = n;

@@ -549,7 +549,7 @@ kept_scores(CycleCtx *ctx, int n)
  * (EquivScoresGetAt), without visiting the node.
  */
 #define KEPT_ROW(k, kept) \
-	(AssertMacro(ords == NULL || (ctx->snap->by_ordinal[ords[k]] == nodes[k] && \
+	(AssertMacro(ords == NULL || (nodes[k]->ordinal == ords[k] && SnapshotOwnNode(ctx->snap, nodes[k]) && \
 								  ctx->snap->labels_version_of[ords[k]] == nodes[k]->labels_version)), \
 	 ords ? EquivScoresGetAt(c, ctx->snap, ords[k], (kept)) : EquivScoresGet(c, nodes[k], (kept)))
 
@@ -1115,7 +1115,7 @@ search_nodes(CycleCtx *ctx, const PodInfo *pod, NodeInfo **cand, int ncand, int 
 		if (dense)
 		{
 			ord = snap->ordinals[at];
-			Assert(snap->by_ordinal[ord] == node && snap->generation_of[ord] == node->generation);
+			Assert(node->ordinal == ord && SnapshotOwnNode(snap, node) && snap->generation_of[ord] == node->generation);
 			if (EquivWholeGet(ctx->equiv, ord, snap->generation_of[ord], &rejected))
 			{
 				if (rejected >= 0)

@@ -155,9 +155,10 @@ write_history(Attempt *attempts, int n, Datum *args)
 	 * cycle lock).  A sequence altered to step otherwise than by 1, or to
 	 * cycle, gives the others one nextval each, as it would.
 	 */
+#define HISTORY_SEQUENCE \
+	" (SELECT pg_catalog.pg_get_serial_sequence('scheduler.attempt_history', 'id')::regclass AS seq OFFSET 0) s"
 	exec_args("SELECT f.first, CASE WHEN q.plain THEN pg_catalog.setval(s.seq, f.first + $1 - 1) END IS NOT NULL"
-			  " FROM (SELECT pg_catalog.pg_get_serial_sequence('scheduler.attempt_history', 'id')::regclass AS seq"
-			  "       OFFSET 0) s,"
+			  " FROM" HISTORY_SEQUENCE ","
 			  " LATERAL (SELECT coalesce((SELECT q.seqincrement = 1 AND NOT q.seqcycle FROM pg_catalog.pg_sequence q"
 			  "                           WHERE q.seqrelid = s.seq), false) AS plain) q,"
 			  " LATERAL (SELECT pg_catalog.nextval(s.seq) AS first OFFSET 0) f", 1, &t, &v, NULL, SPI_OK_SELECT);
@@ -173,12 +174,12 @@ write_history(Attempt *attempts, int n, Datum *args)
 		else if (n > 1)
 		{
 			v = Int32GetDatum(n - 1);
-			exec_args("SELECT pg_catalog.nextval(s.seq) FROM"
-					  " (SELECT pg_catalog.pg_get_serial_sequence('scheduler.attempt_history', 'id')::regclass AS seq"
-					  "  OFFSET 0) s, pg_catalog.generate_series(1, $1)", 1, &t, &v, NULL, SPI_OK_SELECT);
+			exec_args("SELECT pg_catalog.nextval(s.seq) FROM" HISTORY_SEQUENCE ", pg_catalog.generate_series(1, $1)",
+					  1, &t, &v, NULL, SPI_OK_SELECT);
 			for (int i = 1; i < n; i++)
 				ids[i] = SPI_getbinval(SPI_tuptable->vals[i - 1], SPI_tuptable->tupdesc, 1, &isnull);
 		}
+#undef HISTORY_SEQUENCE
 	}
 	for (int i = 0; i < n; i++)
 	{

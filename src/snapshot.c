@@ -181,7 +181,7 @@ void
 SnapshotSetGeneration(ClusterSnapshot *snap, NodeInfo *n, uint64 generation)
 {
 	n->generation = generation;
-	if ((unsigned) n->ordinal < (unsigned) snap->nordinals && snap->by_ordinal[n->ordinal] == n)
+	if (SnapshotOwnNode(snap, n))
 		snap->generation_of[n->ordinal] = generation;
 }
 
@@ -1220,7 +1220,7 @@ SnapshotAssume(ClusterSnapshot *snap pg_attribute_unused(), const PodInfo *pod, 
 	p->nvolumes = p->volumes ? pod->nvolumes : 0;
 	MemoryContextSwitchTo(old);
 	/* node itself when it is the snapshot's (not a copy of it): no lookup by name */
-	if ((unsigned) node->ordinal < (unsigned) cache->nordinals && cache->by_ordinal[node->ordinal] == node)
+	if (SnapshotOwnNode(cache, node))
 		pod_account_on(p, node, 1);
 	else
 		pod_account(p, 1);

@@ -48,6 +48,13 @@ extern void SnapshotAssume(ClusterSnapshot *snap, const PodInfo *pod, NodeInfo *
 extern NodeInfo *SnapshotNode(ClusterSnapshot *snap, const char *name);
 extern void SnapshotSetGeneration(ClusterSnapshot *snap, NodeInfo *n, uint64 generation);
 
+/* Is n the snapshot's own NodeInfo (not a copy of it, which has its ordinal)? */
+static inline bool
+SnapshotOwnNode(const ClusterSnapshot *snap, const NodeInfo *n)
+{
+	return (unsigned) n->ordinal < (unsigned) snap->nordinals && snap->by_ordinal[n->ordinal] == n;
+}
+
 /* What a plugin reads once per refresh of the snapshot (snapshot.c) */
 typedef struct PerCallCache
 {
