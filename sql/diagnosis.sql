@@ -4,7 +4,7 @@
 -- says what it pins.  The hints come from scheduler.fit_hints(): only their
 -- being fit_hints' rows is checked here, never their content.
 \set SHOW_CONTEXT never
-SET scheduler.random_seed = 7;
+SET scheduler.random_seed = 3;
 SET scheduler.pod_initial_backoff = 0;
 SET scheduler.pod_max_backoff = 0;
 TRUNCATE scheduler.nodes, scheduler.pods, scheduler.pod_attempts, scheduler.attempt_history, scheduler.outbox;

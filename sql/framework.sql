@@ -239,4 +239,23 @@ SELECT count(*) AS pods, count(*) FILTER (WHERE a.node = b.node) AS same
 FROM picks a JOIN picks b ON a.pod = b.pod AND a.round = 1 AND b.round = 2;
 -- best-effort pods leave the score equal everywhere: every node gets some
 SELECT count(DISTINCT node) AS nodes_used FROM picks WHERE round = 1;
+-- Each tied node as likely (selectHost replaces its candidate by the n-th
+-- tie with probability 1/n).  A profile with no score plugin ties every
+-- node for every pod: 400 pods over 4 nodes, each node's share binomial
+-- (mean 100, sd 8.7), within 100 +/- 30 for this seed; a tie never drawn
+-- (the first or the last) or drawn twice as often is far outside.
+SELECT pg_temp.reset();
+INSERT INTO scheduler.profiles VALUES ('ties', NULL);
+INSERT INTO scheduler.profile_plugins (scheduler_name, plugin, position) VALUES ('ties', 'NodeUnschedulable', 1);
+SELECT count(*) AS nodes FROM (SELECT scheduler.apply(jsonb_build_object('kind', 'Node',
+    'metadata', jsonb_build_object('name', 't' || i),
+    'status', '{"allocatable": {"cpu": "1", "memory": "1Gi", "pods": "1000"}}'::jsonb)) FROM generate_series(1, 4) i) n;
+SELECT count(*) AS pods FROM (SELECT pg_temp.pod('even-' || i, NULL, NULL, i, '{"schedulerName": "ties"}')
+                              FROM generate_series(1, 400) i) p;
+SET scheduler.scheduler_name = 'ties';
+SET scheduler.random_seed = 42;
+CREATE TEMP TABLE even AS SELECT node FROM schedule_pending();
+SELECT node, count(*) BETWEEN 70 AND 130 AS near_a_quarter FROM even GROUP BY node ORDER BY node;
+RESET scheduler.scheduler_name;
+DELETE FROM scheduler.profiles WHERE scheduler_name = 'ties';
 RESET scheduler.random_seed;

@@ -4,7 +4,7 @@
 -- planted past apply() (SQL can write the tables) fails its pod alone; no
 -- crash, no escalation, no over-commit.
 \set SHOW_CONTEXT never
-SET scheduler.random_seed = 7;
+SET scheduler.random_seed = 121;
 TRUNCATE scheduler.nodes, scheduler.pods, scheduler.pod_attempts, scheduler.namespaces, scheduler.workloads,
          scheduler.pdbs, scheduler.attempt_history;
 
