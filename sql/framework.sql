@@ -256,6 +256,21 @@ SET scheduler.scheduler_name = 'ties';
 SET scheduler.random_seed = 42;
 CREATE TEMP TABLE even AS SELECT node FROM schedule_pending();
 SELECT node, count(*) BETWEEN 70 AND 130 AS near_a_quarter FROM even GROUP BY node ORDER BY node;
+-- Ties apart: scored by NodeAffinity alone, a preferred term that t1 and t3
+-- match ties them at 100 over t2 and t4 at 0, a node between them in the
+-- search's order.  Only t1 and t3 take pods, about half each (100 pods:
+-- mean 50, sd 5).
+SELECT pg_temp.reset();
+UPDATE scheduler.profile_plugins SET plugin = 'NodeAffinity' WHERE scheduler_name = 'ties';
+SELECT count(*) AS nodes FROM (SELECT scheduler.apply(jsonb_build_object('kind', 'Node',
+    'metadata', jsonb_build_object('name', 't' || i, 'labels', jsonb_build_object('odd', (i % 2 = 1)::text)),
+    'status', '{"allocatable": {"cpu": "1", "memory": "1Gi", "pods": "1000"}}'::jsonb)) FROM generate_series(1, 4) i) n;
+SELECT count(*) AS pods FROM (SELECT pg_temp.pod('odd-' || i, NULL, NULL, i, '{"schedulerName": "ties",
+    "affinity": {"nodeAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 1,
+        "preference": {"matchExpressions": [{"key": "odd", "operator": "In", "values": ["true"]}]}}]}}}')
+                              FROM generate_series(1, 100) i) p;
+CREATE TEMP TABLE apart AS SELECT node FROM schedule_pending();
+SELECT node, count(*) BETWEEN 35 AND 65 AS near_half FROM apart GROUP BY node ORDER BY node;
 RESET scheduler.scheduler_name;
 DELETE FROM scheduler.profiles WHERE scheduler_name = 'ties';
 RESET scheduler.random_seed;

@@ -4,6 +4,8 @@
 -- planted past apply() (SQL can write the tables) fails its pod alone; no
 -- crash, no escalation, no over-commit.
 \set SHOW_CONTEXT never
+-- (a seed under which ties fall as the outputs below show; a change to how
+-- ties are drawn may need another)
 SET scheduler.random_seed = 121;
 TRUNCATE scheduler.nodes, scheduler.pods, scheduler.pod_attempts, scheduler.namespaces, scheduler.workloads,
          scheduler.pdbs, scheduler.attempt_history;

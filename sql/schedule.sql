@@ -78,13 +78,13 @@ SELECT pg_temp.node('b', '2', '8Gi');
 SELECT pg_temp.pod('p' || i, '1', '1Gi', i) FROM generate_series(1, 5) i;
 SELECT node, result, count(*) FROM schedule_pending() GROUP BY 1, 2 ORDER BY 1, 2;
 SELECT node, requested FROM scheduler.node_usage WHERE resource = 'cpu' ORDER BY 1;
--- max_pods bounds the pods attempted, the first in QueueSort's order (q1,
--- queued first); NULL means all (here q2 and q3: p5 waits as
--- unschedulable); negative is an error
-SELECT pg_temp.pod('q' || i, '10m', '1Mi', 100 + i) FROM generate_series(1, 3) i;
+-- max_pods bounds the pods attempted, the first in QueueSort's order (q3,
+-- queued first, not made first); NULL means all, in that order (here q2
+-- then q1: p5 waits as unschedulable); negative is an error
+SELECT pg_temp.pod('q' || i, '10m', '1Mi', 104 - i) FROM generate_series(1, 3) i;
 SELECT name FROM schedule_pending(1);
 SELECT count(*) FROM schedule_pending(0);
-SELECT count(*) FROM schedule_pending(NULL);
+SELECT name FROM schedule_pending(NULL);
 SELECT * FROM schedule_pending(-1);
 
 ------------------------------------------------------------------------------

@@ -8,6 +8,8 @@
 TRUNCATE scheduler.nodes, scheduler.pods, scheduler.pod_attempts, scheduler.attempt_history, scheduler.namespaces;
 SET scheduler.pod_initial_backoff = 0;
 SET scheduler.pod_max_backoff = 0;
+-- (a seed under which ties fall as the outputs below show; a change to how
+-- ties are drawn may need another)
 SET scheduler.random_seed = 5;
 
 CREATE FUNCTION pg_temp.node(name text, zone text) RETURNS int LANGUAGE sql AS $$

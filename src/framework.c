@@ -20,7 +20,8 @@
  *	 - One feasible node is chosen without scoring.  Otherwise PreScore may
  *	   Skip a plugin's Score; scores are normalized, checked to be in
  *	   [0, 100], weighted and summed; equal top totals are broken at random,
- *	   each tied node equally likely (reservoir sampling, as selectHost).
+ *	   each tied node equally likely (one draw among the ties counted, at
+ *	   selectHost's odds).
  */
 #include "postgres.h"
 

@@ -794,15 +794,21 @@ sort_popped(void)
 	for (uint64 i = 0; i < n; i++)
 	{
 		HeapTuple	t = SPI_tuptable->vals[i];
-		bool		isnull[SCHED_QUEUE_POP_KEYS];
+		Datum		d[SCHED_QUEUE_POP_KEYS];
 
+		for (int j = 0; j < SCHED_QUEUE_POP_KEYS; j++)
+		{
+			bool		isnull;
+
+			d[j] = SPI_getbinval(t, desc, j + 1, &isnull);
+			if (isnull)
+				elog(ERROR, "scheduling queue: a popped pod's sort key is null");
+		}
 		k[i].row = t;
-		k[i].priority = DatumGetInt32(SPI_getbinval(t, desc, 1, &isnull[0]));
-		k[i].enqueued = DatumGetTimestampTz(SPI_getbinval(t, desc, 2, &isnull[1]));
-		k[i].namespace = DatumGetTextPP(SPI_getbinval(t, desc, 3, &isnull[2]));
-		k[i].name = DatumGetTextPP(SPI_getbinval(t, desc, 4, &isnull[3]));
-		if (isnull[0] || isnull[1] || isnull[2] || isnull[3])
-			elog(ERROR, "scheduling queue: a popped pod's sort key is null");
+		k[i].priority = DatumGetInt32(d[0]);
+		k[i].enqueued = DatumGetTimestampTz(d[1]);
+		k[i].namespace = DatumGetTextPP(d[2]);
+		k[i].name = DatumGetTextPP(d[3]);
 	}
 	qsort(k, n, sizeof(PopKeys), cmp_pop);
 	for (uint64 i = 0; i < n; i++)
@@ -824,10 +830,10 @@ sort_popped(void)
  *
  * The four sort keys come first in each row (SCHED_QUEUE_POP_KEYS of them),
  * the caller's columns after.  Every active pod (no max_pods) is read
- * unsorted and put in order here, by its keys alone (sort_popped); some
- * are taken by the query's top-N sort, which compares a tie's later keys by
- * walking the row up to them (at its end, that walk crossed every column
- * the pod carries, at each comparison).
+ * unsorted and put in order here, by its keys alone (sort_popped); with a
+ * max_pods, the query's top-N sort takes them, comparing a tie's later
+ * keys by walking the row up to them (at its end, that walk crossed every
+ * column the pod carries, at each comparison).
  */
 void
 SchedQueuePop(const char *scheduler_name, int64 max_pods, const char *columns)
@@ -840,8 +846,9 @@ SchedQueuePop(const char *scheduler_name, int64 max_pods, const char *columns)
 	args[0] = CStringGetTextDatum(scheduler_name);
 	args[1] = Int64GetDatum(max_pods);
 	/*
-	 * (sorted by the query, each whole row was copied into the sort and out
-	 * again: a quarter of the pop's time at 10,000 pods)
+	 * no ORDER BY when every pod is read: sorted by the query, each whole row
+	 * was copied into the sort and out again, a quarter of the pop's time at
+	 * 10,000 pods
 	 */
 	if (SPI_execute_with_args(psprintf("SELECT p.priority, q.enqueued_at,"
 									   " p.namespace COLLATE \"C\", p.name COLLATE \"C\", %s"
