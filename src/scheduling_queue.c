@@ -746,38 +746,37 @@ scheduler_truncate_queue(PG_FUNCTION_ARGS)
 /* A popped row's sort keys (the first SCHED_QUEUE_POP_KEYS columns) */
 typedef struct PopKeys
 {
-	int32		priority;
-	TimestampTz enqueued;
-	text	   *namespace;
-	text	   *name;
+	SchedQueueSortKey key;
 	HeapTuple	row;
 } PopKeys;
 
-/* two texts byte by byte, the shorter first on a tie: COLLATE "C" */
+/* two strings byte by byte, the shorter first on a tie: COLLATE "C" */
 static int
-cmp_bytes(const text *a, const text *b)
+cmp_bytes(const char *a, int la, const char *b, int lb)
 {
-	int			la = VARSIZE_ANY_EXHDR(a);
-	int			lb = VARSIZE_ANY_EXHDR(b);
-	int			c = memcmp(VARDATA_ANY(a), VARDATA_ANY(b), Min(la, lb));
+	int			c = memcmp(a, b, Min(la, lb));
 
 	return c != 0 ? c : (la > lb) - (la < lb);
 }
 
 /* ORDER BY priority DESC, enqueued_at, namespace COLLATE "C", name COLLATE "C" */
-static int
-cmp_pop(const void *a, const void *b)
+int
+SchedQueueSortCompare(const SchedQueueSortKey *x, const SchedQueueSortKey *y)
 {
-	const PopKeys *x = a;
-	const PopKeys *y = b;
 	int			c;
 
 	if (x->priority != y->priority)
 		return x->priority > y->priority ? -1 : 1;
-	if (x->enqueued != y->enqueued)
-		return x->enqueued < y->enqueued ? -1 : 1;
-	c = cmp_bytes(x->namespace, y->namespace);
-	return c != 0 ? c : cmp_bytes(x->name, y->name);
+	if (x->queued != y->queued)
+		return x->queued < y->queued ? -1 : 1;
+	c = cmp_bytes(x->namespace, x->namespace_len, y->namespace, y->namespace_len);
+	return c != 0 ? c : cmp_bytes(x->name, x->name_len, y->name, y->name_len);
+}
+
+static int
+cmp_pop(const void *a, const void *b)
+{
+	return SchedQueueSortCompare(&((const PopKeys *) a)->key, &((const PopKeys *) b)->key);
 }
 
 /*
@@ -795,6 +794,8 @@ sort_popped(void)
 	{
 		HeapTuple	t = SPI_tuptable->vals[i];
 		Datum		d[SCHED_QUEUE_POP_KEYS];
+		text	   *ns;
+		text	   *name;
 
 		for (int j = 0; j < SCHED_QUEUE_POP_KEYS; j++)
 		{
@@ -805,10 +806,14 @@ sort_popped(void)
 				elog(ERROR, "scheduling queue: a popped pod's sort key is null");
 		}
 		k[i].row = t;
-		k[i].priority = DatumGetInt32(d[0]);
-		k[i].enqueued = DatumGetTimestampTz(d[1]);
-		k[i].namespace = DatumGetTextPP(d[2]);
-		k[i].name = DatumGetTextPP(d[3]);
+		k[i].key.priority = DatumGetInt32(d[0]);
+		k[i].key.queued = DatumGetTimestampTz(d[1]);
+		ns = DatumGetTextPP(d[2]);
+		name = DatumGetTextPP(d[3]);
+		k[i].key.namespace = VARDATA_ANY(ns);
+		k[i].key.namespace_len = VARSIZE_ANY_EXHDR(ns);
+		k[i].key.name = VARDATA_ANY(name);
+		k[i].key.name_len = VARSIZE_ANY_EXHDR(name);
 	}
 	qsort(k, n, sizeof(PopKeys), cmp_pop);
 	for (uint64 i = 0; i < n; i++)
@@ -825,8 +830,8 @@ sort_popped(void)
  * the planner reads both tables whole and hashes them, which an index on
  * the name turned into a lookup of pods per pod.  Ties (pods queued in one
  * statement) go by namespace and name byte by byte, as simulate() orders
- * them (SimulateSortPods), whatever the database's collation: the same
- * order everywhere, and no locale's comparison per pair.
+ * them (both by SchedQueueSortCompare), whatever the database's collation:
+ * the same order everywhere, and no locale's comparison per pair.
  *
  * The four sort keys come first in each row (SCHED_QUEUE_POP_KEYS of them),
  * the caller's columns after.  Every active pod (no max_pods) is read

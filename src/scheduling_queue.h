@@ -12,6 +12,7 @@
 #include "executor/spi.h"
 #include "nodes/pg_list.h"
 #include "storage/lockdefs.h"
+#include "utils/timestamp.h"
 
 /*
  * Pop: the active pods of a scheduler, highest priority first, then longest
@@ -21,6 +22,23 @@
  */
 extern void SchedQueuePop(const char *scheduler_name, int64 max_pods, const char *columns);
 #define SCHED_QUEUE_POP_KEYS 4
+
+/*
+ * QueueSort's order, the pop's and simulate()'s alike: priority descending,
+ * then the time queued, then namespace and name byte by byte, the shorter
+ * first on a tie (COLLATE "C"), whatever the database's collation.
+ */
+typedef struct SchedQueueSortKey
+{
+	int32		priority;
+	TimestampTz queued;
+	const char *namespace;
+	int			namespace_len;
+	const char *name;
+	int			name_len;
+} SchedQueueSortKey;
+
+extern int	SchedQueueSortCompare(const SchedQueueSortKey *a, const SchedQueueSortKey *b);
 
 /*
  * Requeue the pods of a cycle that found no node (text[] uids with their

@@ -51,6 +51,7 @@
 #include "mirror.h"
 #include "profile.h"
 #include "schedule.h"
+#include "scheduling_queue.h"
 #include "simulate.h"
 #include "snapshot.h"
 #include "subxact.h"
@@ -294,26 +295,33 @@ read_pods(Sim *s)
 	memcpy(s->pods + nq, added, sizeof(SimPod) * na);
 }
 
-/* QueueSort: priority, then the time queued; then namespace and name */
+/* QueueSort (SchedQueueSortCompare, the pop's order) */
+static void
+queue_key(const SimPod *p, SchedQueueSortKey *k)
+{
+	k->priority = p->pod.priority;
+	k->queued = p->queued;
+	k->namespace = p->pod.namespace ? p->pod.namespace : "";
+	k->namespace_len = strlen(k->namespace);
+	k->name = p->pod.name ? p->pod.name : "";
+	k->name_len = strlen(k->name);
+}
+
 static int
 cmp_queue(const void *a, const void *b)
 {
-	const SimPod *x = a;
-	const SimPod *y = b;
-	int			c;
+	SchedQueueSortKey x;
+	SchedQueueSortKey y;
 
-	if (x->pod.priority != y->pod.priority)
-		return x->pod.priority > y->pod.priority ? -1 : 1;
-	if (x->queued != y->queued)
-		return x->queued < y->queued ? -1 : 1;
-	c = strcmp(x->pod.namespace ? x->pod.namespace : "", y->pod.namespace ? y->pod.namespace : "");
-	return c != 0 ? c : strcmp(x->pod.name ? x->pod.name : "", y->pod.name ? y->pod.name : "");
+	queue_key(a, &x);
+	queue_key(b, &y);
+	return SchedQueueSortCompare(&x, &y);
 }
 
 /*
  * SimulateSortPods
- *		In QueueSort order: priority, then the time queued (then namespace
- *		and name, for a stable answer).
+ *		In QueueSort order, the pop's (SchedQueueSortCompare): priority,
+ *		then the time queued, then namespace and name, for a stable answer.
  */
 void
 SimulateSortPods(SimPod *pods, int n)
