@@ -44,9 +44,10 @@ WHERE scheduler_name = 'default-scheduler' ORDER BY position;
 --   BalancedAllocation (requests as they are): x cpu 0.1, mem 0.0098 ->
 --     int((1 - 0.0451) * 100) = 95; y cpu 0.55, mem 0.1098 -> 77
 --   TaintToleration: no taints, 100 each, weight 3; NodeAffinity: no
---   preferred terms, its PreScore skips (a row of NULLs; an empty list of
---   terms is still scored, 0 on each node: nodeaffinity's PreScore skips
---   only when the field is nil);
+--   preferred terms, 0 on each node (its PreScore succeeds, as in the
+--   release of the conformance cases: TestNodeAffinityPriority's "all nodes
+--   are same priority as NodeAffinity is nil"; later releases skip, which
+--   adds the same 0 to each total);
 --   ImageLocality: the pod names no image, 0.
 -- Totals x 459, y 444: x.
 ------------------------------------------------------------------------------

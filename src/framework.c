@@ -760,6 +760,7 @@ RunScores(CycleCtx *ctx, const PodInfo *pod, NodeInfo **nodes, const int *ords, 
 		if (pl->score == NULL || prof->plugins[i].weight == 0)
 			continue;
 		scorers++;
+		ctx->calls[i].scores_zero = false;
 		if (pl->prescore)
 		{
 			pl->prescore(&ctx->calls[i], pod, nodes, n, &st);
@@ -772,6 +773,11 @@ RunScores(CycleCtx *ctx, const PodInfo *pod, NodeInfo **nodes, const int *ords, 
 			}
 		}
 		raw[i] = palloc(sizeof(int64) * Max(n, 1));
+		if (ctx->calls[i].scores_zero)
+		{
+			memset(raw[i], 0, sizeof(int64) * Max(n, 1));
+			continue;
+		}
 		if (ks && pl->score_node_local && i < 64)
 		{
 			ks->local |= UINT64CONST(1) << i;
@@ -789,7 +795,7 @@ RunScores(CycleCtx *ctx, const PodInfo *pod, NodeInfo **nodes, const int *ords, 
 		bool		local = ks && i < 64 && (ks->local & (UINT64CONST(1) << i));
 		Status		st = {CODE_SUCCESS, NIL};
 
-		if (raw[i] == NULL)
+		if (raw[i] == NULL || ctx->calls[i].scores_zero)
 			continue;
 		if (!score_nodes(ctx, i, pod, nodes, n, local ? ks->miss : NULL, local ? ks->nmiss : 0,
 						 first, raw[i], &st))
@@ -801,8 +807,17 @@ RunScores(CycleCtx *ctx, const PodInfo *pod, NodeInfo **nodes, const int *ords, 
 	}
 	/* NormalizeScore, the weights */
 	for (int i = 0; i < prof->nplugins; i++)
+	{
+		if (raw[i] != NULL && ctx->calls[i].scores_zero)
+		{
+			/* 0 everywhere, normalized or not, adds nothing */
+			if (norm)
+				norm[i] = raw[i];
+			continue;
+		}
 		if (raw[i] != NULL && !add_scores(ctx, i, pod, n, raw, norm, totals, ks, err))
 			return false;
+	}
 	/* no scoring plugin: every node scores 1, as kube-scheduler does */
 	if (scorers == 0)
 		for (int k = 0; k < n; k++)

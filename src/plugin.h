@@ -76,6 +76,9 @@ typedef struct PluginCall
 	bool		passes_every_node;	/* PreFilter: its Filter would pass every node for
 									 * this pod, so the cycle does not run it
 									 * (scheduler.filter() still does) */
+	bool		scores_zero;	/* PreScore: Success, and Score would give every
+								 * node 0 and NormalizeScore keep it 0 (nothing
+								 * to score), so the cycle runs neither */
 } PluginCall;
 
 typedef struct Plugin
@@ -93,7 +96,10 @@ typedef struct Plugin
 	 */
 	void		(*prefilter) (PluginCall *call, const PodInfo *pod, Status *st, List **node_names);
 	void		(*filter) (PluginCall *call, const PodInfo *pod, const NodeInfo *node, Status *st);
-	/* PreScore over the feasible nodes: Success or Skip (Score not run) */
+	/*
+	 * PreScore over the feasible nodes: Success or Skip (Score not run);
+	 * Success with call->scores_zero when every node would score 0
+	 */
 	void		(*prescore) (PluginCall *call, const PodInfo *pod, NodeInfo **nodes, int n, Status *st);
 	int64		(*score) (PluginCall *call, const PodInfo *pod, const NodeInfo *node, Status *st);
 	void		(*normalize) (PluginCall *call, const PodInfo *pod, int64 *scores, int n, Status *st);

@@ -671,11 +671,16 @@ prescore(PluginCall *call, const PodInfo *pod, NodeInfo **nodes pg_attribute_unu
 
 	/*
 	 * no preferred terms, the pod's (the field absent or null) or the
-	 * args' (none listed): Score has nothing to do, PreScore skips
+	 * args' (none listed): every node scores 0.  PreScore succeeds, as in
+	 * the release the conformance cases follow (node_affinity_test.go at
+	 * 022462cc, TestNodeAffinityPriority's "all nodes are same priority as
+	 * NodeAffinity is nil"); later releases skip.  Either way the nodes'
+	 * totals are the same, and the cycle does no more work: it scores
+	 * none of them.
 	 */
 	if ((pref == NULL || pref->type == jbvNull) && (a == NULL || !a->scores_added))
 	{
-		st->code = CODE_SKIP;
+		call->scores_zero = true;
 		return;
 	}
 	s->preferred = parse_preferred(pref, &err, NULL);
