@@ -772,12 +772,14 @@ RunScores(CycleCtx *ctx, const PodInfo *pod, NodeInfo **nodes, const int *ords, 
 				return false;
 			}
 		}
-		raw[i] = palloc(sizeof(int64) * Max(n, 1));
 		if (ctx->calls[i].scores_zero)
 		{
-			memset(raw[i], 0, sizeof(int64) * Max(n, 1));
+			/* 0 everywhere adds nothing: rows of 0 for a caller that reads them */
+			if (norm)
+				raw[i] = norm[i] = palloc0(sizeof(int64) * Max(n, 1));
 			continue;
 		}
+		raw[i] = palloc(sizeof(int64) * Max(n, 1));
 		if (ks && pl->score_node_local && i < 64)
 		{
 			ks->local |= UINT64CONST(1) << i;
@@ -807,17 +809,9 @@ RunScores(CycleCtx *ctx, const PodInfo *pod, NodeInfo **nodes, const int *ords, 
 	}
 	/* NormalizeScore, the weights */
 	for (int i = 0; i < prof->nplugins; i++)
-	{
-		if (raw[i] != NULL && ctx->calls[i].scores_zero)
-		{
-			/* 0 everywhere, normalized or not, adds nothing */
-			if (norm)
-				norm[i] = raw[i];
-			continue;
-		}
-		if (raw[i] != NULL && !add_scores(ctx, i, pod, n, raw, norm, totals, ks, err))
+		if (raw[i] != NULL && !ctx->calls[i].scores_zero &&
+			!add_scores(ctx, i, pod, n, raw, norm, totals, ks, err))
 			return false;
-	}
 	/* no scoring plugin: every node scores 1, as kube-scheduler does */
 	if (scorers == 0)
 		for (int k = 0; k < n; k++)
