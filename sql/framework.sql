@@ -46,8 +46,9 @@ WHERE scheduler_name = 'default-scheduler' ORDER BY position;
 --   TaintToleration: no taints, 100 each, weight 3; NodeAffinity: no
 --   preferred terms, 0 on each node (its PreScore succeeds, as in the
 --   release of the conformance cases: TestNodeAffinityPriority's "all nodes
---   are same priority as NodeAffinity is nil"; later releases skip, which
---   adds the same 0 to each total);
+--   are same priority as NodeAffinity is nil"; later releases skip it,
+--   and the totals are the same; an empty list of terms, not nil, is
+--   scored in full, 0 on each node too: small-empty-pref);
 --   ImageLocality: the pod names no image, 0.
 -- Totals x 459, y 444: x.
 ------------------------------------------------------------------------------

@@ -726,7 +726,9 @@ add_scores(CycleCtx *ctx, int i, const PodInfo *pod, int n, int64 **raw, int64 *
  *		RunScorePlugins: Score, NormalizeScore, weights).  raw[p][k] and
  *		norm[p][k] per plugin p and node k (NULL rows for plugins that did
  *		not score; norm[p] is raw[p] itself for a plugin without
- *		NormalizeScore); totals[k] the weighted sum.  On a plugin error
+ *		NormalizeScore; a plugin whose PreScore found every score 0
+ *		(scores_zero) is not run, its rows NULL too when norm is NULL, else
+ *		zeros); totals[k] the weighted sum.  On a plugin error
  *		returns false with the error in *err (the cycle fails for this pod
  *		only, as in kube-scheduler).  The raw score of a node-local plugin
  *		(score_node_local) on a node unchanged since a pod of the same class

@@ -12,7 +12,7 @@
 #include "executor/spi.h"
 #include "nodes/pg_list.h"
 #include "storage/lockdefs.h"
-#include "utils/timestamp.h"
+#include "datatype/timestamp.h"
 
 /*
  * Pop: the active pods of a scheduler, highest priority first, then longest

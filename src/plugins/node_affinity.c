@@ -670,8 +670,8 @@ prescore(PluginCall *call, const PodInfo *pod, NodeInfo **nodes pg_attribute_unu
 	bool		err;
 
 	/*
-	 * no preferred terms, the pod's (the field absent or null) or the
-	 * args' (none listed): every node scores 0.  PreScore succeeds, as in
+	 * no preferred terms, neither the pod's (the field absent or null) nor
+	 * the args' (none listed): every node scores 0.  PreScore succeeds, as in
 	 * the release the conformance cases follow (node_affinity_test.go at
 	 * 022462cc, TestNodeAffinityPriority's "all nodes are same priority as
 	 * NodeAffinity is nil"); later releases skip.  Either way the nodes'
