@@ -180,12 +180,23 @@ SELECT scheduler.outbox_result(pg_temp.binding('raced'), 409,
     '{"kind": "Status", "code": 409, "message": "pod raced is already assigned to node \"n9\""}');
 SELECT name, assumed_node FROM scheduler.pods WHERE name = 'raced';
 SELECT queue, attempts FROM scheduler.pending_pods WHERE name = 'raced';
+-- and told why, as kube-scheduler's failed binding cycle tells it
+-- (handleSchedulingFailure, its test "error bind forget pod": the Bind
+-- plugin's error, running Bind plugin "DefaultBinder": <error>,
+-- SchedulerError): the PodScheduled condition and a FailedScheduling event,
+-- and pending_pods shows the message
+SELECT kind, coalesce(body #>> '{status,conditions,0,reason}', body ->> 'reason') AS reason,
+       coalesce(body #>> '{status,conditions,0,message}', body ->> 'note') AS message
+FROM scheduler.outbox WHERE name = 'raced' AND kind IN ('condition', 'event') ORDER BY id;
+SELECT message FROM scheduler.pending_pods WHERE name = 'raced';
 
 -- 404: the pod is gone (or its uid changed): failed, reservation forgotten
 SELECT pg_temp.pod('ghost', '100m');
 SELECT name, node FROM schedule_pending();
 SELECT scheduler.outbox_result(pg_temp.binding('ghost'), 404, '{"kind": "Status", "code": 404, "message": "pods \"ghost\" not found"}');
 SELECT name, assumed_node FROM scheduler.pods WHERE name = 'ghost';
+-- nothing to tell a pod that is gone (the watch deletes it)
+SELECT count(*) AS told FROM scheduler.outbox WHERE name = 'ghost' AND kind IN ('condition', 'event');
 
 -- conditions and events: 200/201 done, 5xx retried
 SELECT scheduler.outbox_result(id, CASE kind WHEN 'condition' THEN 200 ELSE 503 END,
@@ -236,6 +247,9 @@ SELECT scheduler.outbox_result(pg_temp.binding('unanswered'), 503, '{"kind": "St
 SELECT state, attempts, last_status, last_error FROM scheduler.outbox WHERE id = pg_temp.binding('unanswered');
 SELECT name, assumed_node FROM scheduler.pods WHERE name = 'unanswered';
 SELECT queue FROM scheduler.pending_pods WHERE name = 'unanswered';
+SELECT kind, coalesce(body #>> '{status,conditions,0,reason}', body ->> 'reason') AS reason,
+       coalesce(body #>> '{status,conditions,0,message}', body ->> 'note') AS message
+FROM scheduler.outbox WHERE name = 'unanswered' AND kind IN ('condition', 'event') ORDER BY id;
 -- the cap is the caller's (the bind worker passes the setting)
 SELECT pg_temp.pod('impatient', '100m');
 SELECT name, node FROM schedule_pending() WHERE name = 'impatient';

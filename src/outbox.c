@@ -1166,6 +1166,42 @@ OutboxNextDue(bool bindings, bool status)
  * bind worker looks again each second while any waits (OutboxNextDue), and
  * when a claim or volume changes.
  */
+/*
+ * Failed bindings, their pods forgotten (pending again): each pod's latest
+ * attempt is its failure (pending_pods shows the message), and its
+ * PodScheduled condition (SchedulerError) and a FailedScheduling event say
+ * so in the API, as kube-scheduler's handleSchedulingFailure does when a
+ * binding cycle fails (PreBind or Bind).  d[] holds uid and message.
+ */
+static void
+tell_binding_failures(OutboxDecision *d, int n)
+{
+	static SPIPlanPtr latest = NULL;
+	Oid			types[2] = {TEXTARRAYOID, TEXTARRAYOID};
+	Datum		args[2];
+	List	   *uids = NIL;
+	List	   *messages = NIL;
+
+	if (n == 0)
+		return;
+	for (int i = 0; i < n; i++)
+	{
+		d[i].error = true;
+		uids = lappend(uids, (void *) d[i].uid);
+		messages = lappend(messages, (void *) d[i].message);
+	}
+	OutboxWriteDecisions(d, n, 0);
+	args[0] = TextArrayFromList(uids);
+	args[1] = TextArrayFromList(messages);
+	run(PlanKeptBatch(&latest,
+				"UPDATE scheduler.pod_attempts a SET result = 'unschedulable', node = NULL,"
+				" message = d.message, rejected_by = '{}', posted_message = d.message,"
+				" event_posted_at = now(), last_attempt_at = now()"
+				" FROM unnest($1::text[], $2::text[]) AS d(uid, message) WHERE a.pod_uid = d.uid",
+				2, types),
+		args, NULL, SPI_OK_UPDATE);
+}
+
 #define PREBIND_PREFIX "running PreBind plugin \"VolumeBinding\": "
 /* the mirror's version m is newer than the patched one p (unreadable: yes) */
 #define NEWER(m, p) "(CASE WHEN " p " ~ '^[0-9]{1,30}$' AND " m " ~ '^[0-9]{1,30}$'" \
@@ -1286,7 +1322,6 @@ static void
 settle_waiting_bindings(void)
 {
 	static SPIPlanPtr forget = NULL;
-	static SPIPlanPtr latest = NULL;
 	OutboxDecision *d;
 	int			n;
 	List	   *uids = NIL;
@@ -1322,25 +1357,7 @@ settle_waiting_bindings(void)
 					" WHERE o.state = 'pending' AND o.kind IN ('volume', 'claim') AND o.pod_uid = ANY ($1::text[])",
 					2, types),
 			args, NULL, SPI_OK_UPDATE);
-		OutboxWriteDecisions(d, n, 0);
-		/*
-		 * the pod's latest attempt is this failure (pending_pods shows its
-		 * message), and its condition and event now say so in the API
-		 */
-		{
-			List	   *messages = NIL;
-
-			for (int i = 0; i < n; i++)
-				messages = lappend(messages, (void *) d[i].message);
-			args[1] = TextArrayFromList(messages);
-			run(PlanKeptBatch(&latest,
-						"UPDATE scheduler.pod_attempts a SET result = 'unschedulable', node = NULL,"
-						" message = d.message, rejected_by = '{}', posted_message = d.message,"
-						" event_posted_at = now(), last_attempt_at = now()"
-						" FROM unnest($1::text[], $2::text[]) AS d(uid, message) WHERE a.pod_uid = d.uid",
-						2, types),
-				args, NULL, SPI_OK_UPDATE);
-		}
+		tell_binding_failures(d, n);
 	}
 	/* ready: every request done, every claim bound (each looked up by its key) */
 	run_now("UPDATE scheduler.outbox b SET next_attempt_at = now(), wait_until = NULL"
@@ -1660,8 +1677,11 @@ write_verdicts(const Request *rs, int nrows)
 		args, NULL, SPI_OK_UPDATE);
 }
 
-/* A failed binding forgets its reservation (the pod is pending again, if it still exists) */
-static void
+/*
+ * A failed binding forgets its reservation (the pod is pending again, if it
+ * still exists): true when it did
+ */
+static bool
 forget_reservation(const Request *r)
 {
 	static SPIPlanPtr plan = NULL;
@@ -1673,6 +1693,7 @@ forget_reservation(const Request *r)
 				" WHERE uid = $1 AND assumed_node = $2 AND node_name IS NULL",
 				2, types),
 		args, NULL, SPI_OK_UPDATE);
+	return SPI_processed > 0;
 }
 
 /*
@@ -1837,6 +1858,8 @@ record(const OutboxResponse *resps, const bool *has_status, int n, bool has_cap,
 	Request    *rs;
 	int			nrows;
 	ListCell   *lc;
+	OutboxDecision *told;
+	int			ntold = 0;
 
 	for (int i = 0; i < n; i++)
 	{
@@ -1904,8 +1927,25 @@ record(const OutboxResponse *resps, const bool *has_status, int n, bool has_cap,
 			bound[nbound++] = r->id;
 	}
 	write_verdicts(rs, nrows);
+	told = palloc0(sizeof(OutboxDecision) * Max(list_length(forgets), 1));
 	foreach(lc, forgets)
-		forget_reservation(lfirst(lc));
+	{
+		const Request *r = lfirst(lc);
+
+		/*
+		 * Told why as a failed Bind plugin is (DefaultBinder's error), but
+		 * for a 404: the pod is gone, or is another pod of that name now
+		 */
+		if (forget_reservation(r) && !(r->has_status && r->status == 404))
+		{
+			told[ntold].uid = r->pod_uid;
+			told[ntold].message =
+				psprintf("running Bind plugin \"DefaultBinder\": %s",
+						 r->msg[0] ? r->msg : r->has_status ? psprintf("HTTP %d", r->status) : "no response");
+			ntold++;
+		}
+	}
+	tell_binding_failures(told, ntold);
 	scheduled_events(bound, nbound);
 }
 

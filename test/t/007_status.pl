@@ -20,7 +20,9 @@
 #   * an Event seen once is forgotten 6 minutes after it was made, without
 #     a request;
 #   * conditions and events are rate-limited (scheduler.status_qps) and never
-#     hold a binding up: bindings go first.
+#     hold a binding up: bindings go first;
+#   * a failed binding tells the pod why: PodScheduled=False SchedulerError
+#     and a FailedScheduling event, "running Bind plugin "DefaultBinder": ...".
 use strict;
 use warnings;
 use JSON::PP;
@@ -209,6 +211,35 @@ is(q1(q{SELECT b.finished_at < (SELECT max(finished_at) FROM scheduler.outbox WH
 	'the binding that came after them went out before the queued status requests');
 is(q1(q{SELECT string_agg(DISTINCT last_status::text, ',') FROM scheduler.outbox WHERE name LIKE 'huge-%'}),
 	'200,201', 'conditions answered 200, events 201');
+
+# --- a binding that fails: kube-scheduler's failed binding cycle
+# (handleSchedulingFailure, its test "error bind forget pod") tells the pod
+# why, PodScheduled=False, reason SchedulerError, and a Warning
+# FailedScheduling event, both "running Bind plugin \"DefaultBinder\":
+# <error>"; the pod goes back to the queue and is bound on a later try.
+# Here its Binding is answered 500 twice, with 2 attempts allowed.
+q1(q{ALTER SYSTEM SET scheduler.outbox_max_attempts = 2; SELECT pg_reload_conf();});
+usleep(300_000);
+$api->faults({ http_500_next => 2, match => '/pods/refused-0/binding', method => 'POST' });
+bulk('{"generate": {"pods": {"count": 1, "prefix": "refused-", "cpu": "100m"}}}');
+ok($node->poll_query_until('postgres', q{SELECT node_name IS NOT NULL FROM scheduler.pods WHERE name = 'refused-0'}),
+	'a binding refused twice: the pod is bound on its next try');
+# (sent, or closed unsent once the pod is bound: True must not be overwritten)
+my $told = q1(q{SELECT string_agg((body #>> '{status,conditions,0,reason}') || ': '
+	|| (body #>> '{status,conditions,0,message}'), ', ') FROM scheduler.outbox WHERE name = 'refused-0' AND kind = 'condition'});
+like($told, qr/^SchedulerError: running Bind plugin "DefaultBinder": gave up after 2 attempts: [^,]+$/,
+	'PodScheduled=False, SchedulerError, the Bind plugin\'s error');
+my @refused;
+$deadline = time + 30;
+until ((@refused = grep { $_->{reason} eq 'Scheduled' } events_for('refused-0')) > 0) { last if time > $deadline; usleep(200_000) }
+@refused = events_for('refused-0');
+is(join(', ', map { "$_->{type} $_->{reason}" } sort { $a->{eventTime} cmp $b->{eventTime} } @refused),
+	'Warning FailedScheduling, Normal Scheduled', 'the API server has its FailedScheduling event, then Scheduled');
+my ($fs) = grep { $_->{reason} eq 'FailedScheduling' } @refused;
+like(describe_line($fs), qr/^Warning  FailedScheduling  default-scheduler  running Bind plugin "DefaultBinder": gave up after 2 attempts: /,
+	'kubectl describe pod: Warning FailedScheduling default-scheduler running Bind plugin "DefaultBinder": ...');
+is(scalar(grep { ($_->{code} // 0) == 201 } @{ kreq('GET', '/debug/bindings?pod=default/refused-0') }), 1,
+	'bound once');
 
 $node->stop;
 done_testing();
