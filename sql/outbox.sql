@@ -180,15 +180,10 @@ SELECT scheduler.outbox_result(pg_temp.binding('raced'), 409,
     '{"kind": "Status", "code": 409, "message": "pod raced is already assigned to node \"n9\""}');
 SELECT name, assumed_node FROM scheduler.pods WHERE name = 'raced';
 SELECT queue, attempts FROM scheduler.pending_pods WHERE name = 'raced';
--- and told why, as kube-scheduler's failed binding cycle tells it
--- (handleSchedulingFailure, its test "error bind forget pod": the Bind
--- plugin's error, running Bind plugin "DefaultBinder": <error>,
--- SchedulerError): the PodScheduled condition and a FailedScheduling event,
--- and pending_pods shows the message
-SELECT kind, coalesce(body #>> '{status,conditions,0,reason}', body ->> 'reason') AS reason,
-       coalesce(body #>> '{status,conditions,0,message}', body ->> 'note') AS message
-FROM scheduler.outbox WHERE name = 'raced' AND kind IN ('condition', 'event') ORDER BY id;
-SELECT message FROM scheduler.pending_pods WHERE name = 'raced';
+-- not told why: the pod is bound elsewhere, and a False PodScheduled
+-- would overwrite the True of that binding (kube-scheduler's
+-- handleSchedulingFailure patches it anyway)
+SELECT count(*) AS told FROM scheduler.outbox WHERE name = 'raced' AND kind IN ('condition', 'event');
 
 -- 404: the pod is gone (or its uid changed): failed, reservation forgotten
 SELECT pg_temp.pod('ghost', '100m');
@@ -256,6 +251,22 @@ SELECT name, node FROM schedule_pending() WHERE name = 'impatient';
 SELECT scheduler.outbox_result(pg_temp.binding('impatient'), 0, NULL, 2);
 SELECT scheduler.outbox_result(pg_temp.binding('impatient'), 0, NULL, 2);
 SELECT state, attempts, last_error FROM scheduler.outbox WHERE id = pg_temp.binding('impatient');
+
+-- 422, the Binding refused: failed, reservation forgotten, and the pod told
+-- why, as kube-scheduler's failed binding cycle tells it
+-- (handleSchedulingFailure, its test "error bind forget pod": the Bind
+-- plugin's error, running Bind plugin "DefaultBinder": <error>,
+-- SchedulerError): the PodScheduled condition and a FailedScheduling event,
+-- and pending_pods shows the message
+SELECT pg_temp.pod('refused', '100m');
+SELECT name, node FROM schedule_pending() WHERE name = 'refused';
+SELECT scheduler.outbox_result(pg_temp.binding('refused'), 422,
+    '{"kind": "Status", "code": 422, "message": "Binding.core \"refused\" is invalid: target.name: Invalid value: \"n1\""}');
+SELECT name, assumed_node FROM scheduler.pods WHERE name = 'refused';
+SELECT kind, coalesce(body #>> '{status,conditions,0,reason}', body ->> 'reason') AS reason,
+       coalesce(body #>> '{status,conditions,0,message}', body ->> 'note') AS message
+FROM scheduler.outbox WHERE name = 'refused' AND kind IN ('condition', 'event') ORDER BY id;
+SELECT message FROM scheduler.pending_pods WHERE name = 'refused';
 
 -- -1: no request could be built (the bind worker refuses a name that is no
 -- path segment): failed at once, the reservation forgotten

@@ -1147,26 +1147,6 @@ OutboxNextDue(bool bindings, bool status)
 }
 
 /*
- * The bindings that wait for their claims (VolumeBinding's PreBind,
- * BindPodVolumes: checkBindings every second until bindTimeoutSeconds).
- * Those that cannot complete fail, as kube-scheduler's PreBind fails: a
- * PreBind request failed (its API error), a provisioned claim whose
- * selected-node the provisioner removed or changed ("selectedNode
- * annotation reset", "provisioning failed"), a volume whose claimRef was
- * reset, a claim deleted, or the timeout.  An object is judged only once
- * the mirror holds a version newer than the one the request patched
- * (CompareResourceVersion, numeric, as kube-scheduler's assume cache
- * compares).  Their pods are forgotten (pending again, in the queue) and
- * told why (PodScheduled False, SchedulerError, and a FailedScheduling
- * event).  A claim the pod shares, annotated for another node since, fails
- * it too (checkBindings: "provisioning failed").  The others are due at
- * once when every PreBind request is done and every claim bound: they came
- * in due at infinity, waiting (wait_until set), and only this makes them
- * due, and no longer waiting (wait_until NULL: never failed after).  The
- * bind worker looks again each second while any waits (OutboxNextDue), and
- * when a claim or volume changes.
- */
-/*
  * Failed bindings, their pods forgotten (pending again): each pod's latest
  * attempt is its failure (pending_pods shows the message), and its
  * PodScheduled condition (SchedulerError) and a FailedScheduling event say
@@ -1202,6 +1182,26 @@ tell_binding_failures(OutboxDecision *d, int n)
 		args, NULL, SPI_OK_UPDATE);
 }
 
+/*
+ * The bindings that wait for their claims (VolumeBinding's PreBind,
+ * BindPodVolumes: checkBindings every second until bindTimeoutSeconds).
+ * Those that cannot complete fail, as kube-scheduler's PreBind fails: a
+ * PreBind request failed (its API error), a provisioned claim whose
+ * selected-node the provisioner removed or changed ("selectedNode
+ * annotation reset", "provisioning failed"), a volume whose claimRef was
+ * reset, a claim deleted, or the timeout.  An object is judged only once
+ * the mirror holds a version newer than the one the request patched
+ * (CompareResourceVersion, numeric, as kube-scheduler's assume cache
+ * compares).  Their pods are forgotten (pending again, in the queue) and
+ * told why (PodScheduled False, SchedulerError, and a FailedScheduling
+ * event).  A claim the pod shares, annotated for another node since, fails
+ * it too (checkBindings: "provisioning failed").  The others are due at
+ * once when every PreBind request is done and every claim bound: they came
+ * in due at infinity, waiting (wait_until set), and only this makes them
+ * due, and no longer waiting (wait_until NULL: never failed after).  The
+ * bind worker looks again each second while any waits (OutboxNextDue), and
+ * when a claim or volume changes.
+ */
 #define PREBIND_PREFIX "running PreBind plugin \"VolumeBinding\": "
 /* the mirror's version m is newer than the patched one p (unreadable: yes) */
 #define NEWER(m, p) "(CASE WHEN " p " ~ '^[0-9]{1,30}$' AND " m " ~ '^[0-9]{1,30}$'" \
@@ -1934,9 +1934,12 @@ record(const OutboxResponse *resps, const bool *has_status, int n, bool has_cap,
 
 		/*
 		 * Told why as a failed Bind plugin is (DefaultBinder's error), but
-		 * for a 404: the pod is gone, or is another pod of that name now
+		 * for a 404 or a 409: the pod is gone, or bound elsewhere, or
+		 * another pod has its name now (the uid precondition), and a
+		 * condition patched by name would say False over the True of its
+		 * binding, or tell the other pod
 		 */
-		if (forget_reservation(r) && !(r->has_status && r->status == 404))
+		if (forget_reservation(r) && !(r->has_status && (r->status == 404 || r->status == 409)))
 		{
 			told[ntold].uid = r->pod_uid;
 			told[ntold].message =
