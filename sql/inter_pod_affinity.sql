@@ -158,3 +158,45 @@ SELECT pg_temp.pod('shy', '{"app": "shy"}', '{"podAntiAffinity": {"preferredDuri
 SELECT n.labels->>'topology.kubernetes.io/zone' AS zone, count(*) AS web_pods
 FROM pg_temp.placed p JOIN scheduler.nodes n ON n.name = p.node WHERE p.name LIKE 'web-%' GROUP BY 1 ORDER BY 1;
 SELECT node, raw, normalized FROM scheduler.score('default', 'shy') WHERE plugin = 'InterPodAffinity' ORDER BY node;
+
+------------------------------------------------------------------------------
+-- Pods nominated to a node (preemption made room for them there) count on
+-- it for the pods of their priority or lower, as kube-scheduler's
+-- RunFilterPluginsWithNominatedPods counts them through the plugin's AddPod
+-- (updateWithPod, on the node's own topology pairs): a nominated pod whose
+-- required anti-affinity matches the pod keeps it off that node (existing
+-- pods' anti-affinity), and so does one that the pod's own required
+-- anti-affinity matches.  A pod of higher priority does not count them; nor
+-- does a pod whose PreFilter skips (no terms, none against it on a node):
+-- kube-scheduler runs no AddPod nor Filter for a skipped plugin.
+------------------------------------------------------------------------------
+CREATE FUNCTION pg_temp.ppod(name text, labels jsonb, affinity jsonb, priority int, gates jsonb DEFAULT '[]')
+RETURNS int LANGUAGE sql AS $$
+    SELECT scheduler.apply(jsonb_build_object('kind', 'Pod',
+        'metadata', jsonb_build_object('name', name, 'namespace', 'default', 'uid', 'default/' || name, 'labels', labels),
+        'spec', jsonb_build_object('priority', priority, 'affinity', affinity, 'schedulingGates', gates,
+            'containers', jsonb_build_array(jsonb_build_object('name', 'c',
+                'resources', jsonb_build_object('requests', jsonb_build_object('cpu', '100m')))))))
+$$;
+-- (nom is gated, so that no cycle here places it: it stays nominated)
+SELECT pg_temp.ppod('nom', '{"app": "nom"}', pg_temp.req('podAntiAffinity', '{"app": "near"}', 'kubernetes.io/hostname'), 100,
+                    '[{"name": "hold"}]');
+UPDATE scheduler.queue SET nominated_node = 'n1' WHERE pod_uid = 'default/nom';
+SELECT pg_temp.ppod('near-low', '{"app": "near"}', pg_temp.req('podAntiAffinity', '{"app": "none"}', 'kubernetes.io/hostname'), 0);
+SELECT pg_temp.ppod('near-high', '{"app": "near"}', pg_temp.req('podAntiAffinity', '{"app": "none"}', 'kubernetes.io/hostname'), 1000);
+SELECT pg_temp.ppod('near-plain', '{"app": "near"}', '{}', 0);
+SELECT pg_temp.ppod('repel-low', '{"app": "repel"}', pg_temp.req('podAntiAffinity', '{"app": "nom"}', 'kubernetes.io/hostname'), 0);
+SELECT pg_temp.ppod('repel-high', '{"app": "repel"}', pg_temp.req('podAntiAffinity', '{"app": "nom"}', 'kubernetes.io/hostname'), 1000);
+SELECT p.name, node, code, reason
+FROM unnest(ARRAY['near-low', 'near-high', 'near-plain', 'repel-low', 'repel-high']) AS p(name),
+     LATERAL scheduler.filter('default', p.name) f
+WHERE f.plugin = 'InterPodAffinity' AND (f.node = 'n1' OR f.node IS NULL)
+ORDER BY p.name, node NULLS FIRST;
+-- the cycle counts them so too: near-low and repel-low go elsewhere, ten
+-- times over (their nodes are drawn among the ties)
+SELECT count(*) FILTER (WHERE node = 'n1') AS on_n1, count(*) AS placed
+FROM generate_series(1, 10) i,
+     LATERAL (SELECT pg_temp.delete_pod('near-low'), pg_temp.delete_pod('repel-low'),
+                     pg_temp.ppod('near-low', '{"app": "near"}', pg_temp.req('podAntiAffinity', '{"app": "none"}', 'kubernetes.io/hostname'), 0),
+                     pg_temp.ppod('repel-low', '{"app": "repel"}', pg_temp.req('podAntiAffinity', '{"app": "nom"}', 'kubernetes.io/hostname'), 0)) x,
+     LATERAL (SELECT * FROM schedule_pending() WHERE name IN ('near-low', 'repel-low')) s;

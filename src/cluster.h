@@ -129,6 +129,9 @@ typedef struct NodeInfo
 	List	   *affinity_pods;	/* those with inter-pod affinity terms */
 	List	   *anti_pods;		/* those with required anti-affinity terms */
 	List	   *nominated;		/* PodRefs of pending pods nominated here (preemption) */
+	bool		nominated_in;	/* a copy with those of them counted in that the
+								 * pod being filtered counts
+								 * (NodeWithNominatedPods) */
 	MemoryContext cxt;			/* node-owned data (labels, taints, images) */
 } NodeInfo;
 

@@ -957,12 +957,28 @@ apply_changes(void)
 }
 
 /*
+ * What InterPodAffinity's Filter reads of a nominated pod (its AddPod):
+ * namespace, labels and inter-pod affinity terms, copied into the current
+ * context.  Terms that do not parse are none.
+ */
+static void
+nominated_terms(PodRef *p, const char *namespace, Jsonb *labels, Jsonb *affinity)
+{
+	char	   *err;
+
+	p->namespace = pstrdup(namespace ? namespace : "");
+	p->labels = labels && JB_ROOT_IS_OBJECT(labels) ? DatumGetJsonbPCopy(JsonbPGetDatum(labels)) : NULL;
+	p->affinity = affinity ? PodAffinityParse(affinity, p->namespace, p->labels, &err) : NULL;
+}
+
+/*
  * A pending pod as the nodes' nominated lists keep it, in nominated_cxt.
  * What cannot be read of it counts as nothing (the pod's own cycle reports
  * its row).
  */
 static PodRef *
-nominated_ref(const char *uid, int32 priority, Jsonb *requests, int64 nzc, int64 nzm, Jsonb *ports)
+nominated_ref(const char *uid, int32 priority, Jsonb *requests, int64 nzc, int64 nzm, Jsonb *ports,
+			  const char *namespace, Jsonb *labels, Jsonb *affinity)
 {
 	PodRef	   *p = palloc0(sizeof(PodRef));
 	char	   *err;
@@ -973,6 +989,7 @@ nominated_ref(const char *uid, int32 priority, Jsonb *requests, int64 nzc, int64
 	p->nonzero_cpu = Max(nzc, 0);
 	p->nonzero_memory = Max(nzm, 0);
 	p->ports = HostPortsFromJsonb(ports, &p->nports, &err);
+	nominated_terms(p, namespace, labels, affinity);
 	return p;
 }
 
@@ -1010,7 +1027,7 @@ load_nominated(void)
 	else
 		MemoryContextReset(nominated_cxt);
 	SchedQueueNominated("p.uid, q.nominated_node, p.priority, p.requests, p.nonzero_cpu, p.nonzero_memory,"
-						" p.host_ports");
+						" p.host_ports, p.namespace, p.labels, p.affinity");
 	tt = SPI_tuptable;
 	for (uint64 i = 0; i < SPI_processed; i++)
 	{
@@ -1025,7 +1042,9 @@ load_nominated(void)
 		old = MemoryContextSwitchTo(nominated_cxt);
 		p = nominated_ref(uid, DatumGetInt32(SPI_getbinval(tt->vals[i], tt->tupdesc, 3, &isnull)),
 						  TupleJsonb(tt->vals[i], tt->tupdesc, 4), TupleInt64(tt->vals[i], tt->tupdesc, 5),
-						  TupleInt64(tt->vals[i], tt->tupdesc, 6), TupleJsonb(tt->vals[i], tt->tupdesc, 7));
+						  TupleInt64(tt->vals[i], tt->tupdesc, 6), TupleJsonb(tt->vals[i], tt->tupdesc, 7),
+						  SPI_getvalue(tt->vals[i], tt->tupdesc, 8), TupleJsonb(tt->vals[i], tt->tupdesc, 9),
+						  TupleJsonb(tt->vals[i], tt->tupdesc, 10));
 		MemoryContextSwitchTo(old);
 		nominate(n, p);
 	}
@@ -1070,6 +1089,7 @@ SnapshotNominate(ClusterSnapshot *snap, const PodInfo *pod, const char *node)
 	p->uid = pstrdup(pod->uid);
 	p->priority = pod->priority;
 	copy_usage(p, pod);
+	nominated_terms(p, pod->namespace, pod->labels, pod->affinity);
 	MemoryContextSwitchTo(old);
 	nominate(n, p);
 }
@@ -1077,8 +1097,9 @@ SnapshotNominate(ClusterSnapshot *snap, const PodInfo *pod, const char *node)
 /*
  * addGENominatedPods: the node as the filters see it for pod, with the pods
  * nominated to it of the same or higher priority (but pod itself) counted
- * in: their requests, their number and their host ports.  NULL when there
- * are none.  A copy in the current context.
+ * in: their requests, their number and their host ports; nominated_in set,
+ * InterPodAffinity's Filter counts their terms (NominatedPodCounts).  NULL
+ * when there are none.  A copy in the current context.
  */
 NodeInfo *
 NodeWithNominatedPods(const NodeInfo *node, const PodInfo *pod)
@@ -1099,6 +1120,7 @@ NodeWithNominatedPods(const NodeInfo *node, const PodInfo *pod)
 			memset(&copy->requested, 0, sizeof(ResourceVec));
 			ResourceAdd(&copy->requested, &node->requested);
 			copy->port_pods = list_copy(node->port_pods);
+			copy->nominated_in = true;
 		}
 		add_usage(copy, p);
 	}

@@ -307,8 +307,68 @@ satisfies_affinity(const FilterState *fs, const NodeInfo *node)
 	return hash_get_num_entries(fs->affinity->pairs) == 0 && fs->self_match;
 }
 
+/* Does the node have the term's topology key? */
+static bool
+node_has_key(const NodeInfo *node, const AffinityTerm *t)
+{
+	int			len;
+
+	return t->topology_key != NULL &&
+		LabelGet(node->labels, t->topology_key, strlen(t->topology_key), &len) != NULL;
+}
+
+/*
+ * The pods nominated to the node that the Filter counts there
+ * (RunFilterPluginsWithNominatedPods: on a copy of the node with them in,
+ * nominated_in, those of the pod's priority or higher but the pod), as
+ * their AddPod (updateWithPod) would count them on the node's own
+ * topology pairs: one the pod's required anti-affinity term matches
+ * (anti), or whose own required anti-affinity term matches the pod
+ * (existing), on a node with the term's key.  Their affinity counts are
+ * not needed: the node must pass without them too, where they do not
+ * count.
+ */
+static bool
+nominated_anti(const FilterState *fs, const PodInfo *pod, const NodeInfo *node, bool existing)
+{
+	Jsonb	   *ns_labels = NULL;
+	bool		ns_read = false;
+	ListCell   *lc;
+
+	foreach(lc, node->nominated)
+	{
+		const PodRef *p = lfirst(lc);
+
+		if (p->priority < pod->priority || strcmp(p->uid, pod->uid) == 0)
+			continue;
+		if (!existing)
+		{
+			for (int i = 0; i < fs->pa->nreq_anti; i++)
+				if (node_has_key(node, &fs->pa->req_anti[i]) &&
+					AffinityTermMatches(&fs->pa->req_anti[i], p->namespace, p->labels, NULL))
+					return true;
+			continue;
+		}
+		for (int i = 0; p->affinity && i < p->affinity->nreq_anti; i++)
+		{
+			const AffinityTerm *t = &p->affinity->req_anti[i];
+
+			if (!node_has_key(node, t))
+				continue;
+			if (selector_is_real(t->ns_selector) && !ns_read)
+			{
+				ns_labels = NamespaceLabels(pod->namespace);
+				ns_read = true;
+			}
+			if (AffinityTermMatches(t, pod->namespace, pod->labels, ns_labels))
+				return true;
+		}
+	}
+	return false;
+}
+
 static void
-filter(PluginCall *call, const PodInfo *pod pg_attribute_unused(), const NodeInfo *node, Status *st)
+filter(PluginCall *call, const PodInfo *pod, const NodeInfo *node, Status *st)
 {
 	FilterState *fs = call->state ? ((CallState *) call->state)->filter : NULL;
 	bool		has_key;
@@ -329,12 +389,19 @@ filter(PluginCall *call, const PodInfo *pod pg_attribute_unused(), const NodeInf
 			StatusSet(st, CODE_UNSCHEDULABLE, ErrReasonAntiAffinityRulesNotMatch);
 			return;
 		}
+	if (node->nominated_in && nominated_anti(fs, pod, node, false))
+	{
+		StatusSet(st, CODE_UNSCHEDULABLE, ErrReasonAntiAffinityRulesNotMatch);
+		return;
+	}
 	for (int i = 0; i < fs->nexisting_anti; i++)
 		if (TopologyDomainsCount(&fs->existing_anti[i], node, &has_key) > 0)
 		{
 			StatusSet(st, CODE_UNSCHEDULABLE, ErrReasonExistingAntiAffinityRulesNotMatch);
 			return;
 		}
+	if (node->nominated_in && nominated_anti(fs, pod, node, true))
+		StatusSet(st, CODE_UNSCHEDULABLE, ErrReasonExistingAntiAffinityRulesNotMatch);
 }
 
 /* ------------------------------------------------------------------------
