@@ -191,3 +191,32 @@ SELECT node, raw FROM scheduler.score('default', 'late-probe') WHERE plugin = 'P
 SELECT pg_temp.pod('late-2', '{"app": "late"}', '{"nodeName": "k1"}'), pg_temp.pod('late-3', '{"app": "late"}', '{"nodeName": "k1"}');
 SELECT node, raw FROM scheduler.score('default', 'late-probe') WHERE plugin = 'PodTopologySpread' ORDER BY node;
 SELECT node, raw FROM scheduler.score('default', 'late-probe') WHERE plugin = 'PodTopologySpread' ORDER BY node;
+
+------------------------------------------------------------------------------
+-- Pods nominated to a node (preemption made room for them there) count in
+-- its domain for the pods of their priority or lower, as kube-scheduler's
+-- RunFilterPluginsWithNominatedPods counts them through the plugin's AddPod
+-- (updateWithPod: of the pod's namespace, matching the selector, the
+-- domain's count and the critical paths' minimum updated).  nom (app s,
+-- gated so that no cycle places it) is nominated to h1:
+--   * s-low (priority 0): h1 holds 1 with nom, h2 0: skew 2, rejected;
+--   * s-high (priority 1000) does not count nom: h1 passes;
+--   * s-other (namespace other, of the same labels) does not count it.
+-- Then with h2 and h3 holding one each, h1 holds 1 with nom: the minimum is
+-- 1, no longer h1's 0, and s-low passes h1 (skew 1); with the minimum left
+-- at 0 it would be rejected.
+------------------------------------------------------------------------------
+TRUNCATE scheduler.nodes, scheduler.pods, scheduler.pod_attempts, scheduler.attempt_history, scheduler.workloads;
+SELECT pg_temp.node('h1', 'a'), pg_temp.node('h2', 'b');
+SELECT pg_temp.pod('nom', '{"app": "s"}', '{"priority": 100, "schedulingGates": [{"name": "hold"}]}');
+UPDATE scheduler.queue SET nominated_node = 'h1' WHERE pod_uid = 'default/nom';
+SELECT pg_temp.pod('s-low', '{"app": "s"}', pg_temp.spread('s', 'kubernetes.io/hostname') || '{"priority": 0}');
+SELECT pg_temp.pod('s-high', '{"app": "s"}', pg_temp.spread('s', 'kubernetes.io/hostname') || '{"priority": 1000}');
+SELECT pg_temp.pod('s-other', '{"app": "s"}', pg_temp.spread('s', 'kubernetes.io/hostname') || '{"priority": 0}', 'other');
+SELECT p.name, f.node, f.code
+FROM unnest(ARRAY['s-low', 's-high', 's-other']) AS p(name),
+     LATERAL scheduler.filter(CASE p.name WHEN 's-other' THEN 'other' ELSE 'default' END, p.name) f
+WHERE f.plugin = 'PodTopologySpread' ORDER BY p.name, f.node;
+SELECT pg_temp.node('h3', 'c');
+SELECT pg_temp.pod('s-2', '{"app": "s"}', '{"nodeName": "h2"}'), pg_temp.pod('s-3', '{"app": "s"}', '{"nodeName": "h3"}');
+SELECT f.node, f.code FROM scheduler.filter('default', 's-low') f WHERE f.plugin = 'PodTopologySpread' ORDER BY f.node;

@@ -771,6 +771,43 @@ prefilter(PluginCall *call, const PodInfo *pod, Status *st, List **node_names pg
 	s->pod = pod;
 }
 
+/*
+ * The pods nominated to the node that the Filter counts there
+ * (RunFilterPluginsWithNominatedPods: on a copy of the node with them in,
+ * nominated_in, those of the pod's priority or higher but the pod) and
+ * that constraint c counts, as their AddPod (updateWithPod) adds them to
+ * the node's domain: of the pod's namespace, matching c's selector, on a
+ * node with every constraint's key that c's node inclusion policies take.
+ */
+static int64
+nominated_matching(const State *s, const SpreadConstraint *c, ClusterSnapshot *snap, const PodInfo *pod,
+				   const NodeInfo *node)
+{
+	int64		n = 0;
+	ListCell   *lc;
+
+	if (!has_all_keys(s->constraints, s->nconstraints, node))
+		return 0;
+	if (scheduler_features.NodeInclusionPolicyInPodTopologySpread)
+	{
+		const void *req = RequiredNodeAffinity(pod);
+
+		if (needs_node_check(c, req, pod) && !node_included(c, snap, pod, req, node))
+			return 0;
+	}
+	foreach(lc, node->nominated)
+	{
+		const PodRef *p = lfirst(lc);
+
+		if (p->priority < pod->priority || strcmp(p->uid, pod->uid) == 0)
+			continue;
+		if (p->namespace != NULL && strcmp(p->namespace, pod->namespace ? pod->namespace : "") == 0 &&
+			LabelSelectorMatches(c->selector, p->labels))
+			n++;
+	}
+	return n;
+}
+
 static void
 filter(PluginCall *call, const PodInfo *pod, const NodeInfo *node, Status *st)
 {
@@ -782,6 +819,9 @@ filter(PluginCall *call, const PodInfo *pod, const NodeInfo *node, Status *st)
 	{
 		SpreadConstraint *c = &s->constraints[k];
 		int32		d = NodeLabelNumber(c->domains, node);
+		int64		count;
+		int64		min_count = c->min_count;
+		int			eligible = c->ndomains_eligible;
 		int64		min;
 		int64		match;
 
@@ -790,8 +830,28 @@ filter(PluginCall *call, const PodInfo *pod, const NodeInfo *node, Status *st)
 			StatusSet(st, CODE_UNSCHEDULABLE_AND_UNRESOLVABLE, ErrReasonNodeLabelNotMatch);
 			return;
 		}
-		min = c->ndomains_eligible < c->min_domains ? 0 : c->min_count;
-		match = c->domain_count[d] > 0 ? c->domain_count[d] : 0;
+		count = c->domain_count[d];
+		if (node->nominated_in)
+		{
+			int64		add = nominated_matching(s, c, call->snap, pod, node);
+
+			if (add > 0)
+			{
+				/* the domain's count grows (a domain of its own if none), and the minimum with it */
+				if (count < 0)
+				{
+					count = 0;
+					eligible++;
+				}
+				count += add;
+				min_count = count;
+				for (int e = 0; e <= c->domains->nvalues; e++)
+					if (e != d && c->domain_count[e] >= 0 && c->domain_count[e] < min_count)
+						min_count = c->domain_count[e];
+			}
+		}
+		min = eligible < c->min_domains ? 0 : min_count;
+		match = count > 0 ? count : 0;
 		if (pod == s->pod ? c->self_match : LabelSelectorMatches(c->selector, pod->labels))
 			match++;
 		if (match - min > c->max_skew)
