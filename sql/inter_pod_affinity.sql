@@ -184,19 +184,36 @@ SELECT pg_temp.ppod('nom', '{"app": "nom"}', pg_temp.req('podAntiAffinity', '{"a
 UPDATE scheduler.queue SET nominated_node = 'n1' WHERE pod_uid = 'default/nom';
 SELECT pg_temp.ppod('near-low', '{"app": "near"}', pg_temp.req('podAntiAffinity', '{"app": "none"}', 'kubernetes.io/hostname'), 0);
 SELECT pg_temp.ppod('near-high', '{"app": "near"}', pg_temp.req('podAntiAffinity', '{"app": "none"}', 'kubernetes.io/hostname'), 1000);
+SELECT pg_temp.ppod('near-eq', '{"app": "near"}', pg_temp.req('podAntiAffinity', '{"app": "none"}', 'kubernetes.io/hostname'), 100);
 SELECT pg_temp.ppod('near-plain', '{"app": "near"}', '{}', 0);
 SELECT pg_temp.ppod('repel-low', '{"app": "repel"}', pg_temp.req('podAntiAffinity', '{"app": "nom"}', 'kubernetes.io/hostname'), 0);
 SELECT pg_temp.ppod('repel-high', '{"app": "repel"}', pg_temp.req('podAntiAffinity', '{"app": "nom"}', 'kubernetes.io/hostname'), 1000);
 SELECT p.name, node, code, reason
-FROM unnest(ARRAY['near-low', 'near-high', 'near-plain', 'repel-low', 'repel-high']) AS p(name),
+FROM unnest(ARRAY['near-low', 'near-eq', 'near-high', 'near-plain', 'repel-low', 'repel-high']) AS p(name),
      LATERAL scheduler.filter('default', p.name) f
 WHERE f.plugin = 'InterPodAffinity' AND (f.node = 'n1' OR f.node IS NULL)
 ORDER BY p.name, node NULLS FIRST;
 -- the cycle counts them so too: near-low and repel-low go elsewhere, ten
 -- times over (their nodes are drawn among the ties)
-SELECT count(*) FILTER (WHERE node = 'n1') AS on_n1, count(*) AS placed
-FROM generate_series(1, 10) i,
-     LATERAL (SELECT pg_temp.delete_pod('near-low'), pg_temp.delete_pod('repel-low'),
-                     pg_temp.ppod('near-low', '{"app": "near"}', pg_temp.req('podAntiAffinity', '{"app": "none"}', 'kubernetes.io/hostname'), 0),
-                     pg_temp.ppod('repel-low', '{"app": "repel"}', pg_temp.req('podAntiAffinity', '{"app": "nom"}', 'kubernetes.io/hostname'), 0)) x,
-     LATERAL (SELECT * FROM schedule_pending() WHERE name IN ('near-low', 'repel-low')) s;
+CREATE FUNCTION pg_temp.tenfold() RETURNS TABLE (on_n1 bigint, placed bigint) LANGUAGE plpgsql AS $$
+BEGIN
+    CREATE TEMP TABLE landed (node text);
+    FOR i IN 1 .. 10 LOOP
+        PERFORM pg_temp.delete_pod('near-low'), pg_temp.delete_pod('repel-low');
+        PERFORM pg_temp.ppod('near-low', '{"app": "near"}', pg_temp.req('podAntiAffinity', '{"app": "none"}', 'kubernetes.io/hostname'), 0);
+        PERFORM pg_temp.ppod('repel-low', '{"app": "repel"}', pg_temp.req('podAntiAffinity', '{"app": "nom"}', 'kubernetes.io/hostname'), 0);
+        INSERT INTO landed SELECT s.node FROM schedule_pending() s WHERE s.name IN ('near-low', 'repel-low');
+    END LOOP;
+    RETURN QUERY SELECT count(*) FILTER (WHERE l.node = 'n1'), count(l.node) FROM landed l;
+    DROP TABLE landed;
+END $$;
+SELECT * FROM pg_temp.tenfold();
+-- a nominated pod that the pod's required affinity matches counts on its
+-- node's pairs in the first pass (AddPod), so the node is judged on what
+-- comes after: here its anti-affinity to the pod, Unschedulable; the other
+-- nodes fail the affinity, UnschedulableAndUnresolvable
+SELECT pg_temp.ppod('lone', '{"app": "lone"}', pg_temp.req('podAntiAffinity', '{"app": "seeker"}', 'kubernetes.io/hostname'), 100,
+                    '[{"name": "hold"}]');
+UPDATE scheduler.queue SET nominated_node = 'n3' WHERE pod_uid = 'default/lone';
+SELECT pg_temp.ppod('seeker', '{"app": "seeker"}', pg_temp.req('podAffinity', '{"app": "lone"}', 'topology.kubernetes.io/zone'), 0);
+SELECT node, code, reason FROM scheduler.filter('default', 'seeker') WHERE plugin = 'InterPodAffinity' ORDER BY node NULLS FIRST;

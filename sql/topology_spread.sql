@@ -220,3 +220,6 @@ WHERE f.plugin = 'PodTopologySpread' ORDER BY p.name, f.node;
 SELECT pg_temp.node('h3', 'c');
 SELECT pg_temp.pod('s-2', '{"app": "s"}', '{"nodeName": "h2"}'), pg_temp.pod('s-3', '{"app": "s"}', '{"nodeName": "h3"}');
 SELECT f.node, f.code FROM scheduler.filter('default', 's-low') f WHERE f.plugin = 'PodTopologySpread' ORDER BY f.node;
+-- the cycle counts it so too (RunFilters): s-low lands on h1
+SELECT pg_temp.delete_pod('s-high'), pg_temp.delete_pod('s-other');
+SELECT name, node FROM schedule_pending();

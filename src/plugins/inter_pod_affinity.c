@@ -56,6 +56,8 @@ typedef struct FilterState
 	bool		self_match;		/* the pod matches all its own affinity terms */
 	TopologyDomains *existing_anti; /* existing anti-affinity terms against it */
 	int			nexisting_anti;
+	Jsonb	   *ns_labels;		/* the pod's namespace's labels, when read */
+	bool		ns_read;
 } FilterState;
 
 /* A table of pairs the score adds, times factor */
@@ -267,6 +269,8 @@ prefilter(PluginCall *call, const PodInfo *pod, Status *st, List **node_names pg
 		st->code = CODE_SKIP;
 		return;
 	}
+	fs->ns_labels = ns_labels;
+	fs->ns_read = ns_read;
 	fs->nexisting_anti = list_length(matching);
 	fs->existing_anti = palloc(sizeof(TopologyDomains) * Max(fs->nexisting_anti, 1));
 	foreach(lc, matching)
@@ -286,8 +290,18 @@ prefilter(PluginCall *call, const PodInfo *pod, Status *st, List **node_names pg
 	call_state(call)->filter = fs;
 }
 
+/*
+ * A pod nominated to the node, counted there (of the pod's priority or
+ * higher, not the pod: RunFilterPluginsWithNominatedPods)?
+ */
+static inline bool
+counted_nominee(const PodRef *p, const PodInfo *pod)
+{
+	return p->priority >= pod->priority && strcmp(p->uid, pod->uid) != 0;
+}
+
 static bool
-satisfies_affinity(const FilterState *fs, const NodeInfo *node)
+satisfies_affinity(const FilterState *fs, const PodInfo *pod, const NodeInfo *node)
 {
 	bool		pods_exist = true;
 
@@ -303,6 +317,24 @@ satisfies_affinity(const FilterState *fs, const NodeInfo *node)
 	}
 	if (pods_exist)
 		return true;
+
+	/*
+	 * a nominated pod counted on the node that matches every term counts
+	 * on each of the node's pairs (AddPod): the pods exist there
+	 */
+	if (node->nominated_in)
+	{
+		ListCell   *lc;
+
+		foreach(lc, node->nominated)
+		{
+			const PodRef *p = lfirst(lc);
+
+			if (counted_nominee(p, pod) &&
+				matches_all(fs->pa->req_aff, fs->pa->nreq_aff, p->namespace, p->labels))
+				return true;
+		}
+	}
 	/* the first pod of a group that has affinity to itself */
 	return hash_get_num_entries(fs->affinity->pairs) == 0 && fs->self_match;
 }
@@ -324,22 +356,19 @@ node_has_key(const NodeInfo *node, const AffinityTerm *t)
  * their AddPod (updateWithPod) would count them on the node's own
  * topology pairs: one the pod's required anti-affinity term matches
  * (anti), or whose own required anti-affinity term matches the pod
- * (existing), on a node with the term's key.  Their affinity counts are
- * not needed: the node must pass without them too, where they do not
- * count.
+ * (existing), on a node with the term's key.  (Their affinity counts:
+ * satisfies_affinity.)
  */
 static bool
-nominated_anti(const FilterState *fs, const PodInfo *pod, const NodeInfo *node, bool existing)
+nominated_anti(FilterState *fs, const PodInfo *pod, const NodeInfo *node, bool existing)
 {
-	Jsonb	   *ns_labels = NULL;
-	bool		ns_read = false;
 	ListCell   *lc;
 
 	foreach(lc, node->nominated)
 	{
 		const PodRef *p = lfirst(lc);
 
-		if (p->priority < pod->priority || strcmp(p->uid, pod->uid) == 0)
+		if (!counted_nominee(p, pod))
 			continue;
 		if (!existing)
 		{
@@ -355,12 +384,12 @@ nominated_anti(const FilterState *fs, const PodInfo *pod, const NodeInfo *node, 
 
 			if (!node_has_key(node, t))
 				continue;
-			if (selector_is_real(t->ns_selector) && !ns_read)
+			if (selector_is_real(t->ns_selector) && !fs->ns_read)
 			{
-				ns_labels = NamespaceLabels(pod->namespace);
-				ns_read = true;
+				fs->ns_labels = NamespaceLabels(pod->namespace);
+				fs->ns_read = true;
 			}
-			if (AffinityTermMatches(t, pod->namespace, pod->labels, ns_labels))
+			if (AffinityTermMatches(t, pod->namespace, pod->labels, fs->ns_labels))
 				return true;
 		}
 	}
@@ -378,7 +407,7 @@ filter(PluginCall *call, const PodInfo *pod, const NodeInfo *node, Status *st)
 		/* no PreFilter state: run as for a pod without terms */
 		return;
 	}
-	if (fs->pa->nreq_aff > 0 && !satisfies_affinity(fs, node))
+	if (fs->pa->nreq_aff > 0 && !satisfies_affinity(fs, pod, node))
 	{
 		StatusSet(st, CODE_UNSCHEDULABLE_AND_UNRESOLVABLE, ErrReasonAffinityRulesNotMatch);
 		return;

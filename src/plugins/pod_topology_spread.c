@@ -62,6 +62,7 @@ typedef struct SpreadConstraint
 	NodeLabelColumn *domains;	/* the topology key's values on the nodes */
 	/* PreFilter: matching pods per domain number; -1 = not an eligible domain */
 	int64	   *domain_count;
+	int			ndomain_slots;	/* its length (the values then, and "") */
 	int			ndomains_eligible;
 	int64		min_count;
 	int			self_match;		/* PreFilter: the pod counts itself (1) or not (0) */
@@ -697,6 +698,7 @@ count_domains(SpreadConstraint *cs, int n, ClusterSnapshot *snap, const PodInfo 
 		int			slots = cs[k].domains->nvalues + 1;
 
 		cs[k].domain_count = palloc(sizeof(int64) * slots);
+		cs[k].ndomain_slots = slots;
 		for (int d = 0; d < slots; d++)
 			cs[k].domain_count[d] = only_nodes ? -2 : -1;	/* -2: not among the candidates */
 	}
@@ -785,16 +787,8 @@ nominated_matching(const State *s, const SpreadConstraint *c, ClusterSnapshot *s
 {
 	int64		n = 0;
 	ListCell   *lc;
+	const void *req;
 
-	if (!has_all_keys(s->constraints, s->nconstraints, node))
-		return 0;
-	if (scheduler_features.NodeInclusionPolicyInPodTopologySpread)
-	{
-		const void *req = RequiredNodeAffinity(pod);
-
-		if (needs_node_check(c, req, pod) && !node_included(c, snap, pod, req, node))
-			return 0;
-	}
 	foreach(lc, node->nominated)
 	{
 		const PodRef *p = lfirst(lc);
@@ -805,7 +799,13 @@ nominated_matching(const State *s, const SpreadConstraint *c, ClusterSnapshot *s
 			LabelSelectorMatches(c->selector, p->labels))
 			n++;
 	}
-	return n;
+	if (n == 0 || !has_all_keys(s->constraints, s->nconstraints, node))
+		return 0;
+	/* the node counts as PreFilter counted nodes (count_domains_each) */
+	req = RequiredNodeAffinity(pod);
+	if (scheduler_features.NodeInclusionPolicyInPodTopologySpread)
+		return needs_node_check(c, req, pod) && !node_included(c, snap, pod, req, node) ? 0 : n;
+	return (req != NULL || pod->node_selector != NULL) && !RequiredNodeAffinityMatches(req, snap, pod, node) ? 0 : n;
 }
 
 static void
@@ -830,7 +830,8 @@ filter(PluginCall *call, const PodInfo *pod, const NodeInfo *node, Status *st)
 			StatusSet(st, CODE_UNSCHEDULABLE_AND_UNRESOLVABLE, ErrReasonNodeLabelNotMatch);
 			return;
 		}
-		count = c->domain_count[d];
+		/* (a domain numbered since PreFilter counted none) */
+		count = d < c->ndomain_slots ? c->domain_count[d] : -1;
 		if (node->nominated_in)
 		{
 			int64		add = nominated_matching(s, c, call->snap, pod, node);
@@ -845,7 +846,7 @@ filter(PluginCall *call, const PodInfo *pod, const NodeInfo *node, Status *st)
 				}
 				count += add;
 				min_count = count;
-				for (int e = 0; e <= c->domains->nvalues; e++)
+				for (int e = 0; e < c->ndomain_slots; e++)
 					if (e != d && c->domain_count[e] >= 0 && c->domain_count[e] < min_count)
 						min_count = c->domain_count[e];
 			}
