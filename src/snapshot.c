@@ -1101,6 +1101,12 @@ SnapshotNominate(ClusterSnapshot *snap, const PodInfo *pod, const char *node)
  * InterPodAffinity's Filter counts their terms (NominatedPodCounts).  NULL
  * when there are none.  A copy in the current context.
  */
+bool
+NominatedPodCounts(const PodRef *nominated, const PodInfo *pod)
+{
+	return nominated->priority >= pod->priority && strcmp(nominated->uid, pod->uid) != 0;
+}
+
 NodeInfo *
 NodeWithNominatedPods(const NodeInfo *node, const PodInfo *pod)
 {
@@ -1111,7 +1117,7 @@ NodeWithNominatedPods(const NodeInfo *node, const PodInfo *pod)
 	{
 		PodRef	   *p = lfirst(lc);
 
-		if (p->priority < pod->priority || strcmp(p->uid, pod->uid) == 0)
+		if (!NominatedPodCounts(p, pod))
 			continue;
 		if (copy == NULL)
 		{

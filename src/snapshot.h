@@ -65,6 +65,8 @@ extern MemoryContext SnapshotPerCall(ClusterSnapshot *snap, PerCallCache *c, con
 extern void SnapshotPerCallFilled(ClusterSnapshot *snap, PerCallCache *c);
 extern void SnapshotNominate(ClusterSnapshot *snap, const PodInfo *pod, const char *node);
 extern NodeInfo *NodeWithNominatedPods(const NodeInfo *node, const PodInfo *pod);
+/* Does a pod nominated to a node count there for pod (NodeWithNominatedPods)? */
+extern bool NominatedPodCounts(const PodRef *nominated, const PodInfo *pod);
 extern void SnapshotTakeOut(ClusterSnapshot *snap, PodRef *p);
 extern void SnapshotPutBack(ClusterSnapshot *snap, PodRef *p);
 extern int	SnapshotImageNodes(ClusterSnapshot *snap, const char *image);

@@ -290,16 +290,6 @@ prefilter(PluginCall *call, const PodInfo *pod, Status *st, List **node_names pg
 	call_state(call)->filter = fs;
 }
 
-/*
- * A pod nominated to the node, counted there (of the pod's priority or
- * higher, not the pod: RunFilterPluginsWithNominatedPods)?
- */
-static inline bool
-counted_nominee(const PodRef *p, const PodInfo *pod)
-{
-	return p->priority >= pod->priority && strcmp(p->uid, pod->uid) != 0;
-}
-
 static bool
 satisfies_affinity(const FilterState *fs, const PodInfo *pod, const NodeInfo *node)
 {
@@ -330,7 +320,7 @@ satisfies_affinity(const FilterState *fs, const PodInfo *pod, const NodeInfo *no
 		{
 			const PodRef *p = lfirst(lc);
 
-			if (counted_nominee(p, pod) &&
+			if (NominatedPodCounts(p, pod) &&
 				matches_all(fs->pa->req_aff, fs->pa->nreq_aff, p->namespace, p->labels))
 				return true;
 		}
@@ -368,7 +358,7 @@ nominated_anti(FilterState *fs, const PodInfo *pod, const NodeInfo *node, bool e
 	{
 		const PodRef *p = lfirst(lc);
 
-		if (!counted_nominee(p, pod))
+		if (!NominatedPodCounts(p, pod))
 			continue;
 		if (!existing)
 		{

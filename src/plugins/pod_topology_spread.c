@@ -793,7 +793,7 @@ nominated_matching(const State *s, const SpreadConstraint *c, ClusterSnapshot *s
 	{
 		const PodRef *p = lfirst(lc);
 
-		if (p->priority < pod->priority || strcmp(p->uid, pod->uid) == 0)
+		if (!NominatedPodCounts(p, pod))
 			continue;
 		if (p->namespace != NULL && strcmp(p->namespace, pod->namespace ? pod->namespace : "") == 0 &&
 			LabelSelectorMatches(c->selector, p->labels))
