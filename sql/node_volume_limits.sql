@@ -185,6 +185,45 @@ SELECT * FROM pg_temp.q;
 SELECT * FROM pg_temp.verdicts('second');
 RESET scheduler.scheduler_name;
 
+------------------------------------------------------------------------------
+-- Pods nominated to a node (preemption made room for them there) count
+-- among its pods for the pods of their priority or lower, as
+-- kube-scheduler's RunFilterPluginsWithNominatedPods adds them to the copy
+-- of the node that CSILimits' Filter reads (nodeInfo.Pods).  n1 (limit 2)
+-- holds vol-1; nom (priority 100, gated so that no cycle places it),
+-- wanting vol-0, is nominated to n1:
+--   * v-low (priority 0), wanting vol-2: vol-1, vol-0 and vol-2 exceed 2 on
+--     n1; passes n2 and n3;
+--   * v-high (priority 1000) does not count nom: n1 passes;
+--   * v-same (priority 0) wants vol-0, nom's own: counted once, n1 passes.
+------------------------------------------------------------------------------
+SELECT count(pg_temp.delete_pod(name)) AS deleted FROM scheduler.pods;
+-- a pod of that priority, gated when asked, pinned to a node by nodeSelector when given
+CREATE FUNCTION pg_temp.ppod(name text, volumes jsonb, priority int, gated bool DEFAULT false, pin text DEFAULT NULL)
+RETURNS int LANGUAGE sql AS $$
+    SELECT scheduler.apply(jsonb_build_object('kind', 'Pod',
+        'metadata', jsonb_build_object('name', name, 'namespace', 'default', 'uid', 'uid-' || name),
+        'spec', jsonb_strip_nulls(jsonb_build_object('schedulerName', 'volume-limits', 'priority', priority,
+            'schedulingGates', CASE WHEN gated THEN '[{"name": "hold"}]'::jsonb END,
+            'nodeSelector', CASE WHEN pin IS NOT NULL THEN jsonb_build_object('kubernetes.io/hostname', pin) END,
+            'containers', jsonb_build_array(jsonb_build_object('name', 'c')), 'volumes', volumes))))
+$$;
+SELECT pg_temp.pod('running', pg_temp.claims('c1'), 'n1');
+SELECT pg_temp.ppod('nom', pg_temp.claims('c0'), 100, true);
+UPDATE scheduler.queue SET nominated_node = 'n1' WHERE pod_uid = 'uid-nom';
+SELECT pg_temp.ppod('v-low', pg_temp.claims('c2'), 0), pg_temp.ppod('v-high', pg_temp.claims('c2'), 1000),
+       pg_temp.ppod('v-same', pg_temp.claims('c0'), 0);
+SELECT * FROM pg_temp.verdicts('v-low');
+SELECT * FROM pg_temp.verdicts('v-high');
+SELECT * FROM pg_temp.verdicts('v-same');
+-- the cycle counts nom too: v-low pinned to n1 does not fit there (vol-1
+-- and vol-2 alone would)
+SELECT count(pg_temp.delete_pod(name)) AS deleted FROM scheduler.pods WHERE name LIKE 'v-%';
+SELECT pg_temp.ppod('v-low', pg_temp.claims('c2'), 0, pin => 'n1');
+SET scheduler.scheduler_name = 'volume-limits';
+SELECT name, node, result, message FROM schedule_pending() ORDER BY name;
+RESET scheduler.scheduler_name;
+
 DELETE FROM scheduler.profiles WHERE scheduler_name = 'volume-limits';
 TRUNCATE scheduler.nodes, scheduler.pods, scheduler.pod_attempts, scheduler.attempt_history,
     scheduler.persistent_volume_claims, scheduler.persistent_volumes, scheduler.storage_classes,

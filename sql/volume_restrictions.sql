@@ -208,3 +208,44 @@ SELECT name, result, message FROM schedule_pending();
 SELECT p.name, coalesce(p.node_name, p.assumed_node) AS node, q.nominated_node
 FROM scheduler.pods p LEFT JOIN scheduler.queue q ON q.pod_uid = p.uid ORDER BY p.name;
 SELECT name, node, result FROM schedule_pending();
+
+------------------------------------------------------------------------------
+-- Pods nominated to a node (preemption made room for them there) count
+-- there for the pods of their priority or lower, as kube-scheduler's
+-- RunFilterPluginsWithNominatedPods counts them: among the node's pods for
+-- the disks, and through the plugin's AddPod for the ReadWriteOncePod
+-- claims (conflictingPVCRefCountForPod).  nom (priority 100, gated so that
+-- no cycle places it) is nominated to n1, with EBS vol-nom and claim
+-- rwop-n, which no placed pod uses:
+--   * d-low (priority 0), wanting vol-nom: n1 Unschedulable (disk), n2
+--     passes; d-high (priority 1000) passes both;
+--   * c-low (priority 0), wanting rwop-n and a disk of its own (PreFilter
+--     runs): n1 Unschedulable (the claim), n2 passes;
+--   * c-only, wanting rwop-n alone: PreFilter skips (no disk, the claim in
+--     use by no placed pod), so AddPod never counts nom and n1 passes: as
+--     in kube-scheduler, where a skipped plugin's AddPod is not called;
+--   * c-team, of namespace team, wanting its own team/rwop-n and a disk:
+--     AddPod compares the claim's name only, so n1 rejects it too.
+------------------------------------------------------------------------------
+TRUNCATE scheduler.pods, scheduler.pod_attempts, scheduler.attempt_history;
+SELECT pg_temp.claim('rwop-n', 'ReadWriteOncePod'), pg_temp.claim('rwop-n', 'ReadWriteOncePod', 'team');
+SELECT scheduler.apply(jsonb_build_object('kind', 'Pod',
+    'metadata', '{"name": "nom", "namespace": "default", "uid": "default/nom"}'::jsonb,
+    'spec', jsonb_build_object('priority', 100, 'schedulingGates', '[{"name": "hold"}]'::jsonb,
+        'volumes', pg_temp.ebs('vol-nom') || pg_temp.pvc('rwop-n'),
+        'containers', '[{"name": "c"}]'::jsonb)));
+UPDATE scheduler.queue SET nominated_node = 'n1' WHERE pod_uid = 'default/nom';
+SELECT pg_temp.pod('d-low', pg_temp.ebs('vol-nom'), priority => 0),
+       pg_temp.pod('d-high', pg_temp.ebs('vol-nom'), priority => 1000),
+       pg_temp.pod('c-low', pg_temp.pvc('rwop-n') || pg_temp.ebs('vol-own'), priority => 0),
+       pg_temp.pod('c-only', pg_temp.pvc('rwop-n'), priority => 0),
+       pg_temp.pod('c-team', pg_temp.pvc('rwop-n') || pg_temp.ebs('vol-team'), priority => 0, ns => 'team');
+SELECT * FROM pg_temp.verdicts('d-low');
+SELECT * FROM pg_temp.verdicts('d-high');
+SELECT * FROM pg_temp.verdicts('c-low');
+SELECT * FROM pg_temp.verdicts('c-only');
+SELECT * FROM pg_temp.verdicts('c-team', 'team');
+-- the cycle counts nom too: d-low and c-low go to n2
+SELECT count(pg_temp.delete_pod(name)) AS deleted FROM scheduler.pods
+WHERE name IN ('d-high', 'c-only', 'c-team');
+SELECT name, node, result FROM schedule_pending() ORDER BY name;

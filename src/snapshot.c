@@ -43,6 +43,7 @@
 #include "access.h"
 #include "codec.h"
 #include "jsonutil.h"
+#include "pod_volumes.h"
 #include "scheduling_queue.h"
 #include "snapshot.h"
 #include "worker.h"
@@ -956,17 +957,59 @@ apply_changes(void)
 	return true;
 }
 
+static char *
+dup_or_null(const char *s)
+{
+	return s ? pstrdup(s) : NULL;
+}
+
+/* A deep copy of a pod's volumes (NULL when none), for its PodRef (assumed or nominated) */
+static PodVolume *
+copy_volumes(const PodVolume *vols, int n)
+{
+	PodVolume  *copy;
+
+	if (vols == NULL || n <= 0)
+		return NULL;
+	copy = palloc0(sizeof(PodVolume) * n);
+	for (int i = 0; i < n; i++)
+	{
+		const PodVolume *v = &vols[i];
+		PodVolume  *c = &copy[i];
+
+		*c = *v;
+		c->name = dup_or_null(v->name);
+		c->claim = dup_or_null(v->claim);
+		c->disk = dup_or_null(v->disk);
+		c->pool = dup_or_null(v->pool);
+		c->fs_type = dup_or_null(v->fs_type);
+		c->portal = dup_or_null(v->portal);
+		c->nmonitors = 0;
+		c->monitors = NULL;
+		if (v->monitors != NULL && v->nmonitors > 0)
+		{
+			c->monitors = palloc0(sizeof(char *) * v->nmonitors);
+			for (int j = 0; j < v->nmonitors; j++)
+				c->monitors[c->nmonitors++] = dup_or_null(v->monitors[j]);
+		}
+	}
+	return copy;
+}
+
 /*
- * What InterPodAffinity's Filter reads of a nominated pod (its AddPod):
- * namespace, labels and inter-pod affinity terms, copied into the current
- * context.  Terms that do not parse are none.
+ * What the Filters read of a nominated pod besides its usage: namespace,
+ * labels and inter-pod affinity terms (InterPodAffinity's and
+ * PodTopologySpread's AddPod), name and volumes (the volume plugins: the
+ * pod is among the node's pods), copied into the current context.  Terms
+ * or volumes that do not parse are none.
  */
 static void
-nominated_terms(PodRef *p, const char *namespace, Jsonb *labels, Jsonb *affinity)
+nominated_terms(PodRef *p, const char *namespace, const char *name, Jsonb *labels, Jsonb *affinity)
 {
 	char	   *err;
 
 	p->namespace = pstrdup(namespace ? namespace : "");
+	p->name = pstrdup(name ? name : "");
 	p->labels = labels && JB_ROOT_IS_OBJECT(labels) ? DatumGetJsonbPCopy(JsonbPGetDatum(labels)) : NULL;
 	p->affinity = affinity ? PodAffinityParse(affinity, p->namespace, p->labels, &err) : NULL;
 }
@@ -978,7 +1021,7 @@ nominated_terms(PodRef *p, const char *namespace, Jsonb *labels, Jsonb *affinity
  */
 static PodRef *
 nominated_ref(const char *uid, int32 priority, Jsonb *requests, int64 nzc, int64 nzm, Jsonb *ports,
-			  const char *namespace, Jsonb *labels, Jsonb *affinity)
+			  const char *namespace, const char *name, Jsonb *labels, Jsonb *affinity, Jsonb *volumes)
 {
 	PodRef	   *p = palloc0(sizeof(PodRef));
 	char	   *err;
@@ -989,7 +1032,17 @@ nominated_ref(const char *uid, int32 priority, Jsonb *requests, int64 nzc, int64
 	p->nonzero_cpu = Max(nzc, 0);
 	p->nonzero_memory = Max(nzm, 0);
 	p->ports = HostPortsFromJsonb(ports, &p->nports, &err);
-	nominated_terms(p, namespace, labels, affinity);
+	nominated_terms(p, namespace, name, labels, affinity);
+	if (volumes != NULL)
+	{
+		err = NULL;
+		p->volumes = PodVolumesFromJsonb(volumes, p->name, &p->nvolumes, &err);
+		if (err != NULL)
+		{
+			p->volumes = NULL;
+			p->nvolumes = 0;
+		}
+	}
 	return p;
 }
 
@@ -1027,7 +1080,7 @@ load_nominated(void)
 	else
 		MemoryContextReset(nominated_cxt);
 	SchedQueueNominated("p.uid, q.nominated_node, p.priority, p.requests, p.nonzero_cpu, p.nonzero_memory,"
-						" p.host_ports, p.namespace, p.labels, p.affinity");
+						" p.host_ports, p.namespace, p.name, p.labels, p.affinity, p.volumes");
 	tt = SPI_tuptable;
 	for (uint64 i = 0; i < SPI_processed; i++)
 	{
@@ -1043,8 +1096,9 @@ load_nominated(void)
 		p = nominated_ref(uid, DatumGetInt32(SPI_getbinval(tt->vals[i], tt->tupdesc, 3, &isnull)),
 						  TupleJsonb(tt->vals[i], tt->tupdesc, 4), TupleInt64(tt->vals[i], tt->tupdesc, 5),
 						  TupleInt64(tt->vals[i], tt->tupdesc, 6), TupleJsonb(tt->vals[i], tt->tupdesc, 7),
-						  SPI_getvalue(tt->vals[i], tt->tupdesc, 8), TupleJsonb(tt->vals[i], tt->tupdesc, 9),
-						  TupleJsonb(tt->vals[i], tt->tupdesc, 10));
+						  SPI_getvalue(tt->vals[i], tt->tupdesc, 8), SPI_getvalue(tt->vals[i], tt->tupdesc, 9),
+						  TupleJsonb(tt->vals[i], tt->tupdesc, 10), TupleJsonb(tt->vals[i], tt->tupdesc, 11),
+						  TupleJsonb(tt->vals[i], tt->tupdesc, 12));
 		MemoryContextSwitchTo(old);
 		nominate(n, p);
 	}
@@ -1089,23 +1143,31 @@ SnapshotNominate(ClusterSnapshot *snap, const PodInfo *pod, const char *node)
 	p->uid = pstrdup(pod->uid);
 	p->priority = pod->priority;
 	copy_usage(p, pod);
-	nominated_terms(p, pod->namespace, pod->labels, pod->affinity);
+	nominated_terms(p, pod->namespace, pod->name, pod->labels, pod->affinity);
+	p->volumes = copy_volumes(pod->volumes, pod->nvolumes);
+	p->nvolumes = p->volumes ? pod->nvolumes : 0;
 	MemoryContextSwitchTo(old);
 	nominate(n, p);
 }
 
 /*
- * addGENominatedPods: the node as the filters see it for pod, with the pods
- * nominated to it of the same or higher priority (but pod itself) counted
- * in: their requests, their number and their host ports; nominated_in set,
- * InterPodAffinity's Filter counts their terms (NominatedPodCounts).  NULL
- * when there are none.  A copy in the current context.
+ * Does a pod nominated to a node count there for pod?  Those of the same or
+ * higher priority, but pod itself (kube-scheduler's addGENominatedPods).
  */
 bool
 NominatedPodCounts(const PodRef *nominated, const PodInfo *pod)
 {
 	return nominated->priority >= pod->priority && strcmp(nominated->uid, pod->uid) != 0;
 }
+
+/*
+ * addGENominatedPods: the node as the filters see it for pod, with the pods
+ * nominated to it that count (NominatedPodCounts) counted in: their
+ * requests, their number and their host ports.  nominated_in is set: the
+ * Filters that read more of them (InterPodAffinity, PodTopologySpread, the
+ * volume plugins through NodePodsWithNominated) look them up.  NULL when
+ * there are none.  A copy in the current context.
+ */
 
 NodeInfo *
 NodeWithNominatedPods(const NodeInfo *node, const PodInfo *pod)
@@ -1131,6 +1193,34 @@ NodeWithNominatedPods(const NodeInfo *node, const PodInfo *pod)
 		add_usage(copy, p);
 	}
 	return copy;
+}
+
+/*
+ * The pods on node as pod's Filters see them: node->pods, and on a copy
+ * made by NodeWithNominatedPods the nominated pods that count too (the
+ * nodeInfo.Pods of kube-scheduler's copy, to which AddPodInfo added them).
+ * node->pods itself when nothing is added; else a new list in the current
+ * context.
+ */
+List *
+NodePodsWithNominated(const NodeInfo *node, const PodInfo *pod)
+{
+	List	   *pods = node->pods;
+	ListCell   *lc;
+
+	if (!node->nominated_in)
+		return pods;
+	foreach(lc, node->nominated)
+	{
+		PodRef	   *p = lfirst(lc);
+
+		if (!NominatedPodCounts(p, pod))
+			continue;
+		if (pods == node->pods)
+			pods = list_copy(node->pods);
+		pods = lappend(pods, p);
+	}
+	return pods;
 }
 
 /*
@@ -1176,45 +1266,6 @@ SnapshotGet(void)
 	load_nominated();
 	cache->refreshes = ++refresh_count;
 	return cache;
-}
-
-static char *
-dup_or_null(const char *s)
-{
-	return s ? pstrdup(s) : NULL;
-}
-
-/* A deep copy of an assumed pod's volumes (NULL when none), for its PodRef */
-static PodVolume *
-copy_volumes(const PodVolume *vols, int n)
-{
-	PodVolume  *copy;
-
-	if (vols == NULL || n <= 0)
-		return NULL;
-	copy = palloc0(sizeof(PodVolume) * n);
-	for (int i = 0; i < n; i++)
-	{
-		const PodVolume *v = &vols[i];
-		PodVolume  *c = &copy[i];
-
-		*c = *v;
-		c->name = dup_or_null(v->name);
-		c->claim = dup_or_null(v->claim);
-		c->disk = dup_or_null(v->disk);
-		c->pool = dup_or_null(v->pool);
-		c->fs_type = dup_or_null(v->fs_type);
-		c->portal = dup_or_null(v->portal);
-		c->nmonitors = 0;
-		c->monitors = NULL;
-		if (v->monitors != NULL && v->nmonitors > 0)
-		{
-			c->monitors = palloc0(sizeof(char *) * v->nmonitors);
-			for (int j = 0; j < v->nmonitors; j++)
-				c->monitors[c->nmonitors++] = dup_or_null(v->monitors[j]);
-		}
-	}
-	return copy;
 }
 
 /*

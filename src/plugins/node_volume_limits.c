@@ -19,8 +19,9 @@
  *	 - an inline AWS EBS or GCE PD volume counts, translated, when the node
  *	   has a CSINode.
  * The pod's volumes not already on the node, plus the node's: its pods'
- * volumes and the VolumeAttachments to it, must stay within each driver's
- * limit.  A node without a CSINode, or whose drivers give no limit, takes
+ * volumes (with the pods nominated to it that count, as kube-scheduler's
+ * RunFilterPluginsWithNominatedPods adds them to the node's pods) and the
+ * VolumeAttachments to it, must stay within each driver's limit.  A node without a CSINode, or whose drivers give no limit, takes
  * any number.
  *
  * The pod's volumes are read once per cycle (twice at most: on nodes with
@@ -725,15 +726,15 @@ forget_node_volumes(NodeVolumes *nv)
 }
 
 /*
- * The node's volumes into nv (cn and name already set): those of its pods,
- * then those the VolumeAttachments to it hold that no pod does
+ * The node's volumes into nv (cn and name already set): those of pods (the
+ * node's, or those NodePodsWithNominated gives), then those the VolumeAttachments to it hold that no pod does
  * (getNodeVolumeAttachmentInfo: a VolumeAttachment with an attacher and a
  * CSI PV counts as "<attacher>/<the PV's handle>"), counted per CSINode
  * driver.  A pod's volumes that cannot be read make nv->error.  Kept in
  * cxt; the work is done in a context of its own.
  */
 static void
-read_node_volumes(LimitsState *s, const NodeInfo *node, NodeVolumes *nv, MemoryContext cxt)
+read_node_volumes(LimitsState *s, const NodeInfo *node, List *pods, NodeVolumes *nv, MemoryContext cxt)
 {
 	const CsiNode *cn = nv->cn;
 	MemoryContext scratch = AllocSetContextCreate(cxt, "NodeVolumeLimits node", ALLOCSET_SMALL_SIZES);
@@ -747,7 +748,7 @@ read_node_volumes(LimitsState *s, const NodeInfo *node, NodeVolumes *nv, MemoryC
 
 	forget_node_volumes(nv);
 	nv->counts = MemoryContextAllocZero(cxt, sizeof(int64) * Max(cn->ndrivers, 1));
-	foreach(lc, node->pods)
+	foreach(lc, pods)
 	{
 		const PodRef *p = lfirst(lc);
 		VolumeOwner o = {p->namespace ? p->namespace : "", p->name ? p->name : "", p->uid,
@@ -836,12 +837,15 @@ cached_node(PluginCall *call, LimitsState *s, const NodeInfo *node)
 /*
  * Filter (CSILimits.Filter): the pod's new volumes, those the node's pods
  * do not hold already, counted per driver on top of the node's, within
- * each driver's limit.
+ * each driver's limit.  On a node copy with nominated pods in
+ * (NodeWithNominatedPods) they are among the node's pods, as in
+ * kube-scheduler's copy: the node is read afresh, not from the cache.
  */
 static void
 filter_in(PluginCall *call, LimitsState *s, const PodInfo *pod, const NodeInfo *node, Status *st)
 {
-	NodeVolumes *nv = cached_node(call, s, node);
+	List	   *pods = NodePodsWithNominated(node, pod);
+	NodeVolumes *nv = pods == node->pods ? cached_node(call, s, node) : NULL;
 	NodeVolumes scratch;
 	const NewVolumes *mine;
 	const CsiNode *cn;
@@ -866,10 +870,10 @@ filter_in(PluginCall *call, LimitsState *s, const PodInfo *pod, const NodeInfo *
 	if (mine->set.n == 0 || !nv->limited)
 		return;
 	if (nv == &scratch)
-		read_node_volumes(s, node, nv, CurrentMemoryContext);
+		read_node_volumes(s, node, pods, nv, CurrentMemoryContext);
 	else if (nv->generation != node->generation)
 	{
-		read_node_volumes(s, node, nv, s->catalog->cxt);
+		read_node_volumes(s, node, pods, nv, s->catalog->cxt);
 		nv->generation = node->generation;
 	}
 	if (nv->error)

@@ -25,6 +25,11 @@
  * PreFilter again (.reads_pods), as kube-scheduler's RemovePod lowers the
  * count.
  *
+ * Pods nominated to a node (preemption made room for them) count there as
+ * kube-scheduler's RunFilterPluginsWithNominatedPods counts them: their
+ * disks are among the node's pods', and AddPod adds their uses of the
+ * pod's ReadWriteOncePod claims to the count.
+ *
  * PreFilter skips a pod with no disk volume and no claim in use by another
  * pod: pods without volumes never read the storage catalog.
  *
@@ -40,9 +45,14 @@
 #define ErrReasonReadWriteOncePodConflict \
 	"node has pod using PersistentVolumeClaim with the same name and ReadWriteOncePod access mode"
 
-/* PreFilter's state: how many of the pod's ReadWriteOncePod claims are in use */
+/*
+ * PreFilter's state: the pod's ReadWriteOncePod claims (names, each once)
+ * and how many of them are in use
+ */
 typedef struct State
 {
+	char	  **rwop;
+	int			nrwop;
 	int			conflicting_claims;
 } State;
 
@@ -228,6 +238,8 @@ prefilter(PluginCall *call, const PodInfo *pod, Status *st, List **node_names pg
 		}
 		if (nrwop > 0)
 			s->conflicting_claims = claims_in_use(call->snap, ns, rwop, nrwop);
+		s->rwop = rwop;
+		s->nrwop = nrwop;
 	}
 	if (!has_disk && s->conflicting_claims == 0)
 	{
@@ -238,21 +250,60 @@ prefilter(PluginCall *call, const PodInfo *pod, Status *st, List **node_names pg
 }
 
 /*
+ * AddPod's count (conflictingPVCRefCountForPod), for the pods nominated to
+ * the node that count: each persistentVolumeClaim volume of theirs naming
+ * one of the pod's ReadWriteOncePod claims.  kube-scheduler compares the
+ * claim's name only, not the nominated pod's namespace: so does this.
+ */
+static int
+nominated_claims(const State *s, const PodInfo *pod, const NodeInfo *node)
+{
+	int			count = 0;
+	ListCell   *lc;
+
+	foreach(lc, node->nominated)
+	{
+		const PodRef *p = lfirst(lc);
+
+		if (p->volumes == NULL || !NominatedPodCounts(p, pod))
+			continue;
+		for (int j = 0; j < p->nvolumes; j++)
+		{
+			if (p->volumes[j].kind != PVOL_PVC)
+				continue;
+			for (int k = 0; k < s->nrwop; k++)
+				if (same(p->volumes[j].claim, s->rwop[k]))
+				{
+					count++;
+					break;
+				}
+		}
+	}
+	return count;
+}
+
+/*
  * Filter: disk conflicts with the node's pods first, then the
- * ReadWriteOncePod claims in use (the same verdict on every node).  Without
- * PreFilter state (a QueueingHint's dry run) only the disks are checked.
+ * ReadWriteOncePod claims in use (the same verdict on every node).  On a
+ * node copy with nominated pods in (NodeWithNominatedPods), their disks are
+ * the node's too, and their uses of the claims add to the count (the
+ * plugin's AddPod).  Without PreFilter state (a QueueingHint's dry run)
+ * only the disks are checked.
  */
 static void
 filter(PluginCall *call, const PodInfo *pod, const NodeInfo *node, Status *st)
 {
 	const State *s = call->state;
 
-	if (disk_conflict(pod, node->pods))
+	if (disk_conflict(pod, NodePodsWithNominated(node, pod)))
 	{
 		StatusSet(st, CODE_UNSCHEDULABLE, ErrReasonDiskConflict);
 		return;
 	}
-	if (s != NULL && s->conflicting_claims > 0)
+	if (s == NULL)
+		return;
+	if (s->conflicting_claims > 0 ||
+		(node->nominated_in && s->nrwop > 0 && nominated_claims(s, pod, node) > 0))
 		StatusSet(st, CODE_UNSCHEDULABLE, ErrReasonReadWriteOncePodConflict);
 }
 
