@@ -223,7 +223,10 @@ write_history(Attempt *attempts, int n, Datum *args)
 /*
  * The latest attempt per pod, for why() (args and types: write_results',
  * $4 replaced by the history ids); and, when the outbox was written, the
- * PodScheduled message and the time of the event put in it.
+ * PodScheduled message and the time of the event put in it.  A placement
+ * forgets the message: the bind worker closes a condition not sent yet
+ * when its pod is placed (it would overwrite PodScheduled=True), so the
+ * pod, failing again once the placement comes undone, is told again.
  */
 static void
 write_latest(Datum *args, Oid *types, const char *nulls, Datum history_ids)
@@ -244,7 +247,8 @@ write_latest(Datum *args, Oid *types, const char *nulls, Datum history_ids)
 			  " last_attempt_at = EXCLUDED.last_attempt_at, result = EXCLUDED.result,"
 			  " node = EXCLUDED.node, message = EXCLUDED.message,"
 			  " rejected_by = EXCLUDED.rejected_by, history_id = EXCLUDED.history_id,"
-			  " posted_message = coalesce(EXCLUDED.posted_message, a.posted_message),"
+			  " posted_message = CASE WHEN EXCLUDED.node IS NULL"
+			  "   THEN coalesce(EXCLUDED.posted_message, a.posted_message) END,"
 			  " event_posted_at = CASE WHEN EXCLUDED.event_posted_at IS NOT NULL"
 			  "   AND (a.event_posted_at IS NULL OR a.event_posted_at <= now() - $8 * interval '1 millisecond')"
 			  "   THEN EXCLUDED.event_posted_at ELSE a.event_posted_at END",
