@@ -297,6 +297,19 @@ UPDATE scheduler.queue SET state = 'active' WHERE pod_uid = 'u-undone';
 SELECT name, result FROM schedule_pending() WHERE name = 'undone';
 SELECT kind, node, state, last_error, body #>> '{status,conditions,0,message}' AS message
 FROM scheduler.outbox WHERE name = 'undone' AND kind IN ('condition', 'binding') ORDER BY id;
+-- So is a condition that failed (here a 422; or out of retries): the next
+-- failure with its message writes it again.  One sent (200) is not written
+-- again.
+SELECT scheduler.outbox_result(id, 422, '{"message": "PodScheduled condition refused"}')
+FROM scheduler.outbox WHERE name = 'undone' AND kind = 'condition' AND state = 'pending';
+UPDATE scheduler.queue SET state = 'active' WHERE pod_uid = 'u-undone';
+SELECT name, result FROM schedule_pending() WHERE name = 'undone';
+SELECT scheduler.outbox_result(id, 200)
+FROM scheduler.outbox WHERE name = 'undone' AND kind = 'condition' AND state = 'pending';
+UPDATE scheduler.queue SET state = 'active' WHERE pod_uid = 'u-undone';
+SELECT name, result FROM schedule_pending() WHERE name = 'undone';
+SELECT kind, state, last_status, last_error FROM scheduler.outbox WHERE name = 'undone' AND kind = 'condition' ORDER BY id;
+SELECT posted_message IS NOT NULL AS told FROM scheduler.pod_attempts WHERE pod_uid = 'u-undone';
 
 ------------------------------------------------------------------------------
 -- Every row's body, as the API server receives it (times masked): a

@@ -1616,7 +1616,12 @@ retry_at(int32 attempts)
 
 /*
  * Write the verdicts, one statement for the batch: a retry keeps its row
- * pending, due again at next_at; done and failed close it.
+ * pending, due again at next_at; done and failed close it.  A PodScheduled
+ * condition that failed is no longer the pod's last message told
+ * (pod_attempts.posted_message): the next failure with that message writes
+ * it again, as kube-scheduler's updatePod compares with the pod's own
+ * condition, which never got it.  (outbox rows, then pod_attempts: the
+ * order schedule_pending() takes them in.)
  */
 static void
 write_verdicts(const Request *rs, int nrows)
@@ -1665,14 +1670,19 @@ write_verdicts(const Request *rs, int nrows)
 	args[5] = PointerGetDatum(construct_md_array(nexts, next_nulls, 1, dims, lbs, TIMESTAMPTZOID, 8,
 												 FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
 	run(PlanKeptBatch(&plan,
-					  "UPDATE scheduler.outbox o SET state = coalesce(d.state, o.state), attempts = d.tries,"
+					  "WITH v AS (UPDATE scheduler.outbox o SET state = coalesce(d.state, o.state), attempts = d.tries,"
 					  " last_status = d.status, last_error = d.msg,"
 					  " next_attempt_at = coalesce(d.next_at, o.next_attempt_at),"
 					  " finished_at = CASE WHEN d.state IS NOT NULL THEN now() ELSE o.finished_at END"
 					  " FROM (SELECT unnest($1::int8[]) AS id, unnest($2::text[]) AS state, unnest($3::int4[]) AS tries,"
 					  "       unnest($4::int4[]) AS status, unnest($5::text[]) AS msg,"
 					  "       unnest($6::timestamptz[]) AS next_at) d"
-					  " WHERE o.id = d.id",
+					  " WHERE o.id = d.id"
+					  " RETURNING o.pod_uid, CASE WHEN o.kind = 'condition' AND d.state = 'failed'"
+					  "  THEN o.body #>> '{status,conditions,0,message}' END AS lost)"
+					  /* a condition that never landed is not the pod's: told again */
+					  " UPDATE scheduler.pod_attempts a SET posted_message = NULL FROM v"
+					  " WHERE v.lost IS NOT NULL AND a.pod_uid = v.pod_uid AND a.posted_message = v.lost",
 					  6, types),
 		args, NULL, SPI_OK_UPDATE);
 }
