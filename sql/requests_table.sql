@@ -45,9 +45,13 @@
 --         assert only the non-zero cpu/memory).
 -- expected_nonzero_* are NULL where the Go test asserts no non-zero value.
 --
--- Left out: cases about in-place resize (status resources, allocatedResources,
--- resize conditions), pod-level resources (spec.resources), DRA node-allocatable
--- claims, limits, ExcludeOverhead (this extension always adds spec.overhead),
+-- The in-place resize cases (status resources, allocatedResources, the
+-- PodResizePending condition) are read as the scheduler reads them
+-- (UseStatusResources: InPlacePodVerticalScaling is on by default since
+-- 1.33), from container statuses: pod-level status resources
+-- (InPlacePodLevelResourcesVerticalScaling, alpha) are not.
+--
+-- Left out: DRA node-allocatable claims, limits, ExcludeOverhead (this extension always adds spec.overhead),
 -- SkipPodLevelResources/NonMissingContainerRequests options with values other
 -- than the scheduler's, the SidecarContainers-disabled cases, and the
 -- limits-only cases of TestPodRequestsAndLimits ("just-limit-no-overhead") and
@@ -112,6 +116,30 @@ SELECT scheduler.apply('{"kind":"Pod","apiVersion":"v1","metadata":{"name":"ch-p
 
 -- TestPodLevelResourceRequests: "container-level resources, init and sidecar container set with SkipPodLevelResources false"
 SELECT scheduler.apply('{"kind":"Pod","apiVersion":"v1","metadata":{"name":"ch-plr-init-and-sidecar","namespace":"rq"},"spec":{"containers":[{"name":"c1","resources":{"requests":{"memory":"3Mi","cpu":"2m"}}}],"initContainers":[{"name":"i1","restartPolicy":"Always","resources":{"requests":{"memory":"5Mi","cpu":"4m"}}},{"name":"i2","resources":{"requests":{"memory":"6Mi","cpu":"8m"}}}]}}');
+
+-- TestPodResourceRequests (UseStatusResources, the scheduler's: in-place
+-- resize): "resized, infeasible"
+SELECT scheduler.apply('{"kind":"Pod","apiVersion":"v1","metadata":{"name":"ch-rs-infeasible","namespace":"rq"},"spec":{"containers":[{"name":"container-1","resources":{"requests":{"cpu":"4"}}}]},"status":{"conditions":[{"type":"PodResizePending","status":"True","reason":"Infeasible"}],"containerStatuses":[{"name":"container-1","resources":{"requests":{"cpu":"2"}}}]}}');
+
+-- TestPodResourceRequests: "resized, infeasible & in-progress"
+SELECT scheduler.apply('{"kind":"Pod","apiVersion":"v1","metadata":{"name":"ch-rs-infeasible-in-progress","namespace":"rq"},"spec":{"containers":[{"name":"container-1","resources":{"requests":{"cpu":"6"}}}]},"status":{"conditions":[{"type":"PodResizePending","status":"True","reason":"Infeasible"}],"containerStatuses":[{"name":"container-1","allocatedResources":{"cpu":"4"},"resources":{"requests":{"cpu":"2"}}}]}}');
+
+-- TestPodResourceRequests: "resized, no resize status"
+SELECT scheduler.apply('{"kind":"Pod","apiVersion":"v1","metadata":{"name":"ch-rs-no-resize-status","namespace":"rq"},"spec":{"containers":[{"name":"container-1","resources":{"requests":{"cpu":"4"}}}]},"status":{"containerStatuses":[{"name":"container-1","resources":{"requests":{"cpu":"2"}}}]}}');
+
+-- TestPodResourceRequests: "resized: per-resource 3-way maximum"
+SELECT scheduler.apply('{"kind":"Pod","apiVersion":"v1","metadata":{"name":"ch-rs-3-way-max","namespace":"rq"},"spec":{"containers":[{"name":"container-1","resources":{"requests":{"cpu":"30m","memory":"20M","ephemeral-storage":"10G"}}}]},"status":{"containerStatuses":[{"name":"container-1","allocatedResources":{"cpu":"20m","memory":"10M","ephemeral-storage":"30G"},"resources":{"requests":{"cpu":"10m","memory":"30M","ephemeral-storage":"20G"}}}]}}');
+
+-- TestPodResourceRequests: "resized, restartable init container, infeasible"
+-- (the Go pod has no regular container; one without requests is added, as
+-- the API server requires one: it adds nothing to the request)
+SELECT scheduler.apply('{"kind":"Pod","apiVersion":"v1","metadata":{"name":"ch-rs-sidecar-infeasible","namespace":"rq"},"spec":{"containers":[{"name":"c"}],"initContainers":[{"name":"restartable-init-1","restartPolicy":"Always","resources":{"requests":{"cpu":"4"}}}]},"status":{"conditions":[{"type":"PodResizePending","status":"True","reason":"Infeasible"}],"initContainerStatuses":[{"name":"restartable-init-1","resources":{"requests":{"cpu":"2"}}}]}}');
+
+-- TestPodResourceRequests: "resized, restartable init container, no resize status"
+SELECT scheduler.apply('{"kind":"Pod","apiVersion":"v1","metadata":{"name":"ch-rs-sidecar-no-resize-status","namespace":"rq"},"spec":{"containers":[{"name":"c"}],"initContainers":[{"name":"restartable-init-1","restartPolicy":"Always","resources":{"requests":{"cpu":"4"}}}]},"status":{"initContainerStatuses":[{"name":"restartable-init-1","resources":{"requests":{"cpu":"2"}}}]}}');
+
+-- TestPodResourceRequests: "aggregate request resolves max of sums instead of sum of maxes"
+SELECT scheduler.apply('{"kind":"Pod","apiVersion":"v1","metadata":{"name":"ch-rs-max-of-sums","namespace":"rq"},"spec":{"containers":[{"name":"c1","resources":{"requests":{"cpu":"1"}}},{"name":"c2","resources":{"requests":{"cpu":"2"}}}]},"status":{"containerStatuses":[{"name":"c1","allocatedResources":{"cpu":"2"}},{"name":"c2","allocatedResources":{"cpu":"1"}}]}}');
 
 -- TestAggregateContainerRequestsAndLimits: "regular and init containers with requests"
 SELECT scheduler.apply('{"kind":"Pod","apiVersion":"v1","metadata":{"name":"ch-agg-regular-and-init","namespace":"rq"},"spec":{"containers":[{"name":"c1","resources":{"requests":{"cpu":"9"}}}],"initContainers":[{"name":"i1","resources":{"requests":{"cpu":"9"}}}]}}');
@@ -263,6 +291,14 @@ FROM (VALUES
     ('ch-plr-init-container',               '=',  '{"cpu": 4, "memory": 5242880}',                   NULL, NULL),
     ('ch-plr-sidecar',                      '=',  '{"cpu": 6, "memory": 8388608}',                   NULL, NULL),
     ('ch-plr-init-and-sidecar',             '=',  '{"cpu": 12, "memory": 11534336}',                 NULL, NULL),
+    -- [ch] TestPodResourceRequests, in-place resize (UseStatusResources)
+    ('ch-rs-infeasible',                    '=',  '{"cpu": 2000}',                                   NULL, NULL),
+    ('ch-rs-infeasible-in-progress',        '=',  '{"cpu": 4000}',                                   NULL, NULL),
+    ('ch-rs-no-resize-status',              '=',  '{"cpu": 4000}',                                   NULL, NULL),
+    ('ch-rs-3-way-max',                     '=',  '{"cpu": 30, "memory": 30000000, "ephemeral-storage": 30000000000}', NULL, NULL),
+    ('ch-rs-sidecar-infeasible',            '=',  '{"cpu": 2000}',                                   NULL, NULL),
+    ('ch-rs-sidecar-no-resize-status',      '=',  '{"cpu": 4000}',                                   NULL, NULL),
+    ('ch-rs-max-of-sums',                   '=',  '{"cpu": 3000}',                                   NULL, NULL),
     -- [ch] TestAggregateContainerRequestsAndLimits
     ('ch-agg-regular-and-init',             '=',  '{"cpu": 9000}',                                   NULL, NULL),
     ('ch-agg-regular-init-sidecar',         '=',  '{"cpu": 17000}',                                  NULL, NULL),
@@ -301,3 +337,21 @@ FROM (VALUES
   ) AS e(name, compare, requests, nonzero_cpu, nonzero_memory)
   LEFT JOIN scheduler.pods p ON p.namespace = 'rq' AND p.name = e.name
 ORDER BY e.name;
+
+---------------------------------------------------------------------------
+-- What NodeResourcesFit makes of them (the same arithmetic, through the
+-- snapshot): a node of 2 cpu.  A pod-level request of 3 cpu over
+-- containers that request none is Insufficient cpu; one of 1 cpu over a
+-- container requesting 4 fits (the pod-level request stands for the
+-- containers').  A running pod whose resize to 2 cpu is infeasible, still
+-- allocated 1, holds 1: a pod of 1 cpu fits beside it (its spec's 2 would
+-- leave no room).
+---------------------------------------------------------------------------
+SELECT scheduler.apply('{"kind":"Node","metadata":{"name":"fit-node"},"status":{"allocatable":{"cpu":"2","memory":"4Gi","pods":"10"}}}');
+SELECT scheduler.apply('{"kind":"Pod","metadata":{"name":"plr-big","namespace":"fit","uid":"plr-big"},"spec":{"resources":{"requests":{"cpu":"3"}},"containers":[{"name":"c"}]}}');
+SELECT scheduler.apply('{"kind":"Pod","metadata":{"name":"plr-small","namespace":"fit","uid":"plr-small"},"spec":{"resources":{"requests":{"cpu":"1"}},"containers":[{"name":"c","resources":{"requests":{"cpu":"4"}}}]}}');
+SELECT p.name, f.code, f.reason FROM unnest(ARRAY['plr-big', 'plr-small']) AS p(name),
+     LATERAL scheduler.filter('fit', p.name) f WHERE f.plugin = 'NodeResourcesFit' AND f.node IS NOT NULL ORDER BY p.name;
+SELECT scheduler.apply('{"kind":"Pod","metadata":{"name":"resizing","namespace":"fit","uid":"resizing"},"spec":{"nodeName":"fit-node","containers":[{"name":"c","resources":{"requests":{"cpu":"2"}}}]},"status":{"phase":"Running","conditions":[{"type":"PodResizePending","status":"True","reason":"Infeasible"}],"containerStatuses":[{"name":"c","allocatedResources":{"cpu":"1"},"resources":{"requests":{"cpu":"1"}}}]}}');
+SELECT scheduler.apply('{"kind":"Pod","metadata":{"name":"beside","namespace":"fit","uid":"beside"},"spec":{"containers":[{"name":"c","resources":{"requests":{"cpu":"1"}}}]}}');
+SELECT f.code, f.reason FROM scheduler.filter('fit', 'beside') f WHERE f.plugin = 'NodeResourcesFit' AND f.node IS NOT NULL;

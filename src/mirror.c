@@ -1040,7 +1040,7 @@ MirrorApplyPod(const MirrorObject *o, MirrorBatch *batch)
 				nz_mem;
 
 	memset(nulls, ' ', sizeof(nulls));
-	PodEffectiveRequests(spec, what, &req, &nz_cpu, &nz_mem);
+	PodEffectiveRequests(spec, status, what, &req, &nz_cpu, &nz_mem);
 	container_facts(spec, what, &host_ports, &images, &has_sidecar);
 
 	values[0] = CStringGetTextDatum(uid);

@@ -11,6 +11,8 @@
  *	   restartable init container (restartPolicy: Always, a sidecar) is added
  *	   to the sum and keeps running, so every later init container needs its
  *	   own request plus the sidecars started before it;
+ *	 - pod-level requests (spec.resources, PodLevelResources) of cpu, memory
+ *	   and hugepages stand for the containers' (pod_level_requests);
  *	 - plus spec.overhead.
  *
  * For scoring the same is computed with the non-zero defaults (100m cpu,
@@ -479,16 +481,170 @@ NonZeroRequests(ResourceVec *nz, const ResourceVec *req)
 		*ResourceSlot(nz, "memory", true) = DEFAULT_MEMORY_REQUEST;
 }
 
-/*
- * PodEffectiveRequests
- *		Compute a pod's effective request (*req) and its non-zero cpu and
- *		memory for scoring, from its spec.
- */
-void
-PodEffectiveRequests(JsonbContainer *spec, const char *what,
-					 ResourceVec *req, int64 *nonzero_cpu, int64 *nonzero_memory)
+/* IsSupportedPodLevelResource: cpu, memory and hugepages-<size> */
+static bool
+pod_level_resource(const char *name)
 {
-	ResourceVec nz;
+	return strcmp(name, "cpu") == 0 || strcmp(name, "memory") == 0 ||
+		strncmp(name, "hugepages-", 10) == 0;
+}
+
+/* dst[name] = src[name] for each supported pod-level resource src has and dst lacks */
+static void
+pod_level_fill(ResourceVec *dst, const ResourceVec *src)
+{
+	static const char *const fixed[] = {"cpu", "memory"};
+
+	for (int i = 0; i < (int) lengthof(fixed); i++)
+		if (ResourceHas(src, fixed[i]) && !ResourceHas(dst, fixed[i]))
+			*ResourceSlot(dst, fixed[i], true) = ResourceGet(src, fixed[i]);
+	for (int i = 0; i < src->nscalar; i++)
+		if (pod_level_resource(src->scalar[i].name) && !ResourceHas(dst, src->scalar[i].name))
+			*ResourceSlot(dst, src->scalar[i].name, true) = src->scalar[i].value;
+}
+
+/*
+ * Pod-level requests (spec.resources: the PodLevelResources feature, on by
+ * default since Kubernetes 1.34), as the API server stores them
+ * (defaultPodRequests: when pod-level limits are set, a cpu or memory
+ * request left out is the containers' effective request for it where a
+ * container requests it, and any other left out is its pod-level limit).
+ * Each supported one (cpu, memory, hugepages-*) stands for the containers'
+ * in the pod's request and in its non-zero variant (component-helpers'
+ * PodRequests, which the scheduler's NodeInfo and scores use); the others
+ * are left alone, as PodRequests leaves them.  spec_req: the containers'
+ * effective request from their specs, which the API server's defaulting
+ * reads.  Called before the overhead is added.
+ */
+static void
+pod_level_requests(JsonbContainer *spec, const char *what, const ResourceVec *spec_req,
+				   ResourceVec *req, ResourceVec *nz)
+{
+	JsonbContainer *res = JGetObject(spec, "resources", what, "spec");
+	ResourceVec preq;
+	ResourceVec plim;
+	ResourceVec containers;
+
+	if (res == NULL)
+		return;
+	memset(&preq, 0, sizeof(preq));
+	memset(&plim, 0, sizeof(plim));
+	memset(&containers, 0, sizeof(containers));
+	ParseResourceList(JGetObject(res, "requests", what, "spec.resources"), &preq, NULL,
+					  what, "spec.resources.requests");
+	ParseResourceList(JGetObject(res, "limits", what, "spec.resources"), &plim, NULL,
+					  what, "spec.resources.limits");
+	if (plim.present != 0 || plim.nscalar > 0)
+	{
+		/* the containers' effective cpu and memory (overcommittable), where requested */
+		if (ResourceHas(spec_req, "cpu"))
+			*ResourceSlot(&containers, "cpu", true) = spec_req->cpu;
+		if (ResourceHas(spec_req, "memory"))
+			*ResourceSlot(&containers, "memory", true) = spec_req->memory;
+		pod_level_fill(&preq, &containers);
+		pod_level_fill(&preq, &plim);
+	}
+	if (ResourceHas(&preq, "cpu"))
+		*ResourceSlot(req, "cpu", true) = *ResourceSlot(nz, "cpu", true) = preq.cpu;
+	if (ResourceHas(&preq, "memory"))
+		*ResourceSlot(req, "memory", true) = *ResourceSlot(nz, "memory", true) = preq.memory;
+	for (int i = 0; i < preq.nscalar; i++)
+		if (pod_level_resource(preq.scalar[i].name))
+		{
+			*ResourceSlot(req, preq.scalar[i].name, true) = preq.scalar[i].value;
+			*ResourceSlot(nz, preq.scalar[i].name, true) = preq.scalar[i].value;
+		}
+}
+
+/*
+ * Where a container's requests are read from (component-helpers'
+ * AggregateContainerRequests with UseStatusResources, the in-place resize
+ * of InPlacePodVerticalScaling, on by default since Kubernetes 1.33):
+ *	 - REQ_SPEC: its spec (containerSpecRequests);
+ *	 - REQ_ALLOCATED: its status' allocatedResources, else none when the
+ *	   resize is infeasible, else its spec (containerAllocatedRequests);
+ *	 - REQ_ACTUATED: its status' resources.requests, else its
+ *	   allocatedResources, else none when infeasible, else its spec
+ *	   (containerActuatedRequests).
+ */
+typedef enum RequestSource
+{
+	REQ_SPEC,
+	REQ_ALLOCATED,
+	REQ_ACTUATED
+} RequestSource;
+
+/* findContainerStatus: the status of the container named name, and its path; NULL when none */
+static JsonbContainer *
+container_status(JsonbContainer *status, const char *name, const char *what, char **path)
+{
+	static const char *const lists[] = {"containerStatuses", "initContainerStatuses"};
+
+	if (status == NULL || name == NULL)
+		return NULL;
+	for (int l = 0; l < (int) lengthof(lists); l++)
+	{
+		char	   *lpath = JPathChild("status", lists[l]);
+		JsonbContainer *arr = JGetArray(status, lists[l], what, "status");
+		int			n = arr ? JsonContainerSize(arr) : 0;
+
+		for (int i = 0; i < n; i++)
+		{
+			JsonbValue *v = getIthJsonbValueFromContainer(arr, i);
+			char	   *ipath = JPathIndex(lpath, i);
+			JsonbContainer *cs = JObject(v, what, ipath);
+			char	   *csname = JGetString(cs, "name", what, ipath);
+
+			if (csname && strcmp(csname, name) == 0)
+			{
+				*path = ipath;
+				return cs;
+			}
+		}
+	}
+	return NULL;
+}
+
+/* One container's requests, read from src */
+static void
+source_requests(JsonbContainer *ctr, JsonbContainer *status, RequestSource src, bool infeasible,
+				ResourceVec *req, const char *what, const char *path)
+{
+	char	   *cspath = NULL;
+	JsonbContainer *cs = NULL;
+	JsonbContainer *allocated = NULL;
+	JsonbContainer *actuated = NULL;
+
+	if (src != REQ_SPEC)
+	{
+		cs = container_status(status, JGetString(ctr, "name", what, path), what, &cspath);
+		if (cs != NULL)
+		{
+			JsonbContainer *res = JGetObject(cs, "resources", what, cspath);
+
+			allocated = JGetObject(cs, "allocatedResources", what, cspath);
+			if (res != NULL)
+				actuated = JGetObject(res, "requests", what, JPathChild(cspath, "resources"));
+		}
+	}
+	memset(req, 0, sizeof(*req));
+	if (src == REQ_ACTUATED && actuated != NULL)
+		ParseResourceList(actuated, req, NULL, what, JPathChild(JPathChild(cspath, "resources"), "requests"));
+	else if (src != REQ_SPEC && allocated != NULL)
+		ParseResourceList(allocated, req, NULL, what, JPathChild(cspath, "allocatedResources"));
+	else if (src == REQ_SPEC || !infeasible)
+		ContainerRequests(ctr, req, what, path);
+}
+
+/*
+ * The containers' effective request, each container's read from src, and
+ * its non-zero variant (aggregateContainerResourcesByFn, with the
+ * scheduler's NonMissingContainerRequests for *nz).
+ */
+static void
+aggregate_requests(JsonbContainer *spec, JsonbContainer *status, RequestSource src, bool infeasible,
+				   const char *what, ResourceVec *req, ResourceVec *nz)
+{
 	ResourceVec init_req,
 				init_nz;
 	ResourceVec side_req,
@@ -497,7 +653,7 @@ PodEffectiveRequests(JsonbContainer *spec, const char *what,
 	JsonbContainer *inits;
 
 	memset(req, 0, sizeof(*req));
-	memset(&nz, 0, sizeof(nz));
+	memset(nz, 0, sizeof(*nz));
 	memset(&init_req, 0, sizeof(init_req));
 	memset(&init_nz, 0, sizeof(init_nz));
 	memset(&side_req, 0, sizeof(side_req));
@@ -515,10 +671,10 @@ PodEffectiveRequests(JsonbContainer *spec, const char *what,
 			ResourceVec creq,
 						cnz;
 
-			ContainerRequests(JObject(c, what, path), &creq, what, path);
+			source_requests(JObject(c, what, path), status, src, infeasible, &creq, what, path);
 			NonZeroRequests(&cnz, &creq);
 			pod_sum(req, &creq, what, path);
-			pod_sum(&nz, &cnz, what, path);
+			pod_sum(nz, &cnz, what, path);
 		}
 	}
 
@@ -536,13 +692,13 @@ PodEffectiveRequests(JsonbContainer *spec, const char *what,
 			ResourceVec creq,
 						cnz;
 
-			ContainerRequests(ctr, &creq, what, path);
+			source_requests(ctr, status, src, infeasible, &creq, what, path);
 			NonZeroRequests(&cnz, &creq);
 			if (policy && strcmp(policy, "Always") == 0)
 			{
 				/* a sidecar: runs beside everything started after it */
 				pod_sum(req, &creq, what, path);
-				pod_sum(&nz, &cnz, what, path);
+				pod_sum(nz, &cnz, what, path);
 				pod_sum(&side_req, &creq, what, path);
 				pod_sum(&side_nz, &cnz, what, path);
 				ResourceMax(&init_req, &side_req);
@@ -563,7 +719,89 @@ PodEffectiveRequests(JsonbContainer *spec, const char *what,
 		}
 	}
 	ResourceMax(req, &init_req);
-	ResourceMax(&nz, &init_nz);
+	ResourceMax(nz, &init_nz);
+}
+
+/*
+ * IsPodResizeInfeasible: the pod's PodResizePending condition (the first)
+ * says Infeasible
+ */
+static bool
+resize_infeasible(JsonbContainer *status, const char *what)
+{
+	JsonbContainer *conds = JGetArray(status, "conditions", what, "status");
+	int			n = conds ? JsonContainerSize(conds) : 0;
+
+	for (int i = 0; i < n; i++)
+	{
+		char	   *path = JPathIndex("status.conditions", i);
+		JsonbContainer *c = JObject(getIthJsonbValueFromContainer(conds, i), what, path);
+		char	   *type = JGetString(c, "type", what, path);
+
+		if (type && strcmp(type, "PodResizePending") == 0)
+		{
+			char	   *reason = JGetString(c, "reason", what, path);
+
+			return reason != NULL && strcmp(reason, "Infeasible") == 0;
+		}
+	}
+	return false;
+}
+
+/* Has the pod a container status (what an in-place resize reads)? */
+static bool
+has_container_statuses(JsonbContainer *status, const char *what)
+{
+	JsonbContainer *a = JGetArray(status, "containerStatuses", what, "status");
+	JsonbContainer *b = JGetArray(status, "initContainerStatuses", what, "status");
+
+	return (a && JsonContainerSize(a) > 0) || (b && JsonContainerSize(b) > 0);
+}
+
+/*
+ * PodEffectiveRequests
+ *		Compute a pod's effective request (*req) and its non-zero cpu and
+ *		memory for scoring, from its spec and status (NULL: none).
+ *
+ * With its status, as kube-scheduler reads a pod being resized in place
+ * (AggregateContainerRequests with UseStatusResources): per resource the
+ * most of the spec's, the actuated and the allocated requests; when the
+ * resize is infeasible, of the actuated and the allocated only.
+ */
+void
+PodEffectiveRequests(JsonbContainer *spec, JsonbContainer *status, const char *what,
+					 ResourceVec *req, int64 *nonzero_cpu, int64 *nonzero_memory)
+{
+	ResourceVec nz;
+	ResourceVec spec_req;
+	bool		infeasible = status != NULL && resize_infeasible(status, what);
+
+	aggregate_requests(spec, status, REQ_SPEC, infeasible, what, req, &nz);
+	memset(&spec_req, 0, sizeof(spec_req));
+	if (ResourceHas(req, "cpu"))
+		*ResourceSlot(&spec_req, "cpu", true) = req->cpu;
+	if (ResourceHas(req, "memory"))
+		*ResourceSlot(&spec_req, "memory", true) = req->memory;
+	if (infeasible || (status != NULL && has_container_statuses(status, what)))
+	{
+		ResourceVec allocated,
+					allocated_nz;
+		ResourceVec actuated,
+					actuated_nz;
+
+		aggregate_requests(spec, status, REQ_ALLOCATED, infeasible, what, &allocated, &allocated_nz);
+		aggregate_requests(spec, status, REQ_ACTUATED, infeasible, what, &actuated, &actuated_nz);
+		if (infeasible)
+		{
+			memset(req, 0, sizeof(*req));
+			memset(&nz, 0, sizeof(nz));
+		}
+		ResourceMax(req, &actuated);
+		ResourceMax(req, &allocated);
+		ResourceMax(&nz, &actuated_nz);
+		ResourceMax(&nz, &allocated_nz);
+	}
+	pod_level_requests(spec, what, &spec_req, req, &nz);
 
 	{
 		JsonbContainer *overhead = JGetObject(spec, "overhead", what, "spec");
