@@ -1620,16 +1620,18 @@ retry_at(int32 attempts)
  * condition that failed is no longer the pod's last message told
  * (pod_attempts.posted_message): the next failure with that message writes
  * it again, as kube-scheduler's updatePod compares with the pod's own
- * condition, which never got it.  (outbox rows, then pod_attempts: the
- * order schedule_pending() takes them in.)
+ * condition, which never got it.  Only with cycle_lock held (record()
+ * takes it first when a condition may fail): schedule_pending() writes
+ * pod_attempts and then pending condition rows (a nomination), so a
+ * recorder holding a condition row must not wait for pod_attempts.
  */
 static void
-write_verdicts(const Request *rs, int nrows)
+write_verdicts(const Request *rs, int nrows, bool cycle_locked)
 {
 	static SPIPlanPtr plan = NULL;
-	Oid			types[6] = {INT8ARRAYOID, TEXTARRAYOID, INT4ARRAYOID, INT4ARRAYOID, TEXTARRAYOID,
-	TIMESTAMPTZARRAYOID};
-	Datum		args[6];
+	Oid			types[7] = {INT8ARRAYOID, TEXTARRAYOID, INT4ARRAYOID, INT4ARRAYOID, TEXTARRAYOID,
+	TIMESTAMPTZARRAYOID, BOOLOID};
+	Datum		args[7];
 	int64	   *ids = palloc(sizeof(int64) * Max(nrows, 1));
 	const char **states = palloc(sizeof(char *) * Max(nrows, 1));
 	const char **msgs = palloc(sizeof(char *) * Max(nrows, 1));
@@ -1669,6 +1671,7 @@ write_verdicts(const Request *rs, int nrows)
 	args[4] = text_array(msgs, n);
 	args[5] = PointerGetDatum(construct_md_array(nexts, next_nulls, 1, dims, lbs, TIMESTAMPTZOID, 8,
 												 FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+	args[6] = BoolGetDatum(cycle_locked);
 	run(PlanKeptBatch(&plan,
 					  "WITH v AS (UPDATE scheduler.outbox o SET state = coalesce(d.state, o.state), attempts = d.tries,"
 					  " last_status = d.status, last_error = d.msg,"
@@ -1682,8 +1685,8 @@ write_verdicts(const Request *rs, int nrows)
 					  "  THEN o.body #>> '{status,conditions,0,message}' END AS lost)"
 					  /* a condition that never landed is not the pod's: told again */
 					  " UPDATE scheduler.pod_attempts a SET posted_message = NULL FROM v"
-					  " WHERE v.lost IS NOT NULL AND a.pod_uid = v.pod_uid AND a.posted_message = v.lost",
-					  6, types),
+					  " WHERE $7 AND v.lost IS NOT NULL AND a.pod_uid = v.pod_uid AND a.posted_message = v.lost",
+					  7, types),
 		args, NULL, SPI_OK_UPDATE);
 }
 
@@ -1746,6 +1749,36 @@ any_binding(const int64 *ids, int n)
 					  "SELECT 1 FROM scheduler.outbox WHERE id = ANY($1) AND kind = 'binding' LIMIT 1",
 					  1, &type),
 		&arg, NULL, SPI_OK_SELECT);
+	return SPI_processed > 0;
+}
+
+/*
+ * May one of these responses (not plain successes) fail a pending
+ * condition: an answer that is no retry (definitive[i]), or the cap
+ * reached?  (attempts read unlocked: a concurrent recorder may move them,
+ * and write_verdicts then clears nothing without the lock)
+ */
+static bool
+condition_may_fail(const int64 *ids, const bool *definitive, int n, bool has_cap, int32 max_attempts)
+{
+	static SPIPlanPtr plan = NULL;
+	Oid			types[4] = {INT8ARRAYOID, INT8ARRAYOID, BOOLOID, INT4OID};
+	Datum		args[4];
+	int64	   *sure = palloc(sizeof(int64) * Max(n, 1));
+	int			nsure = 0;
+
+	for (int i = 0; i < n; i++)
+		if (definitive[i])
+			sure[nsure++] = ids[i];
+	args[0] = int8_array(ids, n);
+	args[1] = int8_array(sure, nsure);
+	args[2] = BoolGetDatum(has_cap);
+	args[3] = Int32GetDatum(max_attempts);
+	run(PlanKeptBatch(&plan,
+					  "SELECT 1 FROM scheduler.outbox WHERE id = ANY($1) AND kind = 'condition' AND state = 'pending'"
+					  " AND (id = ANY($2) OR ($3 AND attempts >= $4 - 1)) LIMIT 1",
+					  4, types),
+		args, NULL, SPI_OK_SELECT);
 	return SPI_processed > 0;
 }
 
@@ -1853,7 +1886,10 @@ events_left(void)
  * plain success (200, 201), cycle_lock is taken first, before the rows, as
  * schedule_pending() takes it before it writes pending rows (a condition
  * superseded, a nomination): neither then holds what the other waits for.
- * Other kinds' failures forget nothing and wait for no scheduling call.
+ * So is it when a condition may fail (condition_may_fail): its failure
+ * clears pod_attempts.posted_message (write_verdicts).  Other failures
+ * forget nothing and wait for no scheduling call; a condition retried
+ * (429, 5xx) takes no lock.
  */
 static void
 record(const OutboxResponse *resps, const bool *has_status, int n, bool has_cap, int32 max_attempts,
@@ -1864,7 +1900,9 @@ record(const OutboxResponse *resps, const bool *has_status, int n, bool has_cap,
 	int			nbound = 0;
 	List	   *forgets = NIL;
 	int64	   *unsure = palloc(sizeof(int64) * Max(n, 1));	/* not a plain success */
+	bool	   *definitive = palloc(sizeof(bool) * Max(n, 1));	/* and no retry */
 	int			nunsure = 0;
+	bool		cycle_locked = false;
 	Request    *rs;
 	int			nrows;
 	ListCell   *lc;
@@ -1873,12 +1911,22 @@ record(const OutboxResponse *resps, const bool *has_status, int n, bool has_cap,
 
 	for (int i = 0; i < n; i++)
 	{
+		int32		st = resps[i].http_status;
+
 		ids[i] = resps[i].id;
-		if ((has_status && !has_status[i]) || (resps[i].http_status != 200 && resps[i].http_status != 201))
+		if ((has_status && !has_status[i]) || (st != 200 && st != 201))
+		{
+			definitive[nunsure] = (has_status && !has_status[i]) ||
+				!(st == 0 || st == 401 || st == 403 || st == 429 || st >= 500);
 			unsure[nunsure++] = resps[i].id;
+		}
 	}
-	if (nunsure > 0 && any_binding(unsure, nunsure))
+	if (nunsure > 0 && (any_binding(unsure, nunsure) ||
+						condition_may_fail(unsure, definitive, nunsure, has_cap, max_attempts)))
+	{
 		LockRelationOid(SchedulerRelid("cycle_lock"), ShareLock);
+		cycle_locked = true;
+	}
 	rs = lock_requests(ids, n, &nrows);
 	for (int i = 0; i < n; i++)
 	{
@@ -1936,7 +1984,7 @@ record(const OutboxResponse *resps, const bool *has_status, int n, bool has_cap,
 		if (v == V_DONE && strcmp(r->kind, "binding") == 0)
 			bound[nbound++] = r->id;
 	}
-	write_verdicts(rs, nrows);
+	write_verdicts(rs, nrows, cycle_locked);
 	told = palloc0(sizeof(OutboxDecision) * Max(list_length(forgets), 1));
 	foreach(lc, forgets)
 	{
