@@ -1035,13 +1035,8 @@ nominated_ref(const char *uid, int32 priority, Jsonb *requests, int64 nzc, int64
 	nominated_terms(p, namespace, name, labels, affinity);
 	if (volumes != NULL)
 	{
-		err = NULL;
+		/* those that read, as a pod on a node keeps them (decode_ref_volumes) */
 		p->volumes = PodVolumesFromJsonb(volumes, p->name, &p->nvolumes, &err);
-		if (err != NULL)
-		{
-			p->volumes = NULL;
-			p->nvolumes = 0;
-		}
 	}
 	return p;
 }
@@ -1196,11 +1191,12 @@ NodeWithNominatedPods(const NodeInfo *node, const PodInfo *pod)
 }
 
 /*
- * The pods on node as pod's Filters see them: node->pods, and on a copy
- * made by NodeWithNominatedPods the nominated pods that count too (the
- * nodeInfo.Pods of kube-scheduler's copy, to which AddPodInfo added them).
- * node->pods itself when nothing is added; else a new list in the current
- * context.
+ * The pods on node as the volume plugins' Filters see them for pod:
+ * node->pods, and on a copy made by NodeWithNominatedPods the nominated
+ * pods that count and have volumes too (the nodeInfo.Pods of
+ * kube-scheduler's copy, to which AddPodInfo added them; those without
+ * volumes change nothing these plugins read).  node->pods itself when
+ * nothing is added; else a new list in the current context.
  */
 List *
 NodePodsWithNominated(const NodeInfo *node, const PodInfo *pod)
@@ -1214,7 +1210,7 @@ NodePodsWithNominated(const NodeInfo *node, const PodInfo *pod)
 	{
 		PodRef	   *p = lfirst(lc);
 
-		if (!NominatedPodCounts(p, pod))
+		if (p->volumes == NULL || !NominatedPodCounts(p, pod))
 			continue;
 		if (pods == node->pods)
 			pods = list_copy(node->pods);

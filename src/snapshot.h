@@ -67,7 +67,7 @@ extern void SnapshotNominate(ClusterSnapshot *snap, const PodInfo *pod, const ch
 extern NodeInfo *NodeWithNominatedPods(const NodeInfo *node, const PodInfo *pod);
 /* Does a pod nominated to a node count there for pod (NodeWithNominatedPods)? */
 extern bool NominatedPodCounts(const PodRef *nominated, const PodInfo *pod);
-/* The node's pods as pod's Filters see them: the counted nominated pods too on such a copy */
+/* The node's pods as the volume plugins see them: the counted nominated pods with volumes too on such a copy */
 extern List *NodePodsWithNominated(const NodeInfo *node, const PodInfo *pod);
 extern void SnapshotTakeOut(ClusterSnapshot *snap, PodRef *p);
 extern void SnapshotPutBack(ClusterSnapshot *snap, PodRef *p);

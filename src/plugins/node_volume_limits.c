@@ -26,8 +26,9 @@
  *
  * The pod's volumes are read once per cycle (twice at most: on nodes with
  * and without a CSINode), and a node's, with the least room its limits
- * leave, once per change of the node (its generation), beside the catalog:
- * a node with room for all the pod's volumes passes at once.
+ * leave, once per change of the node (its generation), beside the catalog
+ * (but afresh on a copy with nominated pods that have volumes): a node
+ * with room for all the pod's volumes passes at once.
  *
  * IDENTIFICATION
  *	  src/plugins/node_volume_limits.c
@@ -844,13 +845,16 @@ cached_node(PluginCall *call, LimitsState *s, const NodeInfo *node)
 static void
 filter_in(PluginCall *call, LimitsState *s, const PodInfo *pod, const NodeInfo *node, Status *st)
 {
-	List	   *pods = NodePodsWithNominated(node, pod);
-	NodeVolumes *nv = pods == node->pods ? cached_node(call, s, node) : NULL;
+	List	   *pods;
+	NodeVolumes *nv;
 	NodeVolumes scratch;
 	const NewVolumes *mine;
 	const CsiNode *cn;
 	int64	   *wanted;
 
+	/* a copy with nominated pods that have volumes is read afresh */
+	pods = NodePodsWithNominated(node, pod);
+	nv = pods == node->pods ? cached_node(call, s, node) : NULL;
 	if (nv == NULL)
 	{
 		memset(&scratch, 0, sizeof(scratch));
