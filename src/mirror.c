@@ -1040,7 +1040,12 @@ MirrorApplyPod(const MirrorObject *o, MirrorBatch *batch)
 				nz_mem;
 
 	memset(nulls, ' ', sizeof(nulls));
-	PodEffectiveRequests(spec, status, what, &req, &nz_cpu, &nz_mem);
+	{
+		char	   *node = JGetString(spec, "nodeName", what, "spec");
+
+		/* a pod on a node as NodeInfo reads it; a pending one as the pod scheduled */
+		PodEffectiveRequests(spec, status, node != NULL && node[0] != '\0', what, &req, &nz_cpu, &nz_mem);
+	}
 	container_facts(spec, what, &host_ports, &images, &has_sidecar);
 
 	values[0] = CStringGetTextDatum(uid);

@@ -514,19 +514,22 @@ pod_level_fill(ResourceVec *dst, const ResourceVec *src)
  * PodRequests, which the scheduler's NodeInfo and scores use); the others
  * are left alone, as PodRequests leaves them.  spec_req: the containers'
  * effective request from their specs, which the API server's defaulting
- * reads.  Called before the overhead is added.
+ * reads.  Called before the overhead is added.  True when the pod has
+ * pod-level requests (IsPodLevelRequestsSet, once defaulted).
  */
-static void
+static bool
 pod_level_requests(JsonbContainer *spec, const char *what, const ResourceVec *spec_req,
 				   ResourceVec *req, ResourceVec *nz)
 {
+	bool		set = false;
+
 	JsonbContainer *res = JGetObject(spec, "resources", what, "spec");
 	ResourceVec preq;
 	ResourceVec plim;
 	ResourceVec containers;
 
 	if (res == NULL)
-		return;
+		return false;
 	memset(&preq, 0, sizeof(preq));
 	memset(&plim, 0, sizeof(plim));
 	memset(&containers, 0, sizeof(containers));
@@ -545,15 +548,23 @@ pod_level_requests(JsonbContainer *spec, const char *what, const ResourceVec *sp
 		pod_level_fill(&preq, &plim);
 	}
 	if (ResourceHas(&preq, "cpu"))
+	{
 		*ResourceSlot(req, "cpu", true) = *ResourceSlot(nz, "cpu", true) = preq.cpu;
+		set = true;
+	}
 	if (ResourceHas(&preq, "memory"))
+	{
 		*ResourceSlot(req, "memory", true) = *ResourceSlot(nz, "memory", true) = preq.memory;
+		set = true;
+	}
 	for (int i = 0; i < preq.nscalar; i++)
 		if (pod_level_resource(preq.scalar[i].name))
 		{
 			*ResourceSlot(req, preq.scalar[i].name, true) = preq.scalar[i].value;
 			*ResourceSlot(nz, preq.scalar[i].name, true) = preq.scalar[i].value;
+			set = true;
 		}
+	return set;
 }
 
 /*
@@ -574,32 +585,41 @@ typedef enum RequestSource
 	REQ_ACTUATED
 } RequestSource;
 
-/* findContainerStatus: the status of the container named name, and its path; NULL when none */
+/*
+ * findContainerStatus: the status of the container named name, and its
+ * path; NULL when none.  Names are compared in place: the path is made
+ * for the match only.
+ */
 static JsonbContainer *
 container_status(JsonbContainer *status, const char *name, const char *what, char **path)
 {
 	static const char *const lists[] = {"containerStatuses", "initContainerStatuses"};
+	size_t		len = name ? strlen(name) : 0;
 
 	if (status == NULL || name == NULL)
 		return NULL;
 	for (int l = 0; l < (int) lengthof(lists); l++)
 	{
-		char	   *lpath = JPathChild("status", lists[l]);
 		JsonbContainer *arr = JGetArray(status, lists[l], what, "status");
 		int			n = arr ? JsonContainerSize(arr) : 0;
 
 		for (int i = 0; i < n; i++)
 		{
 			JsonbValue *v = getIthJsonbValueFromContainer(arr, i);
-			char	   *ipath = JPathIndex(lpath, i);
-			JsonbContainer *cs = JObject(v, what, ipath);
-			char	   *csname = JGetString(cs, "name", what, ipath);
+			JsonbValue *nm;
+			char	   *ipath;
 
-			if (csname && strcmp(csname, name) == 0)
+			if (v->type == jbvBinary && JsonContainerIsObject(v->val.binary.data) &&
+				(nm = JGet(v->val.binary.data, "name")) != NULL && nm->type == jbvString)
 			{
-				*path = ipath;
-				return cs;
+				if (nm->val.string.len != (int) len || memcmp(nm->val.string.val, name, len) != 0)
+					continue;
+				*path = JPathIndex(JPathChild("status", lists[l]), i);
+				return v->val.binary.data;
 			}
+			/* not an object, or a name that is no string: the error names it */
+			ipath = JPathIndex(JPathChild("status", lists[l]), i);
+			(void) JGetString(JObject(v, what, ipath), "name", what, ipath);
 		}
 	}
 	return NULL;
@@ -763,18 +783,28 @@ has_container_statuses(JsonbContainer *status, const char *what)
  *		Compute a pod's effective request (*req) and its non-zero cpu and
  *		memory for scoring, from its spec and status (NULL: none).
  *
- * With its status, as kube-scheduler reads a pod being resized in place
- * (AggregateContainerRequests with UseStatusResources): per resource the
- * most of the spec's, the actuated and the allocated requests; when the
- * resize is infeasible, of the actuated and the allocated only.
+ * A pod on a node (assigned) is read as kube-scheduler's NodeInfo reads it
+ * (PodInfo.CalculateResource); a pending one as NodeResourcesFit reads the
+ * pod it schedules (computePodResourceRequest, and the scorer's
+ * calculatePodResourceRequest): from its spec alone, with the non-zero
+ * defaults for every container that lacks them.  An assigned pod's status
+ * counts as kube-scheduler reads a pod being resized in place
+ * (UseStatusResources): per resource the most of the spec's, the actuated
+ * and the allocated requests; when the resize is infeasible, of the
+ * actuated and the allocated only.
  */
 void
-PodEffectiveRequests(JsonbContainer *spec, JsonbContainer *status, const char *what,
+PodEffectiveRequests(JsonbContainer *spec, JsonbContainer *status, bool assigned, const char *what,
 					 ResourceVec *req, int64 *nonzero_cpu, int64 *nonzero_memory)
 {
 	ResourceVec nz;
 	ResourceVec spec_req;
-	bool		infeasible = status != NULL && resize_infeasible(status, what);
+	bool		pod_level;
+	bool		infeasible;
+
+	if (!assigned)
+		status = NULL;
+	infeasible = status != NULL && resize_infeasible(status, what);
 
 	aggregate_requests(spec, status, REQ_SPEC, infeasible, what, req, &nz);
 	memset(&spec_req, 0, sizeof(spec_req));
@@ -801,7 +831,7 @@ PodEffectiveRequests(JsonbContainer *spec, JsonbContainer *status, const char *w
 		ResourceMax(&nz, &actuated_nz);
 		ResourceMax(&nz, &allocated_nz);
 	}
-	pod_level_requests(spec, what, &spec_req, req, &nz);
+	pod_level = pod_level_requests(spec, what, &spec_req, req, &nz);
 
 	{
 		JsonbContainer *overhead = JGetObject(spec, "overhead", what, "spec");
@@ -811,6 +841,21 @@ PodEffectiveRequests(JsonbContainer *spec, JsonbContainer *status, const char *w
 		ParseResourceList(overhead, &oh, NULL, what, "spec.overhead");
 		pod_sum(req, &oh, what, "spec.overhead");
 		pod_sum(&nz, &oh, what, "spec.overhead");
+	}
+
+	/*
+	 * A pod on a node, with pod-level requests, is counted in the node's
+	 * non-zero sums with the defaults only for cpu or memory its request
+	 * has not at all (PodInfo.CalculateResource's
+	 * getNonMissingContainerRequests): no container, pod-level or overhead
+	 * value sets it then, so the full defaults' sum is that.
+	 */
+	if (assigned && pod_level)
+	{
+		if (ResourceHas(req, "cpu"))
+			nz.cpu = req->cpu;
+		if (ResourceHas(req, "memory"))
+			nz.memory = req->memory;
 	}
 
 	*nonzero_cpu = nz.cpu;

@@ -53,7 +53,8 @@ extern bool ResourceVecFromNormalized(ResourceVec *v, Jsonb *jb, char **err);
 extern Jsonb *ResourceVecToJsonb(const ResourceVec *v);
 extern void ParseResourceList(JsonbContainer *rl, ResourceVec *v, const ResourceVec *skip,
 							  const char *what, const char *path);
-extern void PodEffectiveRequests(JsonbContainer *spec, JsonbContainer *status, const char *what,
-								 ResourceVec *req, int64 *nonzero_cpu, int64 *nonzero_memory);
+extern void PodEffectiveRequests(JsonbContainer *spec, JsonbContainer *status, bool assigned,
+								 const char *what, ResourceVec *req, int64 *nonzero_cpu,
+								 int64 *nonzero_memory);
 
 #endif

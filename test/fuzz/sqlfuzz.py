@@ -185,6 +185,28 @@ def mk_pod(name, ns='default', labels=None, containers=None, node=None, priority
             'status': {'phase': phase or ('Running' if node else 'Pending'), 'qosClass': 'Burstable'}}
 
 
+def resizing_pod():
+    """A running pod resized in place: its status' allocated and actuated requests, the resize infeasible."""
+    p = mk_pod('resizing-0', 'default', labels={'app': 'resize'}, node='zone-a-1',
+               containers=[container('main', 'docker.io/library/busybox:1.36', {'cpu': '2', 'memory': '1Gi'})])
+    p['status']['conditions'] = [{'type': 'PodResizePending', 'status': 'True', 'reason': 'Infeasible',
+                                  'message': 'Node did not have enough capacity'}]
+    p['status']['containerStatuses'] = [{'name': 'main', 'ready': True, 'restartCount': 0,
+                                         'image': 'docker.io/library/busybox:1.36', 'imageID': '',
+                                         'allocatedResources': {'cpu': '500m', 'memory': '512Mi'},
+                                         'resources': {'requests': {'cpu': '500m', 'memory': '512Mi'},
+                                                       'limits': {'cpu': '1', 'memory': '1Gi'}}}]
+    return p
+
+
+def pod_level_pod():
+    """A pending pod with pod-level resources (PodLevelResources) over a container that requests none."""
+    return mk_pod('pod-level-0', 'default', labels={'app': 'pod-level'},
+                  containers=[{'name': 'main', 'image': 'docker.io/library/busybox:1.36'}],
+                  resources={'requests': {'cpu': '750m', 'memory': '256Mi', 'hugepages-2Mi': '4Mi'},
+                             'limits': {'cpu': '1', 'memory': '512Mi', 'hugepages-2Mi': '4Mi'}})
+
+
 def rich_pod(name='rich-0', ns='prod', gated=False):
     """A pod that uses nearly every field the scheduler reads."""
     p = mk_pod(
@@ -592,7 +614,8 @@ def build_base():
         mk_pod('legacy-x', 'default', labels={'app': 'legacy'},
                owner={'apiVersion': 'v1', 'kind': 'ReplicationController', 'name': 'legacy',
                       'uid': 'uid-default-legacy', 'controller': True}),
-    ] + [mk_pod('small-%d' % i, 'default', labels={'app': 'web-small'}) for i in range(4)] + volume_pods()
+    ] + [mk_pod('small-%d' % i, 'default', labels={'app': 'web-small'}) for i in range(4)] + volume_pods() + [
+        resizing_pod(), pod_level_pod()]
     nss = [namespace('default', {}), namespace('kube-system', {}), namespace('prod', {'env': 'prod', 'team': 'a'}),
            namespace('ml', {'env': 'ml', 'team': 'ds'})]
     pdbs = [pdb('web-pdb', 'prod', {'matchLabels': {'app': 'web'}}, 1, minAvailable=2),
