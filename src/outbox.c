@@ -1755,8 +1755,12 @@ any_binding(const int64 *ids, int n)
 /*
  * May one of these responses (not plain successes) fail a pending
  * condition: an answer that is no retry (definitive[i]), or the cap
- * reached?  (attempts read unlocked: a concurrent recorder may move them,
- * and write_verdicts then clears nothing without the lock)
+ * reached?  A 404 is left out: the pod is gone.  (attempts are read
+ * unlocked: a concurrent recorder, a SQL outbox_result() beside the bind
+ * worker, may move them, and a condition failed so without the lock
+ * clears nothing: the pod's next failure with that message then writes no
+ * condition.  The bind worker alone never races itself: a row is in one
+ * flight at a time.)
  */
 static bool
 condition_may_fail(const int64 *ids, const bool *definitive, int n, bool has_cap, int32 max_attempts)
@@ -1776,7 +1780,7 @@ condition_may_fail(const int64 *ids, const bool *definitive, int n, bool has_cap
 	args[3] = Int32GetDatum(max_attempts);
 	run(PlanKeptBatch(&plan,
 					  "SELECT 1 FROM scheduler.outbox WHERE id = ANY($1) AND kind = 'condition' AND state = 'pending'"
-					  " AND (id = ANY($2) OR ($3 AND attempts >= $4 - 1)) LIMIT 1",
+					  " AND (id = ANY($2) OR ($3 AND attempts::int8 >= $4::int8 - 1)) LIMIT 1",
 					  4, types),
 		args, NULL, SPI_OK_SELECT);
 	return SPI_processed > 0;
@@ -1916,8 +1920,9 @@ record(const OutboxResponse *resps, const bool *has_status, int n, bool has_cap,
 		ids[i] = resps[i].id;
 		if ((has_status && !has_status[i]) || (st != 200 && st != 201))
 		{
+			/* a 404: the pod is gone, and its pod_attempts row with it */
 			definitive[nunsure] = (has_status && !has_status[i]) ||
-				!(st == 0 || st == 401 || st == 403 || st == 429 || st >= 500);
+				!(st == 0 || st == 401 || st == 403 || st == 404 || st == 429 || st >= 500);
 			unsure[nunsure++] = resps[i].id;
 		}
 	}
