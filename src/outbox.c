@@ -1509,6 +1509,13 @@ typedef enum Verdict
  * retried.  Anything else (-1: not sent; a 404 or another 409 to a
  * binding): failed.  has_status false (SQL NULL): failed.
  */
+/* No response (0), 401, 403, 429 or 5xx: an answer that is retried */
+static bool
+retryable_status(int32 status)
+{
+	return status == 0 || status == 401 || status == 403 || status == 429 || status >= 500;
+}
+
 static Verdict
 judge(const char *kind, const char *node, bool series, bool has_status, int32 status, const char *msg)
 {
@@ -1529,7 +1536,7 @@ judge(const char *kind, const char *node, bool series, bool has_status, int32 st
 	if (strcmp(kind, "binding") == 0 && status == 409 && node != NULL &&
 		strstr(msg, psprintf("is already assigned to node \"%s\"", node)) != NULL)
 		return V_DONE;
-	if (status == 0 || status == 401 || status == 403 || status == 429 || status >= 500)
+	if (retryable_status(status))
 		return V_RETRY;
 	return V_FAILED;
 }
@@ -1737,50 +1744,35 @@ prebind_applied(int64 id)
 	return SPI_processed > 0;
 }
 
-/* Is one of these requests a binding?  (read unlocked: a row's kind never changes) */
-static bool
-any_binding(const int64 *ids, int n)
-{
-	static SPIPlanPtr plan = NULL;
-	Oid			type = INT8ARRAYOID;
-	Datum		arg = int8_array(ids, n);
-
-	run(PlanKeptBatch(&plan,
-					  "SELECT 1 FROM scheduler.outbox WHERE id = ANY($1) AND kind = 'binding' LIMIT 1",
-					  1, &type),
-		&arg, NULL, SPI_OK_SELECT);
-	return SPI_processed > 0;
-}
-
 /*
- * May one of these responses (not plain successes) fail a pending
- * condition: an answer that is no retry (definitive[i]), or the cap
- * reached?  A 404 is left out: the pod is gone.  (attempts are read
- * unlocked: a concurrent recorder, a SQL outbox_result() beside the bind
- * worker, may move them, and a condition failed so without the lock
- * clears nothing: the pod's next failure with that message then writes no
- * condition.  The bind worker alone never races itself: a row is in one
- * flight at a time.)
+ * Must the recorder take cycle_lock before these rows, the responses that
+ * are no plain success (failed[]: those that are no retry either)?  When
+ * one is a binding (its failure forgets a reservation), or may fail a
+ * pending condition (its failure clears pod_attempts.posted_message): an
+ * answer that is no retry, or the attempts cap reached.  A condition's 404
+ * is left out: the pod is gone.  (Read unlocked: a row's kind never
+ * changes, but a concurrent recorder, a SQL outbox_result() beside the
+ * bind worker, may move a condition's attempts; one failed so without the
+ * lock clears nothing, and the pod's next failure with that message then
+ * writes no condition.  The bind worker alone never races itself: a row is
+ * in one flight at a time.)
  */
 static bool
-condition_may_fail(const int64 *ids, const bool *definitive, int n, bool has_cap, int32 max_attempts)
+needs_cycle_lock(const int64 *unsure, int nunsure, const int64 *failed, int nfailed,
+				 bool has_cap, int32 max_attempts)
 {
 	static SPIPlanPtr plan = NULL;
 	Oid			types[4] = {INT8ARRAYOID, INT8ARRAYOID, BOOLOID, INT4OID};
 	Datum		args[4];
-	int64	   *sure = palloc(sizeof(int64) * Max(n, 1));
-	int			nsure = 0;
 
-	for (int i = 0; i < n; i++)
-		if (definitive[i])
-			sure[nsure++] = ids[i];
-	args[0] = int8_array(ids, n);
-	args[1] = int8_array(sure, nsure);
+	args[0] = int8_array(unsure, nunsure);
+	args[1] = int8_array(failed, nfailed);
 	args[2] = BoolGetDatum(has_cap);
 	args[3] = Int32GetDatum(max_attempts);
 	run(PlanKeptBatch(&plan,
-					  "SELECT 1 FROM scheduler.outbox WHERE id = ANY($1) AND kind = 'condition' AND state = 'pending'"
-					  " AND (id = ANY($2) OR ($3 AND attempts::int8 >= $4::int8 - 1)) LIMIT 1",
+					  "SELECT 1 FROM scheduler.outbox WHERE id = ANY($1) AND (kind = 'binding'"
+					  " OR (kind = 'condition' AND state = 'pending'"
+					  "     AND (id = ANY($2) OR ($3 AND attempts::int8 >= $4::int8 - 1)))) LIMIT 1",
 					  4, types),
 		args, NULL, SPI_OK_SELECT);
 	return SPI_processed > 0;
@@ -1890,7 +1882,7 @@ events_left(void)
  * plain success (200, 201), cycle_lock is taken first, before the rows, as
  * schedule_pending() takes it before it writes pending rows (a condition
  * superseded, a nomination): neither then holds what the other waits for.
- * So is it when a condition may fail (condition_may_fail): its failure
+ * So is it when a condition may fail (needs_cycle_lock): its failure
  * clears pod_attempts.posted_message (write_verdicts).  Other failures
  * forget nothing and wait for no scheduling call; a condition retried
  * (429, 5xx) takes no lock.
@@ -1904,8 +1896,9 @@ record(const OutboxResponse *resps, const bool *has_status, int n, bool has_cap,
 	int			nbound = 0;
 	List	   *forgets = NIL;
 	int64	   *unsure = palloc(sizeof(int64) * Max(n, 1));	/* not a plain success */
-	bool	   *definitive = palloc(sizeof(bool) * Max(n, 1));	/* and no retry */
+	int64	   *failed = palloc(sizeof(int64) * Max(n, 1));	/* nor a retry, nor a 404 */
 	int			nunsure = 0;
+	int			nfailed = 0;
 	bool		cycle_locked = false;
 	Request    *rs;
 	int			nrows;
@@ -1920,14 +1913,13 @@ record(const OutboxResponse *resps, const bool *has_status, int n, bool has_cap,
 		ids[i] = resps[i].id;
 		if ((has_status && !has_status[i]) || (st != 200 && st != 201))
 		{
-			/* a 404: the pod is gone, and its pod_attempts row with it */
-			definitive[nunsure] = (has_status && !has_status[i]) ||
-				!(st == 0 || st == 401 || st == 403 || st == 404 || st == 429 || st >= 500);
+			/* (a 404: the pod is gone, and its pod_attempts row with it) */
+			if ((has_status && !has_status[i]) || (!retryable_status(st) && st != 404))
+				failed[nfailed++] = resps[i].id;
 			unsure[nunsure++] = resps[i].id;
 		}
 	}
-	if (nunsure > 0 && (any_binding(unsure, nunsure) ||
-						condition_may_fail(unsure, definitive, nunsure, has_cap, max_attempts)))
+	if (nunsure > 0 && needs_cycle_lock(unsure, nunsure, failed, nfailed, has_cap, max_attempts))
 	{
 		LockRelationOid(SchedulerRelid("cycle_lock"), ShareLock);
 		cycle_locked = true;

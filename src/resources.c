@@ -513,38 +513,31 @@ pod_level_fill(ResourceVec *dst, const ResourceVec *src)
  * in the pod's request and in its non-zero variant (component-helpers'
  * PodRequests, which the scheduler's NodeInfo and scores use); the others
  * are left alone, as PodRequests leaves them.  spec_req: the containers'
- * effective request from their specs, which the API server's defaulting
- * reads.  Called before the overhead is added.  True when the pod has
+ * effective cpu and memory (the overcommittable resources) from their
+ * specs, where requested, which the API server's defaulting reads.  Called
+ * before the overhead is added.  True when the pod has
  * pod-level requests (IsPodLevelRequestsSet, once defaulted).
  */
 static bool
 pod_level_requests(JsonbContainer *spec, const char *what, const ResourceVec *spec_req,
 				   ResourceVec *req, ResourceVec *nz)
 {
-	bool		set = false;
-
 	JsonbContainer *res = JGetObject(spec, "resources", what, "spec");
+	bool		set = false;
 	ResourceVec preq;
 	ResourceVec plim;
-	ResourceVec containers;
 
 	if (res == NULL)
 		return false;
 	memset(&preq, 0, sizeof(preq));
 	memset(&plim, 0, sizeof(plim));
-	memset(&containers, 0, sizeof(containers));
 	ParseResourceList(JGetObject(res, "requests", what, "spec.resources"), &preq, NULL,
 					  what, "spec.resources.requests");
 	ParseResourceList(JGetObject(res, "limits", what, "spec.resources"), &plim, NULL,
 					  what, "spec.resources.limits");
 	if (plim.present != 0 || plim.nscalar > 0)
 	{
-		/* the containers' effective cpu and memory (overcommittable), where requested */
-		if (ResourceHas(spec_req, "cpu"))
-			*ResourceSlot(&containers, "cpu", true) = spec_req->cpu;
-		if (ResourceHas(spec_req, "memory"))
-			*ResourceSlot(&containers, "memory", true) = spec_req->memory;
-		pod_level_fill(&preq, &containers);
+		pod_level_fill(&preq, spec_req);
 		pod_level_fill(&preq, &plim);
 	}
 	if (ResourceHas(&preq, "cpu"))

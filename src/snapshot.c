@@ -963,18 +963,20 @@ dup_or_null(const char *s)
 	return s ? pstrdup(s) : NULL;
 }
 
-/* A deep copy of a pod's volumes (NULL when none), for its PodRef (assumed or nominated) */
-static PodVolume *
-copy_volumes(const PodVolume *vols, int n)
+/* A deep copy of pod's volumes (NULL when none) into its PodRef p (assumed or nominated) */
+static void
+copy_volumes(PodRef *p, const PodInfo *pod)
 {
 	PodVolume  *copy;
 
-	if (vols == NULL || n <= 0)
-		return NULL;
-	copy = palloc0(sizeof(PodVolume) * n);
-	for (int i = 0; i < n; i++)
+	p->volumes = NULL;
+	p->nvolumes = 0;
+	if (pod->volumes == NULL || pod->nvolumes <= 0)
+		return;
+	copy = palloc0(sizeof(PodVolume) * pod->nvolumes);
+	for (int i = 0; i < pod->nvolumes; i++)
 	{
-		const PodVolume *v = &vols[i];
+		const PodVolume *v = &pod->volumes[i];
 		PodVolume  *c = &copy[i];
 
 		*c = *v;
@@ -993,15 +995,16 @@ copy_volumes(const PodVolume *vols, int n)
 				c->monitors[c->nmonitors++] = dup_or_null(v->monitors[j]);
 		}
 	}
-	return copy;
+	p->volumes = copy;
+	p->nvolumes = pod->nvolumes;
 }
 
 /*
  * What the Filters read of a nominated pod besides its usage: namespace,
  * labels and inter-pod affinity terms (InterPodAffinity's and
- * PodTopologySpread's AddPod), name and volumes (the volume plugins: the
- * pod is among the node's pods), copied into the current context.  Terms
- * or volumes that do not parse are none.
+ * PodTopologySpread's AddPod) and name (the volume plugins, with its
+ * volumes: the pod is among the node's pods), copied into the current
+ * context.  Terms that do not parse are none.
  */
 static void
 nominated_terms(PodRef *p, const char *namespace, const char *name, Jsonb *labels, Jsonb *affinity)
@@ -1139,8 +1142,7 @@ SnapshotNominate(ClusterSnapshot *snap, const PodInfo *pod, const char *node)
 	p->priority = pod->priority;
 	copy_usage(p, pod);
 	nominated_terms(p, pod->namespace, pod->name, pod->labels, pod->affinity);
-	p->volumes = copy_volumes(pod->volumes, pod->nvolumes);
-	p->nvolumes = p->volumes ? pod->nvolumes : 0;
+	copy_volumes(p, pod);
 	MemoryContextSwitchTo(old);
 	nominate(n, p);
 }
@@ -1163,7 +1165,6 @@ NominatedPodCounts(const PodRef *nominated, const PodInfo *pod)
  * volume plugins through NodePodsWithNominated) look them up.  NULL when
  * there are none.  A copy in the current context.
  */
-
 NodeInfo *
 NodeWithNominatedPods(const NodeInfo *node, const PodInfo *pod)
 {
@@ -1291,8 +1292,7 @@ SnapshotAssume(ClusterSnapshot *snap pg_attribute_unused(), const PodInfo *pod, 
 	p->terminating = false;
 	p->affinity = PodAffinityParse(pod->affinity, p->namespace, p->labels, &err);
 	/* and what the volume plugins read (VolumeRestrictions' disks, claims) */
-	p->volumes = copy_volumes(pod->volumes, pod->nvolumes);
-	p->nvolumes = p->volumes ? pod->nvolumes : 0;
+	copy_volumes(p, pod);
 	MemoryContextSwitchTo(old);
 	/* node itself when it is the snapshot's (not a copy of it): no lookup by name */
 	if (SnapshotOwnNode(cache, node))

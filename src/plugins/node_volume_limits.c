@@ -21,8 +21,8 @@
  * The pod's volumes not already on the node, plus the node's: its pods'
  * volumes (with the pods nominated to it that count, as kube-scheduler's
  * RunFilterPluginsWithNominatedPods adds them to the node's pods) and the
- * VolumeAttachments to it, must stay within each driver's limit.  A node without a CSINode, or whose drivers give no limit, takes
- * any number.
+ * VolumeAttachments to it, must stay within each driver's limit.  A node
+ * without a CSINode, or whose drivers give no limit, takes any number.
  *
  * The pod's volumes are read once per cycle (twice at most: on nodes with
  * and without a CSINode), and a node's, with the least room its limits
@@ -728,7 +728,8 @@ forget_node_volumes(NodeVolumes *nv)
 
 /*
  * The node's volumes into nv (cn and name already set): those of pods (the
- * node's, or those NodePodsWithNominated gives), then those the VolumeAttachments to it hold that no pod does
+ * node's, or those NodePodsWithNominated gives), then those the
+ * VolumeAttachments to it hold that no pod does
  * (getNodeVolumeAttachmentInfo: a VolumeAttachment with an attacher and a
  * CSI PV counts as "<attacher>/<the PV's handle>"), counted per CSINode
  * driver.  A pod's volumes that cannot be read make nv->error.  Kept in

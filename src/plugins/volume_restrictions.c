@@ -295,7 +295,7 @@ filter(PluginCall *call, const PodInfo *pod, const NodeInfo *node, Status *st)
 {
 	const State *s = call->state;
 
-	if (disk_conflict(pod, node->nominated_in ? NodePodsWithNominated(node, pod) : node->pods))
+	if (disk_conflict(pod, NodePodsWithNominated(node, pod)))
 	{
 		StatusSet(st, CODE_UNSCHEDULABLE, ErrReasonDiskConflict);
 		return;
