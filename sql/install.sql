@@ -58,7 +58,7 @@ SELECT coalesce(f.name, d.name) AS function,
        CASE WHEN f.name IS NULL THEN 'documented, missing' ELSE 'not documented' END AS problem
 FROM (SELECT p.proname::text FROM pg_proc p WHERE p.pronamespace = 'scheduler'::regnamespace) AS f(name)
 FULL JOIN unnest('{apply, apply_events, check_plugin, filter, fit_error_message, hold_lead, kinds,
-                   num_feasible_nodes_to_find, outbox_result, plugins, quantity_milli, quantity_value,
+                   num_feasible_nodes_to_find, outbox_result, plugins, pod_requests, quantity_milli, quantity_value,
                    release_lead, relist, require_role, score, simulate, snapshot, why,
                    fit_hints, plan_capacity, plan_capacity_pods, diagnosis, kube_connection}'::text[]) AS d(name)
   ON d.name = f.name

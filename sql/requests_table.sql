@@ -512,3 +512,71 @@ SELECT p.name, f.code, f.reason FROM unnest(ARRAY['plr-big', 'plr-over', 'plr-fi
 SELECT scheduler.apply('{"kind":"Pod","metadata":{"name":"resizing","namespace":"fit","uid":"resizing"},"spec":{"nodeName":"fit-node","containers":[{"name":"c","resources":{"requests":{"cpu":"2"}}}]},"status":{"phase":"Running","conditions":[{"type":"PodResizePending","status":"True","reason":"Infeasible"}],"containerStatuses":[{"name":"c","allocatedResources":{"cpu":"1"},"resources":{"requests":{"cpu":"1"}}}]}}');
 SELECT scheduler.apply('{"kind":"Pod","metadata":{"name":"beside","namespace":"fit","uid":"beside"},"spec":{"containers":[{"name":"c","resources":{"requests":{"cpu":"1"}}}]}}');
 SELECT f.code, f.reason FROM scheduler.filter('fit', 'beside') f WHERE f.plugin = 'NodeResourcesFit' AND f.node IS NOT NULL;
+
+---------------------------------------------------------------------------
+-- The two non-zero variants (kube-scheduler's code; no Go test pins the
+-- scorer's for a pod with pod-level requests).  The scorer reads the pod it
+-- schedules with the defaults for each container that lacks cpu or memory,
+-- whatever the pod level sets (resource_allocation.go,
+-- calculatePodResourceRequest: NonMissingContainerRequests); a node counts
+-- a pod with them only where its whole request lacks cpu or memory
+-- (types.go, CalculateResource: getNonMissingContainerRequests), pending or
+-- not: AssumePod and the nominated pods' AddPodInfo read it so.
+-- scheduler.pod_requests() computes what apply() stores; pending_nonzero_*
+-- is set only where the two differ, for a pending pod.
+--
+-- mixed: pod-level memory 1Gi, one container of 200m cpu and one of none:
+-- the scorer reads 300m (200m + the 100m default), a node counts 200m (the
+-- request has cpu); memory is the pod level's for both.
+---------------------------------------------------------------------------
+SELECT r.* FROM (VALUES
+    ('mixed pending', '{"kind":"Pod","metadata":{"name":"m","namespace":"nz"},"spec":{"resources":{"requests":{"memory":"1Gi"}},"containers":[{"name":"a","resources":{"requests":{"cpu":"200m"}}},{"name":"b"}]}}'::jsonb),
+    ('mixed bound', '{"kind":"Pod","metadata":{"name":"m","namespace":"nz"},"spec":{"nodeName":"n1","resources":{"requests":{"memory":"1Gi"}},"containers":[{"name":"a","resources":{"requests":{"cpu":"200m"}}},{"name":"b"}]}}'),
+    -- TestPodInfoCalculateResources' "pod-level memory resource only" pod, pending:
+    -- the 100m default (no cpu anywhere), for the scorer too (one container, one init)
+    ('ni-plr-pod-memory pending', '{"kind":"Pod","metadata":{"name":"p","namespace":"nz"},"spec":{"resources":{"requests":{"memory":"1200Mi"}},"containers":[{"name":"c1"}],"initContainers":[{"name":"i1"}]}}'),
+    -- no pod-level requests: one variant
+    ('requestless pending', '{"kind":"Pod","metadata":{"name":"q","namespace":"nz"},"spec":{"containers":[{"name":"c1"},{"name":"c2"}]}}'),
+    -- pod-level cpu over two containers, one with memory: the scorer adds
+    -- 200Mi for the other, a node does not (the request has memory)
+    ('cpu pod-level', '{"kind":"Pod","metadata":{"name":"r","namespace":"nz"},"spec":{"resources":{"requests":{"cpu":"1"}},"containers":[{"name":"a","resources":{"requests":{"memory":"100Mi"}}},{"name":"b"}]}}')
+  ) AS t(name, pod), LATERAL (SELECT t.name, p.* FROM scheduler.pod_requests(t.pod) p) r;
+
+-- apply() stores what pod_requests() computes, for every pod of this file
+SELECT count(*) AS pods,
+       count(*) FILTER (WHERE (p.requests, p.nonzero_cpu, p.nonzero_memory, p.pending_nonzero_cpu, p.pending_nonzero_memory)
+                              IS DISTINCT FROM (r.requests, r.nonzero_cpu, r.nonzero_memory, r.pending_nonzero_cpu,
+                                                r.pending_nonzero_memory)) AS differing,
+       count(*) FILTER (WHERE p.pending_nonzero_cpu IS NOT NULL) AS with_pending_variant
+FROM scheduler.pods p, LATERAL scheduler.pod_requests(p.object) r;
+
+-- pod_requests() reads a pod as apply() does: the same errors
+\set VERBOSITY terse
+SELECT * FROM scheduler.pod_requests('[1]');
+SELECT * FROM scheduler.pod_requests('{"kind":"Node","metadata":{"name":"x"}}');
+SELECT * FROM scheduler.pod_requests('{"kind":"Pod","metadata":{"name":"x"},"spec":{"containers":[{"name":"c","resources":{"requests":{"cpu":"lots"}}}]}}');
+SELECT * FROM scheduler.pod_requests('{"kind":"Pod","metadata":{"name":"x"},"spec":{"resources":{"requests":{"memory":-1}},"containers":[]}}');
+\set VERBOSITY default
+
+---------------------------------------------------------------------------
+-- Scoring with them: on a node of 4 cpu and 8Gi, empty (its taint keeps
+-- the other pods of this file off it), the mixed pod
+-- scores as 300m (LeastAllocated: ((4000 - 300) * 100 / 4000 + (8Gi - 1Gi)
+-- * 100 / 8Gi) / 2 = (92 + 87) / 2 = 89; as 200m it would be 91).  Once
+-- schedule_pending() assumes it there, the node counts it as 200m: in this
+-- backend's snapshot at once, and from the table in a new session.  The
+-- second pod, alike, then scores ((4000 - 200 - 300) * 100 / 4000 + (8Gi -
+-- 2Gi) * 100 / 8Gi) / 2 = (87 + 75) / 2 = 81 (80 had the first counted 300m).
+---------------------------------------------------------------------------
+SELECT scheduler.apply('{"kind":"Node","metadata":{"name":"nz-node","labels":{"nz":"yes"}},"spec":{"taints":[{"key":"nz","effect":"NoSchedule"}]},"status":{"allocatable":{"cpu":"4","memory":"8Gi","pods":"10"}}}');
+SELECT scheduler.apply('{"kind":"Pod","metadata":{"name":"mixed-1","namespace":"nz","uid":"mixed-1"},"spec":{"nodeSelector":{"nz":"yes"},"tolerations":[{"key":"nz","operator":"Exists"}],"resources":{"requests":{"memory":"1Gi"}},"containers":[{"name":"a","resources":{"requests":{"cpu":"200m"}}},{"name":"b"}]}}');
+SELECT nonzero_cpu, nonzero_memory, pending_nonzero_cpu, pending_nonzero_memory FROM scheduler.pods WHERE uid = 'mixed-1';
+SELECT node, plugin, raw FROM scheduler.score('nz', 'mixed-1') WHERE plugin = 'NodeResourcesFit';
+SELECT namespace, name, node, result FROM schedule_pending() WHERE namespace = 'nz';
+SELECT node, nonzero_cpu, nonzero_memory FROM scheduler.snapshot() WHERE node = 'nz-node';
+SELECT scheduler.apply('{"kind":"Pod","metadata":{"name":"mixed-2","namespace":"nz","uid":"mixed-2"},"spec":{"nodeSelector":{"nz":"yes"},"tolerations":[{"key":"nz","operator":"Exists"}],"resources":{"requests":{"memory":"1Gi"}},"containers":[{"name":"a","resources":{"requests":{"cpu":"200m"}}},{"name":"b"}]}}');
+SELECT node, plugin, raw FROM scheduler.score('nz', 'mixed-2') WHERE plugin = 'NodeResourcesFit';
+\c
+SELECT node, nonzero_cpu, nonzero_memory FROM scheduler.snapshot() WHERE node = 'nz-node';
+SELECT node, nonzero_cpu, nonzero_memory FROM scheduler.snapshot_from_tables WHERE node = 'nz-node';
+SELECT node, plugin, raw FROM scheduler.score('nz', 'mixed-2') WHERE plugin = 'NodeResourcesFit';

@@ -513,3 +513,70 @@ BEGIN
     RETURN NULL;
 END $$;
 ALTER FUNCTION scheduler_internal.log_truncate() SET search_path = pg_catalog, pg_temp;
+
+-- A pending pod's non-zero cpu and memory as the scorer reads it, where a
+-- node counts it otherwise (pod-level requests; src/resources.c), and what
+-- computes a pod's columns (scheduler.pod_requests).  0.2 read neither
+-- pod-level requests nor in-place resizes: each row gets its pod's columns
+-- as 0.3 computes them from its object, and only the rows that change are
+-- written.  A stored object this version cannot read keeps its row as it
+-- was, with a WARNING that names it (its next event is refused as apply()
+-- refuses it).
+ALTER TABLE scheduler.pods ADD COLUMN pending_nonzero_cpu bigint, ADD COLUMN pending_nonzero_memory bigint;
+COMMENT ON COLUMN scheduler.pods.nonzero_cpu IS 'effective cpu request in millicores as a node counts it for scoring: with the 100m default for containers that set none (under pod-level requests, only when neither the pod nor a container sets cpu)';
+COMMENT ON COLUMN scheduler.pods.nonzero_memory IS 'effective memory request in bytes as a node counts it for scoring: with the 200Mi default for containers that set none (under pod-level requests, only when neither the pod nor a container sets memory)';
+COMMENT ON COLUMN scheduler.pods.pending_nonzero_cpu IS 'a pending pod''s cpu as the scorer reads the pod it schedules (the 100m default for each container that sets none, even under pod-level requests), where that differs from nonzero_cpu; NULL otherwise';
+COMMENT ON COLUMN scheduler.pods.pending_nonzero_memory IS 'a pending pod''s memory as the scorer reads the pod it schedules (the 200Mi default for each container that sets none, even under pod-level requests), where that differs from nonzero_memory; NULL otherwise';
+CREATE FUNCTION scheduler.pod_requests(pod jsonb, OUT requests jsonb, OUT nonzero_cpu bigint,
+                                       OUT nonzero_memory bigint, OUT pending_nonzero_cpu bigint,
+                                       OUT pending_nonzero_memory bigint)
+    AS 'MODULE_PATHNAME', 'scheduler_pod_requests' LANGUAGE C STRICT IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION scheduler.pod_requests(jsonb) IS 'What scheduler.apply() stores of a Pod''s resources, from the object alone: its effective request (normalized), its non-zero cpu and memory as a node counts it, and, for a pending pod the scorer reads otherwise (pod-level requests), as the scorer reads it';
+REVOKE ALL ON FUNCTION scheduler.pod_requests(jsonb) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION scheduler.pod_requests(jsonb) TO PUBLIC;
+ALTER FUNCTION scheduler.pod_requests(jsonb) SET search_path = pg_catalog, pg_temp;
+DO $$
+DECLARE
+    pod record;
+    computed record;
+    uids text[] := '{}';
+    reqs jsonb[] := '{}';
+    nzc bigint[] := '{}';
+    nzm bigint[] := '{}';
+    pnzc bigint[] := '{}';
+    pnzm bigint[] := '{}';
+BEGIN
+    BEGIN
+        UPDATE scheduler.pods p
+            SET requests = r.requests, nonzero_cpu = r.nonzero_cpu, nonzero_memory = r.nonzero_memory,
+                pending_nonzero_cpu = r.pending_nonzero_cpu, pending_nonzero_memory = r.pending_nonzero_memory
+            FROM scheduler.pods o, LATERAL scheduler.pod_requests(o.object) r
+            WHERE o.uid = p.uid
+              AND (p.requests, p.nonzero_cpu, p.nonzero_memory, p.pending_nonzero_cpu, p.pending_nonzero_memory)
+                  IS DISTINCT FROM (r.requests, r.nonzero_cpu, r.nonzero_memory, r.pending_nonzero_cpu,
+                                    r.pending_nonzero_memory);
+    EXCEPTION WHEN OTHERS THEN
+        -- an object that cannot be read: each computed alone, then the
+        -- others written in one statement
+        FOR pod IN SELECT p.uid, p.namespace, p.name, p.object FROM scheduler.pods p LOOP
+            BEGIN
+                SELECT * INTO computed FROM scheduler.pod_requests(pod.object);
+                uids := uids || pod.uid;
+                reqs := reqs || computed.requests;
+                nzc := nzc || computed.nonzero_cpu;
+                nzm := nzm || computed.nonzero_memory;
+                pnzc := pnzc || computed.pending_nonzero_cpu;
+                pnzm := pnzm || computed.pending_nonzero_memory;
+            EXCEPTION WHEN OTHERS THEN
+                RAISE WARNING 'scheduler: pod %/% keeps the requests 0.2 computed: %', pod.namespace, pod.name, SQLERRM;
+            END;
+        END LOOP;
+        UPDATE scheduler.pods p
+            SET requests = r.requests, nonzero_cpu = r.nonzero_cpu, nonzero_memory = r.nonzero_memory,
+                pending_nonzero_cpu = r.pnzc, pending_nonzero_memory = r.pnzm
+            FROM unnest(uids, reqs, nzc, nzm, pnzc, pnzm) AS r(uid, requests, nonzero_cpu, nonzero_memory, pnzc, pnzm)
+            WHERE p.uid = r.uid
+              AND (p.requests, p.nonzero_cpu, p.nonzero_memory, p.pending_nonzero_cpu, p.pending_nonzero_memory)
+                  IS DISTINCT FROM (r.requests, r.nonzero_cpu, r.nonzero_memory, r.pnzc, r.pnzm);
+    END;
+END $$;

@@ -727,20 +727,40 @@ decode_requests(PodInfo *pod, const PodCell *c)
 	note_invalid(pod, "requests", err);
 }
 
+/* as a node counts the pod */
+static void
+decode_placed_nonzero_cpu(PodInfo *pod, const PodCell *c)
+{
+	pod->placed_nonzero_cpu = deformed_int64(&c->row, c->col);
+	if (pod->placed_nonzero_cpu < 0)
+		note_invalid(pod, "nonzero_cpu", "negative");
+}
+
+static void
+decode_placed_nonzero_memory(PodInfo *pod, const PodCell *c)
+{
+	pod->placed_nonzero_memory = deformed_int64(&c->row, c->col);
+	if (pod->placed_nonzero_memory < 0)
+		note_invalid(pod, "nonzero_memory", "negative");
+}
+
+/* as the scorer reads it: pending_nonzero_*, or as a node counts it (NULL) */
 static void
 decode_nonzero_cpu(PodInfo *pod, const PodCell *c)
 {
-	pod->nonzero_cpu = deformed_int64(&c->row, c->col);
-	if (pod->nonzero_cpu < 0)
-		note_invalid(pod, "nonzero_cpu", "negative");
+	if (c->row.nulls[c->col - 1])
+		pod->nonzero_cpu = pod->placed_nonzero_cpu;
+	else if ((pod->nonzero_cpu = deformed_int64(&c->row, c->col)) < 0)
+		note_invalid(pod, "pending_nonzero_cpu", "negative");
 }
 
 static void
 decode_nonzero_memory(PodInfo *pod, const PodCell *c)
 {
-	pod->nonzero_memory = deformed_int64(&c->row, c->col);
-	if (pod->nonzero_memory < 0)
-		note_invalid(pod, "nonzero_memory", "negative");
+	if (c->row.nulls[c->col - 1])
+		pod->nonzero_memory = pod->placed_nonzero_memory;
+	else if ((pod->nonzero_memory = deformed_int64(&c->row, c->col)) < 0)
+		note_invalid(pod, "pending_nonzero_memory", "negative");
 }
 
 static void
@@ -989,6 +1009,19 @@ sign_requests(const PodInfo *pod, StringInfo buf)
 	sign_int(buf, pod->requests.pods);
 	for (int i = 0; i < pod->requests.nscalar; i++)
 		appendStringInfo(buf, "|%s=%lld", pod->requests.scalar[i].name, (long long) pod->requests.scalar[i].value);
+}
+
+/* no plugin's verdict or score reads them: only what the pod leaves on its node */
+static void
+sign_placed_nonzero_cpu(const PodInfo *pod, StringInfo buf)
+{
+	sign_int(buf, pod->placed_nonzero_cpu);
+}
+
+static void
+sign_placed_nonzero_memory(const PodInfo *pod, StringInfo buf)
+{
+	sign_int(buf, pod->placed_nonzero_memory);
 }
 
 static void

@@ -27,6 +27,7 @@
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "fmgr.h"
+#include "funcapi.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/datum.h"
@@ -228,7 +229,7 @@ scheduling_gates(JsonbContainer *spec, const char *what)
  * run once per batch rather than once per object.
  * ------------------------------------------------------------------------
  */
-#define POD_COLUMNS 23
+#define POD_COLUMNS 25
 #define NODE_COLUMNS 10
 
 /*
@@ -251,8 +252,8 @@ scheduling_gates(JsonbContainer *spec, const char *what)
 	" nonzero_memory = EXCLUDED.nonzero_memory, object = EXCLUDED.object," \
 	" host_ports = EXCLUDED.host_ports, images = EXCLUDED.images," \
 	" has_sidecar = EXCLUDED.has_sidecar, scheduling_gates = EXCLUDED.scheduling_gates," \
-	" volumes = EXCLUDED.volumes," \
-	" updated_at = now()" \
+	" volumes = EXCLUDED.volumes, pending_nonzero_cpu = EXCLUDED.pending_nonzero_cpu," \
+	" pending_nonzero_memory = EXCLUDED.pending_nonzero_memory, updated_at = now()" \
 	" WHERE p.object IS DISTINCT FROM EXCLUDED.object"
 
 /* The end of both node upserts */
@@ -264,7 +265,7 @@ scheduling_gates(JsonbContainer *spec, const char *what)
 
 static const Oid pod_types[POD_COLUMNS] = {TEXTOID, TEXTOID, TEXTOID, TEXTOID, TIMESTAMPTZOID, TEXTOID,
 	TEXTOID, INT4OID, TEXTOID, TIMESTAMPTZOID, JSONBOID, JSONBOID, JSONBOID, JSONBOID,
-JSONBOID, INT8OID, INT8OID, JSONBOID, JSONBOID, JSONBOID, BOOLOID, TEXTARRAYOID, JSONBOID};
+JSONBOID, INT8OID, INT8OID, JSONBOID, JSONBOID, JSONBOID, BOOLOID, TEXTARRAYOID, JSONBOID, INT8OID, INT8OID};
 
 static const Oid node_types[NODE_COLUMNS] = {TEXTOID, TEXTOID, TEXTOID, TIMESTAMPTZOID, JSONBOID, JSONBOID,
 BOOLOID, JSONBOID, JSONBOID, JSONBOID};
@@ -321,7 +322,8 @@ static const BatchTable batch_tables[NBATCHED] = {
 		.table = "scheduler.pods",.ncols = POD_COLUMNS,.types = pod_types,
 		.columns = "uid, namespace, name, resource_version, created_at, node_name, scheduler_name, priority,"
 		" phase, deletion_timestamp, labels, node_selector, tolerations, affinity, requests, nonzero_cpu,"
-		" nonzero_memory, object, host_ports, images, has_sidecar, scheduling_gates, volumes",
+		" nonzero_memory, object, host_ports, images, has_sidecar, scheduling_gates, volumes,"
+		" pending_nonzero_cpu, pending_nonzero_memory",
 		.ns_col = 1,.name_col = 2,.nkey = 3,
 		.older = "SELECT 1 FROM unnest($1, $2, $3) AS d(uid, ns, name),"
 		" LATERAL (SELECT 1 FROM scheduler.pods p WHERE p.namespace = d.ns AND p.name = d.name"
@@ -331,18 +333,20 @@ static const BatchTable batch_tables[NBATCHED] = {
 		.upsert = "INSERT INTO scheduler.pods AS p (uid, namespace, name, resource_version, created_at,"
 		" node_name, scheduler_name, priority, phase, deletion_timestamp, labels,"
 		" node_selector, tolerations, affinity, requests, nonzero_cpu, nonzero_memory, object,"
-		" host_ports, images, has_sidecar, scheduling_gates, volumes)"
+		" host_ports, images, has_sidecar, scheduling_gates, volumes, pending_nonzero_cpu,"
+		" pending_nonzero_memory)"
 		" SELECT u.uid, u.ns, u.name, u.rv,"
 		"  coalesce(u.created, (SELECT o.created_at FROM scheduler.pods o WHERE o.uid = u.uid), now()),"
 		"  u.node, u.sched, u.prio, u.phase, u.deleting, u.labels, u.selector, u.tolerations,"
 		"  u.affinity, u.requests, u.nzc, u.nzm, u.object, u.ports, u.images, u.sidecar,"
-		"  u.gates::text[], u.volumes"
+		"  u.gates::text[], u.volumes, u.pnzc, u.pnzm"
 		" FROM (SELECT unnest($1) AS uid, unnest($2) AS ns, unnest($3) AS name, unnest($4) AS rv,"
 		"  unnest($5) AS created, unnest($6) AS node, unnest($7) AS sched, unnest($8) AS prio,"
 		"  unnest($9) AS phase, unnest($10) AS deleting, unnest($11) AS labels, unnest($12) AS selector,"
 		"  unnest($13) AS tolerations, unnest($14) AS affinity, unnest($15) AS requests, unnest($16) AS nzc,"
 		"  unnest($17) AS nzm, unnest($18) AS object, unnest($19) AS ports, unnest($20) AS images,"
-		"  unnest($21) AS sidecar, unnest($22) AS gates, unnest($23) AS volumes) u"
+		"  unnest($21) AS sidecar, unnest($22) AS gates, unnest($23) AS volumes, unnest($24) AS pnzc,"
+		"  unnest($25) AS pnzm) u"
 		" ON CONFLICT (uid) DO UPDATE SET namespace = EXCLUDED.namespace, name = EXCLUDED.name,"
 		" resource_version = EXCLUDED.resource_version, created_at = EXCLUDED.created_at,"
 		POD_UPSERT_REST
@@ -1011,6 +1015,85 @@ MirrorApplyObject(const MirrorObject *o, MirrorBatch *batch pg_attribute_unused(
 static SPIPlanPtr pod_upsert_plan;
 static SPIPlanPtr pod_replace_plan;
 
+/* What a pod's row holds of its resources (scheduler.pods, resources.c) */
+typedef struct PodRequestColumns
+{
+	Jsonb	   *requests;
+	int64		nonzero_cpu;	/* as a node counts the pod */
+	int64		nonzero_memory;
+	bool		pending_differs;	/* a pending pod the scorer reads otherwise */
+	int64		pending_cpu;
+	int64		pending_memory;
+} PodRequestColumns;
+
+/*
+ * The request of a pod on a node (spec.nodeName set) as NodeInfo reads it,
+ * of a pending one as the pod scheduled; the non-zero pair as a node
+ * counts the pod, and, for a pending pod the scorer reads otherwise, the
+ * scorer's.
+ */
+static void
+pod_request_columns(JsonbContainer *spec, JsonbContainer *status, const char *what, PodRequestColumns *out)
+{
+	char	   *node = JGetString(spec, "nodeName", what, "spec");
+	bool		assigned = node != NULL && node[0] != '\0';
+	ResourceVec req;
+
+	PodEffectiveRequests(spec, status, assigned, what, &req, &out->nonzero_cpu, &out->nonzero_memory,
+						 &out->pending_cpu, &out->pending_memory);
+	out->requests = ResourceVecToJsonb(&req);
+	out->pending_differs = !assigned &&
+		(out->pending_cpu != out->nonzero_cpu || out->pending_memory != out->nonzero_memory);
+}
+
+PG_FUNCTION_INFO_V1(scheduler_pod_requests);
+/*
+ * scheduler.pod_requests(pod jsonb): what apply() would store of a Pod's
+ * resources, from the object alone (read as apply() reads it: the same
+ * errors, naming the field).
+ */
+Datum
+scheduler_pod_requests(PG_FUNCTION_ARGS)
+{
+	Jsonb	   *doc = PG_GETARG_JSONB_P(0);
+	JsonbContainer *obj;
+	JsonbContainer *meta;
+	char	   *kind;
+	char	   *ns;
+	char	   *name;
+	const char *what;
+	PodRequestColumns c;
+	TupleDesc	desc;
+	Datum		values[5];
+	bool		nulls[5] = {false, false, false, false, false};
+
+	if (!JB_ROOT_IS_OBJECT(doc) || JB_ROOT_IS_SCALAR(doc))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("scheduler.pod_requests: pod: must be a JSON object (a Pod)")));
+	obj = &doc->root;
+	kind = JGetString(obj, "kind", "Pod", "(object)");
+	if (kind != NULL && strcmp(kind, "Pod") != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("scheduler.pod_requests: kind: must be \"Pod\", not \"%s\"", JShort(kind))));
+	meta = JGetObject(obj, "metadata", "Pod", NULL);
+	ns = JGetString(meta, "namespace", "Pod", "metadata");
+	name = JGetString(meta, "name", "Pod", "metadata");
+	what = psprintf("Pod %s/%s", JShort(ns && ns[0] ? ns : "default"), JShort(name ? name : ""));
+	pod_request_columns(JGetObject(obj, "spec", what, NULL), JGetObject(obj, "status", what, NULL), what, &c);
+
+	if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "scheduler.pod_requests: a composite result is expected");
+	values[0] = JsonbPGetDatum(c.requests);
+	values[1] = Int64GetDatum(c.nonzero_cpu);
+	values[2] = Int64GetDatum(c.nonzero_memory);
+	values[3] = Int64GetDatum(c.pending_cpu);
+	values[4] = Int64GetDatum(c.pending_memory);
+	nulls[3] = nulls[4] = !c.pending_differs;
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(desc), values, nulls)));
+}
+
 int
 MirrorApplyPod(const MirrorObject *o, MirrorBatch *batch)
 {
@@ -1035,17 +1118,10 @@ MirrorApplyPod(const MirrorObject *o, MirrorBatch *batch)
 	char	   *created = JGetString(meta, "creationTimestamp", what, "metadata");
 	char	   *deleted = JGetString(meta, "deletionTimestamp", what, "metadata");
 	char	   *sched = JGetString(spec, "schedulerName", what, "spec");
-	ResourceVec req;
-	int64		nz_cpu,
-				nz_mem;
+	PodRequestColumns rc;
 
 	memset(nulls, ' ', sizeof(nulls));
-	{
-		char	   *node = JGetString(spec, "nodeName", what, "spec");
-
-		/* a pod on a node as NodeInfo reads it; a pending one as the pod scheduled */
-		PodEffectiveRequests(spec, status, node != NULL && node[0] != '\0', what, &req, &nz_cpu, &nz_mem);
-	}
+	pod_request_columns(spec, status, what, &rc);
 	container_facts(spec, what, &host_ports, &images, &has_sidecar);
 
 	values[0] = CStringGetTextDatum(uid);
@@ -1071,9 +1147,9 @@ MirrorApplyPod(const MirrorObject *o, MirrorBatch *batch)
 	values[11] = jsonb_or_null(selector, &nulls[11]);
 	values[12] = jsonb_or(tolerations, "[]");
 	values[13] = jsonb_or(affinity, "{}");
-	values[14] = JsonbPGetDatum(ResourceVecToJsonb(&req));
-	values[15] = Int64GetDatum(nz_cpu);
-	values[16] = Int64GetDatum(nz_mem);
+	values[14] = JsonbPGetDatum(rc.requests);
+	values[15] = Int64GetDatum(rc.nonzero_cpu);
+	values[16] = Int64GetDatum(rc.nonzero_memory);
 	values[17] = JsonbPGetDatum(JToJsonb(objv));
 	values[18] = JsonbPGetDatum(host_ports);
 	values[19] = JsonbPGetDatum(images);
@@ -1082,6 +1158,10 @@ MirrorApplyPod(const MirrorObject *o, MirrorBatch *batch)
 	volumes = PodVolumesColumn(spec, what);
 	values[22] = volumes ? JsonbPGetDatum(volumes) : (Datum) 0;
 	nulls[22] = volumes ? ' ' : 'n';
+	values[23] = Int64GetDatum(rc.pending_cpu);
+	values[24] = Int64GetDatum(rc.pending_memory);
+	if (!rc.pending_differs)
+		nulls[23] = nulls[24] = 'n';
 
 	if (batch)
 		return batch_row(batch, BATCH_PODS, uid, false, values, nulls);
@@ -1094,9 +1174,10 @@ MirrorApplyPod(const MirrorObject *o, MirrorBatch *batch)
 						"INSERT INTO scheduler.pods AS p (uid, namespace, name, resource_version, created_at,"
 						" node_name, scheduler_name, priority, phase, deletion_timestamp, labels,"
 						" node_selector, tolerations, affinity, requests, nonzero_cpu, nonzero_memory, object,"
-						" host_ports, images, has_sidecar, scheduling_gates, volumes)"
+						" host_ports, images, has_sidecar, scheduling_gates, volumes, pending_nonzero_cpu,"
+						" pending_nonzero_memory)"
 						" VALUES ($1, $2, $3, $4, coalesce($5, now()), $6, $7, $8, $9, $10, $11, $12, $13,"
-						" $14, $15, $16, $17, $18, $19, $20, $21, $22, $23)"
+						" $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25)"
 						" ON CONFLICT (uid) DO UPDATE SET namespace = EXCLUDED.namespace, name = EXCLUDED.name,"
 						" resource_version = EXCLUDED.resource_version, created_at = coalesce($5, p.created_at),"
 						POD_UPSERT_REST,

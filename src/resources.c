@@ -774,21 +774,29 @@ has_container_statuses(JsonbContainer *status, const char *what)
 /*
  * PodEffectiveRequests
  *		Compute a pod's effective request (*req) and its non-zero cpu and
- *		memory for scoring, from its spec and status (NULL: none).
+ *		memory, from its spec and status (NULL: none): as a node counts the
+ *		pod (*nonzero_cpu, *nonzero_memory) and as the scorer reads it while
+ *		it is scheduled (*scored_cpu, *scored_memory).
  *
- * A pod on a node (assigned) is read as kube-scheduler's NodeInfo reads it
- * (PodInfo.CalculateResource); a pending one as NodeResourcesFit reads the
- * pod it schedules (computePodResourceRequest, and the scorer's
- * calculatePodResourceRequest): from its spec alone, with the non-zero
- * defaults for every container that lacks them.  An assigned pod's status
- * counts as kube-scheduler reads a pod being resized in place
- * (UseStatusResources): per resource the most of the spec's, the actuated
- * and the allocated requests; when the resize is infeasible, of the
- * actuated and the allocated only.
+ * The request of a pod on a node (assigned) is read as kube-scheduler's
+ * NodeInfo reads it (PodInfo.CalculateResource); of a pending one as
+ * NodeResourcesFit reads the pod it schedules (computePodResourceRequest):
+ * from its spec alone.  An assigned pod's status counts as kube-scheduler
+ * reads a pod being resized in place (UseStatusResources): per resource
+ * the most of the spec's, the actuated and the allocated requests; when
+ * the resize is infeasible, of the actuated and the allocated only.
+ *
+ * The two non-zero pairs differ only under pod-level requests.  The
+ * scorer (calculatePodResourceRequest) adds the defaults for every
+ * container that lacks cpu or memory; a node's sums (CalculateResource,
+ * which reads any pod it is given the same way, pending or not: an assumed
+ * or nominated one too) add them only where the pod's request has no cpu
+ * or memory at all (getNonMissingContainerRequests).
  */
 void
 PodEffectiveRequests(JsonbContainer *spec, JsonbContainer *status, bool assigned, const char *what,
-					 ResourceVec *req, int64 *nonzero_cpu, int64 *nonzero_memory)
+					 ResourceVec *req, int64 *nonzero_cpu, int64 *nonzero_memory,
+					 int64 *scored_cpu, int64 *scored_memory)
 {
 	ResourceVec nz;
 	ResourceVec spec_req;
@@ -836,14 +844,15 @@ PodEffectiveRequests(JsonbContainer *spec, JsonbContainer *status, bool assigned
 		pod_sum(&nz, &oh, what, "spec.overhead");
 	}
 
+	*scored_cpu = nz.cpu;
+	*scored_memory = nz.memory;
+
 	/*
-	 * A pod on a node, with pod-level requests, is counted in the node's
-	 * non-zero sums with the defaults only for cpu or memory its request
-	 * has not at all (PodInfo.CalculateResource's
-	 * getNonMissingContainerRequests): no container, pod-level or overhead
-	 * value sets it then, so the full defaults' sum is that.
+	 * With pod-level requests, a node counts the defaults only for cpu or
+	 * memory the request has not at all: no container, pod-level or
+	 * overhead value sets it then, so the full defaults' sum is that.
 	 */
-	if (assigned && pod_level)
+	if (pod_level)
 	{
 		if (ResourceHas(req, "cpu"))
 			nz.cpu = req->cpu;

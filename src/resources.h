@@ -55,6 +55,6 @@ extern void ParseResourceList(JsonbContainer *rl, ResourceVec *v, const Resource
 							  const char *what, const char *path);
 extern void PodEffectiveRequests(JsonbContainer *spec, JsonbContainer *status, bool assigned,
 								 const char *what, ResourceVec *req, int64 *nonzero_cpu,
-								 int64 *nonzero_memory);
+								 int64 *nonzero_memory, int64 *scored_cpu, int64 *scored_memory);
 
 #endif

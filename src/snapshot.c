@@ -366,14 +366,18 @@ node_remove(const char *name, const char *uid)
 	order_dirty = true;
 }
 
-/* A pod to schedule's requests and host ports, copied (current context) into p, which has none */
+/*
+ * A pod to schedule's requests and host ports, copied (current context)
+ * into p, which has none: as a node counts them (the non-zero sums too,
+ * which the scorer reads otherwise of the pod it schedules)
+ */
 static void
 copy_usage(PodRef *p, const PodInfo *pod)
 {
 	memset(&p->requests, 0, sizeof(ResourceVec));
 	ResourceAdd(&p->requests, &pod->requests);
-	p->nonzero_cpu = pod->nonzero_cpu;
-	p->nonzero_memory = pod->nonzero_memory;
+	p->nonzero_cpu = pod->placed_nonzero_cpu;
+	p->nonzero_memory = pod->placed_nonzero_memory;
 	p->nports = pod->nports;
 	p->ports = pod->nports > 0 ? palloc(sizeof(HostPort) * pod->nports) : NULL;
 	for (int i = 0; i < pod->nports; i++)

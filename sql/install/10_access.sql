@@ -65,7 +65,8 @@ GRANT EXECUTE ON FUNCTION
     scheduler.apply(jsonb), scheduler.apply_events(jsonb[]), scheduler.relist(jsonb, text[]),
     scheduler.filter(text, text), scheduler.score(text, text, boolean), scheduler.why(text, text),
     scheduler.simulate(jsonb, text), scheduler.fit_hints(text, text, integer), scheduler.plan_capacity(jsonb, jsonb),
-    scheduler.plan_capacity_pods(jsonb, jsonb), scheduler.diagnosis(text, text), scheduler.snapshot(), scheduler.quantity_milli(text), scheduler.quantity_value(text), scheduler.plugins(),
+    scheduler.plan_capacity_pods(jsonb, jsonb), scheduler.diagnosis(text, text), scheduler.snapshot(), scheduler.quantity_milli(text), scheduler.quantity_value(text),
+    scheduler.pod_requests(jsonb), scheduler.plugins(),
     scheduler.fit_error_message(integer, jsonb, text, text), scheduler.num_feasible_nodes_to_find(integer, integer)
     TO PUBLIC;
 GRANT EXECUTE ON FUNCTION scheduler.check_plugin(text, jsonb) TO scheduler_admin;

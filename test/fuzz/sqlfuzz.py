@@ -1502,7 +1502,7 @@ STORAGE_TABLES = ['persistent_volume_claims', 'persistent_volumes', 'storage_cla
 PLANT_COLUMNS = {
     'pods': ['object', 'affinity', 'tolerations', 'requests', 'labels', 'node_selector', 'host_ports', 'images',
              'nonzero_cpu', 'nonzero_memory', 'priority', 'scheduling_gates', 'node_name', 'assumed_node', 'phase',
-             'has_sidecar', 'scheduler_name'],
+             'has_sidecar', 'scheduler_name', 'pending_nonzero_cpu', 'pending_nonzero_memory'],
     'nodes': ['allocatable', 'taints', 'images', 'labels', 'unschedulable', 'object', 'name'],
     'namespaces': ['labels', 'object'],
     'pdbs': ['selector', 'disruptions_allowed', 'disrupted_pods', 'object'],
@@ -1566,6 +1566,8 @@ def plant_value(rng, desc, table, col, seed_obj):
     scalars = {
         'nonzero_cpu': [9223372036854775807, -9223372036854775808, -5, 0, 1],
         'nonzero_memory': [9223372036854775807, -9223372036854775808, -5, 0],
+        'pending_nonzero_cpu': [9223372036854775807, -9223372036854775808, -5, 0, None],
+        'pending_nonzero_memory': [9223372036854775807, -9223372036854775808, -1, None],
         'priority': [2147483647, -2147483648, 0, 1000000],
         'disruptions_allowed': [2147483647, -2147483648, -1, 0],
         'node_name': ['zone-a-1', 'gpu-1', 'nonexistent-node', '', None, 'small-1'],

@@ -79,6 +79,18 @@ my @load = (
 	pod_json('gated', '1', q{"schedulingGates": [{"name": "wait"}],}),
 	node_json('gone', '4'),
 	pod_json('pinned', '1', q{"nodeSelector": {"kubernetes.io/hostname": "gone"},}),
+	# what 0.1 and 0.2 did not read of a pod's request, and the update
+	# computes again: pod-level requests (1Gi of memory, and the scorer's
+	# 100m for the second container, which a node does not count: the
+	# request has cpu), and a running pod resized in place (2 cpu allocated
+	# where its spec says 1)
+	q{{"kind": "Pod", "apiVersion": "v1", "metadata": {"name": "pod-level", "namespace": "default", "uid": "uid-pod-level"},
+	   "spec": {"nodeSelector": {"kubernetes.io/hostname": "n1"}, "resources": {"requests": {"memory": "1Gi"}},
+	   "containers": [{"name": "a", "resources": {"requests": {"cpu": "200m"}}}, {"name": "b"}]}}},
+	q{{"kind": "Pod", "apiVersion": "v1", "metadata": {"name": "resized", "namespace": "default", "uid": "uid-resized"},
+	   "spec": {"nodeName": "n1", "containers": [{"name": "c", "resources": {"requests": {"cpu": "1"}}}]},
+	   "status": {"phase": "Running", "containerStatuses": [{"name": "c", "allocatedResources": {"cpu": "2"},
+	   "resources": {"requests": {"cpu": "2"}}}]}}},
 );
 
 sub load
@@ -125,6 +137,20 @@ my $rows_query = q{
 		UNION ALL SELECT 'workload ' || name FROM scheduler.workloads
 		UNION ALL SELECT 'history ' || count(*) FROM scheduler.attempt_history) s};
 my $before = $node->safe_psql('old', $rows_query);
+# each pod's resource columns (those a version has)
+my $requests_query = q{
+	SELECT string_agg(p.name || ' ' || p.requests::text || ' ' || p.nonzero_cpu || ' ' || p.nonzero_memory
+		|| coalesce(' ' || (to_jsonb(p)->>'pending_nonzero_cpu') || ' ' || (to_jsonb(p)->>'pending_nonzero_memory'), ''),
+		E'\n' ORDER BY p.name)
+	FROM scheduler.pods p};
+my $requests_before = $node->safe_psql('old', $requests_query);
+# a status 0.1 stored without reading it, and the current version refuses
+# (a quantity that is none): the update leaves that pod's row as it was, and
+# names it in a WARNING
+$node->safe_psql('old', q{SELECT scheduler.apply('{"kind": "Pod", "apiVersion": "v1", "metadata": {"name": "odd", "namespace": "default", "uid": "uid-odd"},
+	"spec": {"nodeName": "n1", "containers": [{"name": "c", "resources": {"requests": {"cpu": "100m"}}}]},
+	"status": {"phase": "Running", "containerStatuses": [{"name": "c", "allocatedResources": {"cpu": "lots"}}]}}')});
+my $odd_before = $node->safe_psql('old', q{SELECT requests::text || ' ' || nonzero_cpu FROM scheduler.pods WHERE name = 'odd'});
 $node->stop;
 
 # the current build's server, on the same data
@@ -150,7 +176,13 @@ is($node->safe_psql('fresh', q{SELECT coalesce(assumed_node, '-') || ' ' || q.st
 # collation of the uid columns two of them read: each view is kept, its
 # definition replaced twice, not dropped)
 $node->safe_psql('old', q{CREATE ROLE dba_reader; GRANT SELECT ON scheduler.pending_pods, scheduler.metrics_pending_pods TO dba_reader});
-$node->safe_psql('old', q{ALTER EXTENSION scheduler UPDATE});
+my ($update_out, $update_err);
+$node->psql('old', q{ALTER EXTENSION scheduler UPDATE}, stdout => \$update_out, stderr => \$update_err, on_error_die => 1);
+like($update_err, qr/WARNING:  scheduler: pod default\/odd keeps the requests 0.2 computed: .*allocatedResources\.cpu/,
+	'the update names the pod whose stored object it cannot read');
+is($node->safe_psql('old', q{SELECT requests::text || ' ' || nonzero_cpu FROM scheduler.pods WHERE name = 'odd'}),
+	$odd_before, 'and leaves its row as it was');
+$node->safe_psql('old', q{DELETE FROM scheduler.pods WHERE name = 'odd'});
 is($node->safe_psql('old', q{SELECT extversion FROM pg_extension WHERE extname = 'scheduler'}),
 	$current, "old is updated to $current");
 is($node->safe_psql('old', q{SELECT has_table_privilege('dba_reader', 'scheduler.pending_pods', 'SELECT')
@@ -212,6 +244,14 @@ is(moved_back($node->safe_psql('old', $rows_query)), $expected,
 is(without_own_profile(moved_back($node->safe_psql('old', $rows_query))),
 	without_own_profile($node->safe_psql('fresh', $rows_query)),
 	'the updated and the fresh database hold the same rows');
+isnt($requests_before, $node->safe_psql('fresh', $requests_query),
+	'0.1 computed other requests than the current version for some pods');
+like($node->safe_psql('fresh', $requests_query), qr/^pod-level \{"cpu": 200, "memory": 1073741824\} 200 1073741824 300 1073741824$/m,
+	'the current version reads the pod-level requests, and the scorer\'s 100m of the second container');
+like($node->safe_psql('fresh', $requests_query), qr/^resized \{"cpu": 2000\} 2000 209715200$/m,
+	'and the resized pod\'s allocated 2 cpu');
+is($node->safe_psql('old', $requests_query), $node->safe_psql('fresh', $requests_query),
+	'the update computed every pod\'s requests again, as the current version does');
 my $queued = $node->safe_psql('old', q{SELECT count(*) FROM scheduler.queue});
 ok($queued > 0, 'pods are queued after the update');
 is($node->safe_psql('old', q{SELECT count(*) FILTER (WHERE q.scheduler_name IS DISTINCT FROM p.scheduler_name) || ' of ' || count(*)
