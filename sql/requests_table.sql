@@ -515,30 +515,35 @@ SELECT f.code, f.reason FROM scheduler.filter('fit', 'beside') f WHERE f.plugin 
 
 ---------------------------------------------------------------------------
 -- The two non-zero variants (kube-scheduler's code; no Go test pins the
--- scorer's for a pod with pod-level requests).  The scorer reads the pod it
--- schedules with the defaults for each container that lacks cpu or memory,
--- whatever the pod level sets (resource_allocation.go,
--- calculatePodResourceRequest: NonMissingContainerRequests); a node counts
--- a pod with them only where its whole request lacks cpu or memory
--- (types.go, CalculateResource: getNonMissingContainerRequests), pending or
--- not: AssumePod and the nominated pods' AddPodInfo read it so.
--- scheduler.pod_requests() computes what apply() stores; pending_nonzero_*
--- is set only where the two differ, for a pending pod.
+-- scorer's for a pod with pod-level requests).  A node counts a pod with
+-- its pod-level values, and the defaults only where its whole request
+-- lacks cpu or memory (types.go, CalculateResource:
+-- getNonMissingContainerRequests), pending or not: AssumePod and the
+-- nominated pods' AddPodInfo read it so.  NodeResourcesFit's scorer reads
+-- the pod it schedules from its containers alone, a default for each that
+-- lacks cpu or memory, plus the overhead (resource_allocation.go,
+-- calculatePodResourceRequest, with NonMissingContainerRequests and
+-- SkipPodLevelResources: the scorer NodeResourcesFit embeds never gets its
+-- enablePodLevelResources, which Fit's own field shadows; kubernetes PR
+-- 141387, open).  scheduler.pod_requests() computes what apply() stores;
+-- pending_nonzero_* is set only where the two differ, for a pending pod.
 --
 -- mixed: pod-level memory 1Gi, one container of 200m cpu and one of none:
--- the scorer reads 300m (200m + the 100m default), a node counts 200m (the
--- request has cpu); memory is the pod level's for both.
+-- a node counts 200m (the request has cpu) and 1Gi; the scorer reads 300m
+-- (200m and the 100m default) and 400Mi (the 200Mi default twice).
 ---------------------------------------------------------------------------
 SELECT r.* FROM (VALUES
     ('mixed pending', '{"kind":"Pod","metadata":{"name":"m","namespace":"nz"},"spec":{"resources":{"requests":{"memory":"1Gi"}},"containers":[{"name":"a","resources":{"requests":{"cpu":"200m"}}},{"name":"b"}]}}'::jsonb),
     ('mixed bound', '{"kind":"Pod","metadata":{"name":"m","namespace":"nz"},"spec":{"nodeName":"n1","resources":{"requests":{"memory":"1Gi"}},"containers":[{"name":"a","resources":{"requests":{"cpu":"200m"}}},{"name":"b"}]}}'),
     -- TestPodInfoCalculateResources' "pod-level memory resource only" pod, pending:
-    -- the 100m default (no cpu anywhere), for the scorer too (one container, one init)
+    -- a node counts the 100m default (no cpu anywhere) and 1200Mi; the scorer
+    -- 100m and 200Mi (one container, one init container, neither with memory)
     ('ni-plr-pod-memory pending', '{"kind":"Pod","metadata":{"name":"p","namespace":"nz"},"spec":{"resources":{"requests":{"memory":"1200Mi"}},"containers":[{"name":"c1"}],"initContainers":[{"name":"i1"}]}}'),
     -- no pod-level requests: one variant
     ('requestless pending', '{"kind":"Pod","metadata":{"name":"q","namespace":"nz"},"spec":{"containers":[{"name":"c1"},{"name":"c2"}]}}'),
-    -- pod-level cpu over two containers, one with memory: the scorer adds
-    -- 200Mi for the other, a node does not (the request has memory)
+    -- pod-level cpu over two containers, one with 100Mi of memory: a node
+    -- counts 1 cpu and 100Mi (the request has memory); the scorer 200m (the
+    -- default twice) and 300Mi (100Mi and the default)
     ('cpu pod-level', '{"kind":"Pod","metadata":{"name":"r","namespace":"nz"},"spec":{"resources":{"requests":{"cpu":"1"}},"containers":[{"name":"a","resources":{"requests":{"memory":"100Mi"}}},{"name":"b"}]}}')
   ) AS t(name, pod), LATERAL (SELECT t.name, p.* FROM scheduler.pod_requests(t.pod) p) r;
 
@@ -560,13 +565,14 @@ SELECT * FROM scheduler.pod_requests('{"kind":"Pod","metadata":{"name":"x"},"spe
 
 ---------------------------------------------------------------------------
 -- Scoring with them: on a node of 4 cpu and 8Gi, empty (its taint keeps
--- the other pods of this file off it), the mixed pod
--- scores as 300m (LeastAllocated: ((4000 - 300) * 100 / 4000 + (8Gi - 1Gi)
--- * 100 / 8Gi) / 2 = (92 + 87) / 2 = 89; as 200m it would be 91).  Once
--- schedule_pending() assumes it there, the node counts it as 200m: in this
--- backend's snapshot at once, and from the table in a new session.  The
--- second pod, alike, then scores ((4000 - 200 - 300) * 100 / 4000 + (8Gi -
--- 2Gi) * 100 / 8Gi) / 2 = (87 + 75) / 2 = 81 (80 had the first counted 300m).
+-- the other pods of this file off it), the mixed pod scores as 300m and
+-- 400Mi (LeastAllocated: ((4000 - 300) * 100 / 4000 + (8192Mi - 400Mi) *
+-- 100 / 8192Mi) / 2 = (92 + 95) / 2 = 93).  Once schedule_pending()
+-- assumes it there, the node counts it as 200m and 1Gi: in this backend's
+-- snapshot at once, and from the table in a new session.  The second pod,
+-- alike, then scores ((4000 - 200 - 300) * 100 / 4000 + (8192Mi - 1024Mi -
+-- 400Mi) * 100 / 8192Mi) / 2 = (87 + 82) / 2 = 84 (87 had the first
+-- counted as the scorer reads it).
 ---------------------------------------------------------------------------
 SELECT scheduler.apply('{"kind":"Node","metadata":{"name":"nz-node","labels":{"nz":"yes"}},"spec":{"taints":[{"key":"nz","effect":"NoSchedule"}]},"status":{"allocatable":{"cpu":"4","memory":"8Gi","pods":"10"}}}');
 SELECT scheduler.apply('{"kind":"Pod","metadata":{"name":"mixed-1","namespace":"nz","uid":"mixed-1"},"spec":{"nodeSelector":{"nz":"yes"},"tolerations":[{"key":"nz","operator":"Exists"}],"resources":{"requests":{"memory":"1Gi"}},"containers":[{"name":"a","resources":{"requests":{"cpu":"200m"}}},{"name":"b"}]}}');

@@ -521,17 +521,17 @@ ALTER FUNCTION scheduler_internal.log_truncate() SET search_path = pg_catalog, p
 -- as 0.3 computes them from its object, and only the rows that change are
 -- written.  A stored object this version cannot read keeps its row as it
 -- was, with a WARNING that names it (its next event is refused as apply()
--- refuses it).
+-- refuses it): the rows are then computed one by one, after a WARNING.
 ALTER TABLE scheduler.pods ADD COLUMN pending_nonzero_cpu bigint, ADD COLUMN pending_nonzero_memory bigint;
 COMMENT ON COLUMN scheduler.pods.nonzero_cpu IS 'effective cpu request in millicores as a node counts it for scoring: with the 100m default for containers that set none (under pod-level requests, only when neither the pod nor a container sets cpu)';
 COMMENT ON COLUMN scheduler.pods.nonzero_memory IS 'effective memory request in bytes as a node counts it for scoring: with the 200Mi default for containers that set none (under pod-level requests, only when neither the pod nor a container sets memory)';
-COMMENT ON COLUMN scheduler.pods.pending_nonzero_cpu IS 'a pending pod''s cpu as the scorer reads the pod it schedules (the 100m default for each container that sets none, even under pod-level requests), where that differs from nonzero_cpu; NULL otherwise';
-COMMENT ON COLUMN scheduler.pods.pending_nonzero_memory IS 'a pending pod''s memory as the scorer reads the pod it schedules (the 200Mi default for each container that sets none, even under pod-level requests), where that differs from nonzero_memory; NULL otherwise';
+COMMENT ON COLUMN scheduler.pods.pending_nonzero_cpu IS 'a pending pod''s cpu as NodeResourcesFit''s scorer reads the pod it schedules (its containers alone, the 100m default for each that sets none, and the overhead: released kube-scheduler skips pod-level requests there), where that differs from nonzero_cpu; NULL otherwise';
+COMMENT ON COLUMN scheduler.pods.pending_nonzero_memory IS 'a pending pod''s memory as NodeResourcesFit''s scorer reads the pod it schedules (its containers alone, the 200Mi default for each that sets none, and the overhead: released kube-scheduler skips pod-level requests there), where that differs from nonzero_memory; NULL otherwise';
 CREATE FUNCTION scheduler.pod_requests(pod jsonb, OUT requests jsonb, OUT nonzero_cpu bigint,
                                        OUT nonzero_memory bigint, OUT pending_nonzero_cpu bigint,
                                        OUT pending_nonzero_memory bigint)
-    AS 'MODULE_PATHNAME', 'scheduler_pod_requests' LANGUAGE C STRICT IMMUTABLE PARALLEL SAFE;
-COMMENT ON FUNCTION scheduler.pod_requests(jsonb) IS 'What scheduler.apply() stores of a Pod''s resources, from the object alone: its effective request (normalized), its non-zero cpu and memory as a node counts it, and, for a pending pod the scorer reads otherwise (pod-level requests), as the scorer reads it';
+    AS 'MODULE_PATHNAME', 'scheduler_pod_requests' LANGUAGE C STRICT STABLE PARALLEL SAFE;
+COMMENT ON FUNCTION scheduler.pod_requests(jsonb) IS 'What scheduler.apply() stores of a Pod''s resources, from the object alone: its effective request (normalized), its non-zero cpu and memory as a node counts it, and, for a pending pod NodeResourcesFit''s scorer reads otherwise (pod-level requests), as that scorer reads it';
 REVOKE ALL ON FUNCTION scheduler.pod_requests(jsonb) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION scheduler.pod_requests(jsonb) TO PUBLIC;
 ALTER FUNCTION scheduler.pod_requests(jsonb) SET search_path = pg_catalog, pg_temp;
@@ -558,6 +558,7 @@ BEGIN
     EXCEPTION WHEN OTHERS THEN
         -- an object that cannot be read: each computed alone, then the
         -- others written in one statement
+        RAISE WARNING 'scheduler: computing each pod''s requests alone: %', SQLERRM;
         FOR pod IN SELECT p.uid, p.namespace, p.name, p.object FROM scheduler.pods p LOOP
             BEGIN
                 SELECT * INTO computed FROM scheduler.pod_requests(pod.object);
@@ -568,7 +569,7 @@ BEGIN
                 pnzc := pnzc || computed.pending_nonzero_cpu;
                 pnzm := pnzm || computed.pending_nonzero_memory;
             EXCEPTION WHEN OTHERS THEN
-                RAISE WARNING 'scheduler: pod %/% keeps the requests 0.2 computed: %', pod.namespace, pod.name, SQLERRM;
+                RAISE WARNING 'scheduler: pod %/% keeps the requests it had: %', pod.namespace, pod.name, SQLERRM;
             END;
         END LOOP;
         UPDATE scheduler.pods p

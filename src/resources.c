@@ -786,12 +786,18 @@ has_container_statuses(JsonbContainer *status, const char *what)
  * the most of the spec's, the actuated and the allocated requests; when
  * the resize is infeasible, of the actuated and the allocated only.
  *
- * The two non-zero pairs differ only under pod-level requests.  The
- * scorer (calculatePodResourceRequest) adds the defaults for every
- * container that lacks cpu or memory; a node's sums (CalculateResource,
- * which reads any pod it is given the same way, pending or not: an assumed
- * or nominated one too) add them only where the pod's request has no cpu
- * or memory at all (getNonMissingContainerRequests).
+ * The two non-zero pairs differ only under pod-level requests.  A node's
+ * sums (CalculateResource, which reads any pod it is given the same way,
+ * pending or not: an assumed or nominated one too) take the pod-level
+ * values, and add the defaults only where the pod's request has no cpu or
+ * memory at all (getNonMissingContainerRequests).  NodeResourcesFit's
+ * scorer (calculatePodResourceRequest) reads the pod it schedules from its
+ * containers alone, a default for each that lacks cpu or memory, plus the
+ * overhead: released kube-scheduler never sets the feature flags of the
+ * scorer NodeResourcesFit embeds (its own fields of the same names shadow
+ * them), so it skips pod-level resources whatever PodLevelResources says
+ * (kubernetes/kubernetes PR 141387, open).  BalancedAllocation reads the
+ * plain request, pod level included.
  */
 void
 PodEffectiveRequests(JsonbContainer *spec, JsonbContainer *status, bool assigned, const char *what,
@@ -799,6 +805,7 @@ PodEffectiveRequests(JsonbContainer *spec, JsonbContainer *status, bool assigned
 					 int64 *scored_cpu, int64 *scored_memory)
 {
 	ResourceVec nz;
+	ResourceVec scored;
 	ResourceVec spec_req;
 	bool		pod_level;
 	bool		infeasible;
@@ -832,6 +839,8 @@ PodEffectiveRequests(JsonbContainer *spec, JsonbContainer *status, bool assigned
 		ResourceMax(&nz, &actuated_nz);
 		ResourceMax(&nz, &allocated_nz);
 	}
+	/* the scorer's, before the pod level stands for the containers */
+	ResourceCopy(&scored, &nz);
 	pod_level = pod_level_requests(spec, what, &spec_req, req, &nz);
 
 	{
@@ -842,10 +851,11 @@ PodEffectiveRequests(JsonbContainer *spec, JsonbContainer *status, bool assigned
 		ParseResourceList(overhead, &oh, NULL, what, "spec.overhead");
 		pod_sum(req, &oh, what, "spec.overhead");
 		pod_sum(&nz, &oh, what, "spec.overhead");
+		pod_sum(&scored, &oh, what, "spec.overhead");
 	}
 
-	*scored_cpu = nz.cpu;
-	*scored_memory = nz.memory;
+	*scored_cpu = scored.cpu;
+	*scored_memory = scored.memory;
 
 	/*
 	 * With pod-level requests, a node counts the defaults only for cpu or

@@ -61,8 +61,9 @@ CREATE TABLE scheduler.pods (
     -- spec.volumes that a volume plugin reads (persistentVolumeClaim, ephemeral,
     -- gcePersistentDisk, awsElasticBlockStore, rbd, iscsi); NULL when none
     volumes            jsonb,
-    -- a pending pod's non-zero cpu and memory as the scorer reads it, where a
-    -- node counts it otherwise (pod-level requests); NULL when the same
+    -- a pending pod's non-zero cpu and memory as NodeResourcesFit's scorer
+    -- reads it, where a node counts it otherwise (pod-level requests); NULL
+    -- when the same
     pending_nonzero_cpu    bigint,
     pending_nonzero_memory bigint,
     UNIQUE (namespace, name)
@@ -79,8 +80,8 @@ COMMENT ON COLUMN scheduler.pods.nonzero_cpu IS 'effective cpu request in millic
 COMMENT ON COLUMN scheduler.pods.terminal IS 'phase Succeeded or Failed: the pod takes no room on its node';
 COMMENT ON COLUMN scheduler.pods.pending IS 'waits for a node: not bound or assumed, not being deleted, not terminal (the scheduling queue holds exactly these pods)';
 COMMENT ON COLUMN scheduler.pods.nonzero_memory IS 'effective memory request in bytes as a node counts it for scoring: with the 200Mi default for containers that set none (under pod-level requests, only when neither the pod nor a container sets memory)';
-COMMENT ON COLUMN scheduler.pods.pending_nonzero_cpu IS 'a pending pod''s cpu as the scorer reads the pod it schedules (the 100m default for each container that sets none, even under pod-level requests), where that differs from nonzero_cpu; NULL otherwise';
-COMMENT ON COLUMN scheduler.pods.pending_nonzero_memory IS 'a pending pod''s memory as the scorer reads the pod it schedules (the 200Mi default for each container that sets none, even under pod-level requests), where that differs from nonzero_memory; NULL otherwise';
+COMMENT ON COLUMN scheduler.pods.pending_nonzero_cpu IS 'a pending pod''s cpu as NodeResourcesFit''s scorer reads the pod it schedules (its containers alone, the 100m default for each that sets none, and the overhead: released kube-scheduler skips pod-level requests there), where that differs from nonzero_cpu; NULL otherwise';
+COMMENT ON COLUMN scheduler.pods.pending_nonzero_memory IS 'a pending pod''s memory as NodeResourcesFit''s scorer reads the pod it schedules (its containers alone, the 200Mi default for each that sets none, and the overhead: released kube-scheduler skips pod-level requests there), where that differs from nonzero_memory; NULL otherwise';
 
 -- The pods bound to a node.  No index reads assumed_node: the assume, the
 -- one write of each placement in schedule_pending(), is then a HOT update.

@@ -37,8 +37,8 @@ COMMENT ON FUNCTION scheduler.quantity_value(text) IS 'A Kubernetes quantity rou
 CREATE FUNCTION scheduler.pod_requests(pod jsonb, OUT requests jsonb, OUT nonzero_cpu bigint,
                                        OUT nonzero_memory bigint, OUT pending_nonzero_cpu bigint,
                                        OUT pending_nonzero_memory bigint)
-    AS 'MODULE_PATHNAME', 'scheduler_pod_requests' LANGUAGE C STRICT IMMUTABLE PARALLEL SAFE;
-COMMENT ON FUNCTION scheduler.pod_requests(jsonb) IS 'What scheduler.apply() stores of a Pod''s resources, from the object alone: its effective request (normalized), its non-zero cpu and memory as a node counts it, and, for a pending pod the scorer reads otherwise (pod-level requests), as the scorer reads it';
+    AS 'MODULE_PATHNAME', 'scheduler_pod_requests' LANGUAGE C STRICT STABLE PARALLEL SAFE;
+COMMENT ON FUNCTION scheduler.pod_requests(jsonb) IS 'What scheduler.apply() stores of a Pod''s resources, from the object alone: its effective request (normalized), its non-zero cpu and memory as a node counts it, and, for a pending pod NodeResourcesFit''s scorer reads otherwise (pod-level requests), as that scorer reads it';
 
 CREATE FUNCTION @extschema@.schedule_pending(max_pods integer DEFAULT NULL)
     RETURNS TABLE (namespace text, name text, node text, result text, message text)

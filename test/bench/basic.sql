@@ -17,7 +17,8 @@ DECLARE
     k int := 0;
 BEGIN
     FOR p IN SELECT uid, (requests->>'cpu')::bigint AS cpu, (requests->>'memory')::bigint AS memory,
-                    nonzero_cpu, nonzero_memory
+                    coalesce(pending_nonzero_cpu, nonzero_cpu) AS nonzero_cpu,
+                    coalesce(pending_nonzero_memory, nonzero_memory) AS nonzero_memory
              FROM scheduler.pods
              WHERE node_name IS NULL AND assumed_node IS NULL
              ORDER BY priority DESC, created_at LIMIT max_pods

@@ -80,10 +80,10 @@ my @load = (
 	node_json('gone', '4'),
 	pod_json('pinned', '1', q{"nodeSelector": {"kubernetes.io/hostname": "gone"},}),
 	# what 0.1 and 0.2 did not read of a pod's request, and the update
-	# computes again: pod-level requests (1Gi of memory, and the scorer's
-	# 100m for the second container, which a node does not count: the
-	# request has cpu), and a running pod resized in place (2 cpu allocated
-	# where its spec says 1)
+	# computes again: pod-level requests (a node counts 200m and the pod
+	# level's 1Gi; NodeResourcesFit's scorer the containers', with the
+	# defaults of the second: 300m and 400Mi), and a running pod resized in
+	# place (2 cpu allocated where its spec says 1)
 	q{{"kind": "Pod", "apiVersion": "v1", "metadata": {"name": "pod-level", "namespace": "default", "uid": "uid-pod-level"},
 	   "spec": {"nodeSelector": {"kubernetes.io/hostname": "n1"}, "resources": {"requests": {"memory": "1Gi"}},
 	   "containers": [{"name": "a", "resources": {"requests": {"cpu": "200m"}}}, {"name": "b"}]}}},
@@ -144,13 +144,18 @@ my $requests_query = q{
 		E'\n' ORDER BY p.name)
 	FROM scheduler.pods p};
 my $requests_before = $node->safe_psql('old', $requests_query);
-# a status 0.1 stored without reading it, and the current version refuses
-# (a quantity that is none): the update leaves that pod's row as it was, and
-# names it in a WARNING
-$node->safe_psql('old', q{SELECT scheduler.apply('{"kind": "Pod", "apiVersion": "v1", "metadata": {"name": "odd", "namespace": "default", "uid": "uid-odd"},
+# Database "odd": a status 0.1 stored without reading it, and the current
+# version refuses (a quantity that is none), beside a pod-level request:
+# the update computes the pods one by one (old's update computes them in
+# one statement), leaves the odd pod's row as it was and names it in a
+# WARNING
+$node->safe_psql('postgres', 'CREATE DATABASE odd');
+$node->safe_psql('odd', q{CREATE EXTENSION scheduler});
+$node->safe_psql('odd', "SELECT scheduler.apply(\$j\$$_\$j\$)") for ($load[-2], q{{"kind": "Pod", "apiVersion": "v1",
+	"metadata": {"name": "odd", "namespace": "default", "uid": "uid-odd"},
 	"spec": {"nodeName": "n1", "containers": [{"name": "c", "resources": {"requests": {"cpu": "100m"}}}]},
-	"status": {"phase": "Running", "containerStatuses": [{"name": "c", "allocatedResources": {"cpu": "lots"}}]}}')});
-my $odd_before = $node->safe_psql('old', q{SELECT requests::text || ' ' || nonzero_cpu FROM scheduler.pods WHERE name = 'odd'});
+	"status": {"phase": "Running", "containerStatuses": [{"name": "c", "allocatedResources": {"cpu": "lots"}}]}}});
+my $odd_before = $node->safe_psql('odd', q{SELECT requests::text || ' ' || nonzero_cpu FROM scheduler.pods WHERE name = 'odd'});
 $node->stop;
 
 # the current build's server, on the same data
@@ -178,11 +183,18 @@ is($node->safe_psql('fresh', q{SELECT coalesce(assumed_node, '-') || ' ' || q.st
 $node->safe_psql('old', q{CREATE ROLE dba_reader; GRANT SELECT ON scheduler.pending_pods, scheduler.metrics_pending_pods TO dba_reader});
 my ($update_out, $update_err);
 $node->psql('old', q{ALTER EXTENSION scheduler UPDATE}, stdout => \$update_out, stderr => \$update_err, on_error_die => 1);
-like($update_err, qr/WARNING:  scheduler: pod default\/odd keeps the requests 0.2 computed: .*allocatedResources\.cpu/,
+unlike($update_err, qr/computing each pod's requests alone|WARNING/, 'old: the pods\' requests computed in one statement')
+  or diag($update_err);
+$node->psql('odd', q{ALTER EXTENSION scheduler UPDATE}, stdout => \$update_out, stderr => \$update_err, on_error_die => 1);
+like($update_err, qr/WARNING:  scheduler: computing each pod's requests alone: .*allocatedResources\.cpu/,
+	'odd: the pods computed one by one, as one object cannot be read');
+like($update_err, qr/WARNING:  scheduler: pod default\/odd keeps the requests it had: .*allocatedResources\.cpu: invalid quantity "lots"/,
 	'the update names the pod whose stored object it cannot read');
-is($node->safe_psql('old', q{SELECT requests::text || ' ' || nonzero_cpu FROM scheduler.pods WHERE name = 'odd'}),
+is($node->safe_psql('odd', q{SELECT requests::text || ' ' || nonzero_cpu FROM scheduler.pods WHERE name = 'odd'}),
 	$odd_before, 'and leaves its row as it was');
-$node->safe_psql('old', q{DELETE FROM scheduler.pods WHERE name = 'odd'});
+is($node->safe_psql('odd', q{SELECT requests::text || ' ' || nonzero_cpu || ' ' || pending_nonzero_cpu || ' ' || pending_nonzero_memory
+	FROM scheduler.pods WHERE name = 'pod-level'}),
+	'{"cpu": 200, "memory": 1073741824} 200 300 419430400', 'and computes the others');
 is($node->safe_psql('old', q{SELECT extversion FROM pg_extension WHERE extname = 'scheduler'}),
 	$current, "old is updated to $current");
 is($node->safe_psql('old', q{SELECT has_table_privilege('dba_reader', 'scheduler.pending_pods', 'SELECT')
@@ -246,8 +258,8 @@ is(without_own_profile(moved_back($node->safe_psql('old', $rows_query))),
 	'the updated and the fresh database hold the same rows');
 isnt($requests_before, $node->safe_psql('fresh', $requests_query),
 	'0.1 computed other requests than the current version for some pods');
-like($node->safe_psql('fresh', $requests_query), qr/^pod-level \{"cpu": 200, "memory": 1073741824\} 200 1073741824 300 1073741824$/m,
-	'the current version reads the pod-level requests, and the scorer\'s 100m of the second container');
+like($node->safe_psql('fresh', $requests_query), qr/^pod-level \{"cpu": 200, "memory": 1073741824\} 200 1073741824 300 419430400$/m,
+	'the current version reads the pod-level requests, and NodeResourcesFit\'s scorer the containers\' (the defaults of the second)');
 like($node->safe_psql('fresh', $requests_query), qr/^resized \{"cpu": 2000\} 2000 209715200$/m,
 	'and the resized pod\'s allocated 2 cpu');
 is($node->safe_psql('old', $requests_query), $node->safe_psql('fresh', $requests_query),
