@@ -155,3 +155,68 @@ SELECT scheduler.relist('{"kind": "NodeList", "metadata": {"resourceVersion": "4
 SELECT resource, resource_version, listed_at = now() AS listed_now, updated_at = now() AS updated_now
 FROM scheduler.watch_state WHERE resource = 'nodes';
 ROLLBACK;
+
+------------------------------------------------------------------------------
+-- With an API server (scheduler.kube_api_url set, the outbox written): a
+-- placement counts when its binding is done, as kube-scheduler counts a pod
+-- after its binding cycle (bindingCycle: metrics.PodScheduled and
+-- PodSchedulingSLIDuration), and a binding that fails counts as an error
+-- (handleBindingCycleError: PodScheduleError).  The attempt's time runs
+-- from its cycle's start to the binding's end (SinceInSeconds(start)), the
+-- SLI's from the pod's entering the queue.  An attempt that places nothing
+-- counts when made, as without an API server.
+------------------------------------------------------------------------------
+SET scheduler.kube_api_url = 'https://127.0.0.1:6443';
+SELECT pg_temp.pod('bound-ok', '100m', '{"nodeSelector": {"kubernetes.io/hostname": "x"}}');
+-- (placed on n2 only: a label it has)
+SELECT scheduler.apply('{"kind": "Node", "metadata": {"name": "n2", "labels": {"kubernetes.io/hostname": "x"}},
+    "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}}');
+SELECT pg_temp.pod('bound-lost', '100m', '{"nodeSelector": {"kubernetes.io/hostname": "x"}}'),
+       pg_temp.pod('never', '64');
+-- bound-ok entered the queue 3 s ago, and this is its second attempt
+SELECT pg_temp.queued('bound-ok', 3, 1);
+SELECT pg_temp.mark();
+CREATE TEMP TABLE sli_marked AS SELECT * FROM scheduler.scheduling_sli_totals;
+SELECT name, node, result FROM schedule_pending() WHERE name IN ('bound-ok', 'bound-lost', 'never') ORDER BY name;
+-- the call counts the pod that does not fit, not the placements
+SELECT * FROM pg_temp.gained();
+SELECT count(*) AS sli_changed FROM scheduler.scheduling_sli_totals t FULL JOIN sli_marked m USING (attempts)
+WHERE (t.*) IS DISTINCT FROM (m.*);
+-- the bind worker's answers: 201 (bound), 404 (the pod is gone)
+SELECT pg_temp.mark();
+SELECT name, scheduler.outbox_result(id, CASE name WHEN 'bound-ok' THEN 201 ELSE 404 END)
+FROM scheduler.outbox WHERE kind = 'binding' AND state = 'pending' AND name IN ('bound-ok', 'bound-lost') ORDER BY name;
+-- what the totals gained: one scheduled, one error, each its binding's
+-- time since its cycle began, summed and bucketed
+CREATE FUNCTION pg_temp.binding_gains()
+RETURNS TABLE (result text, profile text, attempts bigint, sum_ok boolean, buckets_ok boolean) LANGUAGE sql AS $$
+    WITH o AS (
+        SELECT CASE o.state WHEN 'done' THEN 'scheduled' ELSE 'error' END AS result, o.object AS profile,
+               o.finished_at - o.cycle_started_at AS t
+        FROM scheduler.outbox o WHERE o.kind = 'binding' AND o.name IN ('bound-ok', 'bound-lost') AND o.state <> 'pending'
+    )
+    SELECT t.result, t.profile, t.attempts - coalesce(m.attempts, 0),
+           abs((t.duration_sum - coalesce(m.duration_sum, 0))
+               - (SELECT sum(extract(epoch FROM o.t))::float8 FROM o WHERE o.result = t.result)) < 1e-6,
+           ARRAY(SELECT x - coalesce(y, 0) FROM unnest(t.duration_buckets, m.duration_buckets)
+                 WITH ORDINALITY AS u(x, y, k) ORDER BY k)
+           = ARRAY(SELECT count(o.t) FILTER (WHERE o.t <= make_interval(secs => 0.001 * 2 ^ i))
+                   FROM generate_series(0, 14) i LEFT JOIN o ON o.result = t.result GROUP BY i ORDER BY i)
+    FROM scheduler.attempt_totals t LEFT JOIN marked m USING (result, profile)
+    WHERE t.attempts <> coalesce(m.attempts, 0) ORDER BY 1, 2
+$$;
+SELECT * FROM pg_temp.binding_gains();
+-- the SLI: bound-ok, at its second attempt, 3 s and the call after it
+-- entered the queue (from le 5.12 on); the lost binding adds none
+SELECT t.attempts, t.pods - coalesce(m.pods, 0) AS pods,
+       ARRAY(SELECT x - coalesce(y, 0) FROM unnest(t.duration_buckets, m.duration_buckets)
+             WITH ORDINALITY AS u(x, y, k) ORDER BY k) AS buckets,
+       t.duration_sum - coalesce(m.duration_sum, 0) BETWEEN 3 AND 4 AS sum_ok
+FROM scheduler.scheduling_sli_totals t LEFT JOIN sli_marked m USING (attempts)
+WHERE (t.*) IS DISTINCT FROM (m.*);
+-- a finished binding written again counts no more
+SELECT pg_temp.mark();
+UPDATE scheduler.outbox SET last_error = 'again' WHERE kind = 'binding' AND name IN ('bound-ok', 'bound-lost');
+SELECT count(*) AS totals_changed FROM scheduler.attempt_totals t FULL JOIN marked m USING (result, profile)
+WHERE (t.*) IS DISTINCT FROM (m.*);
+RESET scheduler.kube_api_url;

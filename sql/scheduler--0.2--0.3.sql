@@ -581,3 +581,20 @@ BEGIN
                   IS DISTINCT FROM (r.requests, r.nonzero_cpu, r.nonzero_memory, r.pnzc, r.pnzm);
     END;
 END $$;
+
+-- A placement whose binding goes to the API server counts in the metrics
+-- when the binding is done (scheduled) or fails (error), as kube-scheduler
+-- counts it after its binding cycle (src/metrics.c); its binding row keeps
+-- what they read.  The bindings written before the update have none, and
+-- are not counted.
+ALTER TABLE scheduler.outbox ADD COLUMN cycle_started_at timestamptz, ADD COLUMN enqueued_at timestamptz,
+    ADD COLUMN pod_attempts integer;
+COMMENT ON COLUMN scheduler.outbox.cycle_started_at IS 'A binding''s scheduling cycle''s start: scheduler_scheduling_attempt_duration_seconds runs from it to the binding''s end, when the attempt is counted (scheduled when done, error when failed), as kube-scheduler counts it after its binding cycle';
+COMMENT ON COLUMN scheduler.outbox.enqueued_at IS 'When a binding''s pod entered the queue: scheduler_pod_scheduling_sli_duration_seconds runs from it to the binding''s end';
+COMMENT ON COLUMN scheduler.outbox.pod_attempts IS 'A binding''s pod''s attempts, this one included: the SLI histogram''s attempts label';
+CREATE FUNCTION scheduler_internal.binding_metrics() RETURNS trigger
+    AS 'MODULE_PATHNAME', 'scheduler_binding_metrics' LANGUAGE C SECURITY DEFINER;
+REVOKE ALL ON FUNCTION scheduler_internal.binding_metrics() FROM PUBLIC;
+ALTER FUNCTION scheduler_internal.binding_metrics() SET search_path = pg_catalog, pg_temp;
+CREATE TRIGGER binding_metrics AFTER UPDATE ON scheduler.outbox REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler_internal.binding_metrics();

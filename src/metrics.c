@@ -14,6 +14,11 @@
  *	  A schedule_pending() call tallies its attempts in memory as it writes
  *	  them (schedule.c) and adds the tally in one statement at its end, in
  *	  its transaction: nothing per pod, nothing when it attempted none.
+ *	  A placement whose binding goes to the API server (the outbox) counts
+ *	  when the binding is done (scheduled) or fails (error), as
+ *	  kube-scheduler counts it after its binding cycle, its time since its
+ *	  cycle began: the outbox's trigger tallies each statement's such
+ *	  bindings and adds them alike (binding_metrics).
  *	  The buckets are stored cumulative, as Prometheus exposes them (bucket
  *	  i counts the observations of at most its bound), so that adding two
  *	  tallies is adding them element by element.
@@ -24,11 +29,16 @@
 #include "postgres.h"
 
 #include "catalog/pg_type.h"
+#include "commands/trigger.h"
+#include "common/int.h"
+#include "executor/executor.h"
 #include "executor/spi.h"
 #include "nodes/pg_list.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/memutils.h"
+#include "utils/timestamp.h"
+#include "utils/tuplestore.h"
 
 #include "metrics.h"
 #include "plans.h"
@@ -236,6 +246,175 @@ MetricsWrite(CallMetrics *m)
 							  "  duration_sum = t.duration_sum + EXCLUDED.duration_sum,"
 							  "  duration_buckets = " ADD_BUCKETS, 9, types),
 						 args, NULL, false, 0) != SPI_OK_INSERT)
-		elog(ERROR, "schedule_pending: could not add the call's attempts to scheduler.attempt_totals");
+		elog(ERROR, "could not add the attempts to scheduler.attempt_totals");
 #undef ADD_BUCKETS
+}
+
+/* ------------------------------------------------------------------------
+ * The bindings' outcomes
+ * ------------------------------------------------------------------------
+ */
+static int
+column_of(TupleDesc desc, const char *name)
+{
+	for (int i = 0; i < desc->natts; i++)
+	{
+		Form_pg_attribute a = TupleDescAttr(desc, i);
+
+		if (!a->attisdropped && strcmp(NameStr(a->attname), name) == 0)
+			return i + 1;
+	}
+	elog(ERROR, "scheduler.outbox has no column \"%s\"", name);
+	return 0;					/* not reached */
+}
+
+/* a text column's value, or NULL */
+static char *
+slot_text(TupleTableSlot *slot, int att)
+{
+	bool		isnull;
+	Datum		d = slot_getattr(slot, att, &isnull);
+
+	return isnull ? NULL : TextDatumGetCString(d);
+}
+
+static int
+cmp_int64(const void *a, const void *b)
+{
+	int64		x = *(const int64 *) a;
+	int64		y = *(const int64 *) b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* a read pointer of our own on a transition table, rewound */
+static void
+rewind_table(Tuplestorestate *ts)
+{
+	tuplestore_select_read_pointer(ts, tuplestore_alloc_read_pointer(ts, EXEC_FLAG_REWIND));
+	tuplestore_rescan(ts);
+}
+
+PG_FUNCTION_INFO_V1(scheduler_binding_metrics);
+/*
+ * scheduler_internal.binding_metrics(): after each UPDATE statement on
+ * scheduler.outbox, the bindings it took from pending to done or failed,
+ * counted as kube-scheduler counts a pod after its binding cycle: done,
+ * an attempt scheduled (PodScheduled) and the pod's time since it entered
+ * the queue (PodSchedulingSLIDuration); failed, an attempt in error
+ * (handleBindingCycleError); each attempt's time from its cycle's start to
+ * the binding's end.  Bindings written before 0.3 (no cycle_started_at)
+ * were counted when placed.
+ */
+Datum
+scheduler_binding_metrics(PG_FUNCTION_ARGS)
+{
+	TriggerData *td = (TriggerData *) fcinfo->context;
+	TupleDesc	desc;
+	TupleTableSlot *slot;
+	int			a_id,
+				a_kind,
+				a_state,
+				a_object,
+				a_finished,
+				a_started,
+				a_enqueued,
+				a_attempts;
+	int64	   *pending = NULL;
+	int			npending = 0;
+	int			cap = 0;
+	CallMetrics *m = NULL;
+
+	if (!CALLED_AS_TRIGGER(fcinfo) || !TRIGGER_FIRED_AFTER(td->tg_event) ||
+		!TRIGGER_FIRED_FOR_STATEMENT(td->tg_event) || !TRIGGER_FIRED_BY_UPDATE(td->tg_event) ||
+		td->tg_oldtable == NULL || td->tg_newtable == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("scheduler_internal.binding_metrics() is an AFTER UPDATE ... FOR EACH STATEMENT trigger function with both transition tables")));
+	desc = RelationGetDescr(td->tg_relation);
+	a_id = column_of(desc, "id");
+	a_kind = column_of(desc, "kind");
+	a_state = column_of(desc, "state");
+	a_object = column_of(desc, "object");
+	a_finished = column_of(desc, "finished_at");
+	a_started = column_of(desc, "cycle_started_at");
+	a_enqueued = column_of(desc, "enqueued_at");
+	a_attempts = column_of(desc, "pod_attempts");
+	slot = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
+
+	/* the bindings the statement found pending */
+	rewind_table(td->tg_oldtable);
+	while (tuplestore_gettupleslot(td->tg_oldtable, true, false, slot))
+	{
+		char	   *kind = slot_text(slot, a_kind);
+		char	   *state = slot_text(slot, a_state);
+		bool		isnull;
+		Datum		id = slot_getattr(slot, a_id, &isnull);
+
+		if (!isnull && kind && strcmp(kind, "binding") == 0 && state && strcmp(state, "pending") == 0)
+		{
+			if (npending == cap)
+			{
+				cap = Max(16, cap * 2);
+				pending = pending ? repalloc(pending, sizeof(int64) * cap) : palloc(sizeof(int64) * cap);
+			}
+			pending[npending++] = DatumGetInt64(id);
+		}
+	}
+	if (npending > 0)
+	{
+		qsort(pending, npending, sizeof(int64), cmp_int64);
+		rewind_table(td->tg_newtable);
+		while (tuplestore_gettupleslot(td->tg_newtable, true, false, slot))
+		{
+			char	   *kind = slot_text(slot, a_kind);
+			char	   *state = slot_text(slot, a_state);
+			bool		isnull;
+			Datum		d;
+			int64		id;
+			TimestampTz started;
+			TimestampTz finished;
+			int64		us;
+			bool		done;
+
+			if (kind == NULL || strcmp(kind, "binding") != 0 || state == NULL || strcmp(state, "pending") == 0)
+				continue;
+			d = slot_getattr(slot, a_id, &isnull);
+			if (isnull)
+				continue;
+			id = DatumGetInt64(d);
+			if (bsearch(&id, pending, npending, sizeof(int64), cmp_int64) == NULL)
+				continue;
+			d = slot_getattr(slot, a_started, &isnull);
+			if (isnull || TIMESTAMP_NOT_FINITE(DatumGetTimestampTz(d)))
+				continue;
+			started = DatumGetTimestampTz(d);
+			d = slot_getattr(slot, a_finished, &isnull);
+			finished = isnull || TIMESTAMP_NOT_FINITE(DatumGetTimestampTz(d)) ?
+				GetCurrentTransactionStartTimestamp() : DatumGetTimestampTz(d);
+			done = strcmp(state, "done") == 0;
+			if (m == NULL)
+				m = MetricsBegin();
+			if (pg_sub_s64_overflow(finished, started, &us))
+				us = 0;
+			MetricsAttempt(m, slot_text(slot, a_object), done ? ATTEMPT_SCHEDULED : ATTEMPT_ERROR, us);
+			d = slot_getattr(slot, a_enqueued, &isnull);
+			if (done && !isnull && !TIMESTAMP_NOT_FINITE(DatumGetTimestampTz(d)) &&
+				!pg_sub_s64_overflow(finished, DatumGetTimestampTz(d), &us))
+			{
+				Datum		attempts = slot_getattr(slot, a_attempts, &isnull);
+
+				MetricsScheduled(m, isnull ? 1 : DatumGetInt32(attempts), us);
+			}
+		}
+	}
+	ExecDropSingleTupleTableSlot(slot);
+	if (m != NULL)
+	{
+		if (SPI_connect() != SPI_OK_CONNECT)
+			elog(ERROR, "binding_metrics: SPI_connect failed");
+		MetricsWrite(m);
+		SPI_finish();
+	}
+	return PointerGetDatum(NULL);
 }

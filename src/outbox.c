@@ -617,6 +617,10 @@ typedef struct NewRows
 	Jsonb	  **waits;			/* a jsonb array of ids, or NULL */
 	Jsonb	  **claims;			/* a jsonb array of names, or NULL */
 	int64	   *wait_secs;
+	/* a binding's, for the metrics (OutboxDecision); -infinity and 0: none */
+	TimestampTz *cycle_started;
+	TimestampTz *enqueued;
+	int64	   *attempt;
 } NewRows;
 
 static void
@@ -638,6 +642,9 @@ rows_add(NewRows *r, const char *kind, const char *uid, const char *ns, const ch
 		GROW(waits);
 		GROW(claims);
 		GROW(wait_secs);
+		GROW(cycle_started);
+		GROW(enqueued);
+		GROW(attempt);
 #undef GROW
 	}
 	r->kind[r->n] = kind;
@@ -651,6 +658,9 @@ rows_add(NewRows *r, const char *kind, const char *uid, const char *ns, const ch
 	r->waits[r->n] = NULL;
 	r->claims[r->n] = NULL;
 	r->wait_secs[r->n] = 0;
+	TIMESTAMP_NOBEGIN(r->cycle_started[r->n]);
+	TIMESTAMP_NOBEGIN(r->enqueued[r->n]);
+	r->attempt[r->n] = 0;
 	r->n++;
 }
 
@@ -681,6 +691,18 @@ int8_array(const int64 *vals, int n)
 	return PointerGetDatum(construct_array(d, n, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
 }
 
+/* a timestamptz[] of n values */
+static Datum
+timestamptz_array(const TimestampTz *vals, int n)
+{
+	Datum	   *d = palloc(sizeof(Datum) * Max(n, 1));
+
+	for (int i = 0; i < n; i++)
+		d[i] = TimestampTzGetDatum(vals[i]);
+	return PointerGetDatum(construct_array(d, n, TIMESTAMPTZOID, sizeof(TimestampTz), FLOAT8PASSBYVAL,
+										   TYPALIGN_DOUBLE));
+}
+
 /*
  * The rows, in order.  A binding that waits for claims waits at most
  * wait_secs (capped at ten years: the timestamp stays finite), and is not
@@ -692,9 +714,10 @@ static void
 rows_insert(NewRows *r)
 {
 	static SPIPlanPtr plan = NULL;
-	Oid			types[12] = {TEXTARRAYOID, TEXTARRAYOID, TEXTARRAYOID, TEXTARRAYOID, TEXTARRAYOID, JSONBARRAYOID,
-	INT8ARRAYOID, TEXTARRAYOID, JSONBARRAYOID, JSONBARRAYOID, INT8ARRAYOID, INT8ARRAYOID};
-	Datum		args[12];
+	Oid			types[15] = {TEXTARRAYOID, TEXTARRAYOID, TEXTARRAYOID, TEXTARRAYOID, TEXTARRAYOID, JSONBARRAYOID,
+		INT8ARRAYOID, TEXTARRAYOID, JSONBARRAYOID, JSONBARRAYOID, INT8ARRAYOID, INT8ARRAYOID,
+	TIMESTAMPTZARRAYOID, TIMESTAMPTZARRAYOID, INT8ARRAYOID};
+	Datum		args[15];
 	int64	   *ords;
 
 	if (r->n == 0)
@@ -715,23 +738,30 @@ rows_insert(NewRows *r)
 	args[9] = jsonb_array(r->claims, r->n);
 	args[10] = int8_array(r->wait_secs, r->n);
 	args[11] = int8_array(ords, r->n);
+	args[12] = timestamptz_array(r->cycle_started, r->n);
+	args[13] = timestamptz_array(r->enqueued, r->n);
+	args[14] = int8_array(r->attempt, r->n);
 	run(PlanKept(&plan,
 				"INSERT INTO scheduler.outbox (id, kind, pod_uid, namespace, name, node, body,"
-				" object, waits_for, claims, wait_until, next_attempt_at)"
+				" object, waits_for, claims, wait_until, next_attempt_at, cycle_started_at, enqueued_at,"
+				" pod_attempts)"
 				" OVERRIDING SYSTEM VALUE"
 				" SELECT CASE WHEN r.id = 0 THEN nextval('scheduler.outbox_id_seq'::regclass) ELSE r.id END, r.kind, r.uid, r.ns, r.name, r.node, r.body, r.object,"
 				" CASE WHEN r.waits IS NOT NULL THEN ARRAY(SELECT jsonb_array_elements_text(r.waits)::int8) END,"
 				" CASE WHEN r.claims IS NOT NULL THEN ARRAY(SELECT jsonb_array_elements_text(r.claims)) END,"
 				" CASE WHEN r.claims IS NOT NULL"
 				"   THEN now() + least(greatest(r.secs, 0), 315360000) * interval '1 second' END,"
-				" CASE WHEN r.claims IS NOT NULL THEN 'infinity' ELSE now() END"
+				" CASE WHEN r.claims IS NOT NULL THEN 'infinity' ELSE now() END,"
+				" CASE WHEN isfinite(r.started) THEN r.started END, CASE WHEN isfinite(r.enqueued) THEN r.enqueued END,"
+				" CASE WHEN r.attempt > 0 THEN least(r.attempt, 2147483647)::int4 END"
 				" FROM (SELECT unnest($1::text[]) AS kind, unnest($2::text[]) AS uid, unnest($3::text[]) AS ns,"
 				"       unnest($4::text[]) AS name, unnest($5::text[]) AS node, unnest($6::jsonb[]) AS body,"
 				"       unnest($7::int8[]) AS id, unnest($8::text[]) AS object, unnest($9::jsonb[]) AS waits,"
 				"       unnest($10::jsonb[]) AS claims, unnest($11::int8[]) AS secs,"
-				"       unnest($12::int8[]) AS ord) r"
+				"       unnest($12::int8[]) AS ord, unnest($13::timestamptz[]) AS started,"
+				"       unnest($14::timestamptz[]) AS enqueued, unnest($15::int8[]) AS attempt) r"
 				" ORDER BY r.ord",
-				12, types),
+				15, types),
 		args, NULL, SPI_OK_INSERT);
 }
 
@@ -885,8 +915,11 @@ OutboxWriteDecisions(const OutboxDecision *d, int n, int event_interval_ms)
 			}
 			rows_add(&rows, "binding", d[i].uid, f[i].ns, f[i].name, d[i].node,
 					 binding_body(f[i].ns, f[i].name, d[i].uid, d[i].node));
-			/* the scheduler that placed it, for its Scheduled event */
+			/* the scheduler that placed it, for its Scheduled event and the metrics */
 			rows.object[rows.n - 1] = f[i].scheduler_name;
+			rows.cycle_started[rows.n - 1] = d[i].cycle_started;
+			rows.enqueued[rows.n - 1] = d[i].enqueued;
+			rows.attempt[rows.n - 1] = d[i].attempt;
 			if (d[i].wait_claims != NIL || nreq > 0)
 			{
 				rows.waits[rows.n - 1] = array_of(NIL, ids, nreq);

@@ -23,6 +23,10 @@ typedef struct OutboxDecision
 	List	   *prebind;		/* PreBindRequest * (plugin.h), sent before the binding */
 	List	   *wait_claims;	/* char *: the binding waits until these claims are bound */
 	int64		wait_seconds;	/* for at most this long */
+	/* a binding's, for the metrics counted once it is bound or fails (metrics.c) */
+	TimestampTz cycle_started;	/* when its scheduling cycle began */
+	TimestampTz enqueued;		/* when the pod entered the queue; -infinity unknown */
+	int64		attempt;		/* its attempts, this one included */
 } OutboxDecision;
 
 /* A row claimed for sending */

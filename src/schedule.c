@@ -270,6 +270,9 @@ write_outbox(Attempt *attempts, int n)
 		d[i].prebind = attempts[i].prebind;
 		d[i].wait_claims = attempts[i].wait_claims;
 		d[i].wait_seconds = attempts[i].wait_seconds;
+		d[i].cycle_started = attempts[i].ended - attempts[i].cycle_us;
+		d[i].enqueued = attempts[i].first_enqueued;
+		d[i].attempt = attempts[i].queued_attempts + 1;
 	}
 	OutboxWriteDecisions(d, n, scheduler_event_interval);
 }
@@ -341,16 +344,21 @@ prebind_here(Attempt *attempts, int n)
  * The written attempts, tallied for kube-scheduler's metrics (metrics.c):
  * each by its result and cycle time, and each placed pod by the time since
  * it entered the queue (kube-scheduler's InitialAttemptTimestamp), labelled
- * with its attempts, this one included.
+ * with its attempts, this one included.  A placement with a binding to
+ * send (outbox) is counted when the binding is done or fails, as
+ * kube-scheduler counts it after its binding cycle (the outbox's trigger,
+ * binding_metrics in metrics.c); without, the placement is the binding.
  */
 static void
-tally(Attempt *attempts, int n, CallMetrics *m)
+tally(Attempt *attempts, int n, bool outbox, CallMetrics *m)
 {
 	for (int i = 0; i < n; i++)
 	{
 		Attempt    *a = &attempts[i];
 		int64		since;
 
+		if (outbox && a->node && !a->error)
+			continue;
 		MetricsAttempt(m, a->profile,
 					   a->error ? ATTEMPT_ERROR : a->node ? ATTEMPT_SCHEDULED : ATTEMPT_UNSCHEDULABLE,
 					   a->cycle_us);
@@ -558,7 +566,7 @@ write_results(Attempt *attempts, int n, CallMetrics *m)
 	 */
 	write_latest(args, types, nulls, history_ids);
 	write_preemptions(attempts, n, outbox, &nom);
-	tally(attempts, n, m);
+	tally(attempts, n, outbox, m);
 }
 
 /*

@@ -37,7 +37,13 @@ CREATE TABLE scheduler.outbox (
     object          text,                 -- volume, claim: the PersistentVolume's or claim's name; binding, delete: the scheduler's name; event: the Event's name
     waits_for       bigint[],             -- binding: its PreBind requests (volume, claim rows)
     claims          text[],               -- binding: the pod's claims, all bound before it is sent
-    wait_until      timestamptz           -- binding waiting for claims: failed when they are not bound by then (NULL once due)
+    wait_until      timestamptz,          -- binding waiting for claims: failed when they are not bound by then (NULL once due)
+    -- binding: what kube-scheduler's metrics read once it is done or fails
+    -- (src/metrics.c): its scheduling cycle's start, when the pod entered
+    -- the queue, and its attempts, this one included
+    cycle_started_at timestamptz,
+    enqueued_at     timestamptz,
+    pod_attempts    integer
 );
 CREATE INDEX outbox_pending ON scheduler.outbox (next_attempt_at) WHERE state = 'pending';
 CREATE INDEX outbox_waiting ON scheduler.outbox (id) WHERE state = 'pending' AND wait_until IS NOT NULL;
@@ -49,6 +55,16 @@ CREATE INDEX outbox_deletes ON scheduler.outbox (pod_uid) WHERE kind = 'delete';
 CREATE INDEX outbox_pending_events ON scheduler.outbox (id) WHERE state = 'pending' AND kind = 'event';
 COMMENT ON TABLE scheduler.outbox IS 'Bindings, PodScheduled conditions and FailedScheduling events for the API server, sent by the bind worker';
 COMMENT ON COLUMN scheduler.outbox.claims IS 'A binding''s claims: it waits until each is bound (spec.volumeName and pv.kubernetes.io/bind-completed), as VolumeBinding''s PreBind does';
+COMMENT ON COLUMN scheduler.outbox.cycle_started_at IS 'A binding''s scheduling cycle''s start: scheduler_scheduling_attempt_duration_seconds runs from it to the binding''s end, when the attempt is counted (scheduled when done, error when failed), as kube-scheduler counts it after its binding cycle';
+COMMENT ON COLUMN scheduler.outbox.enqueued_at IS 'When a binding''s pod entered the queue: scheduler_pod_scheduling_sli_duration_seconds runs from it to the binding''s end';
+COMMENT ON COLUMN scheduler.outbox.pod_attempts IS 'A binding''s pod''s attempts, this one included: the SLI histogram''s attempts label';
+
+-- A binding done or failed counts in the metrics' running totals then
+-- (src/metrics.c), once per statement
+CREATE FUNCTION scheduler_internal.binding_metrics() RETURNS trigger
+    AS 'MODULE_PATHNAME', 'scheduler_binding_metrics' LANGUAGE C SECURITY DEFINER;
+CREATE TRIGGER binding_metrics AFTER UPDATE ON scheduler.outbox REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION scheduler_internal.binding_metrics();
 
 -- The events' series, as client-go's event broadcaster keeps them (its
 -- cache): one row per Event object written through events.k8s.io/v1, by its

@@ -352,6 +352,11 @@ ANALYZE apicheck.pods; ANALYZE apicheck.nodes; ANALYZE apicheck.bindings;
 	  or diag($sample->($q));
 	is($one->(q{SELECT count(*) FROM scheduler.outbox WHERE kind = 'binding' AND state = 'pending'}), '0',
 		"$label: no binding left pending in the outbox");
+	# kube-scheduler counts a pod scheduled once its binding succeeded: the
+	# counter is the API's successful bindings, each once
+	is($one->(q{SELECT coalesce(sum(attempts), 0) FROM scheduler.attempt_totals WHERE result = 'scheduled'}),
+		$one->(q{SELECT coalesce(sum(succeeded), 0) FROM apicheck.bindings}),
+		"$label: scheduler_schedule_attempts_total{result=scheduled} counts each binding the API made, once");
 	# a binding refused for a pod that still exists (409: bound elsewhere)
 	# would mean it was placed twice
 	$q = q{SELECT o.name || ' -> ' || o.node || ': ' || coalesce(o.last_status::text, '-') || ' ' || coalesce(o.last_error, '')

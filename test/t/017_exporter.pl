@@ -118,13 +118,25 @@ is(q1(q{SELECT q.state FROM scheduler.queue q JOIN scheduler.pods p ON p.uid = q
 queued('retry', 100);
 is(schedule(), 'retry n3 scheduled', 'second call: placed at its second attempt');
 
+# The bind worker's answers (201 Created, as the API server binds): the
+# four bindings done.  kube-scheduler counts a pod scheduled after its
+# binding cycle, so they count now, each attempt's time running from its
+# cycle's start to the binding's end.  A third call's placement, its
+# binding not sent yet, counts nothing.
+is(q1(q{SELECT count(*) FROM scheduler.attempt_totals WHERE result = 'scheduled'}), '0',
+	'the placements do not count before their bindings are done');
+is(q1(q{SELECT string_agg(scheduler.outbox_result(id, 201), ',' ORDER BY id) FROM scheduler.outbox
+	WHERE kind = 'binding' AND state = 'pending'}), 'done,done,done,done', 'the four bindings done');
+apply(pod_json('new-0', '100m'));
+like(schedule(), qr/^new-0 n\d scheduled$/, 'third call: placed, its binding not sent');
+
 # an error, of another profile (Score Error: a strategy with no resources)
 q1(q{INSERT INTO scheduler.profiles VALUES ('broken', NULL);
 	INSERT INTO scheduler.profile_plugins (scheduler_name, plugin, position, args) VALUES
 	('broken', 'NodeResourcesFit', 1, '{"scoringStrategy": {"type": "LeastAllocated", "resources": []}}')});
 apply(pod_json('broke', '100m', q{"schedulerName": "broken",}));
 is(schedule(q{SET scheduler.scheduler_name = 'broken';}), 'broke - unschedulable',
-	'third call, profile broken: a plugin error (told unschedulable, counted as error)');
+	'fourth call, profile broken: a plugin error (told unschedulable, counted as error)');
 apply(pod_json("new-$_", '100m')) for 1 .. 2;
 
 # the outbox's pending requests written a minute ago, the nodes' watch
@@ -138,14 +150,19 @@ is(q1(q{SELECT string_agg(queue || '=' || pods, ',' ORDER BY queue) FROM schedul
 	'active=2,backoff=1,gated=1,unschedulable=1', 'the queues hold what the test put there');
 my %outbox = map { split /=/ } split /,/, q1(q{SELECT string_agg(kind || '=' || count, ',') FROM (
 	SELECT kind, count(*) FROM scheduler.outbox WHERE state = 'pending' GROUP BY kind) s});
-is($outbox{binding}, 4, 'the outbox holds the four bindings, unsent');
-# per result, profile and bound: the history's attempts of at most that
-# cycle time (the profile broken's failures are its errors)
+is($outbox{binding}, 1, 'the outbox holds the third call\'s binding, unsent');
+# per result, profile and bound: the attempts of at most that time: the
+# failures', their cycle times (the history; the profile broken's are its
+# errors), the placements', from their cycles' start to their bindings' end
 my %duration = map { my ($k, $v) = split /\|/; ($k => $v) } split /\n/, q1(q{
 	WITH h AS (
 		SELECT CASE WHEN p.scheduler_name = 'broken' THEN 'error' ELSE h.result END AS result,
 		       p.scheduler_name AS profile, h.cycle_time
-		FROM scheduler.attempt_history h JOIN scheduler.pods p ON p.uid = h.pod_uid)
+		FROM scheduler.attempt_history h JOIN scheduler.pods p ON p.uid = h.pod_uid
+		WHERE h.result <> 'scheduled'
+		UNION ALL
+		SELECT 'scheduled', o.object, o.finished_at - o.cycle_started_at
+		FROM scheduler.outbox o WHERE o.kind = 'binding' AND o.state = 'done')
 	SELECT 'profile=' || profile || ',result=' || result || ',le=' || b.le, count(*) FILTER (WHERE h.cycle_time <= b.bound)
 	FROM h, (SELECT (0.001 * 2 ^ i)::text, make_interval(secs => 0.001 * 2 ^ i) FROM generate_series(0, 14) i) b(le, bound)
 	GROUP BY 1
@@ -269,7 +286,7 @@ for my $set ('profile=broken,result=error', 'profile=default-scheduler,result=sc
 }
 
 # 4. the SLI: web-1 and web-2 1.5 s, web-3 12 s (attempts 1), retry 100 s
-# (attempts 2), each plus the call's time
+# (attempts 2), each plus the time until its binding was done
 my @sli = qw(0.01 0.02 0.04 0.08 0.16 0.32 0.64 1.28 2.56 5.12 10.24 20.48 40.96 81.92 163.84 327.68 655.36 1310.72 2621.44 5242.88);
 my $f = 'scheduler_pod_scheduling_sli_duration_seconds';
 is($type->{$f}, 'histogram', 'the SLI duration is a histogram');
@@ -280,7 +297,7 @@ is(join(' ', map { $m->{"${f}_bucket{attempts=2,le=$_}"} } @sli, '+Inf'),
 	'0 0 0 0 0 0 0 0 0 0 0 0 0 0 1 1 1 1 1 1 1', 'attempts 2: 100 s (le 163.84 on)');
 is($m->{"${f}_count{attempts=1}"} . ' ' . $m->{"${f}_count{attempts=2}"}, '3 1', 'their counts');
 ok($m->{"${f}_sum{attempts=1}"} >= 15 && $m->{"${f}_sum{attempts=1}"} < 18, 'attempts 1: the sum, 15 s and the calls');
-ok($m->{"${f}_sum{attempts=2}"} >= 100 && $m->{"${f}_sum{attempts=2}"} < 101, 'attempts 2: the sum, 100 s and the call');
+ok($m->{"${f}_sum{attempts=2}"} >= 100 && $m->{"${f}_sum{attempts=2}"} < 103, 'attempts 2: the sum, 100 s and the calls until its binding');
 is(series($m, "${f}_count"), 'attempts=1 attempts=2', 'no other attempts label');
 
 # 5. ours
