@@ -307,26 +307,47 @@ queue_key(const SimPod *p, SchedQueueSortKey *k)
 	k->name_len = strlen(k->name);
 }
 
+/* a pod's sort key, read once, and its place in the array */
+typedef struct SimPodKey
+{
+	SchedQueueSortKey key;
+	int			index;
+} SimPodKey;
+
 static int
 cmp_queue(const void *a, const void *b)
 {
-	SchedQueueSortKey x;
-	SchedQueueSortKey y;
-
-	queue_key(a, &x);
-	queue_key(b, &y);
-	return SchedQueueSortCompare(&x, &y);
+	return SchedQueueSortCompare(&((const SimPodKey *) a)->key, &((const SimPodKey *) b)->key);
 }
 
 /*
  * SimulateSortPods
  *		In QueueSort order, the pop's (SchedQueueSortCompare): priority,
  *		then the time queued, then namespace and name, for a stable answer.
+ *		Each pod's key is read once (its names' lengths), not at each
+ *		comparison.
  */
 void
 SimulateSortPods(SimPod *pods, int n)
 {
-	qsort(pods, n, sizeof(SimPod), cmp_queue);
+	SimPodKey  *keys;
+	SimPod	   *sorted;
+
+	if (n < 2)
+		return;
+	keys = palloc(sizeof(SimPodKey) * n);
+	for (int i = 0; i < n; i++)
+	{
+		queue_key(&pods[i], &keys[i].key);
+		keys[i].index = i;
+	}
+	qsort(keys, n, sizeof(SimPodKey), cmp_queue);
+	sorted = palloc(sizeof(SimPod) * n);
+	for (int i = 0; i < n; i++)
+		sorted[i] = pods[keys[i].index];
+	memcpy(pods, sorted, sizeof(SimPod) * n);
+	pfree(sorted);
+	pfree(keys);
 }
 
 /* The view made (again): the snapshot afresh, the changes, the decisions so far */
