@@ -219,4 +219,21 @@ SELECT pg_temp.mark();
 UPDATE scheduler.outbox SET last_error = 'again' WHERE kind = 'binding' AND name IN ('bound-ok', 'bound-lost');
 SELECT count(*) AS totals_changed FROM scheduler.attempt_totals t FULL JOIN marked m USING (result, profile)
 WHERE (t.*) IS DISTINCT FROM (m.*);
+-- A failed binding's count takes cycle_lock (SHARE) before it writes the
+-- row (error, profile), which schedule_pending() writes at its end holding
+-- cycle_lock: the settle of waiting bindings fails a binding, then forgets
+-- its pod (a write that waits for cycle_lock), and would otherwise hold
+-- that row while waiting for a call that waits for the row.  A binding done
+-- takes no lock (with an API server a call counts no placement).
+SELECT pg_temp.pod('lock-a', '100m', '{"nodeSelector": {"kubernetes.io/hostname": "x"}}'),
+       pg_temp.pod('lock-b', '100m', '{"nodeSelector": {"kubernetes.io/hostname": "x"}}');
+SELECT name, node, result FROM schedule_pending() WHERE name LIKE 'lock-%' ORDER BY name;
+BEGIN;
+UPDATE scheduler.outbox SET state = 'done', finished_at = now() WHERE kind = 'binding' AND state = 'pending' AND name = 'lock-a';
+SELECT count(*) AS cycle_lock_held FROM pg_locks
+WHERE locktype = 'relation' AND relation = 'scheduler.cycle_lock'::regclass AND pid = pg_backend_pid();
+UPDATE scheduler.outbox SET state = 'failed', finished_at = now() WHERE kind = 'binding' AND state = 'pending' AND name = 'lock-b';
+SELECT mode, granted FROM pg_locks
+WHERE locktype = 'relation' AND relation = 'scheduler.cycle_lock'::regclass AND pid = pg_backend_pid();
+ROLLBACK;
 RESET scheduler.kube_api_url;

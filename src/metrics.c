@@ -33,6 +33,7 @@
 #include "common/int.h"
 #include "executor/executor.h"
 #include "executor/spi.h"
+#include "storage/lmgr.h"
 #include "nodes/pg_list.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
@@ -40,6 +41,7 @@
 #include "utils/timestamp.h"
 #include "utils/tuplestore.h"
 
+#include "access.h"
 #include "metrics.h"
 #include "plans.h"
 
@@ -324,6 +326,7 @@ scheduler_binding_metrics(PG_FUNCTION_ARGS)
 	int			npending = 0;
 	int			cap = 0;
 	CallMetrics *m = NULL;
+	bool		any_error = false;
 
 	if (!CALLED_AS_TRIGGER(fcinfo) || !TRIGGER_FIRED_AFTER(td->tg_event) ||
 		!TRIGGER_FIRED_FOR_STATEMENT(td->tg_event) || !TRIGGER_FIRED_BY_UPDATE(td->tg_event) ||
@@ -393,6 +396,7 @@ scheduler_binding_metrics(PG_FUNCTION_ARGS)
 			finished = isnull || TIMESTAMP_NOT_FINITE(DatumGetTimestampTz(d)) ?
 				GetCurrentTransactionStartTimestamp() : DatumGetTimestampTz(d);
 			done = strcmp(state, "done") == 0;
+			any_error |= !done;
 			if (m == NULL)
 				m = MetricsBegin();
 			if (pg_sub_s64_overflow(finished, started, &us))
@@ -411,6 +415,20 @@ scheduler_binding_metrics(PG_FUNCTION_ARGS)
 	ExecDropSingleTupleTableSlot(slot);
 	if (m != NULL)
 	{
+		/*
+		 * A failed binding counts where schedule_pending() counts its
+		 * errors, the row (error, profile) of attempt_totals, which a call
+		 * writes at its end holding cycle_lock: take cycle_lock (SHARE)
+		 * first, as the mirror's writers do, rather than hold that row
+		 * while the statements after this one wait for the lock (the
+		 * settle of waiting bindings forgets the pods next, and its write
+		 * of scheduler.pods waits for cycle_lock): a call would then wait
+		 * for the row, a deadlock.  The writers that fail bindings hold it
+		 * already, but the settle.  A binding done waits for nothing: with
+		 * an API server a call counts no placement.
+		 */
+		if (any_error)
+			LockRelationOid(SchedulerRelid("cycle_lock"), ShareLock);
 		if (SPI_connect() != SPI_OK_CONNECT)
 			elog(ERROR, "binding_metrics: SPI_connect failed");
 		MetricsWrite(m);

@@ -3,7 +3,9 @@
  *	  kube-scheduler's counters and histograms of scheduling attempts
  *	  (scheduler_schedule_attempts_total, ..._scheduling_attempt_duration_seconds,
  *	  ..._pod_scheduling_sli_duration_seconds), gathered over one
- *	  schedule_pending() call and added to their tables once at its end.
+ *	  schedule_pending() call, or one statement that finishes bindings
+ *	  (the outbox's trigger, binding_metrics), and added to their tables
+ *	  once at its end.
  *
  * IDENTIFICATION
  *	  src/metrics.h

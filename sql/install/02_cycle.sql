@@ -54,7 +54,8 @@ CREATE INDEX attempt_history_time ON scheduler.attempt_history (attempted_at);
 
 -- kube-scheduler's counters and histograms of attempts, as running totals
 -- that the pruning of attempt_history leaves alone: schedule_pending() adds
--- each call's attempts in one statement at its end (src/metrics.c).  The
+-- each call's attempts in one statement at its end, and the outbox's
+-- trigger the placements whose bindings finish (src/metrics.c).  The
 -- buckets are cumulative, as Prometheus exposes them: element i counts the
 -- observations of at most its bound.
 CREATE TABLE scheduler.attempt_totals (
@@ -65,8 +66,8 @@ CREATE TABLE scheduler.attempt_totals (
     duration_buckets bigint[] NOT NULL CHECK (cardinality(duration_buckets) = 15),
     PRIMARY KEY (result, profile)
 );
-COMMENT ON TABLE scheduler.attempt_totals IS 'Every scheduling attempt since the install, by result (scheduled, unschedulable, error) and profile: kube-scheduler''s scheduler_schedule_attempts_total, and the histogram of the cycle times (scheduler_scheduling_attempt_duration_seconds); never pruned';
-COMMENT ON COLUMN scheduler.attempt_totals.duration_buckets IS 'Cumulative: element i (from 0) counts the attempts whose cycle took at most 0.001 * 2^i s (kube-scheduler''s ExponentialBuckets(0.001, 2, 15))';
+COMMENT ON TABLE scheduler.attempt_totals IS 'Every scheduling attempt since the install, by result (scheduled, unschedulable, error) and profile: kube-scheduler''s scheduler_schedule_attempts_total, and the histogram of their times (scheduler_scheduling_attempt_duration_seconds: the cycle, and for a placement with an API server until its binding is done or fails, when it is counted); never pruned';
+COMMENT ON COLUMN scheduler.attempt_totals.duration_buckets IS 'Cumulative: element i (from 0) counts the attempts that took at most 0.001 * 2^i s (kube-scheduler''s ExponentialBuckets(0.001, 2, 15))';
 
 CREATE TABLE scheduler.scheduling_sli_totals (
     attempts         text PRIMARY KEY CHECK (attempts ~ '^([1-9]|1[0-4]|15\+)$'),
@@ -74,6 +75,6 @@ CREATE TABLE scheduler.scheduling_sli_totals (
     duration_sum     float8 NOT NULL, -- seconds
     duration_buckets bigint[] NOT NULL CHECK (cardinality(duration_buckets) = 20)
 );
-COMMENT ON TABLE scheduler.scheduling_sli_totals IS 'Every pod placed since the install, by its attempts ("1" to "14", "15+"): the histogram of the time from its entering the queue to its placement, kube-scheduler''s scheduler_pod_scheduling_sli_duration_seconds; never pruned';
-COMMENT ON COLUMN scheduler.scheduling_sli_totals.duration_buckets IS 'Cumulative: element i (from 0) counts the pods placed at most 0.01 * 2^i s after they entered the queue (kube-scheduler''s ExponentialBuckets(0.01, 2, 20))';
+COMMENT ON TABLE scheduler.scheduling_sli_totals IS 'Every pod placed since the install, by its attempts ("1" to "14", "15+"): the histogram of the time from its entering the queue to its binding (with an API server; else its placement), kube-scheduler''s scheduler_pod_scheduling_sli_duration_seconds; never pruned';
+COMMENT ON COLUMN scheduler.scheduling_sli_totals.duration_buckets IS 'Cumulative: element i (from 0) counts the pods bound (placed) at most 0.01 * 2^i s after they entered the queue (kube-scheduler''s ExponentialBuckets(0.01, 2, 20))';
 

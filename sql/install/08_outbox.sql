@@ -3,7 +3,8 @@
 -- in the transaction that makes the decision (only when scheduler.kube_api_url
 -- is set), and sent by the bind worker, which reports each response through
 -- scheduler.outbox_result()'s rules.  src/outbox.c builds every row and is
--- the one file that reads and writes the table.
+-- the one file that writes the table (src/metrics.c's trigger reads the
+-- bindings a statement finishes).
 --   binding    POST pods/{name}/binding, carrying the pod's uid
 --   condition  PATCH pods/{name}/status: PodScheduled False, Unschedulable
 --   event      POST events.k8s.io/v1 events: FailedScheduling, Scheduled, Preempted
