@@ -744,23 +744,29 @@ decode_placed_nonzero_memory(PodInfo *pod, const PodCell *c)
 		note_invalid(pod, "nonzero_memory", "negative");
 }
 
-/* as the scorer reads it: pending_nonzero_*, or as a node counts it (NULL) */
+/*
+ * as NodeResourcesFit's scorer reads it: pending_nonzero_*, or as a node
+ * counts it (NULL: the same)
+ */
+static void
+pending_or_placed(PodInfo *pod, const PodCell *c, int64 placed, int64 *out, const char *column)
+{
+	if (c->row.nulls[c->col - 1])
+		*out = placed;
+	else if ((*out = deformed_int64(&c->row, c->col)) < 0)
+		note_invalid(pod, column, "negative");
+}
+
 static void
 decode_nonzero_cpu(PodInfo *pod, const PodCell *c)
 {
-	if (c->row.nulls[c->col - 1])
-		pod->nonzero_cpu = pod->placed_nonzero_cpu;
-	else if ((pod->nonzero_cpu = deformed_int64(&c->row, c->col)) < 0)
-		note_invalid(pod, "pending_nonzero_cpu", "negative");
+	pending_or_placed(pod, c, pod->placed_nonzero_cpu, &pod->nonzero_cpu, "pending_nonzero_cpu");
 }
 
 static void
 decode_nonzero_memory(PodInfo *pod, const PodCell *c)
 {
-	if (c->row.nulls[c->col - 1])
-		pod->nonzero_memory = pod->placed_nonzero_memory;
-	else if ((pod->nonzero_memory = deformed_int64(&c->row, c->col)) < 0)
-		note_invalid(pod, "pending_nonzero_memory", "negative");
+	pending_or_placed(pod, c, pod->placed_nonzero_memory, &pod->nonzero_memory, "pending_nonzero_memory");
 }
 
 static void

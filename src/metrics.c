@@ -297,6 +297,39 @@ rewind_table(Tuplestorestate *ts)
 	tuplestore_rescan(ts);
 }
 
+/*
+ * The ids of the bindings a transition table holds pending, sorted (for
+ * bsearch); *n of them
+ */
+static int64 *
+pending_bindings(Tuplestorestate *ts, TupleTableSlot *slot, int a_id, int a_kind, int a_state, int *n)
+{
+	int64	   *ids = NULL;
+	int			cap = 0;
+
+	*n = 0;
+	rewind_table(ts);
+	while (tuplestore_gettupleslot(ts, true, false, slot))
+	{
+		char	   *kind = slot_text(slot, a_kind);
+		char	   *state = slot_text(slot, a_state);
+		bool		isnull;
+		Datum		id = slot_getattr(slot, a_id, &isnull);
+
+		if (isnull || kind == NULL || strcmp(kind, "binding") != 0 || state == NULL || strcmp(state, "pending") != 0)
+			continue;
+		if (*n == cap)
+		{
+			cap = Max(16, cap * 2);
+			ids = ids ? repalloc(ids, sizeof(int64) * cap) : palloc(sizeof(int64) * cap);
+		}
+		ids[(*n)++] = DatumGetInt64(id);
+	}
+	if (*n > 1)
+		qsort(ids, *n, sizeof(int64), cmp_int64);
+	return ids;
+}
+
 PG_FUNCTION_INFO_V1(scheduler_binding_metrics);
 /*
  * scheduler_internal.binding_metrics(): after each UPDATE statement on
@@ -322,9 +355,8 @@ scheduler_binding_metrics(PG_FUNCTION_ARGS)
 				a_started,
 				a_enqueued,
 				a_attempts;
-	int64	   *pending = NULL;
-	int			npending = 0;
-	int			cap = 0;
+	int64	   *pending;
+	int			npending;
 	CallMetrics *m = NULL;
 	bool		any_error = false;
 
@@ -346,27 +378,9 @@ scheduler_binding_metrics(PG_FUNCTION_ARGS)
 	slot = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
 
 	/* the bindings the statement found pending */
-	rewind_table(td->tg_oldtable);
-	while (tuplestore_gettupleslot(td->tg_oldtable, true, false, slot))
-	{
-		char	   *kind = slot_text(slot, a_kind);
-		char	   *state = slot_text(slot, a_state);
-		bool		isnull;
-		Datum		id = slot_getattr(slot, a_id, &isnull);
-
-		if (!isnull && kind && strcmp(kind, "binding") == 0 && state && strcmp(state, "pending") == 0)
-		{
-			if (npending == cap)
-			{
-				cap = Max(16, cap * 2);
-				pending = pending ? repalloc(pending, sizeof(int64) * cap) : palloc(sizeof(int64) * cap);
-			}
-			pending[npending++] = DatumGetInt64(id);
-		}
-	}
+	pending = pending_bindings(td->tg_oldtable, slot, a_id, a_kind, a_state, &npending);
 	if (npending > 0)
 	{
-		qsort(pending, npending, sizeof(int64), cmp_int64);
 		rewind_table(td->tg_newtable);
 		while (tuplestore_gettupleslot(td->tg_newtable, true, false, slot))
 		{
