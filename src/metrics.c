@@ -4,12 +4,14 @@
  *	  as running totals so that they never go down when
  *	  scheduler.attempt_history is pruned:
  *	   - scheduler.attempt_totals, per result and profile: the attempts
- *		 (scheduler_schedule_attempts_total) and the histogram of their cycle
- *		 times (scheduler_scheduling_attempt_duration_seconds, kube-scheduler's
- *		 buckets ExponentialBuckets(0.001, 2, 15));
+ *		 (scheduler_schedule_attempts_total) and the histogram of their times
+ *		 (scheduler_scheduling_attempt_duration_seconds, kube-scheduler's
+ *		 buckets ExponentialBuckets(0.001, 2, 15)): the cycle, and for a
+ *		 placement with an API server until its binding is done or fails;
  *	   - scheduler.scheduling_sli_totals, per attempts label ("1" .. "14",
  *		 "15+"): the histogram of the time from a pod's entering the queue to
- *		 its placement (scheduler_pod_scheduling_sli_duration_seconds,
+ *		 its binding, or its placement without an API server
+ *		 (scheduler_pod_scheduling_sli_duration_seconds,
  *		 ExponentialBuckets(0.01, 2, 20)).
  *	  A schedule_pending() call tallies its attempts in memory as it writes
  *	  them (schedule.c) and adds the tally in one statement at its end, in
@@ -19,6 +21,9 @@
  *	  kube-scheduler counts it after its binding cycle, its time since its
  *	  cycle began: the outbox's trigger tallies each statement's such
  *	  bindings and adds them alike (binding_metrics).
+ *	  The rows are written in key order, so that two writers that do not
+ *	  exclude each other (a recorder and a node's deletion, both holding
+ *	  cycle_lock SHARE) lock the rows they share in the same order.
  *	  The buckets are stored cumulative, as Prometheus exposes them (bucket
  *	  i counts the observations of at most its bound), so that adding two
  *	  tallies is adding them element by element.
@@ -234,6 +239,7 @@ MetricsWrite(CallMetrics *m)
 							  "               : d.i * " CppAsString2(DURATION_BUCKETS) "]"
 							  " FROM unnest($1::text[], $2::text[], $3::int8[], $4::float8[])"
 							  "  WITH ORDINALITY AS d(result, profile, n, total, i)"
+							  " ORDER BY d.result, d.profile"
 							  " ON CONFLICT (result, profile) DO UPDATE SET attempts = t.attempts + EXCLUDED.attempts,"
 							  "  duration_sum = t.duration_sum + EXCLUDED.duration_sum,"
 							  "  duration_buckets = " ADD_BUCKETS ")"
@@ -244,6 +250,7 @@ MetricsWrite(CallMetrics *m)
 							  "               : d.i * " CppAsString2(SLI_BUCKETS) "]"
 							  " FROM unnest($6::text[], $7::int8[], $8::float8[])"
 							  "  WITH ORDINALITY AS d(label, n, total, i)"
+							  " ORDER BY d.label"
 							  " ON CONFLICT (attempts) DO UPDATE SET pods = t.pods + EXCLUDED.pods,"
 							  "  duration_sum = t.duration_sum + EXCLUDED.duration_sum,"
 							  "  duration_buckets = " ADD_BUCKETS, 9, types),
@@ -439,7 +446,12 @@ scheduler_binding_metrics(PG_FUNCTION_ARGS)
 		 * of scheduler.pods waits for cycle_lock): a call would then wait
 		 * for the row, a deadlock.  The writers that fail bindings hold it
 		 * already, but the settle.  A binding done waits for nothing: with
-		 * an API server a call counts no placement.
+		 * an API server a call counts no placement.  (A session that runs
+		 * schedule_pending() with scheduler.kube_api_url unset, while
+		 * others set it, counts its placements; a client transaction that
+		 * records a done binding and then waits for cycle_lock could then
+		 * deadlock with it.  The setting is the server's, as the README
+		 * says.)
 		 */
 		if (any_error)
 			LockRelationOid(SchedulerRelid("cycle_lock"), ShareLock);
