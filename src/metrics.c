@@ -266,15 +266,11 @@ MetricsWrite(CallMetrics *m)
 static int
 column_of(TupleDesc desc, const char *name)
 {
-	for (int i = 0; i < desc->natts; i++)
-	{
-		Form_pg_attribute a = TupleDescAttr(desc, i);
+	int			a = SPI_fnumber(desc, name);
 
-		if (!a->attisdropped && strcmp(NameStr(a->attname), name) == 0)
-			return i + 1;
-	}
-	elog(ERROR, "scheduler.outbox has no column \"%s\"", name);
-	return 0;					/* not reached */
+	if (a <= 0)
+		elog(ERROR, "scheduler.outbox has no column \"%s\"", name);
+	return a;
 }
 
 /* a text column's value, or NULL */
