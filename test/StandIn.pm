@@ -1,6 +1,7 @@
 # The stand-in Kubernetes API server (test/apiserver/kube_apiserver.py) for
 # the TAP tests: start one on a free port over HTTPS, and talk to it through
-# test/apiserver/kreq.py (this Perl has no TLS).
+# test/apiserver/kreq.py (this Perl has no TLS).  With KUBE_APISERVER_BIN and
+# ETCD_BIN set, a real kube-apiserver and etcd start instead (see real()).
 #
 #   my $api = StandIn->new('apiserver_006', '--bookmark-interval', '1');
 #   $node->append_conf('postgresql.conf', $api->conf);   # the connection GUCs
@@ -33,12 +34,13 @@ sub new
 	my $work = abs_path($PostgreSQL::Test::Utils::tmp_check) . "/$name";
 	my $certdir = "$work/certs";
 	make_path($certdir);
+	my $script = StandIn->real ? 'real_apiserver.py' : 'kube_apiserver.py';
 	my $h = IPC::Run::start(
-		[ 'python3', "$apidir/kube_apiserver.py", '--port', '0', '--cert-dir', $certdir, @args ],
+		[ 'python3', "$apidir/$script", '--port', '0', '--cert-dir', $certdir, @args ],
 		'>', "$work/stdout", '2>', "$work/stderr");
 	push @started, $h;
 	my $url;
-	my $deadline = time + 60;
+	my $deadline = time + (StandIn->real ? 240 : 60);
 	until ($url)
 	{
 		($url) = (-e "$work/stdout" ? slurp_file("$work/stdout") : '') =~ /^READY (\S+)/m;
@@ -71,6 +73,13 @@ sub start
 	%$self = %$again;
 	return;
 }
+
+# real(): a real kube-apiserver and etcd run instead of the stand-in, when
+# KUBE_APISERVER_BIN and ETCD_BIN give their paths (real_apiserver.py).  The
+# stand-in's test hooks that kreq.py cannot answer through the API (faults,
+# the request log, the state of its watches) are not there: the tests skip
+# what needs them.  Its kube-apiserver's log is work()/kube-apiserver.log.
+sub real { return !!($ENV{KUBE_APISERVER_BIN} && $ENV{ETCD_BIN}) }
 
 sub url { $_[0]{url} }
 sub port { $_[0]{port} }
@@ -124,6 +133,7 @@ sub kjson
 sub faults
 {
 	my ($self, $f) = @_;
+	die "faults: only the stand-in has them (a real kube-apiserver runs)" if $self->real;
 	return $self->kjson('POST', '/debug/faults', $f);
 }
 
@@ -175,6 +185,23 @@ sub _get_or_undef
 	return undef if $code && $code == 404;
 	die "kreq GET $path: HTTP " . ($code // '?') . ": " . substr($out, 0, 500) unless $code && $code =~ /^2/;
 	return decode_json($out);
+}
+
+# pod_counts(): (pods, unbound pods) in the API: the stand-in's own count;
+# against a real kube-apiserver, from a list of one (remainingItemCount) and
+# a list of the pods with no spec.nodeName (at most 500: then at least that)
+sub pod_counts
+{
+	my ($self) = @_;
+	if (!$self->real)
+	{
+		my $s = $self->kjson('GET', '/debug/state');
+		return ($s->{counts}{pods}, $s->{pods}{unbound});
+	}
+	my $all = $self->kjson('GET', '/api/v1/pods?limit=1');
+	my $unbound = $self->kjson('GET', '/api/v1/pods?fieldSelector=spec.nodeName%3D&limit=500');
+	return (scalar(@{ $all->{items} }) + ($all->{metadata}{remainingItemCount} // 0),
+		scalar(@{ $unbound->{items} }));
 }
 
 # watched_paths(): the collection paths of the watches open now, sorted (one

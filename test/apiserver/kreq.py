@@ -17,6 +17,10 @@ response, whatever its code, and 2 for a transport failure (refused
 connection, TLS error, timeout) or a bad argument; with --fail a response of
 400 or more exits 22, as curl -f does.
 
+Against a real kube-apiserver (real_apiserver.py's server.json says
+"real": true), the stand-in's test hooks /debug/... are answered here
+instead (real_debug.py).
+
 Options:
   -o FILE          write the body to FILE instead of standard output
   --fail           exit 22 when the status is 400 or more
@@ -32,6 +36,7 @@ Options:
 """
 
 import json
+import os
 import ssl
 import sys
 import urllib.error
@@ -142,7 +147,14 @@ def main(argv):
         sys.stderr.write("HTTP %d\n" % worst)
         return 22 if fail and worst >= 400 else 0
 
-    status, data = request(path)
+    if server.get("real") and path.startswith("/debug/"):
+        # a real kube-apiserver has no test hooks: answered here (real_debug.py)
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import real_debug
+        status, obj = real_debug.answer(server, method, path, body)
+        data = json.dumps(obj).encode()
+    else:
+        status, data = request(path)
     if status is None:
         return 2
     if out_path:

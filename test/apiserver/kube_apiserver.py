@@ -2896,6 +2896,7 @@ class App:
         self.bindings = []
         self.bindings_succeeded = 0   # of self.bindings, those answered 201 (/debug/state)
         self.bindings_lock = threading.Lock()
+        self.audit_log = None         # --audit-log-path, opened
         self.requests = collections.deque(maxlen=20000)
         self.request_count = 0
         self.watches = {}
@@ -3728,6 +3729,9 @@ class App:
             entry["seq"] = len(self.bindings) + 1
             self.bindings.append(entry)
             self.bindings_succeeded += code == 201
+            if self.audit_log is not None:
+                self.audit_log.write(json.dumps(audit_event(ns, url_name, b, code)) + "\n")
+                self.audit_log.flush()
 
     # --- bulk
     def bulk(self, body):
@@ -3868,6 +3872,23 @@ class App:
                     s["podUIDs"].append(e.get("podUID"))
             return summ
         return items
+
+
+def audit_event(ns, url_name, binding, code):
+    """kube-apiserver's audit event (audit.k8s.io/v1, level Request, stage
+    ResponseComplete) of one binding request, as --audit-log-path writes it"""
+    name = url_name or ((binding.get("metadata") or {}).get("name") if isinstance(binding, dict) else None)
+    ref = {"resource": "pods", "namespace": ns, "name": name, "apiVersion": "v1", "subresource": "binding"}
+    uri = "/api/v1/namespaces/%s/pods/%s/binding" % (ns, name)
+    if url_name is None:
+        ref = {"resource": "bindings", "namespace": ns, "name": name, "apiVersion": "v1"}
+        uri = "/api/v1/namespaces/%s/bindings" % ns
+    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return {"kind": "Event", "apiVersion": "audit.k8s.io/v1", "level": "Request", "auditID": str(uuid.uuid4()),
+            "stage": "ResponseComplete", "requestURI": uri, "verb": "create",
+            "user": {"username": "scheduler-test", "groups": ["system:masters", "system:authenticated"]},
+            "objectRef": ref, "responseStatus": {"metadata": {}, "code": code}, "requestObject": binding,
+            "requestReceivedTimestamp": now, "stageTimestamp": now}
 
 
 def make_node(name, g):
@@ -4939,6 +4960,7 @@ def main(argv=None):
     ap.add_argument("--bookmark-interval", type=float, default=10.0, help="seconds between BOOKMARKs")
     ap.add_argument("--max-body-bytes", type=int, default=3 * 1024 * 1024, help="request body limit (3 MiB)")
     ap.add_argument("--verbose", "-v", action="store_true", help="log requests to stderr")
+    ap.add_argument("--audit-log-path", help="append kube-apiserver's audit event of each binding request here")
     a = ap.parse_args(argv)
 
     d = os.path.abspath(a.cert_dir)
@@ -4959,6 +4981,8 @@ def main(argv=None):
     # walked them for up to 40% of the time a bulk load or a binding took.
     gc.set_threshold(100000, 50, 1000)
     app = App(token, a.history_size, a.bookmark_interval, a.max_body_bytes, a.verbose)
+    if a.audit_log_path:
+        app.audit_log = open(a.audit_log_path, "a")
     server = Server(("127.0.0.1", a.port), Handler)
     server.app = app
     server.ssl_ctx = None
