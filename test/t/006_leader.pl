@@ -63,12 +63,12 @@ kreq('POST', '/debug/bulk', '{"generate": {"pods": {"count": 1, "prefix": "solo-
 ok($primary->poll_query_until('postgres', q{SELECT count(*) = 1 FROM scheduler.outbox WHERE kind = 'binding'}),
 	'the pod is scheduled: its binding is in the outbox');
 usleep(2_000_000);
-is(kreq('GET', '/debug/state')->{bindings}{total}, 0,
+is(scalar(@{ kreq('GET', '/debug/bindings') }), 0,
 	'while another session holds the bind lock, nothing is sent');
 $holder->query_safe(q{SELECT scheduler.release_lead('bind')});
 ok($primary->poll_query_until('postgres', q{SELECT node_name IS NOT NULL FROM scheduler.pods WHERE name = 'solo-0'}),
 	'released: the binding goes out and the bound pod comes back through the watch');
-is(kreq('GET', '/debug/state')->{bindings}{total}, 1, 'exactly one binding request');
+is(scalar(@{ kreq('GET', '/debug/bindings') }), 1, 'exactly one binding request');
 $holder->quit;
 
 # --- idle when there is nothing to do: the bind worker sleeps until woken
@@ -86,7 +86,6 @@ my $standby = PostgreSQL::Test::Cluster->new('standby');
 $standby->init_from_backup($primary, 'b', has_streaming => 1);
 $standby->start;
 $primary->wait_for_catchup($standby);
-my $requests = kreq('GET', '/debug/state')->{requests};
 usleep(2_000_000);
 is($standby->safe_psql('postgres',
 		q{SELECT count(*) FROM pg_stat_activity WHERE backend_type LIKE 'scheduler%'}),
@@ -94,9 +93,13 @@ is($standby->safe_psql('postgres',
 is($standby->safe_psql('postgres', 'SELECT count(*) FROM scheduler.nodes'), '3',
 	'(it has the mirror, replicated)');
 # only the primary's watches are open: one per kind (scheduler.kinds()), as
-# before the standby came
-is($api->watched_paths, $api->kinds_paths($primary),
-	'the API server sees only the primary\'s watches, one per kind scheduler.kinds() lists');
+# before the standby came (only the stand-in tells its watches)
+SKIP:
+{
+	skip 'a real kube-apiserver does not list its watches', 1 if $api->real;
+	is($api->watched_paths, $api->kinds_paths($primary),
+		'the API server sees only the primary\'s watches, one per kind scheduler.kinds() lists');
+}
 
 $standby->stop;
 $primary->stop;

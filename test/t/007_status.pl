@@ -218,6 +218,13 @@ is(q1(q{SELECT string_agg(DISTINCT last_status::text, ',') FROM scheduler.outbox
 # FailedScheduling event, both "running Bind plugin \"DefaultBinder\":
 # <error>"; the pod goes back to the queue and is bound on a later try.
 # Here its Binding is answered 500 twice, with 2 attempts allowed.
+# (The stand-in's faults answer the 500s: a real kube-apiserver has none.)
+if ($api->real)
+{
+	$node->stop;
+	done_testing();
+	exit 0;
+}
 q1(q{ALTER SYSTEM SET scheduler.outbox_max_attempts = 2; SELECT pg_reload_conf();});
 usleep(300_000);
 $api->faults({ http_500_next => 2, match => '/pods/refused-0/binding', method => 'POST' });

@@ -23,6 +23,8 @@ use StandIn;
 use Test::More;
 use Time::HiRes qw(time usleep);
 
+plan skip_all => 'every step here is a fault of the stand-in\'s: a real kube-apiserver runs' if StandIn->real;
+
 my $seed = $ENV{SCHEDULER_TEST_SEED} // (time() ^ $$) % 1_000_000;
 diag("fuzz seed $seed (SCHEDULER_TEST_SEED=$seed replays it)");
 

@@ -48,7 +48,8 @@ is(q1(q{SELECT count(*) || ' settings, ' || count(*) FILTER (WHERE setting <> ''
 kreq('POST', '/debug/bulk', '{"generate": {"nodes": {"count": 2}, "pods": {"count": 3}}}');
 ok($node->poll_query_until('postgres', q{SELECT count(*) = 3 FROM scheduler.pods WHERE node_name IS NOT NULL}),
 	'in-cluster: the nodes and pods are mirrored, and the pods bound through the API');
-is(kreq('GET', '/debug/state')->{bindings}{succeeded}, 3, 'three bindings, as the API server recorded them');
+is(scalar(grep { $_->{code} == 201 } @{ kreq('GET', '/debug/bindings') }), 3,
+	'three bindings, as the API server recorded them');
 is(q1(q{SELECT string_agg(name, ',' ORDER BY name) FROM scheduler.namespaces}),
 	'default,kube-node-lease,kube-public,kube-system', 'the namespaces are mirrored too');
 kreq('POST', '/api/v1/namespaces', '{"metadata": {"name": "team-a", "labels": {"team": "a"}}}');
@@ -57,15 +58,20 @@ ok($node->poll_query_until('postgres', q{SELECT labels = '{"team": "a"}' FROM sc
 
 # --- SIGTERM in the middle of a watch: gone at once
 my $pid = q1(q{SELECT pid FROM pg_stat_activity WHERE backend_type = 'scheduler watch'});
-my $kinds = $api->kinds_paths($node);
-my $open = '';
-for (1 .. 50)
+SKIP:
 {
-	$open = $api->watched_paths;
-	last if $open eq $kinds;
-	usleep(100_000);
+	# (only the stand-in tells its watches)
+	skip 'a real kube-apiserver does not list its watches', 1 if $api->real;
+	my $kinds = $api->kinds_paths($node);
+	my $open = '';
+	for (1 .. 50)
+	{
+		$open = $api->watched_paths;
+		last if $open eq $kinds;
+		usleep(100_000);
+	}
+	is($open, $kinds, 'a watch per kind scheduler.kinds() lists is open (they last minutes)');
 }
-is($open, $kinds, 'a watch per kind scheduler.kinds() lists is open (they last minutes)');
 my $t0 = time;
 q1("SELECT pg_terminate_backend($pid)");
 ok($node->poll_query_until('postgres', "SELECT count(*) = 0 FROM pg_stat_activity WHERE pid = $pid", 't'),
