@@ -117,31 +117,40 @@ not), each an int >= 0 or "N%" (N <= 100); spec.selector is validated as a
 LabelSelector.  metadata.generation is 1 on create and grows by one with each
 spec change.  The disruption controller runs inside the request that changes
 a budget or a pod of its namespace: the budget's status is written (a new
-resourceVersion, a MODIFIED event) when, and only when, it changes:
-  * expectedPods: the pods of the budget's namespace that spec.selector
-    matches (matchLabels; matchExpressions In/NotIn/Exists/DoesNotExist; {}
-    matches every pod, no selector none), are not Succeeded or Failed and
-    have no deletionTimestamp.
-  * currentHealthy: those of them that are healthy.  No kubelet runs here, so
-    the rule is: a pod is healthy when it has spec.nodeName and its Ready
-    condition is "True" or, when it has no Ready condition at all, its
-    status.phase is Running.  A test makes a bound pod healthy by patching
-    its status to {"phase": "Running"} (a Ready condition "False" makes it
-    unhealthy again); a Pending pod is healthy only with Ready "True", an
-    unbound or terminal pod never.  Pods named in status.disruptedPods (as
-    an eviction writes them) are not healthy either; an entry is kept while
-    its pod is there and for 2 minutes (dropped at the next recount after
-    that).
-  * desiredHealthy: spec.minAvailable (an int, or "N%" of expectedPods
-    rounded up), or expectedPods - spec.maxUnavailable (an int, or "N%" of
-    expectedPods rounded up), at least 0.
-  * disruptionsAllowed = max(0, currentHealthy - desiredHealthy);
-    observedGeneration = metadata.generation; conditions: DisruptionAllowed
-    "True" (reason SufficientPods) when disruptionsAllowed > 0, else "False"
+resourceVersion, a MODIFIED event) when, and only when, it changes, as
+kube-controller-manager's disruption controller computes it
+(pkg/controller/disruption):
+  * its pods: those of the budget's namespace that spec.selector matches
+    (matchLabels; matchExpressions In/NotIn/Exists/DoesNotExist; {} matches
+    every pod, no selector none), whatever their phase (getPodsForPdb).
+  * currentHealthy: those of them not being deleted whose Ready condition is
+    "True" (IsPodReady; no kubelet runs here: a test writes the condition
+    through /status).  Pods named in status.disruptedPods (as an eviction
+    writes them) are not healthy either; an entry is kept while its pod is
+    there and for 2 minutes (dropped at the next recount after that).
+  * expectedPods and desiredHealthy: with an int spec.minAvailable, the
+    number of its pods and minAvailable.  With spec.maxUnavailable or a
+    percent minAvailable, expectedPods is the sum of spec.replicas of the
+    controllers of its pods (the ReplicationController, ReplicaSet or
+    StatefulSet of each pod's controller ownerReference, by name and uid,
+    each counted once; a pod with no controller is left out), and
+    desiredHealthy is expectedPods - maxUnavailable (an int, or "N%" of
+    expectedPods rounded up), at least 0, or minAvailable's percent of
+    expectedPods rounded up.  A controller that is not there fails the
+    sync: disruptionsAllowed 0, condition DisruptionAllowed "False", reason
+    SyncFailed, message 'found no controllers for pod "NAME"', the rest of
+    the status as it was (failSafe).
+  * disruptionsAllowed = currentHealthy - desiredHealthy, or 0 when that is
+    not positive or expectedPods is 0 (so a maxUnavailable budget over pods
+    with no controller allows none); observedGeneration =
+    metadata.generation; conditions: DisruptionAllowed "True" (reason
+    SufficientPods) when disruptionsAllowed > 0, else "False"
     (InsufficientPods), lastTransitionTime moving only when it flips.
   A write of the budget (spec, or status through /status) recounts its pods,
   as the controller would at once; a pod change adjusts the counts of the
-  budgets it joins, leaves or changes health in.
+  budgets it joins, leaves or changes health in (those that count by scale
+  are recounted), and a write of a controller recounts the budgets of its
+  namespace that count by scale.
 
 Storage (core/v1 persistentvolumeclaims (pvc), persistentvolumes (pv);
 storage.k8s.io/v1 storageclasses (sc), csinodes, csidrivers,
@@ -1124,6 +1133,8 @@ def validate_object(res, obj):
 # ---------------------------------------------------------------- workloads (no controllers run)
 
 WORKLOAD_RESOURCES = ("services", "replicationcontrollers", "replicasets", "statefulsets")
+# the controllers whose scale the disruption controller reads
+PDB_CONTROLLERS = ("replicationcontrollers", "replicasets", "statefulsets")
 SERVICE_TYPES = ("ClusterIP", "NodePort", "LoadBalancer", "ExternalName")
 SERVICE_CIDR = (10 << 24 | 96 << 16, 1 << 20)      # 10.96.0.0/12: (first address, size)
 
@@ -1326,58 +1337,128 @@ def _scaled(v, total):
 
 
 def pod_healthy(pod):
-    """Bound, and Ready=True; without a Ready condition (no kubelet here),
-    phase Running."""
-    if not (pod.get("spec") or {}).get("nodeName"):
-        return False
+    """IsPodReady: a Ready condition "True" (no kubelet runs here: a test
+    writes the condition through /status)."""
     st = pod.get("status") or {}
-    ready = next((c.get("status") for c in st.get("conditions") or []
-                  if isinstance(c, dict) and c.get("type") == "Ready"), None)
-    if ready is not None:
-        return ready == "True"
-    return st.get("phase") == "Running"
+    return any(isinstance(c, dict) and c.get("type") == "Ready" and c.get("status") == "True"
+               for c in st.get("conditions") or [])
 
 
 def pdb_pod_counts(pod, reqs):
     """(counted in expectedPods, healthy) of pod (an object, or None) for a
-    budget whose selector is reqs (pdb_selector's), as 0/1 each."""
+    budget whose selector is reqs (pdb_selector's), as 0/1 each: every pod the
+    selector matches is counted (getPodsForPdb: terminal and terminating ones
+    too), and healthy when Ready and not being deleted (countHealthyPods)."""
     if pod is None or reqs is None:
         return 0, 0
     md = pod.get("metadata") or {}
-    if md.get("deletionTimestamp") or (pod.get("status") or {}).get("phase") in ("Succeeded", "Failed") or \
-            not label_match(md.get("labels"), reqs):
+    if not label_match(md.get("labels"), reqs):
         return 0, 0
-    return 1, 1 if pod_healthy(pod) else 0
+    return 1, 1 if not md.get("deletionTimestamp") and pod_healthy(pod) else 0
 
 
-def pdb_status(pdb, pods, now):
+def pdb_scaled(spec):
+    """A budget whose expectedPods is its pods' controllers' scale, not its
+    pods' number: spec.maxUnavailable, or a percent spec.minAvailable."""
+    spec = spec if isinstance(spec, dict) else {}
+    return spec.get("maxUnavailable") is not None or isinstance(spec.get("minAvailable"), str)
+
+
+class PdbSyncError(Exception):
+    """What makes the disruption controller's sync fail (its failSafe)."""
+
+
+def pod_controller(pod):
+    """metav1.GetControllerOf: the ownerReference with controller true, or None"""
+    md = (pod or {}).get("metadata") or {}
+    return next((r for r in md.get("ownerReferences") or [] if isinstance(r, dict) and r.get("controller") is True),
+                None)
+
+
+def pdb_expected_scale(pods, scale):
+    """getExpectedScale: the sum of spec.replicas of the controllers of pods
+    (each counted once; a pod with no controller is left out, as unmanaged).
+    scale(namespace, controllerRef) gives a controller's replicas, or None
+    when there is no such controller (a sync error)."""
+    seen = {}
+    for p in pods:
+        md = p.get("metadata") or {}
+        ref = pod_controller(p)
+        if ref is None or ref.get("uid") in seen:
+            continue
+        n = scale(md.get("namespace"), ref)
+        if n is None:
+            raise PdbSyncError('found no controllers for pod "%s"' % md.get("name"))
+        seen[ref.get("uid")] = n
+    return sum(seen.values())
+
+
+def pdb_status(pdb, pods, now, scale):
     """The status the disruption controller would write for pdb (a stored
-    object) given pods (the objects of every pod in its namespace)."""
+    object) given pods (the objects of every pod in its namespace) and
+    scale (pdb_expected_scale's)."""
     old = pdb.get("status") if isinstance(pdb.get("status"), dict) else {}
     reqs = pdb_selector(pdb.get("spec"))
-    counts = [(p, pdb_pod_counts(p, reqs)) for p in pods]
-    mine = [(p, h) for p, (e, h) in counts if e]
-    names = {p["metadata"]["name"] for p, _ in mine}
+    mine = [(p, h) for p, (e, h) in ((p, pdb_pod_counts(p, reqs)) for p in pods) if e]
     disrupted = {}
     old_disrupted = old.get("disruptedPods")
+    live = {p["metadata"]["name"] for p, _ in mine if not p["metadata"].get("deletionTimestamp")}
     for name, t in (old_disrupted.items() if isinstance(old_disrupted, dict) else ()):
         ts = parse_rfc3339(t)
-        if name in names and ts is not None and ts + PDB_DELETION_TIMEOUT > now:
+        if name in live and ts is not None and ts + PDB_DELETION_TIMEOUT > now:
             disrupted[name] = t
     healthy = sum(h for p, h in mine if p["metadata"]["name"] not in disrupted)
-    return pdb_status_for(pdb, len(mine), healthy, disrupted, now)
-
-
-def pdb_status_for(pdb, expected, healthy, disrupted, now):
-    """pdb_status from the counts of its pods (and the disruptedPods kept)."""
     spec = pdb.get("spec") or {}
+    try:
+        if pdb_scaled(spec):
+            expected = pdb_expected_scale([p for p, _ in mine], scale)
+            if spec.get("maxUnavailable") is not None:
+                desired = max(0, expected - _scaled(spec["maxUnavailable"], expected))
+            else:
+                desired = _scaled(spec["minAvailable"], expected)
+        else:
+            expected = len(mine)
+            desired = int(spec.get("minAvailable") or 0)
+    except PdbSyncError as e:
+        return pdb_fail_safe(pdb, str(e), now)
+    return pdb_status_for(pdb, expected, healthy, desired, disrupted, now)
+
+
+def _set_condition(conds, cond, now):
+    """meta.SetStatusCondition: lastTransitionTime moves only when status does"""
+    conds = [copy.deepcopy(c) for c in conds or [] if isinstance(c, dict)]
+    cond["lastTransitionTime"] = now_rfc3339(now)
+    i = next((i for i, c in enumerate(conds) if c.get("type") == cond["type"]), None)
+    if i is None:
+        conds.append(cond)
+    else:
+        if conds[i].get("status") == cond["status"] and conds[i].get("lastTransitionTime"):
+            cond["lastTransitionTime"] = conds[i]["lastTransitionTime"]
+        conds[i] = cond
+    return conds
+
+
+def pdb_fail_safe(pdb, message, now):
+    """failSafe: the old status with disruptionsAllowed 0 and DisruptionAllowed
+    "False", reason SyncFailed, the error as message."""
     old = pdb.get("status") if isinstance(pdb.get("status"), dict) else {}
-    desired = 0
-    if spec.get("maxUnavailable") is not None:
-        desired = max(0, expected - _scaled(spec["maxUnavailable"], expected))
-    elif spec.get("minAvailable") is not None:
-        desired = _scaled(spec["minAvailable"], expected)
-    allowed = max(0, healthy - desired)
+    status = copy.deepcopy(old)
+    status["disruptionsAllowed"] = 0
+    cond = {"type": "DisruptionAllowed", "status": "False"}
+    if old.get("observedGeneration"):
+        cond["observedGeneration"] = old["observedGeneration"]
+    cond.update({"lastTransitionTime": None, "reason": "SyncFailed", "message": message})
+    status["conditions"] = _set_condition(old.get("conditions"), cond, now)
+    return status
+
+
+def pdb_status_for(pdb, expected, healthy, desired, disrupted, now):
+    """updatePdbStatus: the status from the counts (and the disruptedPods
+    kept); no disruption is allowed while expectedPods is 0."""
+    old = pdb.get("status") if isinstance(pdb.get("status"), dict) else {}
+    allowed = healthy - desired
+    if expected <= 0 or allowed <= 0:
+        allowed = 0
     gen = (pdb.get("metadata") or {}).get("generation") or 0
     status = {}
     if gen:
@@ -1386,22 +1467,13 @@ def pdb_status_for(pdb, expected, healthy, disrupted, now):
         status["disruptedPods"] = disrupted
     status.update({"disruptionsAllowed": allowed, "currentHealthy": healthy, "desiredHealthy": desired,
                    "expectedPods": expected})
-    # meta.SetStatusCondition: lastTransitionTime moves only when status does
     cond = {"type": "DisruptionAllowed", "status": "True" if allowed > 0 else "False"}
     if gen:
         cond["observedGeneration"] = gen
-    cond["lastTransitionTime"] = now_rfc3339(now)
+    cond["lastTransitionTime"] = None
     cond["reason"] = "SufficientPods" if allowed > 0 else "InsufficientPods"
     cond["message"] = ""
-    conds = [copy.deepcopy(c) for c in old.get("conditions") or [] if isinstance(c, dict)]
-    i = next((i for i, c in enumerate(conds) if c.get("type") == "DisruptionAllowed"), None)
-    if i is None:
-        conds.append(cond)
-    else:
-        if conds[i].get("status") == cond["status"] and conds[i].get("lastTransitionTime"):
-            cond["lastTransitionTime"] = conds[i]["lastTransitionTime"]
-        conds[i] = cond
-    status["conditions"] = conds
+    status["conditions"] = _set_condition(old.get("conditions"), cond, now)
     return status
 
 
@@ -3353,13 +3425,18 @@ class App:
         if res == "services":
             self._track_cluster_ip(etype, rec, prev)
             return
-        if self._pdb_syncing or res not in ("pods", "poddisruptionbudgets"):
+        if self._pdb_syncing or res not in ("pods", "poddisruptionbudgets") + PDB_CONTROLLERS:
             return
         st = self.store
         ns = rec.namespace
         if res == "poddisruptionbudgets":
             if etype != "DELETED":
                 self._sync_pdbs(ns, [rec])
+            return
+        if res in PDB_CONTROLLERS:
+            # a controller's scale is the expectedPods of the budgets that count by it
+            self._sync_pdbs(ns, [pdb for key, pdb in st.objs["poddisruptionbudgets"].items()
+                                 if key[0] == ns and pdb_scaled(pdb.obj.get("spec"))])
             return
         now = time.time()
         old_pod = prev.obj if prev is not None else None
@@ -3370,17 +3447,34 @@ class App:
                 continue
             reqs = pdb_selector(pdb.obj.get("spec"))
             a, b = pdb_pod_counts(old_pod, reqs), pdb_pod_counts(new_pod, reqs)
-            if a == b:
+            scaled = pdb_scaled(pdb.obj.get("spec"))
+            if a == b and not (scaled and a[0] and pod_controller(old_pod) != pod_controller(new_pod)):
                 continue
             status = pdb.obj.get("status") or {}
-            if status.get("disruptedPods"):
+            cond = next((c for c in status.get("conditions") or [] if c.get("type") == "DisruptionAllowed"), {})
+            if status.get("disruptedPods") or scaled or cond.get("reason") == "SyncFailed":
                 recount.append(pdb)
                 continue
             self._write_pdb_status(pdb, pdb_status_for(
                 pdb.obj, int(status.get("expectedPods") or 0) + b[0] - a[0],
-                int(status.get("currentHealthy") or 0) + b[1] - a[1], {}, now))
+                int(status.get("currentHealthy") or 0) + b[1] - a[1],
+                int((pdb.obj.get("spec") or {}).get("minAvailable") or 0), {}, now))
         if recount:
             self._sync_pdbs(ns, recount)
+
+    def _controller_scale(self, ns, ref):
+        """The disruption controller's finders: the spec.replicas of the
+        ReplicationController, ReplicaSet or StatefulSet that ref (a pod's
+        controllerRef) names, by name and uid; None when there is none."""
+        group = (ref.get("apiVersion") or "").rpartition("/")[0]
+        res = {("ReplicationController", ""): "replicationcontrollers", ("ReplicaSet", "apps"): "replicasets",
+               ("ReplicaSet", "extensions"): "replicasets",
+               ("StatefulSet", "apps"): "statefulsets"}.get((ref.get("kind"), group))
+        cur = self.store.get(res, (ns, ref.get("name"))) if res else None
+        if cur is None or cur.obj["metadata"].get("uid") != ref.get("uid"):
+            return None
+        n = (cur.obj.get("spec") or {}).get("replicas")
+        return n if isinstance(n, int) else 1
 
     def _sync_pdbs(self, ns, pdbs):
         """Recount the pods of budgets pdbs (Recs of namespace ns) and write
@@ -3391,7 +3485,7 @@ class App:
         for pdb in pdbs:
             cur = st.get("poddisruptionbudgets", (ns, pdb.name))
             if cur is not None and cur.obj["metadata"]["uid"] == pdb.obj["metadata"]["uid"]:
-                self._write_pdb_status(cur, pdb_status(cur.obj, pods, now))
+                self._write_pdb_status(cur, pdb_status(cur.obj, pods, now, self._controller_scale))
 
     def _write_pdb_status(self, cur, status):
         """Store status as budget cur's (the current Rec) if it differs."""

@@ -706,7 +706,9 @@ assert r[3]=="node/n9" and r[5]=="kubelet, n9" and r[6]=="m" and r[8]==4, r'
 check "kubectl get events -o wide: the real printEvent (series count and last seen, source from reportingController/reportingInstance, First Seen, Count)" t_events_table
 
 # ------------------------------------------------------------ 3b. PodDisruptionBudgets (policy/v1)
-# Pods of namespace pdbt; "healthy" = bound and Ready=True, or bound, Running and no Ready condition.
+# Pods of namespace pdbt, counted as kube-controller-manager's disruption
+# controller counts them: healthy = Ready=True (IsPodReady); a percent or
+# maxUnavailable budget expects its pods' controllers' replicas.
 cat >"$WORK/pdb.yaml" <<'YAML'
 apiVersion: policy/v1
 kind: PodDisruptionBudget
@@ -777,14 +779,18 @@ t_pdb_status() {
 	[ "$(post_json /api/v1/namespaces/pdbt/pods "$(web_pod w1)")" = 201 ]
 	pdb_get web | js 's=d["status"]; assert (s["expectedPods"],s["currentHealthy"],s["disruptionsAllowed"])==(1,0,0), s'
 	[ "$(post_json /api/v1/namespaces/pdbt/pods/w1/binding '{"metadata":{"name":"w1"},"target":{"name":"kn1"}}')" = 201 ]
+	# phase Running alone is not Ready: not healthy
 	[ "$(api_code PATCH /api/v1/namespaces/pdbt/pods/w1/status -H 'Content-Type: application/merge-patch+json' \
 		--data-binary '{"status":{"phase":"Running"}}')" = 200 ]
+	pdb_get web | js 's=d["status"]; assert (s["expectedPods"],s["currentHealthy"],s["desiredHealthy"],s["disruptionsAllowed"])==(1,0,1,0), s'
+	[ "$(api_code PATCH /api/v1/namespaces/pdbt/pods/w1/status -H 'Content-Type: application/strategic-merge-patch+json' \
+		--data-binary '{"status":{"conditions":[{"type":"Ready","status":"True"}]}}')" = 200 ]
 	pdb_get web | js 's=d["status"]; assert (s["expectedPods"],s["currentHealthy"],s["desiredHealthy"],s["disruptionsAllowed"])==(1,1,1,0), s'
-	# a second matching pod, bound and Running: one disruption allowed
+	# a second matching pod, bound and Ready: one disruption allowed
 	[ "$(post_json /api/v1/namespaces/pdbt/pods "$(web_pod w2)")" = 201 ]
 	[ "$(post_json /api/v1/namespaces/pdbt/pods/w2/binding '{"metadata":{"name":"w2"},"target":{"name":"kn1"}}')" = 201 ]
 	[ "$(api_code PATCH /api/v1/namespaces/pdbt/pods/w2/status -H 'Content-Type: application/strategic-merge-patch+json' \
-		--data-binary '{"status":{"phase":"Running"}}')" = 200 ]
+		--data-binary '{"status":{"phase":"Running","conditions":[{"type":"Ready","status":"True"}]}}')" = 200 ]
 	pdb_get web | js 's=d["status"]; assert (s["expectedPods"],s["currentHealthy"],s["desiredHealthy"],s["disruptionsAllowed"])==(2,2,1,1), s
 c=s["conditions"][0]; assert (c["status"],c["reason"])==("True","SufficientPods"), c'
 	out=$(K get pdb -n pdbt)
@@ -795,7 +801,7 @@ c=s["conditions"][0]; assert (c["status"],c["reason"])==("True","SufficientPods"
 	rv=$(pdb_get web | js 'print(d["metadata"]["resourceVersion"])')
 	[ "$(post_json /api/v1/namespaces/pdbt/pods "$(web_pod o1 '{"app":"other"}')")" = 201 ]
 	pdb_get web | js 'assert d["metadata"]["resourceVersion"]=="'"$rv"'", d["metadata"]'
-	# Ready=False overrides phase Running
+	# Ready=False: not healthy again
 	[ "$(api_code PATCH /api/v1/namespaces/pdbt/pods/w2/status -H 'Content-Type: application/strategic-merge-patch+json' \
 		--data-binary '{"status":{"conditions":[{"type":"Ready","status":"False"}]}}')" = 200 ]
 	pdb_get web | js 's=d["status"]; assert (s["currentHealthy"],s["disruptionsAllowed"])==(1,0), s'
@@ -803,7 +809,7 @@ c=s["conditions"][0]; assert (c["status"],c["reason"])==("True","SufficientPods"
 		--data-binary '{"status":{"conditions":[{"type":"Ready","status":"True"}]}}')" = 200 ]
 	pdb_get web | js 's=d["status"]; assert (s["currentHealthy"],s["disruptionsAllowed"])==(2,1), s'
 }
-check "PDB status follows its pods: expectedPods, currentHealthy (bound + Running / Ready), disruptionsAllowed" t_pdb_status
+check "PDB status follows its pods: expectedPods, currentHealthy (Ready=True, IsPodReady: phase Running alone is not), disruptionsAllowed" t_pdb_status
 
 t_pdb_watch() {
 	local rv
@@ -823,7 +829,9 @@ rvs=[int(e["object"]["metadata"]["resourceVersion"]) for e in evs]; assert rvs==
 		js_lines 'assert [e["type"] for e in evs][:2]==["ADDED","BOOKMARK"] and {e["type"] for e in evs[2:]}<={"BOOKMARK"}, evs
 assert evs[1]["object"]["metadata"]["annotations"]=={"k8s.io/initial-events-end":"true"}, evs[1]
 assert evs[0]["object"]["status"]["disruptionsAllowed"]==1 and evs[1]["object"]["kind"]=="PodDisruptionBudget" and evs[1]["object"]["apiVersion"]=="policy/v1", evs'
-	# a watch sees a spec change (generation 2) and the status it leads to
+	# a watch sees a spec change (generation 2) and the status it leads to: a
+	# percent counts the replicas of the pods' controllers, and w1 and w2
+	# have none (unmanaged): none expected, none allowed
 	rv=$(cur_rv)
 	[ "$(api_code PATCH /apis/policy/v1/namespaces/pdbt/poddisruptionbudgets/web -H 'Content-Type: application/merge-patch+json' \
 		--data-binary '{"spec":{"minAvailable":"50%"}}')" = 200 ]
@@ -831,7 +839,7 @@ assert evs[0]["object"]["status"]["disruptionsAllowed"]==1 and evs[1]["object"][
 		js_lines 'assert [e["type"] for e in evs]==["MODIFIED","MODIFIED"], evs
 a,b=[e["object"] for e in evs]
 assert a["metadata"]["generation"]==2 and a["status"]["observedGeneration"]==1, a
-assert b["status"]["observedGeneration"]==2 and (b["status"]["desiredHealthy"],b["status"]["disruptionsAllowed"])==(1,1), b'
+s=b["status"]; assert (s["observedGeneration"],s["expectedPods"],s["desiredHealthy"],s["disruptionsAllowed"])==(2,0,0,0), b'
 	# the fault hooks apply here too
 	fault '{"http_500_next":1,"match":"/apis/policy/"}'
 	[ "$(api_code GET /apis/policy/v1/poddisruptionbudgets)" = 500 ]
@@ -840,26 +848,51 @@ assert b["status"]["observedGeneration"]==2 and (b["status"]["desiredHealthy"],b
 check "watch /apis/policy/v1/poddisruptionbudgets: ADDED, then MODIFIED only on status changes; namespaced; faults" t_pdb_watch
 
 t_pdb_selectors() {
-	local body
+	local body uid p
+	# w1 and w2 belong to ReplicaSet web (3 replicas): the percent budget web
+	# expects 3, desires ceil(1.5) = 2, has 2 healthy
+	[ "$(post_json /apis/apps/v1/namespaces/pdbt/replicasets '{"apiVersion":"apps/v1","kind":"ReplicaSet","metadata":{"name":"web"},"spec":{"replicas":3,"selector":{"matchLabels":{"app":"web"}},"template":{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"name":"c","image":"pause"}]}}}}')" = 201 ]
+	uid=$(js 'print(d["metadata"]["uid"])' <"$WORK/body")
+	for p in w1 w2; do
+		[ "$(api_code PATCH /api/v1/namespaces/pdbt/pods/$p -H 'Content-Type: application/merge-patch+json' \
+			--data-binary "{\"metadata\":{\"ownerReferences\":[{\"apiVersion\":\"apps/v1\",\"kind\":\"ReplicaSet\",\"name\":\"web\",\"uid\":\"$uid\",\"controller\":true}]}}")" = 200 ]
+	done
+	pdb_get web | js 's=d["status"]; assert (s["expectedPods"],s["currentHealthy"],s["desiredHealthy"],s["disruptionsAllowed"])==(3,2,2,0), s'
 	for body in \
 		'{"metadata":{"name":"pct"},"spec":{"maxUnavailable":"50%","selector":{"matchExpressions":[{"key":"app","operator":"In","values":["web","other"]},{"key":"gone","operator":"DoesNotExist"}]}}}' \
 		'{"metadata":{"name":"all"},"spec":{"minAvailable":0,"selector":{}}}' \
 		'{"metadata":{"name":"none"},"spec":{"maxUnavailable":1}}'; do
 		[ "$(post_json /apis/policy/v1/namespaces/pdbt/poddisruptionbudgets "$body")" = 201 ]
 	done
-	# pods w1 w2 (healthy) and o1 (pending): pct 3 expected, 2 healthy, 3-ceil(1.5)=1 desired -> 1 allowed
+	# pods w1 w2 (healthy, ReplicaSet web's) and o1 (pending, unmanaged: left
+	# out of pct's scale): pct 3 expected, 2 healthy, 3-ceil(1.5)=1 desired,
+	# 1 allowed; all (an int minAvailable) counts its 3 pods
 	pdb_get pct | js 's=d["status"]; assert (s["expectedPods"],s["currentHealthy"],s["desiredHealthy"],s["disruptionsAllowed"])==(3,2,1,1), s'
 	pdb_get all | js 's=d["status"]; assert (s["expectedPods"],s["currentHealthy"],s["desiredHealthy"],s["disruptionsAllowed"])==(3,2,0,2), s'
 	pdb_get none | js 's=d["status"]; assert (s["expectedPods"],s["currentHealthy"],s["disruptionsAllowed"])==(0,0,0), s'
-	# a terminal pod is no longer expected
+	# a terminal pod is still one of the budget's pods (getPodsForPdb)
 	[ "$(api_code PATCH /api/v1/namespaces/pdbt/pods/o1/status -H 'Content-Type: application/merge-patch+json' \
 		--data-binary '{"status":{"phase":"Succeeded"}}')" = 200 ]
-	pdb_get pct | js 's=d["status"]; assert (s["expectedPods"],s["desiredHealthy"],s["disruptionsAllowed"])==(2,1,1), s'
-	pdb_get all | js 's=d["status"]; assert s["expectedPods"]==2, s'
+	pdb_get pct | js 's=d["status"]; assert (s["expectedPods"],s["desiredHealthy"],s["disruptionsAllowed"])==(3,1,1), s'
+	pdb_get all | js 's=d["status"]; assert (s["expectedPods"],s["currentHealthy"])==(3,2), s'
+	# the controller's scale: 5 replicas, 5-ceil(2.5)=2 desired, none allowed; back to 3
+	[ "$(api_code PATCH /apis/apps/v1/namespaces/pdbt/replicasets/web -H 'Content-Type: application/merge-patch+json' \
+		--data-binary '{"spec":{"replicas":5}}')" = 200 ]
+	pdb_get pct | js 's=d["status"]; assert (s["expectedPods"],s["desiredHealthy"],s["disruptionsAllowed"])==(5,2,0), s'
+	[ "$(api_code PATCH /apis/apps/v1/namespaces/pdbt/replicasets/web -H 'Content-Type: application/merge-patch+json' \
+		--data-binary '{"spec":{"replicas":3}}')" = 200 ]
+	pdb_get pct | js 's=d["status"]; assert (s["expectedPods"],s["disruptionsAllowed"])==(3,1), s'
+	# a pod whose controller is not there fails the sync (failSafe): none allowed
+	[ "$(post_json /api/v1/namespaces/pdbt/pods "$(web_pod o2 '{"app":"other"},"ownerReferences":[{"apiVersion":"apps/v1","kind":"ReplicaSet","name":"gone","uid":"00000000-0000-0000-0000-000000000001","controller":true}]')")" = 201 ]
+	pdb_get pct | js 's=d["status"]; c=s["conditions"][0]
+assert s["disruptionsAllowed"]==0 and (c["status"],c["reason"],c["message"])==("False","SyncFailed","found no controllers for pod \"o2\""), s'
+	[ "$(api_code DELETE /api/v1/namespaces/pdbt/pods/o2)" = 200 ]
+	pdb_get pct | js 's=d["status"]; c=s["conditions"][0]
+assert s["disruptionsAllowed"]==1 and (c["status"],c["reason"])==("True","SufficientPods"), s'
 	[ "$(api_code DELETE /apis/policy/v1/namespaces/pdbt/poddisruptionbudgets/none)" = 200 ]
 	[ "$(api_code GET /apis/policy/v1/namespaces/pdbt/poddisruptionbudgets/none)" = 404 ]
 }
-check "PDB selectors (matchExpressions, {} = every pod, none = no pod), percentages rounded up, terminal pods" t_pdb_selectors
+check "PDB selectors (matchExpressions, {} = every pod, none = no pod), percentages of the controllers' replicas rounded up, unmanaged and terminal pods, a missing controller (SyncFailed)" t_pdb_selectors
 
 t_pod_delete_preconditions() {
 	local uid rv
@@ -875,14 +908,14 @@ t_pod_delete_preconditions() {
 	[ "$(api_code GET /api/v1/namespaces/pdbt/pods/w2)" = 404 ]
 	api -N --max-time 5 "$URL/api/v1/namespaces/pdbt/pods?watch=1&resourceVersion=$rv&timeoutSeconds=1" |
 		js_lines 'assert [(e["type"],e["object"]["metadata"]["name"]) for e in evs]==[("DELETED","w2")], evs'
-	pdb_get web | js 's=d["status"]; assert (s["expectedPods"],s["currentHealthy"],s["disruptionsAllowed"])==(1,1,0), s'
+	pdb_get web | js 's=d["status"]; assert (s["expectedPods"],s["currentHealthy"],s["disruptionsAllowed"])==(3,1,0), s'
 	K get pdb -n pdbt web | grep -Eq '^web +50% +N/A +0 '
 }
 check "DELETE pod with preconditions.uid: a wrong uid -> 409 Conflict, the right one deletes (DELETED), PDB updated" t_pod_delete_preconditions
 
 t_nominated_node() {
 	local rv prv
-	prv=$(pdb_get web | js 'print(d["metadata"]["resourceVersion"])')
+	prv=$(pdb_get all | js 'print(d["metadata"]["resourceVersion"])')
 	rv=$(cur_rv)
 	[ "$(post_json /api/v1/namespaces/pdbt/pods "$(web_pod n1)")" = 201 ]
 	[ "$(api_code PATCH /api/v1/namespaces/pdbt/pods/n1/status -H 'Content-Type: application/merge-patch+json' \
@@ -893,9 +926,9 @@ t_nominated_node() {
 	api -N --max-time 5 "$URL/api/v1/namespaces/pdbt/pods?watch=1&resourceVersion=$rv&timeoutSeconds=1" |
 		js_lines 'got=[(e["type"],e["object"]["status"].get("nominatedNodeName")) for e in evs]
 assert got==[("ADDED",None),("MODIFIED","kn1"),("MODIFIED","kn2")], got'
-	# n1 (pending) joined the budget: one status write, not one per patch
-	api -N --max-time 5 "$URL/apis/policy/v1/namespaces/pdbt/poddisruptionbudgets?watch=1&resourceVersion=$prv&timeoutSeconds=1&fieldSelector=metadata.name%3Dweb" |
-		js_lines 'assert len(evs)==1 and evs[0]["object"]["status"]["expectedPods"]==2, evs'
+	# n1 (pending) joined budget all: one status write, not one per patch
+	api -N --max-time 5 "$URL/apis/policy/v1/namespaces/pdbt/poddisruptionbudgets?watch=1&resourceVersion=$prv&timeoutSeconds=1&fieldSelector=metadata.name%3Dall" |
+		js_lines 'assert len(evs)==1 and evs[0]["object"]["status"]["expectedPods"]==3, evs'
 }
 check "pods/status merge and strategic patches of status.nominatedNodeName: MODIFIED events" t_nominated_node
 
@@ -909,10 +942,10 @@ t_pdb_python() {
 		items = p.list_pod_disruption_budget_for_all_namespaces().items
 		web = [i for i in items if i.metadata.name == "web"][0]
 		assert web.spec.min_available == "50%" and web.spec.selector.match_labels == {"app": "web"}, web.spec
-		assert web.status.disruptions_allowed == 0 and web.status.expected_pods == 2, web.status
+		assert web.status.disruptions_allowed == 0 and web.status.expected_pods == 3, web.status
 		assert web.status.conditions[0].type == "DisruptionAllowed" and web.status.conditions[0].last_transition_time
 		r = p.read_namespaced_pod_disruption_budget("all", "pdbt")
-		assert r.status.expected_pods == 2 and r.status.observed_generation == 1, r.status
+		assert r.status.expected_pods == 3 and r.status.observed_generation == 1, r.status
 		evs = [(e["type"], e["object"].metadata.name) for e in
 		       watch.Watch().stream(p.list_namespaced_pod_disruption_budget, "pdbt", timeout_seconds=1)]
 		assert sorted(evs) == [("ADDED", "all"), ("ADDED", "pct"), ("ADDED", "web")], evs
@@ -920,6 +953,14 @@ t_pdb_python() {
 	EOF
 }
 check "python client: PolicyV1Api list/read/watch of PodDisruptionBudgets" t_pdb_python
+
+t_pdb_controller_gone() {
+	# ReplicaSet web deleted: w1's controller is not there, web's sync fails
+	[ "$(api_code DELETE /apis/apps/v1/namespaces/pdbt/replicasets/web)" = 200 ]
+	pdb_get web | js 's=d["status"]; c=s["conditions"][0]
+assert s["disruptionsAllowed"]==0 and (c["reason"],c["message"])==("SyncFailed","found no controllers for pod \"w1\""), s'
+}
+check "PDB: the controller of a pod deleted -> SyncFailed, none allowed" t_pdb_controller_gone
 
 # ------------------------------------------------------------ 3c. workloads (Services, RCs, ReplicaSets, StatefulSets)
 # Stored, listed and watched only: no controller makes pods or endpoints.

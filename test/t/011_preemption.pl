@@ -26,20 +26,32 @@ for my $n ('node-a', 'node-b')
 		metadata => { name => $n, labels => { 'kubernetes.io/hostname' => $n } },
 		status => { capacity => { cpu => '2', memory => '8Gi', pods => '110' } } });
 }
-# node-a: two web pods of priority 5; node-b: two db pods of priority 0.
-# Taking a db pod would be cheaper (lower priority), but the db budget
-# allows no disruption; the web budget allows one.
+# node-a: two web pods of priority 5, of ReplicaSet web (2 replicas);
+# node-b: two db pods of priority 0, with no controller.  Taking a db pod
+# would be cheaper (lower priority), but the db budget allows no
+# disruption; the web budget allows one.  (As kube-controller-manager's
+# disruption controller counts: a maxUnavailable budget expects its pods'
+# controllers' replicas -- over pods with no controller it would allow
+# none -- and a pod is healthy when Ready.)
+my $rs = k('POST', '/apis/apps/v1/namespaces/default/replicasets', { kind => 'ReplicaSet', apiVersion => 'apps/v1',
+	metadata => { name => 'web' },
+	spec => { replicas => 2, selector => { matchLabels => { app => 'web' } },
+		template => { metadata => { labels => { app => 'web' } },
+			spec => { containers => [ { name => 'c', image => 'pause' } ] } } } });
 my %uid;
 for my $p (['web-1', 'node-a', 5, 'web'], ['web-2', 'node-a', 5, 'web'],
 	['db-1', 'node-b', 0, 'db'], ['db-2', 'node-b', 0, 'db'])
 {
 	my ($name, $nodename, $prio, $app) = @$p;
 	my $o = k('POST', '/api/v1/namespaces/default/pods', { kind => 'Pod', apiVersion => 'v1',
-		metadata => { name => $name, labels => { app => $app } },
+		metadata => { name => $name, labels => { app => $app },
+			($app eq 'web' ? (ownerReferences => [ { apiVersion => 'apps/v1', kind => 'ReplicaSet', name => 'web',
+				uid => $rs->{metadata}{uid}, controller => JSON::PP::true } ]) : ()) },
 		spec => { nodeName => $nodename, priority => $prio,
 			containers => [ { name => 'c', image => 'pause', resources => { requests => { cpu => '1' } } } ] } });
 	$uid{$name} = $o->{metadata}{uid};
-	k('PATCH', "/api/v1/namespaces/default/pods/$name/status", { status => { phase => 'Running' } });
+	k('PATCH', "/api/v1/namespaces/default/pods/$name/status",
+		{ status => { phase => 'Running', conditions => [ { type => 'Ready', status => 'True' } ] } });
 }
 k('POST', '/apis/policy/v1/namespaces/default/poddisruptionbudgets', { kind => 'PodDisruptionBudget',
 	apiVersion => 'policy/v1', metadata => { name => 'db' },
@@ -49,6 +61,8 @@ k('POST', '/apis/policy/v1/namespaces/default/poddisruptionbudgets', { kind => '
 	spec => { maxUnavailable => 1, selector => { matchLabels => { app => 'web' } } } });
 is(k('GET', '/apis/policy/v1/namespaces/default/poddisruptionbudgets/db')->{status}{disruptionsAllowed}, 0,
 	'the API server allows no db pod to go');
+is(k('GET', '/apis/policy/v1/namespaces/default/poddisruptionbudgets/web')->{status}{disruptionsAllowed}, 1,
+	'and one web pod (of 2 replicas, 1 unavailable allowed)');
 
 my $node = PostgreSQL::Test::Cluster->new('main');
 $node->init;
