@@ -1021,8 +1021,10 @@ def default_pod(obj):
     if not isinstance(tols, list):
         tols = []
     for dt in DEFAULT_TOLERATIONS:
-        if not any(isinstance(t, dict) and t.get("key") == dt["key"] and t.get("effect") in ("NoExecute", None, "")
-                   for t in tols):
+        # DefaultTolerationSeconds: unless a toleration of that key (or of
+        # every key: no key) with effect NoExecute (or every effect) is there
+        if not any(isinstance(t, dict) and t.get("key") in (dt["key"], None, "")
+                   and t.get("effect") in ("NoExecute", None, "") for t in tols):
             tols.append(dict(dt))
     spec["tolerations"] = tols
     for group in ("initContainers", "containers"):

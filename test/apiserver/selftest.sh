@@ -268,6 +268,22 @@ assert all("kind" not in i for i in d["items"]), d'
 }
 check "kubectl get nodes/pods -o json returns them (uid, resourceVersion, defaults)" t_kubectl_get_json
 
+t_default_tolerations() {
+	# the DefaultTolerationSeconds admission plugin: not-ready and unreachable,
+	# NoExecute, 300 s, unless a toleration of the key (or of every key) with
+	# effect NoExecute (or every effect) is there
+	[ "$(post_json /api/v1/namespaces/default/pods "$(mkpod tol-none)")" = 201 ]
+	js 't=[(x["key"],x["operator"],x["effect"],x["tolerationSeconds"]) for x in d["spec"]["tolerations"]]
+assert t==[("node.kubernetes.io/not-ready","Exists","NoExecute",300),("node.kubernetes.io/unreachable","Exists","NoExecute",300)], t' <"$WORK/body"
+	[ "$(post_json /api/v1/namespaces/default/pods '{"metadata":{"name":"tol-all"},"spec":{"tolerations":[{"operator":"Exists"}],"containers":[{"name":"c","image":"pause"}]}}')" = 201 ]
+	js 'assert d["spec"]["tolerations"]==[{"operator":"Exists"}], d["spec"]' <"$WORK/body"
+	[ "$(post_json /api/v1/namespaces/default/pods '{"metadata":{"name":"tol-nr"},"spec":{"tolerations":[{"key":"node.kubernetes.io/not-ready","operator":"Exists","effect":"NoExecute","tolerationSeconds":5}],"containers":[{"name":"c","image":"pause"}]}}')" = 201 ]
+	js 't=[(x["key"],x.get("tolerationSeconds")) for x in d["spec"]["tolerations"]]
+assert t==[("node.kubernetes.io/not-ready",5),("node.kubernetes.io/unreachable",300)], t' <"$WORK/body"
+	for p in tol-none tol-all tol-nr; do [ "$(api_code DELETE /api/v1/namespaces/default/pods/$p)" = 200 ]; done
+}
+check "pods get DefaultTolerationSeconds' tolerations unless they tolerate the taint already" t_default_tolerations
+
 t_kubectl_get_table() {
 	local out
 	out=$(K get pods -o wide)
