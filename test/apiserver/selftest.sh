@@ -187,6 +187,7 @@ api_code() {
 	api -o "$WORK/body" -w '%{http_code}' -X "$m" "$@" "$URL$p"
 }
 post_json() { api_code POST "$1" -H 'Content-Type: application/json' --data-binary "$2"; }
+merge_patch() { api_code PATCH "$1" -H 'Content-Type: application/merge-patch+json' --data-binary "$2"; }
 fault() { api -X POST -H 'Content-Type: application/json' --data-binary "$1" "$URL/debug/faults" >/dev/null; }
 # js EXPR < json: runs python with d = the JSON document; EXPR is statements
 js() { "$PY" -c "import json,sys
@@ -796,8 +797,7 @@ t_pdb_status() {
 	pdb_get web | js 's=d["status"]; assert (s["expectedPods"],s["currentHealthy"],s["disruptionsAllowed"])==(1,0,0), s'
 	[ "$(post_json /api/v1/namespaces/pdbt/pods/w1/binding '{"metadata":{"name":"w1"},"target":{"name":"kn1"}}')" = 201 ]
 	# phase Running alone is not Ready: not healthy
-	[ "$(api_code PATCH /api/v1/namespaces/pdbt/pods/w1/status -H 'Content-Type: application/merge-patch+json' \
-		--data-binary '{"status":{"phase":"Running"}}')" = 200 ]
+	[ "$(merge_patch /api/v1/namespaces/pdbt/pods/w1/status '{"status":{"phase":"Running"}}')" = 200 ]
 	pdb_get web | js 's=d["status"]; assert (s["expectedPods"],s["currentHealthy"],s["desiredHealthy"],s["disruptionsAllowed"])==(1,0,1,0), s'
 	[ "$(api_code PATCH /api/v1/namespaces/pdbt/pods/w1/status -H 'Content-Type: application/strategic-merge-patch+json' \
 		--data-binary '{"status":{"conditions":[{"type":"Ready","status":"True"}]}}')" = 200 ]
@@ -887,16 +887,13 @@ t_pdb_selectors() {
 	pdb_get all | js 's=d["status"]; assert (s["expectedPods"],s["currentHealthy"],s["desiredHealthy"],s["disruptionsAllowed"])==(3,2,0,2), s'
 	pdb_get none | js 's=d["status"]; assert (s["expectedPods"],s["currentHealthy"],s["disruptionsAllowed"])==(0,0,0), s'
 	# a terminal pod is still one of the budget's pods (getPodsForPdb)
-	[ "$(api_code PATCH /api/v1/namespaces/pdbt/pods/o1/status -H 'Content-Type: application/merge-patch+json' \
-		--data-binary '{"status":{"phase":"Succeeded"}}')" = 200 ]
+	[ "$(merge_patch /api/v1/namespaces/pdbt/pods/o1/status '{"status":{"phase":"Succeeded"}}')" = 200 ]
 	pdb_get pct | js 's=d["status"]; assert (s["expectedPods"],s["desiredHealthy"],s["disruptionsAllowed"])==(3,1,1), s'
 	pdb_get all | js 's=d["status"]; assert (s["expectedPods"],s["currentHealthy"])==(3,2), s'
 	# the controller's scale: 5 replicas, 5-ceil(2.5)=2 desired, none allowed; back to 3
-	[ "$(api_code PATCH /apis/apps/v1/namespaces/pdbt/replicasets/web -H 'Content-Type: application/merge-patch+json' \
-		--data-binary '{"spec":{"replicas":5}}')" = 200 ]
+	[ "$(merge_patch /apis/apps/v1/namespaces/pdbt/replicasets/web '{"spec":{"replicas":5}}')" = 200 ]
 	pdb_get pct | js 's=d["status"]; assert (s["expectedPods"],s["desiredHealthy"],s["disruptionsAllowed"])==(5,2,0), s'
-	[ "$(api_code PATCH /apis/apps/v1/namespaces/pdbt/replicasets/web -H 'Content-Type: application/merge-patch+json' \
-		--data-binary '{"spec":{"replicas":3}}')" = 200 ]
+	[ "$(merge_patch /apis/apps/v1/namespaces/pdbt/replicasets/web '{"spec":{"replicas":3}}')" = 200 ]
 	pdb_get pct | js 's=d["status"]; assert (s["expectedPods"],s["disruptionsAllowed"])==(3,1), s'
 	# a pod whose controller is not there fails the sync (failSafe): none allowed
 	[ "$(post_json /api/v1/namespaces/pdbt/pods "$(web_pod o2 '{"app":"other"},"ownerReferences":[{"apiVersion":"apps/v1","kind":"ReplicaSet","name":"gone","uid":"00000000-0000-0000-0000-000000000001","controller":true}]')")" = 201 ]
