@@ -5057,6 +5057,8 @@ def main(argv=None):
     ap.add_argument("--max-body-bytes", type=int, default=3 * 1024 * 1024, help="request body limit (3 MiB)")
     ap.add_argument("--verbose", "-v", action="store_true", help="log requests to stderr")
     ap.add_argument("--audit-log-path", help="append kube-apiserver's audit event of each binding request here")
+    ap.add_argument("--graceful-delete-seconds", type=float, default=0.0,
+                    help="the graceful_delete_seconds fault from the start (see Faults)")
     a = ap.parse_args(argv)
 
     d = os.path.abspath(a.cert_dir)
@@ -5079,6 +5081,7 @@ def main(argv=None):
     app = App(token, a.history_size, a.bookmark_interval, a.max_body_bytes, a.verbose)
     if a.audit_log_path:
         app.audit_log = open(a.audit_log_path, "a")
+    app.faults.graceful_delete_seconds = a.graceful_delete_seconds
     server = Server(("127.0.0.1", a.port), Handler)
     server.app = app
     server.ssl_ctx = None

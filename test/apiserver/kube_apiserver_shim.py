@@ -11,8 +11,10 @@ It accepts only the flags real_apiserver.py passes, in kube-apiserver's
 added here, after checking kube-apiserver takes it), fails unless etcd
 answers healthy at --etcd-servers, then serves the stand-in
 (kube_apiserver.py) on --secure-port with --tls-cert-file, the token of
---token-auth-file, and the binding requests in --audit-log-path.  It does
-not use etcd beyond that check: what it stores is lost when it stops.
+--token-auth-file, and the binding requests in --audit-log-path; a bound
+pod deleted with a grace period stays Terminating, as no kubelet finishes
+it.  It does not use etcd beyond that check: what it stores is lost when it
+stops.
 """
 
 import json
@@ -59,7 +61,9 @@ def main(argv):
     os.makedirs(d, exist_ok=True)
     for name in ("ca.key", "ca.crt", "server.key", "server.crt", "client.key", "client.crt"):
         shutil.copy(os.path.join(src, name), os.path.join(d, name))
-    args = ["--port", f["secure-port"], "--cert-dir", d, "--token", token]
+    # a bound pod deleted with a grace period stays Terminating, as where no
+    # kubelet runs (for an hour: real_controllers.py finishes it)
+    args = ["--port", f["secure-port"], "--cert-dir", d, "--token", token, "--graceful-delete-seconds", "3600"]
     if "audit-log-path" in f:
         args += ["--audit-log-path", f["audit-log-path"]]
     kube_apiserver.main(args)

@@ -33,8 +33,11 @@ kube-apiserver runs with (see apiserver_args):
     (DIR/audit.log), which kreq.py reads for the stand-in's /debug/bindings;
   * extra flags from KUBE_APISERVER_ARGS (split on white space), after ours,
     so a later one wins.
-Neither kube-controller-manager nor a kubelet runs: claims are not bound nor
-provisioned, and a bound pod deleted with a grace period stays Terminating.
+Neither kube-controller-manager nor a kubelet runs.  real_controllers.py
+plays the two parts the tests need, as clients of the server: the
+disruption controller (each budget's status) and a kubelet finishing
+graceful deletions (a bound pod deleted is gone 2 s later).  Claims are
+not bound nor provisioned (no PV controller, no provisioner).
 
 Python 3 standard library only, and the openssl CLI.
 """
@@ -55,6 +58,7 @@ import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import kube_apiserver  # noqa: E402  (certificates and kubeconfig, made as the stand-in makes them)
+import real_controllers  # noqa: E402
 
 AUDIT_POLICY = """\
 apiVersion: audit.k8s.io/v1
@@ -227,6 +231,7 @@ def main(argv=None):
                 have = {i["metadata"]["name"] for i in json.load(r).get("items") or []}
             return set(kube_apiserver.INITIAL_NAMESPACES) <= have
         wait_for("kube-apiserver's initial namespaces", time.time() + 60, api, namespaces)
+        real_controllers.Controllers(url, token, ca_crt).start()
         kc = kube_apiserver.write_kubeconfig(d, url, token, ca_crt)
         kube_apiserver._write(os.path.join(d, "server.json"), json.dumps({
             "url": url, "port": port, "token": token, "ca": ca_crt, "kubeconfig": kc, "pid": os.getpid(),
