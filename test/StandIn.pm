@@ -40,7 +40,7 @@ sub new
 		'>', "$work/stdout", '2>', "$work/stderr");
 	push @started, $h;
 	my $url;
-	my $deadline = time + (StandIn->real ? 240 : 60);
+	my $deadline = time + (StandIn->real ? 330 : 60);
 	until ($url)
 	{
 		($url) = (-e "$work/stdout" ? slurp_file("$work/stdout") : '') =~ /^READY (\S+)/m;
@@ -62,14 +62,16 @@ sub new
 sub stop
 {
 	my ($self) = @_;
-	$self->{h}->kill_kill(grace => 5);
+	# (a real kube-apiserver and etcd take longer to stop than the stand-in)
+	$self->{h}->kill_kill(grace => $self->real ? 25 : 5);
 	return;
 }
 
 sub start
 {
 	my ($self) = @_;
-	my $again = StandIn->new($self->{name}, @{ $self->{args} }, '--port', $self->{port});
+	my $again = StandIn->new($self->{name}, @{ $self->{args} }, '--port', $self->{port},
+		($self->real ? ('--keep-data') : ()));
 	%$self = %$again;
 	return;
 }

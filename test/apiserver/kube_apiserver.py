@@ -1005,6 +1005,16 @@ DEFAULT_TOLERATIONS = [
 ]
 
 
+def default_namespace(obj):
+    """SetDefaults_Namespace: the label kubernetes.io/metadata.name is the
+    namespace's name, on every write"""
+    md = obj.setdefault("metadata", {})
+    if not isinstance(md.get("labels"), dict):
+        md["labels"] = {}
+    if md.get("name"):
+        md["labels"]["kubernetes.io/metadata.name"] = md["name"]
+
+
 def default_pod(obj):
     spec = obj.get("spec")
     if not isinstance(spec, dict):
@@ -3074,6 +3084,7 @@ class App:
             elif res == "namespaces":
                 obj.setdefault("spec", {"finalizers": ["kubernetes"]})
                 obj["status"] = {"phase": "Active"}
+                default_namespace(obj)
             elif res == "poddisruptionbudgets":
                 obj["status"] = {"disruptionsAllowed": 0, "currentHealthy": 0, "desiredHealthy": 0,
                                  "expectedPods": 0}
@@ -3182,6 +3193,8 @@ class App:
                     new["status"] = copy.deepcopy(old.obj["status"])
                 else:
                     new.pop("status", None)
+            if res == "namespaces":
+                default_namespace(new)
             if res == "pods":
                 default_pod(new)
                 if pod_spec_mask(new.get("spec")) != pod_spec_mask(old.obj.get("spec")):

@@ -31,7 +31,7 @@ FLAGS = {"etcd-servers", "bind-address", "advertise-address", "secure-port", "ce
          "service-account-issuer", "service-account-key-file", "service-account-signing-key-file",
          "service-cluster-ip-range", "allow-privileged", "endpoint-reconciler-type", "disable-admission-plugins",
          "audit-policy-file",
-         "audit-log-path", "audit-log-format", "audit-log-mode"}
+         "audit-log-path", "audit-log-format", "audit-log-mode", "audit-log-maxsize"}
 REQUIRED = {"etcd-servers", "secure-port", "tls-cert-file", "tls-private-key-file", "token-auth-file",
             "service-account-issuer", "service-account-key-file", "service-account-signing-key-file"}
 

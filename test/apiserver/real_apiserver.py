@@ -13,8 +13,9 @@ bearer token (DIR/token), a kubeconfig (DIR/kubeconfig) and DIR/server.json
 "audit_log"), then prints one line "READY https://127.0.0.1:N" once
 /readyz answers 200.  On SIGTERM it stops kube-apiserver, then etcd.
 
-etcd keeps its data in DIR/../etcd: a start after a stop (an outage, on the
-same --port) finds the objects stored before, as a real restart does.
+etcd keeps its data in DIR/../etcd: a start with --keep-data (StandIn's
+start() after a stop, an outage, on the same --port) finds the objects
+stored before, as a real restart does; any other start begins empty.
 
 kube-apiserver runs with (see apiserver_args):
   * a bearer token (--token-auth-file) of a user in group system:masters,
@@ -47,6 +48,7 @@ import ctypes
 import json
 import os
 import shlex
+import shutil
 import signal
 import socket
 import ssl
@@ -112,10 +114,12 @@ def wait_for(desc, deadline, proc, probe):
     raise SystemExit("real_apiserver.py: %s not ready in time (%s)" % (desc, last))
 
 
-def start_etcd(work, log):
+def start_etcd(work, log, keep):
     port, peer = free_port(), free_port()
     url, peer_url = "http://127.0.0.1:%d" % port, "http://127.0.0.1:%d" % peer
     data = os.path.join(work, "etcd")
+    if not keep and os.path.isdir(data):
+        shutil.rmtree(data)
     os.makedirs(data, mode=0o700, exist_ok=True)
     cmd = [binary("ETCD_BIN"), "--name", "default", "--data-dir", data,
            "--listen-client-urls", url, "--advertise-client-urls", url,
@@ -154,6 +158,7 @@ def apiserver_args(d, port, etcd_url, audit_log):
         "--audit-log-path=" + audit_log,
         "--audit-log-format=json",
         "--audit-log-mode=blocking",
+        "--audit-log-maxsize=1000000",
     ] + shlex.split(os.environ.get("KUBE_APISERVER_ARGS", ""))
 
 
@@ -161,6 +166,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--port", type=int, default=0, help="kube-apiserver's port on 127.0.0.1 (0: a free one)")
     ap.add_argument("--cert-dir", required=True, help="where the CA, certificates, token and kubeconfig go")
+    ap.add_argument("--keep-data", action="store_true", help="etcd keeps what it stored before (a restart)")
     a, _ = ap.parse_known_args(argv)  # the stand-in's other options mean nothing here
 
     d = os.path.abspath(a.cert_dir)
@@ -207,7 +213,7 @@ def main(argv=None):
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
     try:
-        etcd, etcd_url = start_etcd(work, elog)
+        etcd, etcd_url = start_etcd(work, elog, a.keep_data)
         procs.append(etcd)
         api = subprocess.Popen([binary("KUBE_APISERVER_BIN")] + apiserver_args(d, port, etcd_url, audit_log),
                                stdout=alog, stderr=alog, preexec_fn=die_with_parent)

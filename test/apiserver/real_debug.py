@@ -67,8 +67,33 @@ def collection(res, ns):
     return "%s/namespaces/%s/%s" % (base, ns, res) if r.namespaced else "%s/%s" % (base, res)
 
 
+def _subset(a, b):
+    """every field of a is in b, the same (b may have more: defaults)"""
+    if isinstance(a, dict):
+        return isinstance(b, dict) and all(k in b and _subset(v, b[k]) for k, v in a.items())
+    return a == b
+
+
+def _create_one(c, res, o):
+    """(code, message) of creating o (a resource res) through connection c"""
+    if not isinstance(o, dict):
+        return 400, "not an object"
+    md = o.get("metadata") if isinstance(o.get("metadata"), dict) else {}
+    ns = (md.get("namespace") or "default") if ka.RESOURCES[res].namespaced else None
+    path = collection(res, ns)
+    code, out = c.request("POST", path, o)
+    if code == 201 and o.get("status") and "status" in ka.RESOURCES[res].subresources and \
+            not _subset(o["status"], (out or {}).get("status")):
+        # create dropped the status given (a pod's): written through /status
+        code, out = c.request("PATCH", "%s/%s/status" % (path, md.get("name")), {"status": o["status"]},
+                              "application/merge-patch+json")
+        code = 201 if code == 200 else code
+    return code, (out or {}).get("message") if isinstance(out, dict) else out
+
+
 def _create_all(server, todo, errors):
-    """Create (res, obj) pairs over THREADS connections."""
+    """Create (res, obj) pairs over THREADS connections; every failure, a
+    transport error included, goes in errors."""
     q = queue.Queue()
     for t in todo:
         q.put(t)
@@ -81,19 +106,14 @@ def _create_all(server, todo, errors):
                 res, o = q.get_nowait()
             except queue.Empty:
                 return
-            md = o.get("metadata") or {}
-            ns = (md.get("namespace") or "default") if ka.RESOURCES[res].namespaced else None
-            path = collection(res, ns)
-            code, out = c.request("POST", path, o)
-            if code == 201 and o.get("status") and "status" in ka.RESOURCES[res].subresources and \
-                    (out or {}).get("status") != o["status"]:
-                code, out = c.request("PATCH", "%s/%s/status" % (path, md.get("name")), {"status": o["status"]},
-                                      "application/merge-patch+json")
-                code = 201 if code == 200 else code
+            try:
+                code, message = _create_one(c, res, o)
+            except Exception as e:  # noqa: BLE001  (a transport error, a body that is not JSON: counted)
+                code, message = None, "%s: %s" % (type(e).__name__, e)
             if code != 201 and not (res == "namespaces" and code == 409):
+                md = o.get("metadata") if isinstance(o, dict) and isinstance(o.get("metadata"), dict) else {}
                 with lock:
-                    errors.append({"resource": res, "name": md.get("name"), "code": code,
-                                   "message": (out or {}).get("message") if isinstance(out, dict) else out})
+                    errors.append({"resource": res, "name": md.get("name"), "code": code, "message": message})
 
     threads = [threading.Thread(target=work) for _ in range(THREADS)]
     for t in threads:
@@ -125,20 +145,26 @@ def bulk(server, body):
             start = int(g.get("start", 0))
             groups.setdefault(res, []).extend(make("%s%d" % (g.get("prefix", prefix), i), g)
                                               for i in range(start, start + int(g.get("count", 0))))
-    namespaces = {(o.get("metadata") or {}).get("namespace") or "default"
+    meta = lambda o: o.get("metadata") if isinstance(o, dict) and isinstance(o.get("metadata"), dict) else {}  # noqa
+    namespaces = {meta(o).get("namespace") or "default"
                   for res, objs in groups.items() if ka.RESOURCES[res].namespaced for o in objs}
-    have = {(o.get("metadata") or {}).get("name") for o in groups.get("namespaces", [])}
+    have = {meta(o).get("name") for o in groups.get("namespaces", [])}
     errors, total = [], 0
-    # the missing ones made first, as the stand-in makes them (not counted;
-    # one that exists is answered 409)
-    _create_all(server, [("namespaces", {"metadata": {"name": n}}) for n in sorted(namespaces - have)], errors)
+    # the missing ones made first, as the stand-in makes them (one that
+    # exists is answered 409; one that fails is counted)
+    ns_errors = []
+    _create_all(server, [("namespaces", {"metadata": {"name": n}}) for n in sorted(namespaces - have)], ns_errors)
     for res in sorted(groups, key=lambda r: order.index(r) if r in order else len(order)):
         total += len(groups[res])
         _create_all(server, [(res, o) for o in groups[res]], errors)
-    code, ns = Client(server).request("GET", "/api/v1/namespaces?limit=1")
-    rv = (ns or {}).get("metadata", {}).get("resourceVersion") if code == 200 else None
-    out = {"created": total - len(errors), "errorCount": len(errors), "errors": errors[:100],
-           "resourceVersion": rv}
+    try:
+        code, ns = Client(server).request("GET", "/api/v1/namespaces?limit=1")
+        rv = (ns or {}).get("metadata", {}).get("resourceVersion") if code == 200 else None
+    except (OSError, ValueError, http.client.HTTPException):
+        rv = None
+    out = {"created": total - len(errors), "errorCount": len(ns_errors) + len(errors),
+           "errors": (ns_errors + errors)[:100], "resourceVersion": rv}
+    errors = ns_errors + errors
     return (422 if errors else 200), out
 
 

@@ -285,6 +285,18 @@ assert t==[("node.kubernetes.io/not-ready",5),("node.kubernetes.io/unreachable",
 }
 check "pods get DefaultTolerationSeconds' tolerations unless they tolerate the taint already" t_default_tolerations
 
+t_namespace_label() {
+	# SetDefaults_Namespace: kubernetes.io/metadata.name, on create and on
+	# every update, the initial namespaces too
+	[ "$(post_json /api/v1/namespaces '{"metadata":{"name":"lbl","labels":{"team":"a"}}}')" = 201 ]
+	js 'assert d["metadata"]["labels"]=={"team":"a","kubernetes.io/metadata.name":"lbl"}, d' <"$WORK/body"
+	[ "$(merge_patch /api/v1/namespaces/lbl '{"metadata":{"labels":{"kubernetes.io/metadata.name":"other"}}}')" = 200 ]
+	js 'assert d["metadata"]["labels"]["kubernetes.io/metadata.name"]=="lbl", d' <"$WORK/body"
+	api "$URL/api/v1/namespaces/kube-system" | js 'assert d["metadata"]["labels"]=={"kubernetes.io/metadata.name":"kube-system"}, d'
+	[ "$(api_code DELETE /api/v1/namespaces/lbl)" = 200 ]
+}
+check "namespaces carry the label kubernetes.io/metadata.name, kept equal to the name" t_namespace_label
+
 t_kubectl_get_table() {
 	local out
 	out=$(K get pods -o wide)

@@ -53,8 +53,9 @@ is(scalar(grep { $_->{code} == 201 } @{ kreq('GET', '/debug/bindings') }), 3,
 is(q1(q{SELECT string_agg(name, ',' ORDER BY name) FROM scheduler.namespaces}),
 	'default,kube-node-lease,kube-public,kube-system', 'the namespaces are mirrored too');
 kreq('POST', '/api/v1/namespaces', '{"metadata": {"name": "team-a", "labels": {"team": "a"}}}');
-ok($node->poll_query_until('postgres', q{SELECT labels = '{"team": "a"}' FROM scheduler.namespaces WHERE name = 'team-a'}),
-	'a namespace created in the API arrives through the watch, with its labels');
+ok($node->poll_query_until('postgres', q{SELECT labels = '{"team": "a", "kubernetes.io/metadata.name": "team-a"}'
+	FROM scheduler.namespaces WHERE name = 'team-a'}),
+	'a namespace created in the API arrives through the watch, with its labels (the API server adds kubernetes.io/metadata.name)');
 
 # --- SIGTERM in the middle of a watch: gone at once
 my $pid = q1(q{SELECT pid FROM pg_stat_activity WHERE backend_type = 'scheduler watch'});
