@@ -1387,6 +1387,24 @@ def pod_controller(pod):
                 None)
 
 
+def controller_scale(get, ns, ref):
+    """The disruption controller's finders: the spec.replicas of the
+    ReplicationController, ReplicaSet or StatefulSet that ref (a pod's
+    controllerRef) names, by name and uid; None when there is none (no
+    Deployments here: a ReplicaSet counts by its own scale, as the scale
+    finder counts one whose Deployment is missing).  get(resource, (ns,
+    name)) gives the object or None."""
+    group = (ref.get("apiVersion") or "").rpartition("/")[0]
+    res = {("ReplicationController", ""): "replicationcontrollers", ("ReplicaSet", "apps"): "replicasets",
+           ("ReplicaSet", "extensions"): "replicasets",
+           ("StatefulSet", "apps"): "statefulsets"}.get((ref.get("kind"), group))
+    obj = get(res, (ns, ref.get("name"))) if res else None
+    if obj is None or obj["metadata"].get("uid") != ref.get("uid"):
+        return None
+    n = (obj.get("spec") or {}).get("replicas")
+    return n if isinstance(n, int) else 1
+
+
 def pdb_expected_scale(pods, scale):
     """getExpectedScale: the sum of spec.replicas of the controllers of pods
     (each counted once; a pod with no controller is left out, as unmanaged).
@@ -1428,9 +1446,11 @@ def pdb_status(pdb, pods, now, scale):
                 desired = max(0, expected - _scaled(spec["maxUnavailable"], expected))
             else:
                 desired = _scaled(spec["minAvailable"], expected)
-        else:
+        elif spec.get("minAvailable") is not None:
             expected = len(mine)
-            desired = int(spec.get("minAvailable") or 0)
+            desired = int(spec["minAvailable"])
+        else:
+            expected = desired = 0  # neither: nothing expected, nothing allowed
     except PdbSyncError as e:
         return pdb_fail_safe(pdb, str(e), now)
     return pdb_status_for(pdb, expected, healthy, desired, disrupted, now)
@@ -3463,9 +3483,11 @@ class App:
             reqs = pdb_selector(pdb.obj.get("spec"))
             a, b = pdb_pod_counts(old_pod, reqs), pdb_pod_counts(new_pod, reqs)
             scaled = pdb_scaled(pdb.obj.get("spec"))
-            if a == b and not (scaled and a[0] and pod_controller(old_pod) != pod_controller(new_pod)):
-                continue
             status = pdb.obj.get("status") or {}
+            name = (rec.obj.get("metadata") or {}).get("name")
+            if a == b and not (a[0] and ((scaled and pod_controller(old_pod) != pod_controller(new_pod)) or
+                                         name in (status.get("disruptedPods") or {}))):
+                continue
             cond = next((c for c in status.get("conditions") or [] if c.get("type") == "DisruptionAllowed"), {})
             if status.get("disruptedPods") or scaled or cond.get("reason") == "SyncFailed":
                 recount.append(pdb)
@@ -3478,18 +3500,7 @@ class App:
             self._sync_pdbs(ns, recount)
 
     def _controller_scale(self, ns, ref):
-        """The disruption controller's finders: the spec.replicas of the
-        ReplicationController, ReplicaSet or StatefulSet that ref (a pod's
-        controllerRef) names, by name and uid; None when there is none."""
-        group = (ref.get("apiVersion") or "").rpartition("/")[0]
-        res = {("ReplicationController", ""): "replicationcontrollers", ("ReplicaSet", "apps"): "replicasets",
-               ("ReplicaSet", "extensions"): "replicasets",
-               ("StatefulSet", "apps"): "statefulsets"}.get((ref.get("kind"), group))
-        cur = self.store.get(res, (ns, ref.get("name"))) if res else None
-        if cur is None or cur.obj["metadata"].get("uid") != ref.get("uid"):
-            return None
-        n = (cur.obj.get("spec") or {}).get("replicas")
-        return n if isinstance(n, int) else 1
+        return controller_scale(lambda res, key: (lambda r: r and r.obj)(self.store.get(res, key)), ns, ref)
 
     def _sync_pdbs(self, ns, pdbs):
         """Recount the pods of budgets pdbs (Recs of namespace ns) and write

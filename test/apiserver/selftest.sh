@@ -987,6 +987,28 @@ assert s["disruptionsAllowed"]==0 and (c["reason"],c["message"])==("SyncFailed",
 }
 check "PDB: the controller of a pod deleted -> SyncFailed, none allowed" t_pdb_controller_gone
 
+t_pdb_disrupted_deleting() {
+	local now
+	now=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+	K create namespace dp
+	[ "$(post_json /apis/policy/v1/namespaces/dp/poddisruptionbudgets '{"metadata":{"name":"b"},"spec":{"minAvailable":0,"selector":{"matchLabels":{"app":"dp"}}}}')" = 201 ]
+	[ "$(post_json /api/v1/namespaces/dp/pods "$(mkpod d1 dp ',"labels":{"app":"dp"}')")" = 201 ]
+	[ "$(post_json /api/v1/namespaces/dp/pods/d1/binding '{"metadata":{"name":"d1"},"target":{"name":"kn1"}}')" = 201 ]
+	# an eviction's entry for d1 (not Ready), kept while d1 is there
+	[ "$(merge_patch /apis/policy/v1/namespaces/dp/poddisruptionbudgets/b/status "{\"status\":{\"disruptedPods\":{\"d1\":\"$now\"}}}")" = 200 ]
+	pdb_get_ns() { api "$URL/apis/policy/v1/namespaces/dp/poddisruptionbudgets/b"; }
+	pdb_get_ns | js 'assert list(d["status"].get("disruptedPods",{}))==["d1"], d["status"]'
+	# d1 being deleted (Terminating): the entry goes (buildDisruptedPodMap)
+	fault '{"graceful_delete_seconds":30}'
+	[ "$(api_code DELETE /api/v1/namespaces/dp/pods/d1)" = 200 ]
+	fault '{"graceful_delete_seconds":0}'
+	api "$URL/api/v1/namespaces/dp/pods/d1" | js 'assert d["metadata"].get("deletionTimestamp"), d["metadata"]'
+	pdb_get_ns | js 'assert "disruptedPods" not in d["status"], d["status"]'
+	[ "$(api_code DELETE "/api/v1/namespaces/dp/pods/d1?gracePeriodSeconds=0")" = 200 ]
+	[ "$(api_code DELETE /api/v1/namespaces/dp)" = 200 ]
+}
+check "PDB: a disrupted pod being deleted leaves status.disruptedPods" t_pdb_disrupted_deleting
+
 # ------------------------------------------------------------ 3c. workloads (Services, RCs, ReplicaSets, StatefulSets)
 # Stored, listed and watched only: no controller makes pods or endpoints.
 cat >"$WORK/workloads.yaml" <<'YAML'
