@@ -3976,22 +3976,29 @@ class App:
     def bindings_view(self, params):
         with self.bindings_lock:
             items = list(self.bindings)
-        pod = params.get("pod")
-        if pod:
-            ns, _, name = pod.rpartition("/")
-            items = [e for e in items if e["pod"] == name and (not ns or e["namespace"] == ns)]
-        if params.get("summary") in TRUE_STRINGS:
-            summ = {}
-            for e in items:
-                k = "%s/%s" % (e["namespace"], e["pod"])
-                s = summ.setdefault(k, {"attempts": 0, "succeeded": 0, "nodes": [], "podUIDs": []})
-                s["attempts"] += 1
-                if e["code"] == 201:
-                    s["succeeded"] += 1
-                    s["nodes"].append(e["node"])
-                    s["podUIDs"].append(e.get("podUID"))
-            return summ
-        return items
+        return bindings_view(items, params)
+
+
+def bindings_view(items, params):
+    """/debug/bindings of a record of binding requests (entries with
+    namespace, pod, code, node, podUID): ?pod=ns/name filters, ?summary=1
+    per pod"""
+    pod = params.get("pod")
+    if pod:
+        ns, _, name = pod.rpartition("/")
+        items = [e for e in items if e["pod"] == name and (not ns or e["namespace"] == ns)]
+    if params.get("summary") in TRUE_STRINGS:
+        summ = {}
+        for e in items:
+            k = "%s/%s" % (e["namespace"], e["pod"])
+            s = summ.setdefault(k, {"attempts": 0, "succeeded": 0, "nodes": [], "podUIDs": []})
+            s["attempts"] += 1
+            if e["code"] == 201:
+                s["succeeded"] += 1
+                s["nodes"].append(e["node"])
+                s["podUIDs"].append(e.get("podUID"))
+        return summ
+    return items
 
 
 def audit_event(ns, url_name, binding, code):

@@ -213,23 +213,7 @@ def bindings(server, method, params):
         size = os.path.getsize(server["audit_log"]) if os.path.exists(server["audit_log"]) else 0
         ka._write(server["audit_log"] + ".cleared", "%d\n" % size)
         return 200, []
-    items = _audit_entries(server)
-    pod = params.get("pod")
-    if pod:
-        ns, _, name = pod.rpartition("/")
-        items = [e for e in items if e["pod"] == name and (not ns or e["namespace"] == ns)]
-    if params.get("summary") in ka.TRUE_STRINGS:
-        summ = {}
-        for e in items:
-            s = summ.setdefault("%s/%s" % (e["namespace"], e["pod"]),
-                                {"attempts": 0, "succeeded": 0, "nodes": [], "podUIDs": []})
-            s["attempts"] += 1
-            if e["code"] == 201:
-                s["succeeded"] += 1
-                s["nodes"].append(e["node"])
-                s["podUIDs"].append(e.get("podUID"))
-        return 200, summ
-    return 200, items
+    return 200, ka.bindings_view(_audit_entries(server), params)
 
 
 def answer(server, method, path, body):
